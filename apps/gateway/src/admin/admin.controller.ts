@@ -1,0 +1,75 @@
+import { Body, Controller, HttpCode, HttpStatus, Param, Post, UseGuards } from '@nestjs/common';
+import {
+  type ConfigurationView,
+  CreateAccountDto,
+  CreateApiKeyDto,
+  CreateConfigurationDto,
+  CreateLineDto,
+  CreateWorkerDto,
+  CreateWorkstreamDto,
+  type LineView,
+  RpcPattern,
+  ServiceName,
+  type WorkstreamView,
+} from '@workline/contracts';
+import { IdentityService, type NewAccount } from '@workline/identity';
+import { KafkaRpcClient } from '@workline/kafka';
+import { AdminTokenGuard } from './admin-token.guard';
+
+/** Admin API (docs/admin-api.md): provisioning of accounts, lines, workstreams, keys, configurations, workers. */
+@Controller('admin/v1')
+@UseGuards(AdminTokenGuard)
+export class AdminController {
+  constructor(
+    private readonly identity: IdentityService,
+    private readonly rpc: KafkaRpcClient,
+  ) {}
+
+  @Post('accounts')
+  @HttpCode(HttpStatus.CREATED)
+  createAccount(@Body() body: CreateAccountDto): Promise<NewAccount> {
+    return this.identity.createAccount(body.name);
+  }
+
+  @Post('accounts/:accountId/lines')
+  @HttpCode(HttpStatus.CREATED)
+  async createLine(@Param('accountId') accountId: string, @Body() body: CreateLineDto): Promise<LineView> {
+    await this.identity.requireAccount(accountId);
+    return this.rpc.request<LineView>(ServiceName.PlatformRuns, RpcPattern.LineCreate, { account_id: accountId, name: body.name });
+  }
+
+  @Post('workstreams')
+  @HttpCode(HttpStatus.CREATED)
+  async createWorkstream(@Body() body: CreateWorkstreamDto): Promise<WorkstreamView> {
+    await this.identity.requireAccount(body.account_id);
+    return this.rpc.request<WorkstreamView>(ServiceName.Performance, RpcPattern.WorkstreamCreate, body);
+  }
+
+  @Post('workstreams/:workstreamId/api-keys')
+  @HttpCode(HttpStatus.CREATED)
+  async createApiKey(@Param('workstreamId') workstreamId: string, @Body() _body: CreateApiKeyDto): Promise<{ id: string; key: string }> {
+    const workstream = await this.workstream(workstreamId);
+    return this.identity.createApiKey(workstream.account_id, workstream.id);
+  }
+
+  @Post('workstreams/:workstreamId/configurations')
+  @HttpCode(HttpStatus.CREATED)
+  async createConfiguration(@Param('workstreamId') workstreamId: string, @Body() body: CreateConfigurationDto): Promise<ConfigurationView> {
+    const workstream = await this.workstream(workstreamId);
+    return this.rpc.request<ConfigurationView>(ServiceName.Oversight, RpcPattern.ConfigurationCreate, {
+      ...body,
+      workstream_id: workstream.id,
+      account_id: workstream.account_id,
+    });
+  }
+
+  @Post('workers')
+  @HttpCode(HttpStatus.CREATED)
+  createWorker(@Body() body: CreateWorkerDto): Promise<{ id: string; token: string }> {
+    return this.identity.createWorker(body.email, body.name);
+  }
+
+  private workstream(workstreamId: string): Promise<WorkstreamView> {
+    return this.rpc.request<WorkstreamView>(ServiceName.Performance, RpcPattern.WorkstreamGet, { workstream_id: workstreamId });
+  }
+}

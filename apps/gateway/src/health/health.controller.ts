@@ -1,0 +1,57 @@
+import { Controller, Get, Res } from '@nestjs/common';
+import { ALL_SERVICES, type HealthReply, RpcPattern } from '@workline/contracts';
+import { PrismaService } from '@workline/db';
+import { KafkaRpcClient } from '@workline/kafka';
+import type { Response } from 'express';
+
+const PROBE_TIMEOUT_MS = 3000;
+
+interface ComponentHealth {
+  status: 'up' | 'down';
+  detail?: string;
+  instance_id?: string;
+}
+
+/**
+ * GET /health: 200 only when the gateway reaches its database and every service answers over Kafka and
+ * reaches its own; otherwise 503 with a message naming each part that is down.
+ */
+@Controller('health')
+export class HealthController {
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly rpc: KafkaRpcClient,
+  ) {}
+
+  @Get()
+  async check(@Res() response: Response): Promise<void> {
+    const components: Record<string, ComponentHealth> = {};
+    const problems: string[] = [];
+    const gatewayDb = await this.prisma.probe();
+    components.gateway = gatewayDb ? { status: 'down', detail: `database: ${gatewayDb}` } : { status: 'up' };
+    if (gatewayDb) problems.push('gateway: database unreachable');
+
+    await Promise.all(
+      ALL_SERVICES.map(async (service) => {
+        try {
+          const reply = await this.rpc.request<HealthReply>(service, RpcPattern.Health, {}, PROBE_TIMEOUT_MS);
+          if (reply.database === 'up') {
+            components[service] = { status: 'up', instance_id: reply.instance_id };
+          } else {
+            components[service] = { status: 'down', detail: `database: ${reply.database_error}`, instance_id: reply.instance_id };
+            problems.push(`${service}: database unreachable`);
+          }
+        } catch (error) {
+          components[service] = { status: 'down', detail: error instanceof Error ? error.message : String(error) };
+          problems.push(`${service}: no answer over Kafka`);
+        }
+      }),
+    );
+    const healthy = problems.length === 0;
+    response.status(healthy ? 200 : 503).json({
+      status: healthy ? 'ok' : 'unavailable',
+      ...(healthy ? {} : { message: `Down: ${problems.sort().join('; ')}` }),
+      components,
+    });
+  }
+}

@@ -1,0 +1,49 @@
+import { HttpException, HttpStatus } from '@nestjs/common';
+import { DomainError, ErrorCode, type FieldError } from '@workline/contracts';
+
+/** What an error becomes at the HTTP edge, before the API group's body shape is applied. */
+export interface HttpProblem {
+  status: number;
+  message: string;
+  errors?: FieldError[];
+}
+
+const STATUS_OF: Record<ErrorCode, number> = {
+  [ErrorCode.NotFound]: HttpStatus.NOT_FOUND,
+  [ErrorCode.Validation]: HttpStatus.UNPROCESSABLE_ENTITY,
+  [ErrorCode.Conflict]: HttpStatus.CONFLICT,
+  [ErrorCode.Forbidden]: HttpStatus.FORBIDDEN,
+  [ErrorCode.NotAllowed]: HttpStatus.METHOD_NOT_ALLOWED,
+  [ErrorCode.Unavailable]: HttpStatus.SERVICE_UNAVAILABLE,
+  [ErrorCode.Internal]: HttpStatus.INTERNAL_SERVER_ERROR,
+};
+
+interface BodyParserError {
+  type?: string;
+  status?: number;
+  limit?: number;
+  message?: string;
+}
+
+/** Maps any thrown value to a status and message; undefined means "unexpected" (a 500 with an error id). */
+export function toHttpProblem(error: unknown): HttpProblem | undefined {
+  if (error instanceof DomainError) return { status: STATUS_OF[error.code], message: error.message, errors: error.errors };
+  if (error instanceof HttpException) {
+    const response = error.getResponse();
+    const message = typeof response === 'string' ? response : String((response as { message?: unknown }).message ?? error.message);
+    return { status: error.getStatus(), message };
+  }
+  const parserError = error as BodyParserError;
+  switch (parserError?.type) {
+    case 'entity.parse.failed':
+      return { status: HttpStatus.BAD_REQUEST, message: `Body is not valid JSON: ${parserError.message}` };
+    case 'entity.too.large':
+      return { status: HttpStatus.PAYLOAD_TOO_LARGE, message: `Body is larger than the limit of ${parserError.limit} bytes` };
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return { status: HttpStatus.UNSUPPORTED_MEDIA_TYPE, message: parserError.message ?? 'Unsupported body encoding' };
+    case 'request.aborted':
+      return { status: HttpStatus.BAD_REQUEST, message: 'The request was aborted while its body was read' };
+  }
+  return undefined;
+}

@@ -1,0 +1,33 @@
+import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { loadEnvOrExit } from '@workline/config';
+import { ensureTopics, kafkaSettingsFrom, logLevelsUpTo } from '@workline/kafka';
+import { GatewayEnv } from './gateway.env';
+import { GatewayModule } from './gateway.module';
+import { HttpExceptionFilter } from './http/http-exception.filter';
+import { jsonBody } from './http/json-body';
+import { StrictValidationPipe } from './http/validation.pipe';
+
+async function bootstrap(): Promise<void> {
+  const env = loadEnvOrExit(GatewayEnv, 'gateway');
+  const logger = new Logger('gateway');
+  await ensureTopics(kafkaSettingsFrom(env, 'gateway'));
+  const app = await NestFactory.create<NestExpressApplication>(GatewayModule.register(env), {
+    bodyParser: false,
+    logger: logLevelsUpTo(env.LOG_LEVEL),
+  });
+  app.disable('x-powered-by');
+  app.use(jsonBody(env.BODY_LIMIT_BYTES));
+  app.useGlobalPipes(new StrictValidationPipe());
+  app.useGlobalFilters(new HttpExceptionFilter());
+  app.enableShutdownHooks();
+  await app.listen(env.PORT, '0.0.0.0');
+  logger.log(`gateway listening on ${env.publicUrl} (instance ${env.INSTANCE_ID})`);
+}
+
+bootstrap().catch((error: unknown) => {
+  new Logger('gateway').error(`could not start: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});

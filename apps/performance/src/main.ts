@@ -1,0 +1,6 @@
+import 'reflect-metadata';
+import { ServiceName } from '@workline/contracts';
+import { runService } from '@workline/kafka';
+import { PerformanceModule } from './performance.module';
+
+runService(ServiceName.Performance, (env, settings) => PerformanceModule.register(env, settings));

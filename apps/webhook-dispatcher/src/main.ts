@@ -1,0 +1,6 @@
+import 'reflect-metadata';
+import { ServiceName } from '@workline/contracts';
+import { runService } from '@workline/kafka';
+import { WebhookDispatcherModule } from './webhook-dispatcher.module';
+
+runService(ServiceName.WebhookDispatcher, (env, settings) => WebhookDispatcherModule.register(env, settings));

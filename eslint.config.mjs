@@ -1,0 +1,42 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import nx from '@nx/eslint-plugin';
+
+/** Who may import whom. Apps and domain libraries see only their own scope and the shared libraries. */
+const depConstraints = [
+  { sourceTag: 'scope:gateway', onlyDependOnLibsWithTags: ['scope:gateway', 'scope:shared'] },
+  { sourceTag: 'scope:performance', onlyDependOnLibsWithTags: ['scope:performance', 'scope:shared'] },
+  { sourceTag: 'scope:oversight', onlyDependOnLibsWithTags: ['scope:oversight', 'scope:shared'] },
+  { sourceTag: 'scope:platform', onlyDependOnLibsWithTags: ['scope:platform', 'scope:shared'] },
+  { sourceTag: 'scope:delivery', onlyDependOnLibsWithTags: ['scope:delivery', 'scope:shared'] },
+  { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
+  { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:domain', 'type:lib', 'type:test'] },
+  { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:domain', 'type:lib', 'type:test'] },
+  { sourceTag: 'type:lib', onlyDependOnLibsWithTags: ['type:lib', 'type:test'] },
+  { sourceTag: 'type:test', onlyDependOnLibsWithTags: ['type:lib'] },
+];
+
+export default tseslint.config(
+  { ignores: ['**/dist/**', '**/node_modules/**', '**/generated/**', '.cache/**', 'tools/**', 'bench/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts'],
+    plugins: { '@nx': nx },
+    // Nest injects by the constructor's parameter types: those imports are values, not types.
+    languageOptions: { parserOptions: { emitDecoratorMetadata: true, experimentalDecorators: true } },
+    rules: {
+      '@nx/enforce-module-boundaries': ['error', { allow: [], enforceBuildableLibDependency: false, depConstraints }],
+      '@typescript-eslint/consistent-type-imports': ['error', { prefer: 'type-imports', fixStyle: 'inline-type-imports', disallowTypeAnnotations: false }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'no-restricted-imports': ['error', { patterns: [{ group: ['@workline/*/*'], message: 'Import libraries by their package root only.' }] }],
+    },
+  },
+  {
+    files: ['apps/**/*.ts', 'libs/*/src/**/*.ts'],
+    ignores: ['libs/kafka/**', '**/*.spec.ts', '**/*.integration-spec.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [{ name: 'kafkajs', message: 'Use @workline/kafka: apps never touch the Kafka client directly.' }], patterns: [{ group: ['@workline/*/*'], message: 'Import libraries by their package root only.' }] }],
+    },
+  },
+);

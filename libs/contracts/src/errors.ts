@@ -1,0 +1,58 @@
+/**
+ * Domain error codes. Services throw `DomainError`; the gateway maps each code to the status and body
+ * shape of the API group that was called (v4 `{message}`, v3 `{status, error}`, v1 `{message, errors}`).
+ */
+export enum ErrorCode {
+  NotFound = 'NOT_FOUND',
+  Validation = 'VALIDATION',
+  Conflict = 'CONFLICT',
+  Forbidden = 'FORBIDDEN',
+  NotAllowed = 'NOT_ALLOWED',
+  Unavailable = 'UNAVAILABLE',
+  Internal = 'INTERNAL',
+}
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+/** The serialisable form of a DomainError, as it travels in an RPC reply. */
+export interface ErrorBody {
+  code: ErrorCode;
+  message: string;
+  errors?: FieldError[];
+}
+
+export class DomainError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly errors?: FieldError[],
+  ) {
+    super(message);
+    this.name = 'DomainError';
+  }
+
+  toBody(): ErrorBody {
+    return { code: this.code, message: this.message, ...(this.errors ? { errors: this.errors } : {}) };
+  }
+
+  static fromBody(body: ErrorBody): DomainError {
+    return new DomainError(body.code, body.message, body.errors);
+  }
+
+  static notFound(message: string): DomainError {
+    return new DomainError(ErrorCode.NotFound, message);
+  }
+}
+
+export function isErrorBody(value: unknown): value is ErrorBody {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as ErrorBody).code === 'string' &&
+    Object.values(ErrorCode).includes((value as ErrorBody).code) &&
+    typeof (value as ErrorBody).message === 'string'
+  );
+}

@@ -1,0 +1,51 @@
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsEmail,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  MaxLength,
+  ValidateNested,
+} from 'class-validator';
+
+/** Admin API request bodies (docs/admin-api.md). JSON, snake_case. */
+
+export class CreateAccountDto {
+  @IsString() @IsNotEmpty() @MaxLength(200) name!: string;
+}
+
+export class CreateLineDto {
+  @IsString() @IsNotEmpty() @MaxLength(200) name!: string;
+}
+
+export class UseCaseDto {
+  @IsString() @IsNotEmpty() @MaxLength(200) id!: string;
+
+  @IsArray() @ArrayMaxSize(1000) @IsString({ each: true }) @IsNotEmpty({ each: true })
+  task_definition_ids!: string[];
+}
+
+export class CreateWorkstreamDto {
+  @IsString() @IsNotEmpty() account_id!: string;
+  @IsString() @IsNotEmpty() @MaxLength(200) name!: string;
+
+  @IsArray() @ArrayMaxSize(1000) @ValidateNested({ each: true }) @Type(() => UseCaseDto)
+  use_cases!: UseCaseDto[];
+}
+
+/** `{}`: an API key takes no settings yet. */
+export class CreateApiKeyDto {}
+
+export class CreateConfigurationDto {
+  @IsString() @IsNotEmpty() @MaxLength(200) name!: string;
+  @IsOptional() @IsBoolean() extended_events?: boolean;
+  @IsOptional() @IsString() @MaxLength(200) tool_project_id?: string;
+}
+
+export class CreateWorkerDto {
+  @IsEmail() email!: string;
+  @IsString() @IsNotEmpty() @MaxLength(200) name!: string;
+}

@@ -1,0 +1,12 @@
+/**
+ * Request-reply message patterns, carried inside the requests on each service's RPC topic.
+ * `<service>.<entity>.<verb>`; like topics, never rename one in place.
+ */
+export enum RpcPattern {
+  /** Every service: is it up, and does it reach its database? */
+  Health = 'health.check',
+  WorkstreamCreate = 'performance.workstream.create',
+  WorkstreamGet = 'performance.workstream.get',
+  ConfigurationCreate = 'oversight.configuration.create',
+  LineCreate = 'platform.line.create',
+}

@@ -1,0 +1,31 @@
+import { Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { PrismaClient } from './generated/prisma/client';
+
+export const DATABASE_URL = Symbol('DATABASE_URL');
+
+/** The Prisma client of one app, on the pg driver adapter (no native engine). */
+@Injectable()
+export class PrismaService extends PrismaClient implements OnModuleInit, OnModuleDestroy {
+  constructor(databaseUrl: string) {
+    super({ adapter: new PrismaPg({ connectionString: databaseUrl, max: 10 }) });
+  }
+
+  async onModuleInit(): Promise<void> {
+    await this.$connect();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.$disconnect();
+  }
+
+  /** Resolves to undefined when the database answers, or the error text when it does not. */
+  async probe(): Promise<string | undefined> {
+    try {
+      await this.$queryRaw`select 1`;
+      return undefined;
+    } catch (error) {
+      return error instanceof Error ? error.message.split('\n').pop() || error.name : String(error);
+    }
+  }
+}

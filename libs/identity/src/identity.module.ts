@@ -1,0 +1,14 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { IdentityService } from './identity.service';
+import { SecretBox } from './secrets';
+
+@Module({})
+export class IdentityModule {
+  static forRoot(secretsKey: string): DynamicModule {
+    return {
+      module: IdentityModule,
+      providers: [{ provide: SecretBox, useValue: new SecretBox(secretsKey) }, IdentityService],
+      exports: [IdentityService, SecretBox],
+    };
+  }
+}

@@ -1,0 +1,3 @@
+export * from './secrets';
+export * from './identity.service';
+export * from './identity.module';

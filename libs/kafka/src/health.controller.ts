@@ -1,0 +1,25 @@
+import { Controller, Inject } from '@nestjs/common';
+import { MessagePattern } from '@nestjs/microservices';
+import { RpcPattern, type HealthReply } from '@workline/contracts';
+import { PrismaService } from '@workline/db';
+import { KAFKA_SETTINGS, type KafkaSettings } from './kafka.settings';
+
+/** Answers the gateway's health probe: reaching this handler proves Kafka works both ways. */
+@Controller()
+export class HealthRpcController {
+  constructor(
+    private readonly prisma: PrismaService,
+    @Inject(KAFKA_SETTINGS) private readonly settings: KafkaSettings,
+  ) {}
+
+  @MessagePattern(RpcPattern.Health)
+  async health(): Promise<HealthReply> {
+    const error = await this.prisma.probe();
+    return {
+      service: this.settings.app,
+      instance_id: this.settings.instanceId,
+      database: error ? 'down' : 'up',
+      ...(error ? { database_error: error } : {}),
+    };
+  }
+}

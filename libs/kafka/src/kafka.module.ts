@@ -1,0 +1,53 @@
+import { type DynamicModule, Module, type Provider } from '@nestjs/common';
+import { PrismaService } from '@workline/db';
+import { HealthRpcController } from './health.controller';
+import { Inbox } from './inbox';
+import { KAFKA_SETTINGS, type KafkaSettings } from './kafka.settings';
+import { OutboxRelay } from './outbox';
+import { KafkaProducer } from './producer';
+import { KafkaRpcClient } from './rpc-client';
+
+
+
+export interface KafkaModuleOptions {
+  settings: KafkaSettings;
+  /** Relay this app's outbox rows (written with `source` = the app's name). */
+  outbox?: boolean;
+  /** Answer the gateway's health probe over request-reply. */
+  serveHealth?: boolean;
+  /** Make request-reply calls to services (the gateway), waiting at most this long by default. */
+  rpcClientTimeoutMs?: number;
+}
+
+/** Kafka plumbing for one app: producer, inbox, and optionally the outbox relay and the RPC client. */
+@Module({})
+export class KafkaModule {
+  static forRoot(options: KafkaModuleOptions): DynamicModule {
+    const providers: Provider[] = [
+      { provide: KAFKA_SETTINGS, useValue: options.settings },
+      { provide: KafkaProducer, useFactory: () => new KafkaProducer(options.settings) },
+      Inbox,
+    ];
+    if (options.outbox) {
+      providers.push({
+        provide: OutboxRelay,
+        inject: [PrismaService, KafkaProducer],
+        useFactory: (prisma: PrismaService, producer: KafkaProducer) => new OutboxRelay(prisma, producer, { source: options.settings.app }),
+      });
+    }
+    if (options.rpcClientTimeoutMs) {
+      providers.push({
+        provide: KafkaRpcClient,
+        inject: [KafkaProducer],
+        useFactory: (producer: KafkaProducer) => new KafkaRpcClient(options.settings, producer, options.rpcClientTimeoutMs!),
+      });
+    }
+    return {
+      module: KafkaModule,
+      global: true,
+      controllers: options.serveHealth ? [HealthRpcController] : [],
+      providers,
+      exports: providers,
+    };
+  }
+}

@@ -1,0 +1,46 @@
+import { Logger } from '@nestjs/common';
+import { Kafka, logLevel, type LogEntry } from 'kafkajs';
+
+/** What an app needs to talk to Kafka. One consumer group per app; a unique client id per instance. */
+export interface KafkaSettings {
+  brokers: string[];
+  /** The app's name: its consumer group is `workline-<app>`. */
+  app: string;
+  instanceId: string;
+}
+
+/** Injection token of the app's KafkaSettings. */
+export const KAFKA_SETTINGS = Symbol('KAFKA_SETTINGS');
+
+export const consumerGroupOf = (app: string) => `workline-${app}`;
+
+const levels: Record<number, 'error' | 'warn' | 'log' | 'debug'> = {
+  [logLevel.ERROR]: 'error',
+  [logLevel.WARN]: 'warn',
+  [logLevel.INFO]: 'log',
+  [logLevel.DEBUG]: 'debug',
+};
+
+/** kafkajs logs through Nest's logger, warnings and errors only (its info level is very chatty). */
+function nestLogCreator() {
+  return ({ namespace, level, log }: LogEntry) => {
+    const logger = new Logger(`kafka:${namespace}`);
+    const { message, ...extra } = log;
+    // A consumer that is being stopped logs "The group is rebalancing" and the like as errors.
+    if (/rebalancing|Not leader/i.test(String(extra.error ?? ''))) return;
+    logger[levels[level] ?? 'log'](`${message}${extra.error ? `: ${extra.error}` : ''}`);
+  };
+}
+
+export function createKafka(settings: KafkaSettings): Kafka {
+  return new Kafka({
+    clientId: `workline-${settings.app}-${settings.instanceId}`,
+    brokers: settings.brokers,
+    logLevel: logLevel.WARN,
+    logCreator: nestLogCreator,
+    connectionTimeout: 3000,
+    requestTimeout: 30_000,
+    // Keep reconnecting while a broker restarts, instead of giving up after kafkajs' default ~5 tries.
+    retry: { initialRetryTime: 300, maxRetryTime: 5000, retries: 50 },
+  });
+}

@@ -1,0 +1,173 @@
+import 'reflect-metadata';
+import { Controller, type DynamicModule, type INestMicroservice, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
+import { Topic, type EventEnvelope } from '@workline/contracts';
+import { DbModule, PrismaService } from '@workline/db';
+import { eventually, testStack } from '@workline/testing';
+import { randomUUID } from 'node:crypto';
+import { Inbox } from './inbox';
+import { KafkaModule } from './kafka.module';
+import { createKafka, type KafkaSettings } from './kafka.settings';
+import { enqueueEvent, OutboxRelay } from './outbox';
+import { KafkaProducer } from './producer';
+import { DomainErrorRpcFilter } from './rpc-error.filter';
+import { ensureTopics } from './topics.admin';
+import { decodeHeaders, type KafkaMessageContext, KafkaTransport } from './transport';
+
+const suffix = randomUUID().slice(0, 8);
+const PROBE_TOPIC = `workline.test.probe-${suffix}.v1`;
+const POISON_TOPIC = `workline.test.poison-${suffix}.v1`;
+const SOURCE = `test-${suffix}`;
+
+/** What the consumer saw: every delivery, and calls per poison-topic message. */
+const deliveries: string[] = [];
+const poisonTopicCalls = new Map<string, number>();
+const poisonTopicHandled: string[] = [];
+let handlerDelayMs = 0;
+
+@Controller()
+class ProbeConsumer {
+  constructor(private readonly inbox: Inbox) {}
+
+  @EventPattern(PROBE_TOPIC)
+  async onProbe(@Payload() envelope: EventEnvelope<{ n: number }>): Promise<void> {
+    deliveries.push(envelope.id);
+    if (handlerDelayMs) await new Promise((r) => setTimeout(r, handlerDelayMs));
+    await this.inbox.once(SOURCE, envelope.id, (tx) => tx.$executeRaw`insert into test_probe_applied (event_id, n) values (${envelope.id}, ${envelope.data.n})`);
+  }
+
+  @EventPattern(POISON_TOPIC)
+  onMaybePoison(@Payload() value: { id: string; poison?: boolean }, @Ctx() context: KafkaMessageContext): void {
+    poisonTopicCalls.set(value.id, context.meta.attempt);
+    if (value.poison) throw new Error(`message ${value.id} can never be handled`);
+    poisonTopicHandled.push(value.id);
+  }
+}
+
+@Module({})
+class ProbeModule {
+  static register(settings: KafkaSettings, databaseUrl: string): DynamicModule {
+    return { module: ProbeModule, imports: [DbModule.forRoot(databaseUrl), KafkaModule.forRoot({ settings })], controllers: [ProbeConsumer] };
+  }
+}
+
+describe('Kafka plumbing: outbox relay, inbox dedupe, dead letters (real Kafka and PostgreSQL)', () => {
+  const stack = testStack();
+  const settings: KafkaSettings = { brokers: stack.kafkaBrokers, app: `test-${suffix}`, instanceId: 'jest' };
+  const prisma = new PrismaService(stack.databaseUrl);
+  const producer = new KafkaProducer(settings);
+  const relay = new OutboxRelay(prisma, producer, { source: SOURCE });
+  let consumer: INestMicroservice | undefined;
+
+  const startConsumer = async () => {
+    const app = await NestFactory.createMicroservice(ProbeModule.register(settings, stack.databaseUrl), {
+      strategy: new KafkaTransport({ settings, maxAttempts: 3, retryBackoffMs: 50 }),
+      logger: ['error'],
+    });
+    app.useGlobalFilters(new DomainErrorRpcFilter());
+    await app.listen();
+    return app;
+  };
+
+  const applied = async () => {
+    const rows = await prisma.$queryRaw<{ total: bigint; distinct_ids: bigint }[]>`select count(*) as total, count(distinct event_id) as distinct_ids from test_probe_applied`;
+    return { total: Number(rows[0].total), distinct: Number(rows[0].distinct_ids) };
+  };
+
+  const enqueue = (from: number, count: number) =>
+    prisma.$transaction(async (tx) => {
+      for (let n = from; n < from + count; n++) await enqueueEvent(tx, SOURCE, PROBE_TOPIC, { n }, { key: `key-${n % 7}` });
+    });
+
+  beforeAll(async () => {
+    await prisma.$executeRawUnsafe('create table if not exists test_probe_applied (event_id text not null, n int not null, applied_at timestamptz default now())');
+    await prisma.$executeRawUnsafe('truncate test_probe_applied');
+    await ensureTopics(settings, { [PROBE_TOPIC]: { partitions: 3, retentionHours: 1 }, [POISON_TOPIC]: { partitions: 1, retentionHours: 1 } });
+    consumer = await startConsumer();
+  });
+
+  afterAll(async () => {
+    await consumer?.close();
+    await producer.onApplicationShutdown();
+    await prisma.$disconnect();
+  });
+
+  it('applies each event once when the relay publishes it twice', async () => {
+    await enqueue(0, 50);
+    expect(await relay.relayOnce()).toBe(50);
+    // As if the relay crashed after publishing and before marking the rows published.
+    await prisma.$executeRaw`update messaging_outbox set published_at = null where source = ${SOURCE}`;
+    expect(await relay.relayOnce()).toBe(50);
+    expect(await relay.relayOnce()).toBe(0);
+
+    await eventually(() => deliveries.length >= 100, { what: '100 deliveries' });
+    await eventually(async () => (await applied()).total === 50 || undefined, { what: '50 applied events' });
+    expect(await applied()).toEqual({ total: 50, distinct: 50 });
+    const perId = new Map<string, number>();
+    for (const id of deliveries) perId.set(id, (perId.get(id) ?? 0) + 1);
+    expect(perId.size).toBe(50);
+    expect([...perId.values()].every((n) => n === 2)).toBe(true);
+  });
+
+  it('applies each event once when the consumer restarts mid-stream and re-reads from the start', async () => {
+    handlerDelayMs = 5;
+    await enqueue(1000, 300);
+    while ((await relay.relayOnce()) > 0);
+    await eventually(async () => (await applied()).total >= 120 || undefined, { what: 'the stream to be under way' });
+    await consumer!.close();
+    const midStream = (await applied()).total;
+    expect(midStream).toBeLessThan(350);
+
+    // As if the consumer had crashed before committing anything: rewind its group to the beginning.
+    const admin = createKafka(settings).admin();
+    await admin.connect();
+    await admin.resetOffsets({ groupId: `workline-test-${suffix}`, topic: PROBE_TOPIC, earliest: true });
+    await admin.disconnect();
+
+    const deliveredBefore = deliveries.length;
+    handlerDelayMs = 0;
+    consumer = await startConsumer();
+    await eventually(async () => (await applied()).total === 350 || undefined, { what: 'all 350 events applied', timeoutMs: 60_000 });
+    await eventually(() => deliveries.length - deliveredBefore >= 400, { what: 'the rewound stream to be re-read' });
+    expect(await applied()).toEqual({ total: 350, distinct: 350 });
+    const inbox = await prisma.inboxEntry.count({ where: { consumer: SOURCE } });
+    expect(inbox).toBe(350);
+  });
+
+  it('dead-letters a message that always fails after bounded retries, without blocking its partition', async () => {
+    const poisonId = `poison-${suffix}`;
+    await producer.send(POISON_TOPIC, [
+      { key: 'same', value: { id: 'before' } },
+      { key: 'same', value: { id: poisonId, poison: true } },
+      { key: 'same', value: { id: 'after' } },
+    ]);
+    await eventually(() => poisonTopicHandled.includes('after') || undefined, { what: 'the message behind the poison one' });
+    expect(poisonTopicHandled).toEqual(['before', 'after']);
+    expect(poisonTopicCalls.get(poisonId)).toBe(3);
+
+    const dlq = createKafka(settings).consumer({ groupId: `test-dlq-${suffix}` });
+    const found: Record<string, string>[] = [];
+    await dlq.connect();
+    await dlq.subscribe({ topics: [Topic.DeadLetter], fromBeginning: true });
+    await dlq.run({
+      eachMessage: async ({ message }) => {
+        const headers = decodeHeaders(message.headers);
+        if (headers['dlq-original-topic'] === POISON_TOPIC) found.push({ ...headers, value: message.value?.toString() ?? '' });
+      },
+    });
+    try {
+      await eventually(() => found.length > 0 || undefined, { what: 'the dead letter' });
+    } finally {
+      await dlq.disconnect();
+    }
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatchObject({
+      'dlq-original-partition': '0',
+      'dlq-attempts': '3',
+      'dlq-error': `message ${poisonId} can never be handled`,
+      'dlq-consumer-group': `workline-test-${suffix}`,
+    });
+    expect(JSON.parse(found[0].value)).toEqual({ id: poisonId, poison: true });
+  });
+});

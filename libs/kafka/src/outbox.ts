@@ -1,0 +1,140 @@
+import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import type { EventEnvelope } from '@workline/contracts';
+import { type Prisma, PrismaService } from '@workline/db';
+import { randomUUID } from 'node:crypto';
+import type { KafkaProducer } from './producer';
+
+export type Tx = Prisma.TransactionClient;
+
+export interface EnqueueOptions {
+  key?: string;
+  headers?: Record<string, string>;
+}
+
+/**
+ * Writes an event into the transactional outbox, inside the caller's transaction, so the state change
+ * and the event it causes commit together. Returns the event id consumers dedupe on.
+ */
+export async function enqueueEvent<T>(tx: Tx, source: string, topic: string, data: T, options: EnqueueOptions = {}): Promise<string> {
+  const id = randomUUID();
+  const envelope: EventEnvelope<T> = { id, type: topic, occurred_at: new Date().toISOString(), data };
+  await tx.outboxEvent.create({
+    data: {
+      id,
+      source,
+      topic,
+      key: options.key ?? null,
+      payload: envelope as unknown as Prisma.InputJsonValue,
+      headers: options.headers ?? undefined,
+    },
+  });
+  return id;
+}
+
+export interface OutboxRelayOptions {
+  /** The outbox rows this relay publishes: those written with this source (the app's name). */
+  source: string;
+  pollMs?: number;
+  batchSize?: number;
+}
+
+interface OutboxRow {
+  seq: bigint;
+  id: string;
+  topic: string;
+  key: string | null;
+  payload: unknown;
+  headers: Record<string, string> | null;
+}
+
+const withTimeout = <T>(promise: Promise<T>, ms: number, what: string) =>
+  Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what} took over ${ms} ms`)), ms))]);
+
+/**
+ * Publishes outbox rows to Kafka, oldest first, then marks them published. One relay per source works
+ * at a time (a transaction-scoped advisory lock), which keeps per-key order across instances. A crash
+ * between publishing and marking publishes a row again: consumers dedupe on the event id (Inbox).
+ */
+@Injectable()
+export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(OutboxRelay.name);
+  private running = false;
+  private loop?: Promise<void>;
+  private wake?: () => void;
+  private readonly pollMs: number;
+  private readonly batchSize: number;
+
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly producer: KafkaProducer,
+    private readonly options: OutboxRelayOptions,
+  ) {
+    this.pollMs = options.pollMs ?? 500;
+    this.batchSize = options.batchSize ?? 500;
+  }
+
+  onApplicationBootstrap(): void {
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  /** Asks the relay to look now, instead of at its next poll (call after committing an event). */
+  poke(): void {
+    this.wake?.();
+  }
+
+  /** Publishes one batch; returns how many rows it published (0 when another relay holds the lock). */
+  async relayOnce(): Promise<number> {
+    return this.prisma.$transaction(
+      async (tx) => {
+        const [{ locked }] = await tx.$queryRaw<{ locked: boolean }[]>`select pg_try_advisory_xact_lock(hashtext(${`outbox:${this.options.source}`})) as locked`;
+        if (!locked) return 0;
+        const rows = await tx.$queryRaw<OutboxRow[]>`
+          select seq, id, topic, key, payload, headers from messaging_outbox
+          where source = ${this.options.source} and published_at is null
+          order by seq limit ${this.batchSize}`;
+        if (!rows.length) return 0;
+        const byTopic = new Map<string, OutboxRow[]>();
+        for (const row of rows) byTopic.set(row.topic, [...(byTopic.get(row.topic) ?? []), row]);
+        for (const [topic, topicRows] of byTopic) {
+          const messages = topicRows.map((row) => ({ key: row.key, value: row.payload, headers: { ...(row.headers ?? {}), 'event-id': row.id } }));
+          await withTimeout(this.producer.send(topic, messages), 20_000, `publishing to ${topic}`);
+        }
+        const seqs = rows.map((row) => row.seq);
+        await tx.$executeRaw`update messaging_outbox set published_at = now() where seq = any(${seqs})`;
+        return rows.length;
+      },
+      { timeout: 60_000, maxWait: 10_000 },
+    );
+  }
+
+  private async run(): Promise<void> {
+    let failures = 0;
+    while (this.running) {
+      let published = 0;
+      try {
+        published = await this.relayOnce();
+        failures = 0;
+      } catch (error) {
+        failures++;
+        this.logger.warn(`outbox relay (${this.options.source}) failed, will retry: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      if (published >= this.batchSize) continue;
+      const wait = failures ? Math.min(30_000, this.pollMs * 2 ** failures) : this.pollMs;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, wait);
+        this.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.wake = undefined;
+    }
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.running = false;
+    this.wake?.();
+    await this.loop;
+  }
+}

@@ -1,0 +1,115 @@
+import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { DomainError, ErrorCode, SERVICE_RPC_TOPIC, Topic, type RpcPattern, type ServiceName } from '@workline/contracts';
+import type { Consumer } from 'kafkajs';
+import { randomUUID } from 'node:crypto';
+import { createKafka, consumerGroupOf, type KafkaSettings } from './kafka.settings';
+import type { KafkaProducer } from './producer';
+import { RpcHeader, type RpcReply } from './rpc.protocol';
+import { decodeHeaders } from './transport';
+
+interface Pending {
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+  timer: NodeJS.Timeout;
+}
+
+/** Raised when a service does not answer in time: it may be down, or Kafka may be. */
+export class RpcTimeoutError extends DomainError {
+  constructor(readonly service: ServiceName, timeoutMs: number) {
+    super(ErrorCode.Unavailable, `${service} did not answer within ${timeoutMs} ms`);
+  }
+}
+
+/**
+ * Request-reply over Kafka for the gateway. Requests go to the service's RPC topic; every instance
+ * reads all replies in a consumer group of its own and keeps those it is waiting for.
+ */
+@Injectable()
+export class KafkaRpcClient implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger(KafkaRpcClient.name);
+  private readonly pending = new Map<string, Pending>();
+  private consumer?: Consumer;
+
+  constructor(
+    private readonly settings: KafkaSettings,
+    private readonly producer: KafkaProducer,
+    private readonly defaultTimeoutMs: number,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    const consumer = createKafka(this.settings).consumer({
+      groupId: `${consumerGroupOf(this.settings.app)}-replies-${this.settings.instanceId}`,
+      sessionTimeout: 30_000,
+      heartbeatInterval: 3_000,
+      allowAutoTopicCreation: false,
+    });
+    this.consumer = consumer;
+    // Ready once the first fetch after joining is done: by then "latest" offsets are resolved and no reply
+    // to a request sent afterwards can be skipped.
+    const ready = new Promise<void>((resolve) => {
+      const off = consumer.on(consumer.events.FETCH, () => {
+        off();
+        resolve();
+      });
+    });
+    await consumer.connect();
+    await consumer.subscribe({ topics: [Topic.RpcReplies], fromBeginning: false });
+    await consumer.run({
+      eachMessage: async ({ message }) => {
+        const correlationId = decodeHeaders(message.headers)[RpcHeader.CorrelationId];
+        const waiting = correlationId ? this.pending.get(correlationId) : undefined;
+        if (!waiting) return;
+        this.pending.delete(correlationId);
+        clearTimeout(waiting.timer);
+        try {
+          const reply = JSON.parse(message.value?.toString() ?? '') as RpcReply;
+          if (reply.ok) waiting.resolve(reply.data);
+          else waiting.reject(DomainError.fromBody(reply.error));
+        } catch (error) {
+          waiting.reject(error);
+        }
+      },
+    });
+    await Promise.race([ready, new Promise((r) => setTimeout(r, 15_000))]);
+    await this.producer.connect();
+  }
+
+  /** Sends `data` to `service` under `pattern` and resolves with its answer, or rejects with its DomainError. */
+  request<T>(service: ServiceName, pattern: RpcPattern, data: unknown, timeoutMs = this.defaultTimeoutMs): Promise<T> {
+    const correlationId = randomUUID();
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(correlationId);
+        reject(new RpcTimeoutError(service, timeoutMs));
+      }, timeoutMs);
+      this.pending.set(correlationId, { resolve: resolve as (v: unknown) => void, reject, timer });
+      this.producer
+        .send(SERVICE_RPC_TOPIC[service], [
+          {
+            key: correlationId,
+            value: { pattern, data },
+            headers: {
+              [RpcHeader.CorrelationId]: correlationId,
+              [RpcHeader.ReplyTopic]: Topic.RpcReplies,
+              [RpcHeader.Deadline]: String(Date.now() + timeoutMs),
+            },
+          },
+        ])
+        .catch((error: unknown) => {
+          if (!this.pending.delete(correlationId)) return;
+          clearTimeout(timer);
+          this.logger.warn(`could not send a request to ${service}: ${String(error)}`);
+          reject(new DomainError(ErrorCode.Unavailable, `${service} is unreachable: Kafka did not take the request`));
+        });
+    });
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    for (const [id, waiting] of this.pending) {
+      clearTimeout(waiting.timer);
+      waiting.reject(new DomainError(ErrorCode.Unavailable, 'the gateway is shutting down'));
+      this.pending.delete(id);
+    }
+    await this.consumer?.disconnect().catch(() => undefined);
+  }
+}

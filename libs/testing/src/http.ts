@@ -1,0 +1,44 @@
+import { testStack } from './stack';
+
+export interface HttpResult<T = unknown> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface HttpOptions {
+  headers?: Record<string, string>;
+  /** A value is sent as JSON; a string is sent as it is. */
+  body?: unknown;
+  contentType?: string;
+}
+
+/** A small HTTP client over fetch for tests: never throws on a status, parses JSON when it can. */
+export async function http<T = unknown>(method: string, path: string, options: HttpOptions = {}): Promise<HttpResult<T>> {
+  const url = path.startsWith('http') ? path : `${testStack().gatewayUrl}${path}`;
+  const headers: Record<string, string> = { ...(options.headers ?? {}) };
+  let body: string | undefined;
+  if (options.body !== undefined) {
+    body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+    headers['content-type'] = options.contentType ?? 'application/json';
+  }
+  const response = await fetch(url, { method, headers, body });
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    /* not JSON: keep the text */
+  }
+  return { status: response.status, headers: response.headers, body: parsed as T, text };
+}
+
+export const adminHeaders = () => ({ authorization: `Bearer ${testStack().adminToken}` });
+
+/** POST to the admin API with the test admin token; fails the test unless the answer is 201. */
+export async function adminCreate<T = Record<string, unknown>>(path: string, body: unknown): Promise<T> {
+  const result = await http<T>('POST', `/admin/v1${path}`, { headers: adminHeaders(), body });
+  if (result.status !== 201) throw new Error(`POST /admin/v1${path} answered ${result.status}: ${result.text}`);
+  return result.body;
+}

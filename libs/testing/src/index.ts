@@ -1,0 +1,3 @@
+export * from './stack';
+export * from './http';
+export * from './eventually';

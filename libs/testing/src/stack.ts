@@ -1,0 +1,19 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** What the integration global setup started (tools/stack/jest-global-setup.js writes it). */
+export interface TestStack {
+  gatewayUrl: string;
+  adminToken: string;
+  databaseUrl: string;
+  redisUrl: string;
+  kafkaBrokers: string[];
+  /** pid of each app process, by app name. */
+  pids: Record<string, number>;
+}
+
+export const STACK_FILE = join(__dirname, '..', '..', '..', '.cache', 'run', 'test-stack.json');
+
+export function testStack(): TestStack {
+  return JSON.parse(readFileSync(STACK_FILE, 'utf8')) as TestStack;
+}

@@ -1,0 +1,32 @@
+'use strict';
+/** Starts the test stack once for the integration run (real Kafka, PostgreSQL, Redis and the five apps). */
+const fs = require('node:fs');
+const path = require('node:path');
+const { root } = require('./deps');
+const { profiles } = require('./profiles');
+const { startStack } = require('./stack');
+
+const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
+
+module.exports = async function globalSetup() {
+  const stack = await startStack(profiles.test, {
+    quietApps: !process.env.WORKLINE_TEST_VERBOSE,
+    extraEnv: { ADMIN_TOKEN: TEST_ADMIN_TOKEN, LOG_LEVEL: 'warn', KAFKAJS_NO_PARTITIONER_WARNING: '1' },
+  });
+  globalThis.__WORKLINE_STACK__ = stack;
+  const file = path.join(root, '.cache', 'run', 'test-stack.json');
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(
+    file,
+    JSON.stringify({
+      gatewayUrl: stack.gatewayUrl,
+      adminToken: TEST_ADMIN_TOKEN,
+      databaseUrl: stack.env.DATABASE_URL,
+      redisUrl: stack.env.REDIS_URL,
+      kafkaBrokers: stack.env.KAFKA_BROKERS.split(','),
+      pids: Object.fromEntries([...stack.apps].map(([app, child]) => [app, child.pid])),
+    }),
+  );
+  process.env.DATABASE_URL = stack.env.DATABASE_URL;
+  process.env.KAFKAJS_NO_PARTITIONER_WARNING = '1';
+};

@@ -1,0 +1,4 @@
+'use strict';
+module.exports = async function globalTeardown() {
+  await globalThis.__WORKLINE_STACK__?.stop();
+};

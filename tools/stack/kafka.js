@@ -1,0 +1,146 @@
+'use strict';
+const fs = require('node:fs');
+const path = require('node:path');
+const crypto = require('node:crypto');
+const { step, ok, fail } = require('./log');
+const { commandExists, run, spawnPrefixed, waitFor, readPid, isAlive, stopProcess, portOpen } = require('./process');
+const { root } = require('./deps');
+
+const cacheDir = path.join(root, '.cache', 'kafka');
+const libsDir = path.join(cacheDir, 'libs');
+
+/** Fetches the broker's jars from Maven Central once (tools/kafka/pom.xml). */
+function ensureKafkaJars() {
+  if (fs.existsSync(libsDir) && fs.readdirSync(libsDir).some((f) => f.startsWith('kafka_2.13'))) return;
+  if (!commandExists('java')) {
+    fail('Java 17 or newer is needed to run the local Kafka broker (Debian/Ubuntu: apt-get install openjdk-17-jre-headless),\n  or set KAFKA_BROKERS to a Kafka cluster you can reach.');
+  }
+  if (!commandExists('mvn')) {
+    fail('Apache Maven is needed once, to fetch the Kafka broker from Maven Central (Debian/Ubuntu: apt-get install maven),\n  or set KAFKA_BROKERS to a Kafka cluster you can reach.');
+  }
+  step('fetching Apache Kafka 3.9 from Maven Central (first run only)');
+  const staging = `${libsDir}.partial`;
+  fs.rmSync(staging, { recursive: true, force: true });
+  run('mvn', ['-q', '-f', path.join(root, 'tools/kafka/pom.xml'), 'dependency:copy-dependencies', `-DoutputDirectory=${staging}`]);
+  fs.rmSync(libsDir, { recursive: true, force: true });
+  fs.renameSync(staging, libsDir);
+}
+
+function serverProperties({ port, controllerPort, dataDir }) {
+  return [
+    'process.roles=broker,controller',
+    'node.id=1',
+    `controller.quorum.voters=1@127.0.0.1:${controllerPort}`,
+    `listeners=PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort}`,
+    `advertised.listeners=PLAINTEXT://127.0.0.1:${port}`,
+    'controller.listener.names=CONTROLLER',
+    'listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
+    'inter.broker.listener.name=PLAINTEXT',
+    `log.dirs=${dataDir}`,
+    'num.partitions=3',
+    // A single node: without replication factor 1, consumer groups never find a coordinator.
+    'offsets.topic.replication.factor=1',
+    'offsets.topic.num.partitions=10',
+    'transaction.state.log.replication.factor=1',
+    'transaction.state.log.min.isr=1',
+    'group.initial.rebalance.delay.ms=0',
+    'auto.create.topics.enable=false',
+    'log.retention.hours=168',
+    '',
+  ].join('\n');
+}
+
+const log4jProperties = (logFile) =>
+  [
+    'log4j.rootLogger=WARN, file',
+    'log4j.logger.kafka.server.KafkaServer=INFO',
+    'log4j.logger.kafka.server.KafkaRaftServer=INFO',
+    'log4j.appender.file=org.apache.log4j.FileAppender',
+    `log4j.appender.file.File=${logFile}`,
+    'log4j.appender.file.layout=org.apache.log4j.PatternLayout',
+    'log4j.appender.file.layout.ConversionPattern=[%d] %p %m (%c)%n',
+    '',
+  ].join('\n');
+
+async function brokerAnswers(brokers) {
+  const { Kafka, logLevel } = require('kafkajs');
+  const admin = new Kafka({ clientId: 'workline-stack', brokers, logLevel: logLevel.NOTHING, retry: { retries: 0 } }).admin();
+  try {
+    await admin.connect();
+    const cluster = await admin.describeCluster();
+    return cluster.brokers.length > 0;
+  } catch {
+    return false;
+  } finally {
+    await admin.disconnect().catch(() => undefined);
+  }
+}
+
+/**
+ * Starts a single-node KRaft broker for a profile ("start" or "test") on the given ports.
+ * `fresh` wipes its data first. Returns { brokers, stop }.
+ */
+async function startLocalKafka({ profile, port, controllerPort, fresh = false }) {
+  const profileDir = path.join(cacheDir, profile);
+  const dataDir = path.join(profileDir, 'data');
+  const pidFile = path.join(profileDir, 'broker.pid');
+  const brokers = [`127.0.0.1:${port}`];
+
+  const previous = readPid(pidFile);
+  if (isAlive(previous)) {
+    if (!fresh && (await brokerAnswers(brokers))) {
+      ok(`Kafka already running for "${profile}" (${brokers[0]})`);
+      return { brokers, stop: async () => undefined, pid: previous };
+    }
+    await stopProcess(previous);
+  }
+  if (await portOpen('127.0.0.1', port)) {
+    fail(`port ${port} is taken by another program, so the local Kafka broker cannot start there.\n  Free it, or set KAFKA_BROKERS to use an existing cluster.`);
+  }
+
+  ensureKafkaJars();
+  if (fresh) fs.rmSync(dataDir, { recursive: true, force: true });
+  fs.mkdirSync(dataDir, { recursive: true });
+  const propsFile = path.join(profileDir, 'server.properties');
+  const log4jFile = path.join(profileDir, 'log4j.properties');
+  fs.writeFileSync(propsFile, serverProperties({ port, controllerPort, dataDir }));
+  fs.writeFileSync(log4jFile, log4jProperties(path.join(profileDir, 'broker.log')));
+  const classpath = `${libsDir}/*`;
+  const jvm = ['-Xms256m', '-Xmx512m', '-XX:+UseG1GC', '-Djava.awt.headless=true', `-Dlog4j.configuration=file:${log4jFile}`];
+
+  if (!fs.existsSync(path.join(dataDir, 'meta.properties'))) {
+    const clusterId = crypto.randomBytes(16).toString('base64url');
+    run('java', [...jvm, '-cp', classpath, 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', propsFile, '--ignore-formatted'], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+  }
+
+  step(`starting Kafka (KRaft, single node) on ${brokers[0]}`);
+  const child = spawnPrefixed('kafka', 'java', [...jvm, '-cp', classpath, 'kafka.Kafka', propsFile], {
+    env: process.env,
+    logFile: path.join(profileDir, 'stdout.log'),
+    quiet: true,
+  });
+  fs.writeFileSync(pidFile, String(child.pid));
+  let exited = false;
+  child.on('exit', () => (exited = true));
+  await waitFor(
+    'the Kafka broker to answer',
+    async () => {
+      if (exited) fail(`the Kafka broker exited during start-up; see ${path.join(profileDir, 'stdout.log')}`);
+      return brokerAnswers(brokers);
+    },
+    { timeoutMs: 90_000, intervalMs: 500 },
+  );
+  ok(`Kafka ready (${brokers[0]})`);
+  return {
+    brokers,
+    pid: child.pid,
+    stop: async () => {
+      await stopProcess(child, 20_000);
+      fs.rmSync(pidFile, { force: true });
+    },
+  };
+}
+
+module.exports = { startLocalKafka, brokerAnswers, ensureKafkaJars };

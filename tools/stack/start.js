@@ -1,0 +1,78 @@
+'use strict';
+/**
+ * `npm start`: installs what is missing, starts or reuses PostgreSQL, Redis and Kafka, migrates, builds,
+ * runs the five apps and prints the gateway URL. Ctrl-C stops everything it started.
+ */
+const fs = require('node:fs');
+const path = require('node:path');
+const crypto = require('node:crypto');
+const { root } = require('./deps');
+const { profiles } = require('./profiles');
+const { readPid, isAlive, portOpen } = require('./process');
+const { fail, reportAndExit, paint, step } = require('./log');
+
+const runDir = path.join(root, '.cache', 'run');
+const lockFile = path.join(runDir, 'start.pid');
+
+/** A second `npm start` says so instead of failing on taken ports. */
+async function takeLock(profile) {
+  fs.mkdirSync(runDir, { recursive: true });
+  const other = readPid(lockFile);
+  if (isAlive(other) && other !== process.pid) {
+    fail(`Workline is already running (npm start, pid ${other}) on http://127.0.0.1:${profile.gatewayPort}.\n  Stop it with Ctrl-C in its terminal (or kill ${other}) before starting another.`);
+  }
+  if (await portOpen('127.0.0.1', profile.gatewayPort)) {
+    fail(`port ${profile.gatewayPort} is already in use by another program.\n  Free it, or choose another gateway port: PORT=3001 npm start`);
+  }
+  fs.writeFileSync(lockFile, String(process.pid));
+}
+
+/** ADMIN_TOKEN: the environment's, else one generated once and kept in .cache/admin-token. */
+function adminToken() {
+  if (process.env.ADMIN_TOKEN) return process.env.ADMIN_TOKEN;
+  const file = path.join(runDir, 'admin-token');
+  if (!fs.existsSync(file)) fs.writeFileSync(file, crypto.randomBytes(24).toString('base64url'), { mode: 0o600 });
+  return fs.readFileSync(file, 'utf8').trim();
+}
+
+async function main() {
+  const profile = profiles.start;
+  const startedAt = Date.now();
+  await takeLock(profile);
+  const token = adminToken();
+  const { startStack } = require('./stack');
+  let stack;
+  let stopping = false;
+  const shutdown = async (signal) => {
+    if (stopping) return;
+    stopping = true;
+    step(`${signal}: stopping everything npm start started`);
+    await stack?.stop();
+    fs.rmSync(lockFile, { force: true });
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  try {
+    stack = await startStack(profile, { extraEnv: { ADMIN_TOKEN: token } });
+  } catch (error) {
+    fs.rmSync(lockFile, { force: true });
+    throw error;
+  }
+  if (stopping) return;
+  const seconds = ((Date.now() - startedAt) / 1000).toFixed(1);
+  console.log(
+    [
+      '',
+      paint('green', `Workline is up in ${seconds}s.`),
+      `  Gateway:      ${stack.gatewayUrl}   (health: ${stack.gatewayUrl}/health)`,
+      `  Admin token:  ${process.env.ADMIN_TOKEN ? '(from ADMIN_TOKEN)' : `${token}   (generated; kept in .cache/run/admin-token)`}`,
+      `  Kafka:        ${stack.env.KAFKA_BROKERS}`,
+      `  Logs:         .cache/logs/start/`,
+      '  Press Ctrl-C to stop.',
+      '',
+    ].join('\n'),
+  );
+}
+
+main().catch(reportAndExit);
