@@ -1,7 +1,12 @@
 import path from 'node:path';
 import { defineConfig } from 'prisma/config';
 import { PrismaPg } from '@prisma/adapter-pg';
-import { Pool, type PoolClient, type QueryResult } from 'pg';
+import { createRequire } from 'node:module';
+import type { Pool, PoolClient, QueryResult } from 'pg';
+
+// The adapter checks `instanceof pg.Pool` against the CommonJS build of pg; the config loader could
+// otherwise hand us another build of pg, whose Pool fails that check and silently loses the shim below.
+const pg = createRequire(path.resolve('package.json'))('pg') as typeof import('pg');
 
 // The schema reads env("DATABASE_URL"); without a value the CLI falls back to downloading a native engine.
 process.env.DATABASE_URL ??= 'postgresql://postgres@127.0.0.1:5432/workline';
@@ -34,5 +39,5 @@ export default defineConfig({
   engine: 'js',
   schema: path.join('prisma', 'schema'),
   migrations: { path: path.join('prisma', 'migrations') },
-  adapter: async () => new PrismaPg(withNameColumnsAsText(new Pool({ connectionString: databaseUrl }))),
+  adapter: async () => new PrismaPg(withNameColumnsAsText(new pg.Pool({ connectionString: databaseUrl }))),
 });
