@@ -3,6 +3,7 @@
  * shape of the API group that was called (v4 `{message}`, v3 `{status, error}`, v1 `{message, errors}`).
  */
 export enum ErrorCode {
+  Unauthorized = 'UNAUTHORIZED',
   NotFound = 'NOT_FOUND',
   Validation = 'VALIDATION',
   Conflict = 'CONFLICT',
@@ -10,6 +11,9 @@ export enum ErrorCode {
   NotAllowed = 'NOT_ALLOWED',
   Unavailable = 'UNAVAILABLE',
   Internal = 'INTERNAL',
+  TooManyRequests = 'TOO_MANY_REQUESTS',
+  PayloadTooLarge = 'PAYLOAD_TOO_LARGE',
+  UnsupportedMediaType = 'UNSUPPORTED_MEDIA_TYPE',
 }
 
 export interface FieldError {

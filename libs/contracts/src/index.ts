@@ -5,5 +5,6 @@ export * from './validation';
 export * from './events/envelope';
 export * from './events/performance.events';
 export * from './http/admin.dto';
+export * from './http/work.dto';
 export * from './rpc/patterns';
 export * from './rpc/messages';

@@ -21,13 +21,17 @@ const levels: Record<number, 'error' | 'warn' | 'log' | 'debug'> = {
   [logLevel.DEBUG]: 'debug',
 };
 
+const NOISE = /rebalancing|Not leader|coordinator is loading|coordinator is not available|Limiting retries for the idempotent producer|switched default partitioner/i;
+
 /** kafkajs logs through Nest's logger, warnings and errors only (its info level is very chatty). */
 function nestLogCreator() {
   return ({ namespace, level, log }: LogEntry) => {
     const logger = new Logger(`kafka:${namespace}`);
     const { message, ...extra } = log;
-    // A consumer that is being stopped logs "The group is rebalancing" and the like as errors.
-    if (/rebalancing|Not leader/i.test(String(extra.error ?? ''))) return;
+    // Transient states kafkajs retries by itself (a broker still loading, a rebalance) are logged as
+    // errors; so is the warning that finite retries weaken idempotence (we bound them on purpose: every
+    // send has a caller waiting with a deadline).
+    if (NOISE.test(`${message} ${String(extra.error ?? '')}`)) return;
     logger[levels[level] ?? 'log'](`${message}${extra.error ? `: ${extra.error}` : ''}`);
   };
 }

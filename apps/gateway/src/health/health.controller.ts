@@ -2,6 +2,7 @@ import { Controller, Get, Res } from '@nestjs/common';
 import { ALL_SERVICES, type HealthReply, RpcPattern } from '@workline/contracts';
 import { PrismaService } from '@workline/db';
 import { KafkaRpcClient } from '@workline/kafka';
+import { RedisService } from '@workline/redis';
 import type { Response } from 'express';
 
 const PROBE_TIMEOUT_MS = 3000;
@@ -13,23 +14,26 @@ interface ComponentHealth {
 }
 
 /**
- * GET /health: 200 only when the gateway reaches its database and every service answers over Kafka and
- * reaches its own; otherwise 503 with a message naming each part that is down.
+ * GET /health: 200 only when the gateway reaches its database and Redis, and every service answers over
+ * Kafka and reaches its own database; otherwise 503 with a message naming each part that is down.
  */
 @Controller('health')
 export class HealthController {
   constructor(
     private readonly prisma: PrismaService,
     private readonly rpc: KafkaRpcClient,
+    private readonly redis: RedisService,
   ) {}
 
   @Get()
   async check(@Res() response: Response): Promise<void> {
     const components: Record<string, ComponentHealth> = {};
     const problems: string[] = [];
-    const gatewayDb = await this.prisma.probe();
+    const [gatewayDb, redis] = await Promise.all([this.prisma.probe(), this.redis.probe()]);
     components.gateway = gatewayDb ? { status: 'down', detail: `database: ${gatewayDb}` } : { status: 'up' };
     if (gatewayDb) problems.push('gateway: database unreachable');
+    components.redis = redis ? { status: 'down', detail: redis } : { status: 'up' };
+    if (redis) problems.push('redis: unreachable');
 
     await Promise.all(
       ALL_SERVICES.map(async (service) => {

@@ -11,7 +11,7 @@ describe('GET /health', () => {
     const result = await http<Health>('GET', '/health');
     expect(result.status).toBe(200);
     expect(result.body.status).toBe('ok');
-    for (const name of ['gateway', 'performance', 'oversight', 'platform-runs', 'webhook-dispatcher']) {
+    for (const name of ['gateway', 'redis', 'performance', 'oversight', 'platform-runs', 'webhook-dispatcher']) {
       expect(result.body.components[name]).toMatchObject({ status: 'up' });
     }
   });

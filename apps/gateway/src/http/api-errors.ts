@@ -6,9 +6,17 @@ export interface HttpProblem {
   status: number;
   message: string;
   errors?: FieldError[];
+  /** Response headers that go with the error (Retry-After, ...). */
+  headers?: Record<string, string>;
+  /** The v3 code and text, when the error knows them (spec's v3 code table). */
+  v3?: { code: number; error: string };
 }
 
 const STATUS_OF: Record<ErrorCode, number> = {
+  [ErrorCode.Unauthorized]: HttpStatus.UNAUTHORIZED,
+  [ErrorCode.TooManyRequests]: HttpStatus.TOO_MANY_REQUESTS,
+  [ErrorCode.PayloadTooLarge]: HttpStatus.PAYLOAD_TOO_LARGE,
+  [ErrorCode.UnsupportedMediaType]: HttpStatus.UNSUPPORTED_MEDIA_TYPE,
   [ErrorCode.NotFound]: HttpStatus.NOT_FOUND,
   [ErrorCode.Validation]: HttpStatus.UNPROCESSABLE_ENTITY,
   [ErrorCode.Conflict]: HttpStatus.CONFLICT,

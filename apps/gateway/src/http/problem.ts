@@ -2,12 +2,65 @@ import { HttpStatus } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import type { HttpProblem } from './api-errors';
 
-/**
- * Writes an error in the body shape of the API group that was called. The admin, work and /v1 APIs use
- * `{message, errors?}`; further groups (v4 `{message}`, v3 `{status, error}`) plug in here.
- */
-export function writeProblem(_request: Request, response: Response, problem: HttpProblem): void {
-  response.status(problem.status).json({ message: problem.message, ...(problem.errors ? { errors: problem.errors } : {}) });
+/** The API groups, each with its own error body (spec "Errors"). */
+export type ApiGroup = 'v4' | 'v3' | 'v1' | 'work' | 'admin' | 'other';
+
+export function apiGroupOf(path: string): ApiGroup {
+  if (/^\/v4(\/|$)/.test(path)) return 'v4';
+  if (/^\/v3(\/|$)/.test(path)) return 'v3';
+  if (/^\/v1(\/|$)/.test(path)) return 'v1';
+  if (/^\/workforce(\/|$)/.test(path)) return 'work';
+  if (/^\/admin(\/|$)/.test(path)) return 'admin';
+  return 'other';
+}
+
+/** Platform API v4: `{message}` with the spec's fixed texts for 400, 401, 403 and 404. */
+function v4Body(problem: HttpProblem): object {
+  const fixed: Partial<Record<number, string>> = {
+    [HttpStatus.BAD_REQUEST]: 'Problem parsing the body',
+    [HttpStatus.UNAUTHORIZED]: 'Bad credentials',
+    [HttpStatus.FORBIDDEN]: 'Forbidden',
+    [HttpStatus.NOT_FOUND]: 'Not found',
+  };
+  return { message: fixed[problem.status] ?? problem.message };
+}
+
+/** Platform API v3 (deprecated): `{status: <code>, error}` with the spec's code table. */
+function v3Body(problem: HttpProblem): { httpStatus: number; body: object } {
+  if (problem.v3) return { httpStatus: problem.status, body: { status: problem.v3.code, error: problem.v3.error } };
+  switch (problem.status) {
+    case HttpStatus.UNAUTHORIZED:
+      return { httpStatus: 401, body: { status: 401, error: 'Unauthorized access' } };
+    case HttpStatus.BAD_REQUEST:
+    case HttpStatus.UNSUPPORTED_MEDIA_TYPE:
+    case HttpStatus.PAYLOAD_TOO_LARGE:
+      return { httpStatus: problem.status, body: { status: 103, error: `Body is invalid: ${problem.message}` } };
+    case HttpStatus.UNPROCESSABLE_ENTITY:
+      return { httpStatus: 400, body: { status: 102, error: `Data is invalid: ${problem.message}` } };
+    case HttpStatus.NOT_FOUND:
+      return { httpStatus: 404, body: { status: 404, error: 'Not found' } };
+    default:
+      return problem.status >= 500
+        ? { httpStatus: problem.status, body: { status: 104, error: 'Internal error' } }
+        : { httpStatus: problem.status, body: { status: problem.status, error: problem.message } };
+  }
+}
+
+/** Writes an error in the body shape of the API group that was called. */
+export function writeProblem(request: Request, response: Response, problem: HttpProblem): void {
+  for (const [name, value] of Object.entries(problem.headers ?? {})) response.setHeader(name, value);
+  switch (apiGroupOf(request.path)) {
+    case 'v4':
+      response.status(problem.status).json(v4Body(problem));
+      return;
+    case 'v3': {
+      const { httpStatus, body } = v3Body(problem);
+      response.status(httpStatus).json(body);
+      return;
+    }
+    default:
+      response.status(problem.status).json({ message: problem.message, ...(problem.errors ? { errors: problem.errors } : {}) });
+  }
 }
 
 export const unsupportedMediaType = (contentType: string | undefined): HttpProblem => ({

@@ -9,4 +9,11 @@ export enum RpcPattern {
   WorkstreamGet = 'performance.workstream.get',
   ConfigurationCreate = 'oversight.configuration.create',
   LineCreate = 'platform.line.create',
+  /** Work API: lease the next unit or task for a worker; complete or flag a leased one. */
+  UnitAssignmentNext = 'platform.assignment.next',
+  UnitAssignmentComplete = 'platform.assignment.complete',
+  UnitAssignmentFlag = 'platform.assignment.flag',
+  TaskAssignmentNext = 'oversight.assignment.next',
+  TaskAssignmentComplete = 'oversight.assignment.complete',
+  TaskAssignmentFlag = 'oversight.assignment.flag',
 }

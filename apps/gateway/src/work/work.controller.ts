@@ -1,0 +1,73 @@
+import { Body, Controller, HttpCode, HttpStatus, Param, Post, Res, UseGuards } from '@nestjs/common';
+import {
+  type AssignmentActionRequest,
+  type AssignmentKind,
+  assignmentKindOf,
+  type AssignmentNextRequest,
+  DomainError,
+  NextAssignmentDto,
+  RpcPattern,
+  ServiceName,
+} from '@workline/contracts';
+import { KafkaRpcClient } from '@workline/kafka';
+import type { Response } from 'express';
+import { WorkerGuard } from '../auth/guards';
+import { CurrentPrincipal, type PrincipalOf } from '../auth/principal';
+
+/** Which service leases each kind of work, and under which patterns. */
+const ROUTES: Record<AssignmentKind, { service: ServiceName; next: RpcPattern; complete: RpcPattern; flag: RpcPattern }> = {
+  unit: {
+    service: ServiceName.PlatformRuns,
+    next: RpcPattern.UnitAssignmentNext,
+    complete: RpcPattern.UnitAssignmentComplete,
+    flag: RpcPattern.UnitAssignmentFlag,
+  },
+  task: {
+    service: ServiceName.Oversight,
+    next: RpcPattern.TaskAssignmentNext,
+    complete: RpcPattern.TaskAssignmentComplete,
+    flag: RpcPattern.TaskAssignmentFlag,
+  },
+};
+
+/**
+ * Work API (docs/work-api.md): a worker leases the next unit or task, then completes or flags it.
+ * The owning service validates the complete/flag bodies, which differ by kind.
+ */
+@Controller('workforce/v1/assignments')
+@UseGuards(WorkerGuard)
+export class WorkController {
+  constructor(private readonly rpc: KafkaRpcClient) {}
+
+  @Post('next')
+  async next(@CurrentPrincipal() worker: PrincipalOf<'worker'>, @Body() body: NextAssignmentDto, @Res() response: Response): Promise<void> {
+    const route = ROUTES[body.kind];
+    const request: AssignmentNextRequest = { worker_id: worker.workerId, ...(body.line_id ? { line_id: body.line_id } : {}) };
+    const assignment = await this.rpc.request<object | null>(route.service, route.next, request);
+    if (!assignment) {
+      response.status(HttpStatus.NO_CONTENT).end();
+      return;
+    }
+    response.status(HttpStatus.OK).json(assignment);
+  }
+
+  @Post(':assignmentId/complete')
+  @HttpCode(HttpStatus.OK)
+  complete(@CurrentPrincipal() worker: PrincipalOf<'worker'>, @Param('assignmentId') assignmentId: string, @Body() body: unknown): Promise<unknown> {
+    return this.act('complete', worker, assignmentId, body);
+  }
+
+  @Post(':assignmentId/flag')
+  @HttpCode(HttpStatus.OK)
+  flag(@CurrentPrincipal() worker: PrincipalOf<'worker'>, @Param('assignmentId') assignmentId: string, @Body() body: unknown): Promise<unknown> {
+    return this.act('flag', worker, assignmentId, body);
+  }
+
+  private act(action: 'complete' | 'flag', worker: PrincipalOf<'worker'>, assignmentId: string, body: unknown): Promise<unknown> {
+    const kind = assignmentKindOf(assignmentId);
+    if (!kind) throw DomainError.notFound(`assignment ${assignmentId} not found`);
+    const route = ROUTES[kind];
+    const request: AssignmentActionRequest = { worker_id: worker.workerId, assignment_id: assignmentId, body: body ?? {} };
+    return this.rpc.request(route.service, route[action], request);
+  }
+}

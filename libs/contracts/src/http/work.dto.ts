@@ -1,0 +1,44 @@
+import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+
+/** Work API (docs/work-api.md). Workers lease units (platform runs) and tasks (oversight). */
+export const ASSIGNMENT_KINDS = ['unit', 'task'] as const;
+export type AssignmentKind = (typeof ASSIGNMENT_KINDS)[number];
+
+/**
+ * Assignment ids start with their kind's prefix, so the gateway knows which service owns one without
+ * a lookup. Services must mint ids with `newAssignmentId`.
+ */
+export const ASSIGNMENT_ID_PREFIX: Record<AssignmentKind, string> = { unit: 'asgu_', task: 'asgt_' };
+
+export function assignmentKindOf(assignmentId: string): AssignmentKind | undefined {
+  return ASSIGNMENT_KINDS.find((kind) => assignmentId.startsWith(ASSIGNMENT_ID_PREFIX[kind]));
+}
+
+export class NextAssignmentDto {
+  @IsIn(ASSIGNMENT_KINDS, { message: 'kind must be one of: unit, task' })
+  kind!: AssignmentKind;
+
+  @IsOptional() @IsString() @MaxLength(200)
+  line_id?: string;
+}
+
+export class FlagAssignmentDto {
+  @IsString() @MaxLength(2000)
+  reason!: string;
+}
+
+/** What the gateway sends with every work request: who the worker is. */
+export interface WorkerRef {
+  worker_id: string;
+}
+
+/** RPC payload of *AssignmentNext. */
+export interface AssignmentNextRequest extends WorkerRef {
+  line_id?: string;
+}
+
+/** RPC payload of *AssignmentComplete and *AssignmentFlag: the body is validated by the owning service. */
+export interface AssignmentActionRequest extends WorkerRef {
+  assignment_id: string;
+  body: unknown;
+}
