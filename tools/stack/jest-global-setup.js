@@ -11,7 +11,13 @@ const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 module.exports = async function globalSetup() {
   const stack = await startStack(profiles.test, {
     quietApps: !process.env.WORKLINE_TEST_VERBOSE,
-    extraEnv: { ADMIN_TOKEN: TEST_ADMIN_TOKEN, LOG_LEVEL: 'warn', KAFKAJS_NO_PARTITIONER_WARNING: '1' },
+    extraEnv: {
+      ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+      LOG_LEVEL: 'warn',
+      KAFKAJS_NO_PARTITIONER_WARNING: '1',
+      // Test receivers listen on loopback.
+      WEBHOOK_ALLOW_PRIVATE: '1',
+    },
   });
   globalThis.__WORKLINE_STACK__ = stack;
   const file = path.join(root, '.cache', 'run', 'test-stack.json');

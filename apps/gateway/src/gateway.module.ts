@@ -4,12 +4,12 @@ import { IdentityModule } from '@workline/identity';
 import { KafkaModule, kafkaSettingsFrom } from '@workline/kafka';
 import { RedisModule } from '@workline/redis';
 import { AdminController } from './admin/admin.controller';
-import { AdminTokenGuard } from './admin/admin-token.guard';
-import { ApiKeyGuard, BasicAuthGuard, WorkerGuard } from './auth/guards';
-import { GatewayEnv } from './gateway.env';
+import { GatewayCoreModule } from './gateway-core.module';
+import type { GatewayEnv } from './gateway.env';
 import { HealthController } from './health/health.controller';
 import { WorkController } from './work/work.controller';
 
+/** The gateway: infrastructure modules, then one feature module per API area. */
 @Module({})
 export class GatewayModule {
   static register(env: GatewayEnv): DynamicModule {
@@ -20,9 +20,10 @@ export class GatewayModule {
         KafkaModule.forRoot({ settings: kafkaSettingsFrom(env, 'gateway'), rpcClientTimeoutMs: env.RPC_TIMEOUT_MS }),
         RedisModule.forRoot(env.REDIS_URL),
         IdentityModule.forRoot(env.secretsKey),
+        GatewayCoreModule.register(env),
+        // Feature modules (one per API area) go here.
       ],
       controllers: [HealthController, AdminController, WorkController],
-      providers: [{ provide: GatewayEnv, useValue: env }, AdminTokenGuard, ApiKeyGuard, BasicAuthGuard, WorkerGuard],
     };
   }
 }

@@ -1,8 +1,10 @@
 import 'reflect-metadata';
 import { plainToInstance } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, validateSync } from 'class-validator';
+import { IsIn, IsInt, IsString, Matches, Max, Min, MinLength, ValidateIf, validateSync } from 'class-validator';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+
+const DEVELOPMENT_SECRETS_KEY = 'workline-development-secrets-key-do-not-use-in-production';
 
 /** Settings every app reads. Defaults suit a local `npm start`; see the README's configuration table. */
 export class BaseEnv {
@@ -28,8 +30,26 @@ export class BaseEnv {
   @IsInt() @Min(100) @Max(120_000)
   RPC_TIMEOUT_MS: number = 10_000;
 
-  @IsOptional() @IsString()
-  KAFKA_CLIENT_PREFIX?: string;
+  /** 1 lets callback URLs point at loopback and private addresses (local development and tests only). */
+  @IsIn(['0', '1', 'true', 'false'])
+  WEBHOOK_ALLOW_PRIVATE: string = '0';
+
+  get allowPrivateCallbacks(): boolean {
+    return this.WEBHOOK_ALLOW_PRIVATE === '1' || this.WEBHOOK_ALLOW_PRIVATE === 'true';
+  }
+
+  /**
+   * Encrypts secrets at rest and in Kafka (API keys, callback credentials); every app must share it.
+   * Required in production; development and tests use a fixed, public default.
+   */
+  @ValidateIf((env: BaseEnv) => env.NODE_ENV === 'production' || env.SECRETS_KEY !== undefined)
+  @IsString({ message: 'SECRETS_KEY must be set in production: it encrypts API keys at rest' })
+  @MinLength(32, { message: 'SECRETS_KEY must be at least 32 characters long' })
+  SECRETS_KEY?: string;
+
+  get secretsKey(): string {
+    return this.SECRETS_KEY ?? DEVELOPMENT_SECRETS_KEY;
+  }
 
   get kafkaBrokers(): string[] {
     return this.KAFKA_BROKERS.split(',');

@@ -4,6 +4,7 @@ export * from './errors';
 export * from './validation';
 export * from './events/envelope';
 export * from './events/performance.events';
+export * from './events/delivery.events';
 export * from './http/admin.dto';
 export * from './http/work.dto';
 export * from './rpc/patterns';

@@ -15,6 +15,10 @@ export enum Topic {
   RpcReplies = 'workline.gateway.rpc-replies.v1',
   /** Messages whose handler kept failing after bounded retries, with the reason in headers. */
   DeadLetter = 'workline.messaging.dead-letter.v1',
+  /** Post a body to a client URL, durably and with retries (webhook-dispatcher); DeliveryRequestedEvent. */
+  DeliveryRequested = 'workline.delivery.requested.v1',
+  /** A delivery failed its last retry; DeliveryDeadEvent. */
+  DeliveryDead = 'workline.delivery.dead.v1',
   /** A workstream was created (performance outbox); payload WorkstreamCreatedEvent. */
   WorkstreamCreated = 'workline.performance.workstream.created.v1',
 }
@@ -36,4 +40,6 @@ export const TOPIC_SPECS: Record<Topic, TopicSpec> = {
   [Topic.RpcReplies]: rpc,
   [Topic.DeadLetter]: { partitions: 3, retentionHours: 24 * 30 },
   [Topic.WorkstreamCreated]: event,
+  [Topic.DeliveryRequested]: event,
+  [Topic.DeliveryDead]: event,
 };

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DomainError, ErrorCode } from '@workline/contracts';
 import { PrismaService } from '@workline/db';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { hashPassword, newSecret, SecretBox, sha256, verifyPassword } from './secrets';
+import { hashPassword, newSecret, SecretBox, sha256, verifyPassword } from '@workline/secrets';
 
 export interface NewAccount {
   id: string;

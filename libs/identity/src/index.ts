@@ -1,3 +1,2 @@
-export * from './secrets';
 export * from './identity.service';
 export * from './identity.module';

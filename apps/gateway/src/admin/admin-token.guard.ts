@@ -1,5 +1,5 @@
 import { type CanActivate, type ExecutionContext, Injectable, UnauthorizedException } from '@nestjs/common';
-import { safeEqual } from '@workline/identity';
+import { safeEqual } from '@workline/secrets';
 import type { Request } from 'express';
 import { GatewayEnv } from '../gateway.env';
 

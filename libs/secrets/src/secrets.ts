@@ -27,8 +27,8 @@ export const sha256 = (value: string) => createHash('sha256').update(value).dige
 export const newSecret = (prefix: string, bytes = 24) => `${prefix}_${randomBytes(bytes).toString('base64url')}`;
 
 /**
- * AES-256-GCM with a key from the environment (SECRETS_KEY): API keys are kept encrypted at rest because
- * the dispatcher signs webhooks with the key that created the task. Format `v1.<iv>.<tag>.<ciphertext>`.
+ * AES-256-GCM with a key from the environment (SECRETS_KEY): API keys (and callback credentials) are kept
+ * encrypted at rest and in Kafka, because the dispatcher signs webhooks with the key that created the task. Format `v1.<iv>.<tag>.<ciphertext>`.
  */
 export class SecretBox {
   private readonly key: Buffer;

@@ -1,0 +1,17 @@
+import { type DynamicModule, Global, Module } from '@nestjs/common';
+import { AdminTokenGuard } from './admin/admin-token.guard';
+import { ApiKeyGuard, BasicAuthGuard, WorkerGuard } from './auth/guards';
+import { GatewayEnv } from './gateway.env';
+
+/**
+ * What every gateway feature module may use: the validated environment and the auth guards.
+ * Feature modules (one per API area) import nothing else from the gateway to stay independent.
+ */
+@Global()
+@Module({})
+export class GatewayCoreModule {
+  static register(env: GatewayEnv): DynamicModule {
+    const providers = [{ provide: GatewayEnv, useValue: env }, AdminTokenGuard, ApiKeyGuard, BasicAuthGuard, WorkerGuard];
+    return { module: GatewayCoreModule, providers, exports: providers };
+  }
+}

@@ -1,0 +1,51 @@
+import { Type } from 'class-transformer';
+import { IsIn, IsOptional, IsString, IsUrl, MaxLength, ValidateNested } from 'class-validator';
+
+/**
+ * Topic.DeliveryRequested: "post this exact body to this URL, durably, with retries". Written by
+ * oversight (task events) and platform-runs (run callbacks) through their outbox; the webhook-dispatcher
+ * owns everything after that. Secrets travel sealed with the shared SECRETS_KEY (libs/secrets SecretBox).
+ */
+export class DeliveryOwner {
+  /** Every delivery belongs to an account; the Delivery API shows it only to that account's callers. */
+  @IsString() account_id!: string;
+  /** Set for oversight deliveries: x-api-key callers see their workstream's deliveries. */
+  @IsOptional() @IsString() workstream_id?: string;
+}
+
+export class DeliverySubject {
+  @IsOptional() @IsString() task_id?: string;
+  @IsOptional() @IsString() run_id?: string;
+}
+
+export const DELIVERY_SIGNING = ['x-svc-signature', 'none'] as const;
+export type DeliverySigning = (typeof DELIVERY_SIGNING)[number];
+
+export class DeliveryRequestedEvent {
+  /** Stable id of this delivery, sent as X-SVC-Delivery-Id and unchanged across retries. */
+  @IsString() @MaxLength(100) delivery_id!: string;
+  @ValidateNested() @Type(() => DeliveryOwner) owner!: DeliveryOwner;
+  @ValidateNested() @Type(() => DeliverySubject) subject!: DeliverySubject;
+  /** e.g. task.result_available, task.error, run.processed, batch.completed */
+  @IsString() event_type!: string;
+  /** Without userinfo: credentials travel in sealed_authorization. */
+  @IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https'] }) url!: string;
+  /** The exact bytes to send (UTF-8 JSON text); signed as they are. */
+  @IsString() body!: string;
+  @IsIn(DELIVERY_SIGNING) signing!: DeliverySigning;
+  /** Sealed API key that signs X-SVC-Signature (signing = x-svc-signature). */
+  @IsOptional() @IsString() sealed_secret?: string;
+  /** Sealed `Authorization` header value, e.g. Basic credentials taken from the callback URL. */
+  @IsOptional() @IsString() sealed_authorization?: string;
+}
+
+/** Topic.DeliveryDead: a delivery failed its last retry. */
+export interface DeliveryDeadEvent {
+  delivery_id: string;
+  owner: DeliveryOwner;
+  subject: DeliverySubject;
+  event_type: string;
+  url: string;
+  attempts: number;
+  last_error: string;
+}
