@@ -31,6 +31,10 @@ module.exports = async function globalSetup() {
       redisUrl: stack.env.REDIS_URL,
       kafkaBrokers: stack.env.KAFKA_BROKERS.split(','),
       pids: Object.fromEntries([...stack.apps].map(([app, child]) => [app, child.pid])),
+      // What the apps were started with, so a test can start more instances of an app.
+      appEnv: Object.fromEntries(
+        Object.entries(stack.env).filter(([name]) => /^(NODE_ENV|PORT|DATABASE_URL|REDIS_URL|KAFKA_BROKERS|BLOB_DIR|ADMIN_TOKEN|LOG_LEVEL|WEBHOOK_|KAFKAJS_|SECRETS_KEY|RPC_TIMEOUT_MS|BODY_LIMIT_BYTES)/.test(name)),
+      ),
     }),
   );
   process.env.DATABASE_URL = stack.env.DATABASE_URL;

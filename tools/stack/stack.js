@@ -47,6 +47,7 @@ async function startStack(profile, { quietApps = false, extraEnv = {} } = {}) {
       DATABASE_URL: profile.databaseUrl,
       REDIS_URL: profile.redisUrl,
       KAFKA_BROKERS: brokers,
+      BLOB_DIR: process.env.BLOB_DIR ?? path.join(root, '.cache', 'blobs', profile.name),
       ...extraEnv,
     };
     const apps = await startApps({ env, gatewayUrl, quiet: quietApps, logDir: path.join(root, '.cache', 'logs', profile.name) });

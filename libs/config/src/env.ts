@@ -30,6 +30,10 @@ export class BaseEnv {
   @IsInt() @Min(100) @Max(120_000)
   RPC_TIMEOUT_MS: number = 10_000;
 
+  /** Directory of the filesystem blob store (uploaded media and CSV files); shared by the apps. */
+  @IsString()
+  BLOB_DIR: string = '.cache/blobs';
+
   /** 1 lets callback URLs point at loopback and private addresses (local development and tests only). */
   @IsIn(['0', '1', 'true', 'false'])
   WEBHOOK_ALLOW_PRIVATE: string = '0';

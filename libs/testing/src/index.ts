@@ -1,3 +1,4 @@
 export * from './stack';
 export * from './http';
 export * from './eventually';
+export * from './instances';

@@ -10,6 +10,8 @@ export interface TestStack {
   kafkaBrokers: string[];
   /** pid of each app process, by app name. */
   pids: Record<string, number>;
+  /** The environment the apps were started with (see startAppInstance). */
+  appEnv: Record<string, string>;
 }
 
 export const STACK_FILE = join(__dirname, '..', '..', '..', '.cache', 'run', 'test-stack.json');

@@ -1,0 +1,34 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { text } from 'node:stream/consumers';
+import { BlobTooLargeError, FsBlobStore } from './blob-store';
+
+describe('FsBlobStore', () => {
+  const root = mkdtempSync(join(tmpdir(), 'blobs-'));
+  const store = new FsBlobStore(root);
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  it('stores, describes, streams back and deletes a blob', async () => {
+    const meta = await store.put('media/a/b.txt', Readable.from(['hello ', 'world']), { contentType: 'text/plain' });
+    expect(meta).toEqual({ size: 11, contentType: 'text/plain' });
+    expect(await store.head('media/a/b.txt')).toEqual(meta);
+    const found = await store.get('media/a/b.txt');
+    expect(await text(found!.stream)).toBe('hello world');
+    await store.delete('media/a/b.txt');
+    expect(await store.head('media/a/b.txt')).toBeUndefined();
+    expect(await store.get('media/a/b.txt')).toBeUndefined();
+  });
+
+  it('refuses a stream over the limit and keeps nothing', async () => {
+    await expect(store.put('big.bin', Readable.from([Buffer.alloc(600), Buffer.alloc(600)]), { contentType: 'application/octet-stream', maxBytes: 1000 })).rejects.toBeInstanceOf(BlobTooLargeError);
+    expect(await store.head('big.bin')).toBeUndefined();
+  });
+
+  it('refuses keys that would escape its directory', async () => {
+    for (const key of ['../x', 'a/../../x', '/etc/passwd', 'a//b', '']) {
+      await expect(store.put(key, Readable.from(['x']), { contentType: 'text/plain' })).rejects.toThrow(/invalid blob key/);
+    }
+  });
+});

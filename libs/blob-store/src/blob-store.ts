@@ -1,0 +1,102 @@
+import { createReadStream } from 'node:fs';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve, sep } from 'node:path';
+import { type Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createWriteStream } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+
+export interface BlobMeta {
+  size: number;
+  contentType: string;
+}
+
+/** Raised when a stream is longer than the limit given to put(); nothing is stored. */
+export class BlobTooLargeError extends Error {
+  constructor(readonly limitBytes: number) {
+    super(`larger than the limit of ${limitBytes} bytes`);
+  }
+}
+
+/**
+ * Where uploaded bytes live (media, CSV files). Streams in and out: a large file never sits whole in
+ * memory. Drivers: filesystem (default, a directory shared by the apps) and S3-compatible (production).
+ */
+export interface BlobStore {
+  put(key: string, body: Readable, options: { contentType: string; maxBytes?: number }): Promise<BlobMeta>;
+  head(key: string): Promise<BlobMeta | undefined>;
+  get(key: string): Promise<{ meta: BlobMeta; stream: Readable } | undefined>;
+  delete(key: string): Promise<void>;
+}
+
+const KEY = /^[A-Za-z0-9][A-Za-z0-9._\-/]{0,511}$/;
+
+export function assertBlobKey(key: string): void {
+  if (!KEY.test(key) || key.split('/').some((part) => part === '..' || part === '.' || part === '')) {
+    throw new Error(`invalid blob key: ${JSON.stringify(key)}`);
+  }
+}
+
+/** Counts bytes as they pass and fails the stream past `limit`. */
+export function byteLimit(limit: number | undefined, counter: { bytes: number }): Transform {
+  return new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      counter.bytes += chunk.length;
+      if (limit !== undefined && counter.bytes > limit) callback(new BlobTooLargeError(limit));
+      else callback(null, chunk);
+    },
+  });
+}
+
+/** Filesystem driver: `<root>/<key>` plus `<key>.meta.json`; written to a temp file, then renamed (atomic). */
+export class FsBlobStore implements BlobStore {
+  private readonly root: string;
+
+  constructor(root: string) {
+    this.root = resolve(root);
+  }
+
+  private path(key: string): string {
+    assertBlobKey(key);
+    const path = resolve(this.root, key);
+    if (!path.startsWith(this.root + sep)) throw new Error(`invalid blob key: ${JSON.stringify(key)}`);
+    return path;
+  }
+
+  async put(key: string, body: Readable, options: { contentType: string; maxBytes?: number }): Promise<BlobMeta> {
+    const path = this.path(key);
+    await mkdir(dirname(path), { recursive: true });
+    const temp = join(dirname(path), `.${randomUUID()}.partial`);
+    const counter = { bytes: 0 };
+    try {
+      await pipeline(body, byteLimit(options.maxBytes, counter), createWriteStream(temp));
+      const meta: BlobMeta = { size: counter.bytes, contentType: options.contentType };
+      await writeFile(`${path}.meta.json`, JSON.stringify(meta));
+      await rename(temp, path);
+      return meta;
+    } catch (error) {
+      await rm(temp, { force: true });
+      throw error;
+    }
+  }
+
+  async head(key: string): Promise<BlobMeta | undefined> {
+    const path = this.path(key);
+    try {
+      const [meta, file] = await Promise.all([readFile(`${path}.meta.json`, 'utf8'), stat(path)]);
+      return { ...(JSON.parse(meta) as BlobMeta), size: file.size };
+    } catch {
+      return undefined;
+    }
+  }
+
+  async get(key: string): Promise<{ meta: BlobMeta; stream: Readable } | undefined> {
+    const meta = await this.head(key);
+    return meta ? { meta, stream: createReadStream(this.path(key)) } : undefined;
+  }
+
+  async delete(key: string): Promise<void> {
+    const path = this.path(key);
+    await Promise.all([rm(path, { force: true }), rm(`${path}.meta.json`, { force: true })]);
+  }
+}
