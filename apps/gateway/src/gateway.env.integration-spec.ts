@@ -1,0 +1,36 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { testStack } from '@workline/testing';
+
+/** Starts the built gateway with `env` and collects what it prints until it exits. */
+function runGateway(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, [join(__dirname, '..', '..', '..', 'dist', 'apps', 'gateway', 'src', 'main.js')], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, output })));
+}
+
+describe('gateway environment validation at boot', () => {
+  it('stops with a message naming each bad variable', async () => {
+    const { appEnv } = testStack();
+    const { code, output } = await runGateway({ ...appEnv, PORT: 'eighty', ADMIN_TOKEN: 'short', KAFKA_BROKERS: 'not a broker list' });
+    expect(code).toBe(78);
+    expect(output).toContain('Invalid environment:');
+    expect(output).toMatch(/PORT: .*\(got "eighty"\)/);
+    expect(output).toMatch(/ADMIN_TOKEN: ADMIN_TOKEN must be at least 16 characters long/);
+    expect(output).toMatch(/KAFKA_BROKERS: KAFKA_BROKERS must be a comma-separated list of host:port/);
+  });
+
+  it('requires ADMIN_TOKEN, and SECRETS_KEY in production', async () => {
+    const { appEnv } = testStack();
+    const { ADMIN_TOKEN: _omitted, ...withoutToken } = appEnv;
+    const { code, output } = await runGateway({ ...withoutToken, NODE_ENV: 'production' });
+    expect(code).toBe(78);
+    expect(output).toMatch(/ADMIN_TOKEN: .*ADMIN_TOKEN must be set/);
+    expect(output).toMatch(/SECRETS_KEY: .*SECRETS_KEY must be set in production/);
+  });
+});
