@@ -17,6 +17,9 @@ module.exports = async function globalSetup() {
       KAFKAJS_NO_PARTITIONER_WARNING: '1',
       // Test receivers listen on loopback.
       WEBHOOK_ALLOW_PRIVATE: '1',
+      // Every test request comes from 127.0.0.1: the failed-authentication limit is tested on its own
+      // gateway instance (identity-lifecycle.integration-spec.ts), not on the shared one.
+      AUTH_FAILURE_LIMIT: '1000000',
     },
   });
   globalThis.__WORKLINE_STACK__ = stack;
@@ -33,7 +36,7 @@ module.exports = async function globalSetup() {
       pids: Object.fromEntries([...stack.apps].map(([app, child]) => [app, child.pid])),
       // What the apps were started with, so a test can start more instances of an app.
       appEnv: Object.fromEntries(
-        Object.entries(stack.env).filter(([name]) => /^(NODE_ENV|PORT|DATABASE_URL|REDIS_URL|KAFKA_BROKERS|BLOB_DIR|ADMIN_TOKEN|LOG_LEVEL|WEBHOOK_|KAFKAJS_|SECRETS_KEY|RPC_TIMEOUT_MS|BODY_LIMIT_BYTES)/.test(name)),
+        Object.entries(stack.env).filter(([name]) => /^(NODE_ENV|PORT|DATABASE_URL|REDIS_URL|KAFKA_BROKERS|BLOB_DIR|ADMIN_TOKEN|LOG_LEVEL|WEBHOOK_|KAFKAJS_|SECRETS_KEY|RPC_TIMEOUT_MS|BODY_LIMIT_BYTES|AUTH_)/.test(name)),
       ),
     }),
   );

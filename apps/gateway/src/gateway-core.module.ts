@@ -1,6 +1,5 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
-import { AdminTokenGuard } from './admin/admin-token.guard';
-import { ApiKeyGuard, BasicAuthGuard, WorkerGuard } from './auth/guards';
+import { AdminTokenGuard, ApiKeyGuard, BasicAuthGuard, WorkerGuard } from './auth/guards';
 import { GatewayEnv } from './gateway.env';
 
 /**

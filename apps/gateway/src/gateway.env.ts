@@ -1,5 +1,5 @@
 import { BaseEnv } from '@workline/config';
-import { IsInt, IsString, Matches, Max, Min, MinLength, ValidateIf } from 'class-validator';
+import { IsIn, IsInt, IsString, Matches, Max, Min, MinLength, ValidateIf } from 'class-validator';
 
 /** Gateway settings on top of BaseEnv; see the README's configuration table. */
 export class GatewayEnv extends BaseEnv {
@@ -17,6 +17,21 @@ export class GatewayEnv extends BaseEnv {
   @Matches(/^https?:\/\/\S+$/, { message: 'PUBLIC_URL must be an http(s) URL' })
   @ValidateIf((env: GatewayEnv) => env.PUBLIC_URL !== undefined)
   PUBLIC_URL?: string;
+
+  /** Failed authentications one client address may make per window before it gets 429. */
+  @IsInt() @Min(1) @Max(1_000_000)
+  AUTH_FAILURE_LIMIT: number = 20;
+
+  @IsInt() @Min(1) @Max(86_400)
+  AUTH_FAILURE_WINDOW_SECONDS: number = 300;
+
+  /** Express "trust proxy": 0 (default) uses the socket address; 1 (or a number of hops) trusts X-Forwarded-For. */
+  @IsInt() @Min(0) @Max(10)
+  TRUST_PROXY: number = 0;
+
+  /** false makes every /v3 route answer 410 (the deprecated API is withdrawn). */
+  @IsIn(['true', 'false'])
+  V3_ENABLED: string = 'true';
 
   get publicUrl(): string {
     return this.PUBLIC_URL ?? `http://127.0.0.1:${this.PORT}`;

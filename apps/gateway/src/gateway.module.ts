@@ -7,6 +7,8 @@ import { AdminController } from './admin/admin.controller';
 import { GatewayCoreModule } from './gateway-core.module';
 import type { GatewayEnv } from './gateway.env';
 import { HealthController } from './health/health.controller';
+import { ApiKeyController } from './identity/api-key.controller';
+import { DocsController } from './identity/docs.controller';
 import { WorkController } from './work/work.controller';
 
 /** The gateway: infrastructure modules, then one feature module per API area. */
@@ -19,11 +21,11 @@ export class GatewayModule {
         DbModule.forRoot(env.DATABASE_URL),
         KafkaModule.forRoot({ settings: kafkaSettingsFrom(env, 'gateway'), rpcClientTimeoutMs: env.RPC_TIMEOUT_MS }),
         RedisModule.forRoot(env.REDIS_URL),
-        IdentityModule.forRoot(env.secretsKey),
+        IdentityModule.forRoot(env.secretsKey, { limit: env.AUTH_FAILURE_LIMIT, windowSeconds: env.AUTH_FAILURE_WINDOW_SECONDS }),
         GatewayCoreModule.register(env),
         // Feature modules (one per API area) go here.
       ],
-      controllers: [HealthController, AdminController, WorkController],
+      controllers: [HealthController, AdminController, WorkController, ApiKeyController, DocsController],
     };
   }
 }

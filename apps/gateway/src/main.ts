@@ -8,6 +8,7 @@ import { GatewayEnv } from './gateway.env';
 import { GatewayModule } from './gateway.module';
 import { HttpExceptionFilter } from './http/http-exception.filter';
 import { jsonBody } from './http/json-body';
+import { v3Deprecation } from './http/v3-deprecation';
 import { StrictValidationPipe } from './http/validation.pipe';
 
 async function bootstrap(): Promise<void> {
@@ -19,6 +20,8 @@ async function bootstrap(): Promise<void> {
     logger: logLevelsUpTo(env.LOG_LEVEL),
   });
   app.disable('x-powered-by');
+  app.set('trust proxy', env.TRUST_PROXY);
+  app.use(v3Deprecation(env.V3_ENABLED === 'true', env.publicUrl));
   app.use(jsonBody(env.BODY_LIMIT_BYTES));
   app.useGlobalPipes(new StrictValidationPipe());
   app.useGlobalFilters(new HttpExceptionFilter());

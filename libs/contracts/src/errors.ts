@@ -26,6 +26,8 @@ export interface ErrorBody {
   code: ErrorCode;
   message: string;
   errors?: FieldError[];
+  /** With TOO_MANY_REQUESTS (and UNAVAILABLE): when to try again; becomes the Retry-After header. */
+  retry_after_seconds?: number;
 }
 
 export class DomainError extends Error {
@@ -33,17 +35,27 @@ export class DomainError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly errors?: FieldError[],
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
     this.name = 'DomainError';
   }
 
   toBody(): ErrorBody {
-    return { code: this.code, message: this.message, ...(this.errors ? { errors: this.errors } : {}) };
+    return {
+      code: this.code,
+      message: this.message,
+      ...(this.errors ? { errors: this.errors } : {}),
+      ...(this.retryAfterSeconds !== undefined ? { retry_after_seconds: this.retryAfterSeconds } : {}),
+    };
   }
 
   static fromBody(body: ErrorBody): DomainError {
-    return new DomainError(body.code, body.message, body.errors);
+    return new DomainError(body.code, body.message, body.errors, body.retry_after_seconds);
+  }
+
+  static tooManyRequests(message: string, retryAfterSeconds: number): DomainError {
+    return new DomainError(ErrorCode.TooManyRequests, message, undefined, Math.max(1, Math.ceil(retryAfterSeconds)));
   }
 
   static notFound(message: string): DomainError {

@@ -17,6 +17,23 @@ export interface ApiKeyPrincipal {
   workstreamId: string | null;
 }
 
+/** An API key as listed to operators: never its secret. */
+export interface ApiKeyView {
+  id: string;
+  scope: 'account' | 'workstream';
+  account_id: string;
+  workstream_id: string | null;
+  prefix: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+  expires_at: string | null;
+  rotated_from_id: string | null;
+}
+
+/** last_used_at is written at most this often per key, so authentication stays a read. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
 export interface WorkerPrincipal {
   workerId: string;
   email: string;
@@ -63,19 +80,89 @@ export class IdentityService {
     return account && ok ? { accountId: account.id } : undefined;
   }
 
+  /** A workstream key (workstreamId set) or a project-level key valid for every workstream of the account. */
   async createApiKey(accountId: string, workstreamId: string | null): Promise<{ id: string; key: string }> {
-    const id = randomUUID();
-    const key = newSecret('wlk');
-    await this.prisma.apiKey.create({
-      data: { id, accountId, workstreamId, keyHash: sha256(key), keyCiphertext: this.secrets.seal(key), prefix: key.slice(0, 8) },
-    });
-    return { id, key };
+    const { row, key } = this.newApiKeyRow(accountId, workstreamId);
+    await this.prisma.apiKey.create({ data: row });
+    return { id: row.id, key };
   }
 
+  private newApiKeyRow(accountId: string, workstreamId: string | null) {
+    const key = newSecret('wlk');
+    const row = { id: randomUUID(), accountId, workstreamId, keyHash: sha256(key), keyCiphertext: this.secrets.seal(key), prefix: key.slice(0, 8) };
+    return { row, key };
+  }
+
+  /**
+   * No cache: every request looks its key up (a unique index on the hash), so a revocation, a rotation's
+   * end and a password reset take effect at once on every gateway instance.
+   */
   async authenticateApiKey(key: string): Promise<ApiKeyPrincipal | undefined> {
     const found = await this.prisma.apiKey.findUnique({ where: { keyHash: sha256(key) } });
-    if (!found || found.revokedAt) return undefined;
+    const now = new Date();
+    if (!found || found.revokedAt || (found.expiresAt && found.expiresAt <= now)) return undefined;
+    if (!found.lastUsedAt || now.getTime() - found.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
+      void this.prisma.apiKey
+        .updateMany({ where: { id: found.id, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: new Date(now.getTime() - LAST_USED_RESOLUTION_MS) } }] }, data: { lastUsedAt: now } })
+        .catch(() => undefined);
+    }
     return { keyId: found.id, accountId: found.accountId, workstreamId: found.workstreamId };
+  }
+
+  async listApiKeys(filter: { accountId?: string; workstreamId?: string }): Promise<ApiKeyView[]> {
+    const rows = await this.prisma.apiKey.findMany({
+      where: { ...(filter.accountId ? { accountId: filter.accountId } : {}), ...(filter.workstreamId ? { workstreamId: filter.workstreamId } : {}) },
+      orderBy: { createdAt: 'asc' },
+      take: 1000,
+    });
+    return rows.map((row) => ({
+      id: row.id,
+      scope: row.workstreamId ? 'workstream' : 'account',
+      account_id: row.accountId,
+      workstream_id: row.workstreamId,
+      prefix: row.prefix,
+      created_at: row.createdAt.toISOString(),
+      last_used_at: row.lastUsedAt?.toISOString() ?? null,
+      revoked_at: row.revokedAt?.toISOString() ?? null,
+      expires_at: row.expiresAt?.toISOString() ?? null,
+      rotated_from_id: row.rotatedFromId,
+    }));
+  }
+
+  /** Revokes a key at once (idempotent: revoking a revoked key keeps its first revocation time). */
+  async revokeApiKey(id: string): Promise<void> {
+    const found = await this.prisma.apiKey.findUnique({ where: { id } });
+    if (!found) throw DomainError.notFound(`API key ${id} not found`);
+    if (!found.revokedAt) await this.prisma.apiKey.update({ where: { id }, data: { revokedAt: new Date() } });
+  }
+
+  /**
+   * Issues a new key of the same scope; the old one keeps working for `overlapSeconds`, then stops.
+   * Tasks created with the new key are signed with the new key; earlier tasks keep their creating key.
+   */
+  async rotateApiKey(id: string, overlapSeconds: number): Promise<{ id: string; key: string }> {
+    const old = await this.prisma.apiKey.findUnique({ where: { id } });
+    if (!old) throw DomainError.notFound(`API key ${id} not found`);
+    const now = new Date();
+    if (old.revokedAt || (old.expiresAt && old.expiresAt <= now)) {
+      throw new DomainError(ErrorCode.Conflict, `API key ${id} is ${old.revokedAt ? 'revoked' : 'expired'} and cannot be rotated`);
+    }
+    const fresh = this.newApiKeyRow(old.accountId, old.workstreamId);
+    const overlapEnds = new Date(now.getTime() + overlapSeconds * 1000);
+    await this.prisma.$transaction([
+      this.prisma.apiKey.create({ data: { ...fresh.row, rotatedFromId: old.id } }),
+      this.prisma.apiKey.update({ where: { id }, data: { expiresAt: old.expiresAt && old.expiresAt < overlapEnds ? old.expiresAt : overlapEnds } }),
+    ]);
+    return { id: fresh.row.id, key: fresh.key };
+  }
+
+  /** A new password for the account's Basic credentials; the old one stops at once. */
+  async resetPassword(accountId: string): Promise<{ id: string; username: string; password: string }> {
+    const account = await this.prisma.account.findUnique({ where: { id: accountId } });
+    if (!account) throw DomainError.notFound(`account ${accountId} not found`);
+    const password = randomBytes(18).toString('base64url');
+    await this.prisma.account.update({ where: { id: accountId }, data: { passwordHash: await hashPassword(password) } });
+    return { id: account.id, username: account.username, password };
   }
 
   async createWorker(email: string, name: string): Promise<{ id: string; token: string }> {

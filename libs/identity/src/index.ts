@@ -1,2 +1,3 @@
 export * from './identity.service';
 export * from './identity.module';
+export * from './failed-auth-limiter';

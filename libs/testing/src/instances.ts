@@ -1,6 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { eventually } from './eventually';
 import { testStack } from './stack';
 
 const ROOT = join(__dirname, '..', '..', '..');
@@ -36,4 +38,31 @@ export function startAppInstance(app: string, extraEnv: Record<string, string> =
       await exited;
     },
   };
+}
+
+/** A TCP port that was free a moment ago (the OS picks it). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts one more gateway on a free port and waits until its /health is 200. */
+export async function startGateway(extraEnv: Record<string, string> = {}): Promise<AppInstance & { url: string }> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const instance = startAppInstance('gateway', { PORT: String(port), PUBLIC_URL: url, ...extraEnv }, `gateway-${port}`);
+  await eventually(
+    async () => {
+      if (instance.process.exitCode !== null) throw new Error(`the gateway on ${port} exited with ${instance.process.exitCode}`);
+      return (await fetch(`${url}/health`)).status === 200 || undefined;
+    },
+    { what: `the gateway on port ${port} to be healthy`, timeoutMs: 60_000, intervalMs: 250 },
+  );
+  return { ...instance, url };
 }

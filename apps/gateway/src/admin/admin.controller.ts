@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, HttpStatus, Param, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Query, UseGuards } from '@nestjs/common';
 import {
   type ConfigurationView,
   CreateAccountDto,
@@ -8,13 +8,15 @@ import {
   CreateWorkerDto,
   CreateWorkstreamDto,
   type LineView,
+  ListApiKeysQuery,
+  RotateApiKeyDto,
   RpcPattern,
   ServiceName,
   type WorkstreamView,
 } from '@workline/contracts';
-import { IdentityService, type NewAccount } from '@workline/identity';
+import { type ApiKeyView, IdentityService, type NewAccount } from '@workline/identity';
 import { KafkaRpcClient } from '@workline/kafka';
-import { AdminTokenGuard } from './admin-token.guard';
+import { AdminTokenGuard } from '../auth/guards';
 
 /** Admin API (docs/admin-api.md): provisioning of accounts, lines, workstreams, keys, configurations, workers. */
 @Controller('admin/v1')
@@ -61,6 +63,38 @@ export class AdminController {
       workstream_id: workstream.id,
       account_id: workstream.account_id,
     });
+  }
+
+  /** A project-level key: valid for every workstream of the account (and their configurations and tasks). */
+  @Post('accounts/:accountId/api-keys')
+  @HttpCode(HttpStatus.CREATED)
+  async createProjectApiKey(@Param('accountId') accountId: string, @Body() _body: CreateApiKeyDto): Promise<{ id: string; key: string }> {
+    await this.identity.requireAccount(accountId);
+    return this.identity.createApiKey(accountId, null);
+  }
+
+  @Get('api-keys')
+  listApiKeys(@Query() query: ListApiKeysQuery): Promise<ApiKeyView[]> {
+    return this.identity.listApiKeys({ accountId: query.account_id, workstreamId: query.workstream_id });
+  }
+
+  @Delete('api-keys/:keyId')
+  @HttpCode(HttpStatus.NO_CONTENT)
+  revokeApiKey(@Param('keyId') keyId: string): Promise<void> {
+    return this.identity.revokeApiKey(keyId);
+  }
+
+  @Post('api-keys/:keyId/rotate')
+  @HttpCode(HttpStatus.CREATED)
+  rotateApiKey(@Param('keyId') keyId: string, @Body() body: RotateApiKeyDto): Promise<{ id: string; key: string }> {
+    return this.identity.rotateApiKey(keyId, body.overlap_seconds);
+  }
+
+  /** New Basic password for the platform API; the old one stops at once. */
+  @Post('accounts/:accountId/credentials/reset')
+  @HttpCode(HttpStatus.OK)
+  resetCredentials(@Param('accountId') accountId: string): Promise<{ id: string; username: string; password: string }> {
+    return this.identity.resetPassword(accountId);
   }
 
   @Post('workers')

@@ -5,7 +5,8 @@ import type { Request } from 'express';
 export type Principal =
   | { kind: 'api-key'; keyId: string; accountId: string; workstreamId: string | null }
   | { kind: 'account'; accountId: string }
-  | { kind: 'worker'; workerId: string; email: string; name: string };
+  | { kind: 'worker'; workerId: string; email: string; name: string }
+  | { kind: 'admin' };
 
 export type PrincipalOf<K extends Principal['kind']> = Extract<Principal, { kind: K }>;
 

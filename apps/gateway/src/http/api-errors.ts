@@ -35,7 +35,14 @@ interface BodyParserError {
 
 /** Maps any thrown value to a status and message; undefined means "unexpected" (a 500 with an error id). */
 export function toHttpProblem(error: unknown): HttpProblem | undefined {
-  if (error instanceof DomainError) return { status: STATUS_OF[error.code], message: error.message, errors: error.errors };
+  if (error instanceof DomainError) {
+    return {
+      status: STATUS_OF[error.code],
+      message: error.message,
+      errors: error.errors,
+      ...(error.retryAfterSeconds !== undefined ? { headers: { 'Retry-After': String(error.retryAfterSeconds) } } : {}),
+    };
+  }
   if (error instanceof HttpException) {
     const response = error.getResponse();
     const message = typeof response === 'string' ? response : String((response as { message?: unknown }).message ?? error.message);

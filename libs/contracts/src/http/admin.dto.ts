@@ -4,10 +4,13 @@ import {
   IsArray,
   IsBoolean,
   IsEmail,
+  IsInt,
   IsNotEmpty,
   IsOptional,
   IsString,
+  Max,
   MaxLength,
+  Min,
   ValidateNested,
 } from 'class-validator';
 
@@ -48,4 +51,17 @@ export class CreateConfigurationDto {
 export class CreateWorkerDto {
   @IsEmail() email!: string;
   @IsString() @IsNotEmpty() @MaxLength(200) name!: string;
+}
+
+/** Longest overlap a rotation may give the old key: 7 days. */
+export const MAX_ROTATION_OVERLAP_SECONDS = 7 * 24 * 3600;
+
+export class RotateApiKeyDto {
+  @IsInt() @Min(0) @Max(MAX_ROTATION_OVERLAP_SECONDS)
+  overlap_seconds!: number;
+}
+
+export class ListApiKeysQuery {
+  @IsOptional() @IsString() account_id?: string;
+  @IsOptional() @IsString() workstream_id?: string;
 }

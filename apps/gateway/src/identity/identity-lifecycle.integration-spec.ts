@@ -1,0 +1,192 @@
+import { adminCreate, adminHeaders, eventually, http, startGateway, testStack } from '@workline/testing';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+interface Key {
+  id: string;
+  key: string;
+}
+
+const keyHeader = (key: string) => ({ 'x-api-key': key });
+const describeKey = (key: string, base = '') => http<{ id: string; scope: string; workstream_id: string | null }>('GET', `${base}/v1/api-key`, { headers: keyHeader(key) });
+
+describe('identity lifecycle: project keys, listing, revocation, rotation, brute force, v3 deprecation', () => {
+  const secrets: string[] = [testStack().adminToken];
+  let accountId: string;
+  let workstreamId: string;
+  let other: Awaited<ReturnType<typeof startGateway>>;
+  const randomSource = () => `198.18.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`;
+
+  beforeAll(async () => {
+    const account = await adminCreate<{ id: string; password: string }>('/accounts', { name: 'Lifecycle Inc' });
+    accountId = account.id;
+    secrets.push(account.password);
+    workstreamId = (await adminCreate<{ id: string }>('/workstreams', { account_id: accountId, name: 'WS', use_cases: [] })).id;
+    // A second gateway: trusts X-Forwarded-For (so a test can act as another client address), a low failed-auth
+    // limit, /v3 switched off, and debug logs (for the secrets-in-logs check).
+    other = await startGateway({ TRUST_PROXY: '1', AUTH_FAILURE_LIMIT: '5', AUTH_FAILURE_WINDOW_SECONDS: '60', V3_ENABLED: 'false', LOG_LEVEL: 'debug' });
+  });
+
+  afterAll(async () => {
+    await other?.stop();
+  });
+
+  it('issues project-level keys valid for the whole account, and workstream keys limited to their workstream', async () => {
+    const project = await adminCreate<Key>(`/accounts/${accountId}/api-keys`, {});
+    const workstream = await adminCreate<Key>(`/workstreams/${workstreamId}/api-keys`, {});
+    secrets.push(project.key, workstream.key);
+    expect(project).toEqual({ id: expect.any(String), key: expect.stringMatching(/^wlk_/) });
+    expect((await describeKey(project.key)).body).toEqual({ id: project.id, scope: 'account', account_id: accountId, workstream_id: null });
+    expect((await describeKey(workstream.key)).body).toEqual({ id: workstream.id, scope: 'workstream', account_id: accountId, workstream_id: workstreamId });
+    const unknown = await http('POST', '/admin/v1/accounts/no-such-account/api-keys', { headers: adminHeaders(), body: {} });
+    expect(unknown.status).toBe(404);
+  });
+
+  it('lists keys without their secrets, with last use', async () => {
+    const { key, id } = await adminCreate<Key>(`/workstreams/${workstreamId}/api-keys`, {});
+    secrets.push(key);
+    expect((await describeKey(key)).status).toBe(200);
+    const listed = await eventually(
+      async () => {
+        const result = await http<Record<string, unknown>[]>('GET', `/admin/v1/api-keys?account_id=${accountId}`, { headers: adminHeaders() });
+        const row = result.body.find((k) => k.id === id);
+        return row?.last_used_at ? result.body : undefined;
+      },
+      { what: 'last_used_at to be recorded' },
+    );
+    const row = listed.find((k) => k.id === id)!;
+    expect(row).toEqual({
+      id,
+      scope: 'workstream',
+      account_id: accountId,
+      workstream_id: workstreamId,
+      prefix: key.slice(0, 8),
+      created_at: expect.any(String),
+      last_used_at: expect.any(String),
+      revoked_at: null,
+      expires_at: null,
+      rotated_from_id: null,
+    });
+    expect(JSON.stringify(listed)).not.toContain(key);
+    const byWorkstream = await http<{ workstream_id: string }[]>('GET', `/admin/v1/api-keys?workstream_id=${workstreamId}`, { headers: adminHeaders() });
+    expect(byWorkstream.body.length).toBeGreaterThan(0);
+    expect(byWorkstream.body.every((k) => k.workstream_id === workstreamId)).toBe(true);
+    expect((await http('GET', '/admin/v1/api-keys')).status).toBe(401);
+  });
+
+  it('revokes a key at once, on every gateway instance', async () => {
+    const { key, id } = await adminCreate<Key>(`/workstreams/${workstreamId}/api-keys`, {});
+    secrets.push(key);
+    expect((await describeKey(key, other.url)).status).toBe(200);
+    const revoked = await http('DELETE', `/admin/v1/api-keys/${id}`, { headers: adminHeaders() });
+    expect(revoked.status).toBe(204);
+    expect(revoked.text).toBe('');
+    for (const base of ['', other.url]) {
+      const refused = await describeKey(key, base);
+      expect(refused.status).toBe(401);
+      expect(refused.body).toEqual({ message: 'Invalid x-api-key' });
+    }
+    expect((await http('DELETE', `/admin/v1/api-keys/${id}`, { headers: adminHeaders() })).status).toBe(204);
+    expect((await http('DELETE', '/admin/v1/api-keys/no-such-key', { headers: adminHeaders() })).status).toBe(404);
+    const listed = await http<{ id: string; revoked_at: string | null }[]>('GET', `/admin/v1/api-keys?account_id=${accountId}`, { headers: adminHeaders() });
+    expect(listed.body.find((k) => k.id === id)?.revoked_at).toEqual(expect.any(String));
+  });
+
+  it('rotates a key: the old one works during the overlap, then stops while requests keep flowing', async () => {
+    const old = await adminCreate<Key>(`/workstreams/${workstreamId}/api-keys`, {});
+    const rotated = await adminCreate<Key>(`/api-keys/${old.id}/rotate`, { overlap_seconds: 3 });
+    secrets.push(old.key, rotated.key);
+    expect(rotated.id).not.toBe(old.id);
+    expect((await describeKey(rotated.key)).body).toMatchObject({ id: rotated.id, scope: 'workstream', workstream_id: workstreamId });
+
+    const seen: number[] = [];
+    await eventually(
+      async () => {
+        const [oldAnswer, newAnswer] = await Promise.all([describeKey(old.key), describeKey(rotated.key, other.url)]);
+        expect(newAnswer.status).toBe(200);
+        seen.push(oldAnswer.status);
+        return oldAnswer.status === 401 || undefined;
+      },
+      { what: 'the overlap to end', timeoutMs: 20_000, intervalMs: 100 },
+    );
+    expect(seen[0]).toBe(200);
+    expect(seen.at(-1)).toBe(401);
+    expect((await describeKey(old.key, other.url)).status).toBe(401);
+    expect((await describeKey(rotated.key)).status).toBe(200);
+
+    const listed = await http<{ id: string; rotated_from_id: string | null; expires_at: string | null }[]>('GET', `/admin/v1/api-keys?workstream_id=${workstreamId}`, { headers: adminHeaders() });
+    expect(listed.body.find((k) => k.id === rotated.id)?.rotated_from_id).toBe(old.id);
+    expect(listed.body.find((k) => k.id === old.id)?.expires_at).toEqual(expect.any(String));
+  });
+
+  it('refuses bad rotations', async () => {
+    const { id, key } = await adminCreate<Key>(`/workstreams/${workstreamId}/api-keys`, {});
+    secrets.push(key);
+    for (const body of [{}, { overlap_seconds: -1 }, { overlap_seconds: 'soon' }, { overlap_seconds: 8 * 24 * 3600 }]) {
+      const result = await http<{ errors: { field: string }[] }>('POST', `/admin/v1/api-keys/${id}/rotate`, { headers: adminHeaders(), body });
+      expect(result.status).toBe(422);
+      expect(result.body.errors[0].field).toBe('overlap_seconds');
+    }
+    expect((await http('POST', '/admin/v1/api-keys/no-such-key/rotate', { headers: adminHeaders(), body: { overlap_seconds: 0 } })).status).toBe(404);
+    await http('DELETE', `/admin/v1/api-keys/${id}`, { headers: adminHeaders() });
+    const revoked = await http('POST', `/admin/v1/api-keys/${id}/rotate`, { headers: adminHeaders(), body: { overlap_seconds: 0 } });
+    expect(revoked.status).toBe(409);
+    expect(revoked.body).toEqual({ message: `API key ${id} is revoked and cannot be rotated` });
+  });
+
+  it('resets the account password: a new one is returned and stored hashed', async () => {
+    const reset = await http<{ id: string; username: string; password: string }>('POST', `/admin/v1/accounts/${accountId}/credentials/reset`, { headers: adminHeaders() });
+    expect(reset.status).toBe(200);
+    expect(reset.body).toEqual({ id: accountId, username: expect.any(String), password: expect.any(String) });
+    expect(secrets).not.toContain(reset.body.password);
+    secrets.push(reset.body.password);
+    expect((await http('POST', '/admin/v1/accounts/no-such-account/credentials/reset', { headers: adminHeaders() })).status).toBe(404);
+  });
+
+  it('refuses a source with too many failed authentications with 429 and Retry-After, even with a good key', async () => {
+    const { key } = await adminCreate<Key>(`/workstreams/${workstreamId}/api-keys`, {});
+    secrets.push(key);
+    const attacker = randomSource();
+    for (let i = 0; i < 5; i++) {
+      const result = await http('GET', `${other.url}/v1/api-key`, { headers: { 'x-api-key': `wlk_guess_${i}`, 'x-forwarded-for': attacker } });
+      expect(result.status).toBe(401);
+    }
+    const blocked = await http<{ message: string }>('GET', `${other.url}/v1/api-key`, { headers: { 'x-api-key': key, 'x-forwarded-for': attacker } });
+    expect(blocked.status).toBe(429);
+    expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(blocked.body.message).toMatch(/^Too many failed authentications from this address; retry in \d+ s$/);
+    const blockedAdmin = await http('POST', `${other.url}/admin/v1/accounts`, { headers: { ...adminHeaders(), 'x-forwarded-for': attacker }, body: { name: 'x' } });
+    expect(blockedAdmin.status).toBe(429);
+    const someoneElse = await http('GET', `${other.url}/v1/api-key`, { headers: { 'x-api-key': key, 'x-forwarded-for': randomSource() } });
+    expect(someoneElse.status).toBe(200);
+  });
+
+  it('marks every /v3 response deprecated with Sunset and a Link to the migration notes; V3_ENABLED=false answers 410', async () => {
+    const served = await http('GET', '/v3/tasks/anything');
+    expect(served.headers.get('deprecation')).toBe('true');
+    expect(served.headers.get('sunset')).toBe('Mon, 25 Dec 2017 00:00:00 GMT');
+    const link = served.headers.get('link')!;
+    expect(link).toMatch(/^<http:\/\/127\.0\.0\.1:\d+\/docs\/v3-migration\.md>; rel="deprecation"; type="text\/markdown"$/);
+    const notes = await http('GET', link.slice(1, link.indexOf('>')));
+    expect(notes.status).toBe(200);
+    expect(notes.text).toContain('# Migrating from the platform API v3 to v4');
+
+    const withdrawn = await http<{ status: number; error: string }>('POST', `${other.url}/v3/tasks`, { body: { template_id: 'x', resources: [{}] } });
+    expect(withdrawn.status).toBe(410);
+    expect(withdrawn.body).toEqual({ status: 410, error: expect.stringMatching(/^API version 3 has been withdrawn: use \/v4/) });
+    expect(withdrawn.headers.get('sunset')).toBe('Mon, 25 Dec 2017 00:00:00 GMT');
+    expect((await http('GET', `${other.url}/v4/lines`)).status).not.toBe(410);
+  });
+
+  it('never writes a key, password or token into a log line', async () => {
+    const worker = await adminCreate<{ token: string }>('/workers', { email: `log.${Date.now()}@example.com`, name: 'Log' });
+    secrets.push(worker.token);
+    await http('POST', `${other.url}/workforce/v1/assignments/next`, { headers: { authorization: `Bearer ${worker.token}` }, body: { kind: 'nothing' } });
+    const logDir = join(__dirname, '..', '..', '..', '..', '.cache', 'logs', 'test');
+    const logs = readdirSync(logDir).map((file) => readFileSync(join(logDir, file), 'utf8'));
+    expect(logs.join('').length).toBeGreaterThan(0);
+    for (const secret of secrets) {
+      expect(logs.some((log) => log.includes(secret))).toBe(false);
+    }
+  });
+});
