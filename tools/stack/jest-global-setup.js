@@ -17,6 +17,9 @@ module.exports = async function globalSetup() {
       KAFKAJS_NO_PARTITIONER_WARNING: '1',
       // Test receivers listen on loopback.
       WEBHOOK_ALLOW_PRIVATE: '1',
+      // Retry waits of 300 ms, 600 ms, 1.2 s, 2.4 s instead of hours (docs/webhooks.md "Decisions").
+      WEBHOOK_RETRY_BASE_MS: '300',
+      WEBHOOK_POLL_MS: '100',
     },
   });
   globalThis.__WORKLINE_STACK__ = stack;
