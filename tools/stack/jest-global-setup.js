@@ -20,6 +20,9 @@ module.exports = async function globalSetup() {
       // Every test request comes from 127.0.0.1: the failed-authentication limit is tested on its own
       // gateway instance (identity-lifecycle.integration-spec.ts), not on the shared one.
       AUTH_FAILURE_LIMIT: '1000000',
+      // Retry waits of 300 ms, 600 ms, 1.2 s, 2.4 s instead of hours (docs/webhooks.md "Decisions").
+      WEBHOOK_RETRY_BASE_MS: '300',
+      WEBHOOK_POLL_MS: '100',
     },
   });
   globalThis.__WORKLINE_STACK__ = stack;

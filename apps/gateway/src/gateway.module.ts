@@ -4,6 +4,7 @@ import { IdentityModule } from '@workline/identity';
 import { KafkaModule, kafkaSettingsFrom } from '@workline/kafka';
 import { RedisModule } from '@workline/redis';
 import { AdminController } from './admin/admin.controller';
+import { DeliveriesModule } from './deliveries/deliveries.module';
 import { GatewayCoreModule } from './gateway-core.module';
 import type { GatewayEnv } from './gateway.env';
 import { HealthController } from './health/health.controller';
@@ -24,6 +25,7 @@ export class GatewayModule {
         IdentityModule.forRoot(env.secretsKey, { limit: env.AUTH_FAILURE_LIMIT, windowSeconds: env.AUTH_FAILURE_WINDOW_SECONDS }),
         GatewayCoreModule.register(env),
         // Feature modules (one per API area) go here.
+        DeliveriesModule,
       ],
       controllers: [HealthController, AdminController, WorkController, ApiKeyController, DocsController],
     };

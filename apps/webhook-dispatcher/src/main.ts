@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { ServiceName } from '@workline/contracts';
 import { runService } from '@workline/kafka';
+import { DispatcherEnv } from './dispatcher.env';
 import { WebhookDispatcherModule } from './webhook-dispatcher.module';
 
-runService(ServiceName.WebhookDispatcher, (env, settings) => WebhookDispatcherModule.register(env, settings));
+runService(ServiceName.WebhookDispatcher, (env, settings) => WebhookDispatcherModule.register(env, settings), DispatcherEnv);

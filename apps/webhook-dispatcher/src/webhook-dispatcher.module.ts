@@ -1,15 +1,35 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import type { BaseEnv } from '@workline/config';
 import { DbModule } from '@workline/db';
+import { DeliveryModule } from '@workline/delivery';
 import { KafkaModule, type KafkaSettings } from '@workline/kafka';
+import { DeliveriesRpcController } from './deliveries.rpc-controller';
+import type { DispatcherEnv } from './dispatcher.env';
+import { DeliveryIntakeController } from './delivery-intake.controller';
 
-/** Owns every outbound call to clients (signed delivery, retries); for now it answers health probes. */
+/** A lease outlives the longest attempt (5 s) many times over, so only a crash lets it expire. */
+const LEASE_MS = 30_000;
+
+/** Owns every outbound call to clients: intake from Kafka, signed attempts with retries, the Delivery API. */
 @Module({})
 export class WebhookDispatcherModule {
-  static register(env: BaseEnv, settings: KafkaSettings): DynamicModule {
+  static register(env: DispatcherEnv, settings: KafkaSettings): DynamicModule {
     return {
       module: WebhookDispatcherModule,
-      imports: [DbModule.forRoot(env.DATABASE_URL), KafkaModule.forRoot({ settings, serveHealth: true })],
+      imports: [
+        DbModule.forRoot(env.DATABASE_URL),
+        KafkaModule.forRoot({ settings, outbox: true, serveHealth: true }),
+        DeliveryModule.register({
+          source: settings.app,
+          instanceId: settings.instanceId,
+          secretsKey: env.secretsKey,
+          retryBaseMs: env.WEBHOOK_RETRY_BASE_MS,
+          allowPrivate: env.allowPrivateCallbacks,
+          pollMs: env.WEBHOOK_POLL_MS,
+          concurrency: env.WEBHOOK_CONCURRENCY,
+          leaseMs: LEASE_MS,
+        }),
+      ],
+      controllers: [DeliveryIntakeController, DeliveriesRpcController],
     };
   }
 }

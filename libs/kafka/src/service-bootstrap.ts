@@ -14,11 +14,15 @@ export const logLevelsUpTo = (level: string): LogLevel[] => LEVELS.slice(0, LEVE
 export const kafkaSettingsFrom = (env: BaseEnv, app: string): KafkaSettings => ({ brokers: env.kafkaBrokers, app, instanceId: env.INSTANCE_ID });
 
 /**
- * Entry point of a Kafka-only service: validates the environment, ensures the topics exist, serves the
+ * Entry point of a Kafka-only service: validates the environment (BaseEnv, or the app's subclass of it), ensures the topics exist, serves the
  * service's RPC topic and its event handlers, and shuts down cleanly on SIGTERM/SIGINT.
  */
-export function runService(service: ServiceName, moduleFor: (env: BaseEnv, settings: KafkaSettings) => DynamicModule): void {
-  const env = loadEnvOrExit(BaseEnv, service);
+export function runService<E extends BaseEnv = BaseEnv>(
+  service: ServiceName,
+  moduleFor: (env: E, settings: KafkaSettings) => DynamicModule,
+  envClass: new () => E = BaseEnv as new () => E,
+): void {
+  const env = loadEnvOrExit(envClass, service);
   const settings = kafkaSettingsFrom(env, service);
   const logger = new Logger(service);
   const start = async (): Promise<INestMicroservice> => {

@@ -2,3 +2,5 @@ export * from './stack';
 export * from './http';
 export * from './eventually';
 export * from './instances';
+export * from './receiver';
+export * from './deliveries';

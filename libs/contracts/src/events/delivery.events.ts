@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsIn, IsOptional, IsString, IsUrl, MaxLength, ValidateNested } from 'class-validator';
+import { IsIn, IsObject, IsOptional, IsString, IsUrl, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
 
 /**
  * Topic.DeliveryRequested: "post this exact body to this URL, durably, with retries". Written by
@@ -24,8 +24,9 @@ export type DeliverySigning = (typeof DELIVERY_SIGNING)[number];
 export class DeliveryRequestedEvent {
   /** Stable id of this delivery, sent as X-SVC-Delivery-Id and unchanged across retries. */
   @IsString() @MaxLength(100) delivery_id!: string;
-  @ValidateNested() @Type(() => DeliveryOwner) owner!: DeliveryOwner;
-  @ValidateNested() @Type(() => DeliverySubject) subject!: DeliverySubject;
+  // IsObject: ValidateNested alone lets a missing object through.
+  @IsObject() @ValidateNested() @Type(() => DeliveryOwner) owner!: DeliveryOwner;
+  @IsObject() @ValidateNested() @Type(() => DeliverySubject) subject!: DeliverySubject;
   /** e.g. task.result_available, task.error, run.processed, batch.completed */
   @IsString() event_type!: string;
   /** Without userinfo: credentials travel in sealed_authorization. */
@@ -33,8 +34,10 @@ export class DeliveryRequestedEvent {
   /** The exact bytes to send (UTF-8 JSON text); signed as they are. */
   @IsString() body!: string;
   @IsIn(DELIVERY_SIGNING) signing!: DeliverySigning;
-  /** Sealed API key that signs X-SVC-Signature (signing = x-svc-signature). */
-  @IsOptional() @IsString() sealed_secret?: string;
+  /** Sealed API key that signs X-SVC-Signature: required when signing = x-svc-signature. */
+  @ValidateIf((event: DeliveryRequestedEvent) => event.signing === 'x-svc-signature' || event.sealed_secret !== undefined)
+  @IsString()
+  sealed_secret?: string;
   /** Sealed `Authorization` header value, e.g. Basic credentials taken from the callback URL. */
   @IsOptional() @IsString() sealed_authorization?: string;
 }

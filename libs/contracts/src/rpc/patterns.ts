@@ -16,4 +16,8 @@ export enum RpcPattern {
   TaskAssignmentNext = 'oversight.assignment.next',
   TaskAssignmentComplete = 'oversight.assignment.complete',
   TaskAssignmentFlag = 'oversight.assignment.flag',
+  /** Delivery API (webhook-dispatcher): the caller's deliveries, one with its attempts, a redelivery. */
+  DeliveryList = 'delivery.delivery.list',
+  DeliveryGet = 'delivery.delivery.get',
+  DeliveryRedeliver = 'delivery.delivery.redeliver',
 }

@@ -1,0 +1,55 @@
+import { Controller, Get, HttpCode, HttpStatus, Param, Post, Query, UseGuards } from '@nestjs/common';
+import {
+  type DeliveryDetailView,
+  type DeliveryGetRequest,
+  type DeliveryListRequest,
+  type DeliveryPage,
+  type DeliveryScope,
+  type DeliveryView,
+  ListDeliveriesQuery,
+  RpcPattern,
+  ServiceName,
+} from '@workline/contracts';
+import { KafkaRpcClient } from '@workline/kafka';
+import { CurrentPrincipal, type Principal } from '../auth/principal';
+import { ApiKeyOrBasicGuard } from './api-key-or-basic.guard';
+
+/** Whose deliveries the caller sees: see DeliveryScope and docs/webhooks.md. */
+export function deliveryScopeOf(principal: Principal): DeliveryScope {
+  switch (principal.kind) {
+    case 'api-key':
+      return principal.workstreamId
+        ? { kind: 'workstream', account_id: principal.accountId, workstream_id: principal.workstreamId }
+        : { kind: 'account-workstreams', account_id: principal.accountId };
+    case 'account':
+      return { kind: 'platform', account_id: principal.accountId };
+    default:
+      throw new Error(`no delivery scope for a ${principal.kind} principal`);
+  }
+}
+
+/** Delivery API (docs/webhooks.md): the caller's webhook deliveries, their attempts, redelivery. */
+@Controller('v1/deliveries')
+@UseGuards(ApiKeyOrBasicGuard)
+export class DeliveriesController {
+  constructor(private readonly rpc: KafkaRpcClient) {}
+
+  @Get()
+  list(@CurrentPrincipal() principal: Principal, @Query() query: ListDeliveriesQuery): Promise<DeliveryPage> {
+    const request: DeliveryListRequest = { ...query, scope: deliveryScopeOf(principal) };
+    return this.rpc.request<DeliveryPage>(ServiceName.WebhookDispatcher, RpcPattern.DeliveryList, request);
+  }
+
+  @Get(':id')
+  get(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<DeliveryDetailView> {
+    const request: DeliveryGetRequest = { scope: deliveryScopeOf(principal), delivery_id: id };
+    return this.rpc.request<DeliveryDetailView>(ServiceName.WebhookDispatcher, RpcPattern.DeliveryGet, request);
+  }
+
+  @Post(':id/redeliver')
+  @HttpCode(HttpStatus.ACCEPTED)
+  redeliver(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<DeliveryView> {
+    const request: DeliveryGetRequest = { scope: deliveryScopeOf(principal), delivery_id: id };
+    return this.rpc.request<DeliveryView>(ServiceName.WebhookDispatcher, RpcPattern.DeliveryRedeliver, request);
+  }
+}

@@ -1,0 +1,34 @@
+import { Controller } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import {
+  type DeliveryDetailView,
+  DeliveryGetRequest,
+  DeliveryListRequest,
+  type DeliveryPage,
+  DeliveryRedeliverRequest,
+  type DeliveryView,
+  RpcPattern,
+  validateContract,
+} from '@workline/contracts';
+import { DeliveriesService } from '@workline/delivery';
+
+/** The Delivery API's questions, asked by the gateway on the caller's behalf (scope included). */
+@Controller()
+export class DeliveriesRpcController {
+  constructor(private readonly deliveries: DeliveriesService) {}
+
+  @MessagePattern(RpcPattern.DeliveryList)
+  list(@Payload() payload: unknown): Promise<DeliveryPage> {
+    return this.deliveries.list(validateContract(DeliveryListRequest, payload));
+  }
+
+  @MessagePattern(RpcPattern.DeliveryGet)
+  get(@Payload() payload: unknown): Promise<DeliveryDetailView> {
+    return this.deliveries.get(validateContract(DeliveryGetRequest, payload));
+  }
+
+  @MessagePattern(RpcPattern.DeliveryRedeliver)
+  redeliver(@Payload() payload: unknown): Promise<DeliveryView> {
+    return this.deliveries.redeliver(validateContract(DeliveryRedeliverRequest, payload));
+  }
+}

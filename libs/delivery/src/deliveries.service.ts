@@ -1,0 +1,152 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { parseCallbackUrl } from '@workline/callback-url';
+import {
+  DELIVERY_PAGE_DEFAULT,
+  type DeliveryAttemptView,
+  type DeliveryDetailView,
+  type DeliveryGetRequest,
+  type DeliveryListRequest,
+  type DeliveryPage,
+  type DeliveryRequestedEvent,
+  type DeliveryStatus,
+  type DeliveryView,
+  DomainError,
+  ErrorCode,
+} from '@workline/contracts';
+import { type Delivery, type DeliveryAttempt, type Prisma, PrismaService } from '@workline/db';
+import { SecretBox } from '@workline/secrets';
+import { DELIVERY_OPTIONS, type DeliveryOptions } from './delivery.options';
+import { decodeCursor, encodeCursor, scopeWhere } from './delivery-scope';
+import { DeliveryScheduler } from './delivery.scheduler';
+
+const iso = (date: Date | null) => (date ? date.toISOString() : null);
+
+export function toDeliveryView(row: Delivery): DeliveryView {
+  return {
+    id: row.id,
+    event_type: row.eventType,
+    task_id: row.taskId,
+    run_id: row.runId,
+    url: row.url,
+    status: row.status as DeliveryStatus,
+    attempt_count: row.attemptCount,
+    next_attempt_at: row.status === 'pending' ? iso(row.nextAttemptAt) : null,
+    last_status_code: row.lastStatusCode,
+    last_error: row.lastError,
+    created_at: row.createdAt.toISOString(),
+    delivered_at: iso(row.deliveredAt),
+    dead_at: iso(row.deadAt),
+  };
+}
+
+export function toAttemptView(row: DeliveryAttempt): DeliveryAttemptView {
+  return {
+    number: row.number,
+    attempted_at: row.attemptedAt.toISOString(),
+    status_code: row.statusCode,
+    duration_ms: row.durationMs,
+    error: row.error,
+    response_excerpt: row.responseExcerpt,
+  };
+}
+
+/** Intake of delivery requests and the Delivery API (list, one with its attempts, redeliver). */
+@Injectable()
+export class DeliveriesService {
+  private readonly logger = new Logger(DeliveriesService.name);
+  private readonly box: SecretBox;
+
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly scheduler: DeliveryScheduler,
+    @Inject(DELIVERY_OPTIONS) options: DeliveryOptions,
+  ) {
+    this.box = new SecretBox(options.secretsKey);
+  }
+
+  /**
+   * Stores a requested delivery, due now. Idempotent on delivery_id: a request seen again (Kafka
+   * redelivery, a producer retry) changes nothing. Returns whether it was new.
+   */
+  async intake(event: DeliveryRequestedEvent): Promise<boolean> {
+    // The contract says the URL comes without userinfo; should one slip through, its credentials are
+    // moved into the sealed Authorization so they never reach the table, the API or a log.
+    const parsed = parseCallbackUrl(event.url);
+    const sealedAuthorization = event.sealed_authorization ?? (parsed.authorization ? this.box.seal(parsed.authorization) : null);
+    const created = await this.prisma.delivery.createMany({
+      data: [
+        {
+          id: event.delivery_id,
+          accountId: event.owner.account_id,
+          workstreamId: event.owner.workstream_id ?? null,
+          taskId: event.subject.task_id ?? null,
+          runId: event.subject.run_id ?? null,
+          eventType: event.event_type,
+          url: parsed.url,
+          body: event.body,
+          signing: event.signing,
+          sealedSecret: event.sealed_secret ?? null,
+          sealedAuthorization,
+          status: 'pending',
+          nextAttemptAt: new Date(),
+        },
+      ],
+      skipDuplicates: true,
+    });
+    if (created.count) this.scheduler.poke();
+    else this.logger.debug(`delivery ${event.delivery_id} was already taken in`);
+    return created.count > 0;
+  }
+
+  async list(request: DeliveryListRequest): Promise<DeliveryPage> {
+    const limit = request.limit ?? DELIVERY_PAGE_DEFAULT;
+    const where: Prisma.DeliveryWhereInput[] = [scopeWhere(request.scope)];
+    if (request.task_id !== undefined) where.push({ taskId: request.task_id });
+    if (request.status !== undefined) where.push({ status: request.status });
+    if (request.cursor !== undefined) {
+      const { createdAt, id } = decodeCursor(request.cursor);
+      where.push({ OR: [{ createdAt: { lt: createdAt } }, { createdAt, id: { lt: id } }] });
+    }
+    const rows = await this.prisma.delivery.findMany({
+      where: { AND: where },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      take: limit + 1,
+    });
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    return { deliveries: page.map(toDeliveryView), next_cursor: rows.length > limit && last ? encodeCursor(last.createdAt, last.id) : null };
+  }
+
+  async get(request: DeliveryGetRequest): Promise<DeliveryDetailView> {
+    const row = await this.prisma.delivery.findFirst({
+      where: { AND: [{ id: request.delivery_id }, scopeWhere(request.scope)] },
+      include: { attempts: { orderBy: { number: 'asc' } } },
+    });
+    if (!row) throw notFound(request.delivery_id);
+    return { ...toDeliveryView(row), attempts: row.attempts.map(toAttemptView) };
+  }
+
+  /**
+   * Queues another delivery now. A delivered or dead delivery starts a fresh round (the full retry
+   * schedule again); a pending one is brought forward. While an attempt is in flight the request is
+   * recorded and applied when that attempt ends, so two attempts never overlap.
+   */
+  async redeliver(request: DeliveryGetRequest): Promise<DeliveryView> {
+    const row = await this.prisma.$transaction(async (tx) => {
+      const found = await tx.delivery.findFirst({ where: { AND: [{ id: request.delivery_id }, scopeWhere(request.scope)] }, select: { id: true } });
+      if (!found) throw notFound(request.delivery_id);
+      const [locked] = await tx.$queryRaw<{ in_flight: boolean }[]>`
+        select (lease_token is not null and lease_until > now()) as in_flight from delivery where id = ${found.id} for update`;
+      if (locked.in_flight) return tx.delivery.update({ where: { id: found.id }, data: { redeliverRequested: true } });
+      await tx.$executeRaw`
+        update delivery set status = 'pending', next_attempt_at = now(), dead_at = null,
+          round_failures = case when status = 'pending' then round_failures else 0 end, updated_at = now()
+        where id = ${found.id}`;
+      return tx.delivery.findUniqueOrThrow({ where: { id: found.id } });
+    });
+    this.scheduler.poke();
+    return { ...toDeliveryView(row), status: 'pending' };
+  }
+}
+
+const notFound = (id: string) => new DomainError(ErrorCode.NotFound, `delivery ${id} not found`);

@@ -1,0 +1,22 @@
+/** Injection token of DeliveryOptions. */
+export const DELIVERY_OPTIONS = Symbol('DELIVERY_OPTIONS');
+
+/** How this dispatcher instance delivers; built from its environment (DispatcherEnv). */
+export interface DeliveryOptions {
+  /** Outbox source of this app's events (the app's name). */
+  source: string;
+  /** Recorded on each attempt, for operators. */
+  instanceId: string;
+  /** Opens sealed secrets (SECRETS_KEY). */
+  secretsKey: string;
+  /** Scales the retry waits (1 h, 2 h, 4 h, 8 h at the default of one hour). */
+  retryBaseMs: number;
+  /** Lifts the SSRF guard (WEBHOOK_ALLOW_PRIVATE=1, development and tests only). */
+  allowPrivate: boolean;
+  /** How often an idle scheduler looks for due deliveries. */
+  pollMs: number;
+  /** Attempts one instance makes at once. */
+  concurrency: number;
+  /** How long a claim keeps other instances off a delivery; longer than an attempt can take. */
+  leaseMs: number;
+}

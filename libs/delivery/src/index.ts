@@ -1,0 +1,7 @@
+export * from './retry-policy';
+export * from './http-attempt';
+export * from './delivery.options';
+export * from './delivery-scope';
+export * from './delivery.scheduler';
+export * from './deliveries.service';
+export * from './delivery.module';
