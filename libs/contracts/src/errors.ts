@@ -26,6 +26,8 @@ export interface ErrorBody {
   code: ErrorCode;
   message: string;
   errors?: FieldError[];
+  /** The code of the platform API v3 error table, for errors raised while serving a v3 request. */
+  v3_code?: number;
 }
 
 export class DomainError extends Error {
@@ -33,17 +35,23 @@ export class DomainError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly errors?: FieldError[],
+    readonly v3Code?: number,
   ) {
     super(message);
     this.name = 'DomainError';
   }
 
   toBody(): ErrorBody {
-    return { code: this.code, message: this.message, ...(this.errors ? { errors: this.errors } : {}) };
+    return {
+      code: this.code,
+      message: this.message,
+      ...(this.errors ? { errors: this.errors } : {}),
+      ...(this.v3Code !== undefined ? { v3_code: this.v3Code } : {}),
+    };
   }
 
   static fromBody(body: ErrorBody): DomainError {
-    return new DomainError(body.code, body.message, body.errors);
+    return new DomainError(body.code, body.message, body.errors, body.v3_code);
   }
 
   static notFound(message: string): DomainError {

@@ -9,3 +9,4 @@ export * from './http/admin.dto';
 export * from './http/work.dto';
 export * from './rpc/patterns';
 export * from './rpc/messages';
+export * from './rpc/platform.messages';

@@ -2,3 +2,4 @@ export * from './stack';
 export * from './http';
 export * from './eventually';
 export * from './instances';
+export * from './platform';
