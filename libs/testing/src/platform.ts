@@ -1,5 +1,6 @@
+import 'reflect-metadata';
 import { type DeliveryRequestedEvent, type EventEnvelope, Topic } from '@workline/contracts';
-import { type Consumer, Kafka, logLevel } from 'kafkajs';
+import { createKafka } from '@workline/kafka';
 import { randomUUID } from 'node:crypto';
 import { eventually } from './eventually';
 import { adminCreate, http, type HttpResult } from './http';
@@ -52,6 +53,8 @@ export function flagUnit(worker: Record<string, string>, assignmentId: string, r
   return http('POST', `/workforce/v1/assignments/${assignmentId}/flag`, { headers: worker, body: { reason } });
 }
 
+type Consumer = ReturnType<ReturnType<typeof createKafka>['consumer']>;
+
 /** Reads Topic.DeliveryRequested in a group of its own, from the beginning, keyed by subject.run_id. */
 export class DeliveryWatcher {
   private readonly seen = new Map<string, DeliveryRequestedEvent[]>();
@@ -59,7 +62,7 @@ export class DeliveryWatcher {
   private constructor(private readonly consumer: Consumer) {}
 
   static async start(): Promise<DeliveryWatcher> {
-    const kafka = new Kafka({ clientId: `test-deliveries-${randomUUID()}`, brokers: testStack().kafkaBrokers, logLevel: logLevel.NOTHING });
+    const kafka = createKafka({ brokers: testStack().kafkaBrokers, app: 'test-deliveries', instanceId: randomUUID() });
     const consumer = kafka.consumer({ groupId: `test-deliveries-${randomUUID()}` });
     const watcher = new DeliveryWatcher(consumer);
     await consumer.connect();
