@@ -1,5 +1,5 @@
 import { BaseEnv } from '@workline/config';
-import { IsInt, IsString, Matches, Max, Min, MinLength, ValidateIf } from 'class-validator';
+import { IsIn, IsInt, IsString, Matches, Max, Min, MinLength, ValidateIf } from 'class-validator';
 
 /** Gateway settings on top of BaseEnv; see the README's configuration table. */
 export class GatewayEnv extends BaseEnv {
@@ -13,6 +13,14 @@ export class GatewayEnv extends BaseEnv {
   /** Largest JSON body accepted, in bytes (also the limit behind 413). */
   @IsInt() @Min(1024) @Max(256 * 1024 * 1024)
   BODY_LIMIT_BYTES: number = 10 * 1024 * 1024;
+
+  /** false withdraws the deprecated platform API v3: /v3 answers 410. */
+  @IsIn(['0', '1', 'true', 'false'])
+  V3_ENABLED: string = 'true';
+
+  get v3Enabled(): boolean {
+    return this.V3_ENABLED === '1' || this.V3_ENABLED === 'true';
+  }
 
   @Matches(/^https?:\/\/\S+$/, { message: 'PUBLIC_URL must be an http(s) URL' })
   @ValidateIf((env: GatewayEnv) => env.PUBLIC_URL !== undefined)

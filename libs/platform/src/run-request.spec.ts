@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { DomainError } from '@workline/contracts';
+import { type DomainError } from '@workline/contracts';
 import { parseRunRequest } from './run-request';
 
 const failure = (api: 'v4' | 'v3', body: unknown) => {

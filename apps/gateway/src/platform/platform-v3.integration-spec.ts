@@ -1,5 +1,6 @@
 import { SecretBox } from '@workline/secrets';
 import {
+  type AppInstance,
   basicHeader,
   completeUnit,
   createPlatformAccount,
@@ -10,6 +11,7 @@ import {
   http,
   nextUnit,
   type PlatformAccount,
+  startAppInstance,
   testStack,
 } from '@workline/testing';
 
@@ -159,6 +161,35 @@ describe('platform API v3 (deprecated): batches over v4 runs (real Kafka and Pos
       const notMine = await getBatch(acme, theirs.body.task_id);
       expect([notMine.status, notMine.body]).toEqual([400, { status: 100, error: 'Task not owned by caller' }]);
       expect((await http('POST', `/v4/runs/${theirs.body.task_id}/abort`, { headers: other.auth })).status).toBe(202);
+    });
+
+    it('every v3 answer is marked deprecated, errors included', async () => {
+      for (const result of [await getBatch(acme, 'no-such-task'), await http('GET', '/v3/tasks/x')]) {
+        expect(result.headers.get('deprecation')).toBe('true');
+        expect(result.headers.get('sunset')).toBe('Mon, 25 Dec 2017 00:00:00 GMT');
+        expect(result.headers.get('link')).toBe('</docs/v3-migration.md>; rel="deprecation"');
+      }
+    });
+
+    describe('withdrawn (V3_ENABLED=false)', () => {
+      let gateway: AppInstance;
+      const port = Number(new URL(testStack().gatewayUrl).port) + 8;
+
+      beforeAll(async () => {
+        gateway = startAppInstance('gateway', { PORT: String(port), V3_ENABLED: 'false' });
+        await eventually(async () => (await fetch(`http://127.0.0.1:${port}/health`).catch(() => undefined))?.status === 200, {
+          what: 'the gateway without v3',
+          timeoutMs: 60_000,
+        });
+      });
+
+      afterAll(() => gateway?.stop());
+
+      it('answers 410 with a v3 error body, and v4 still works', async () => {
+        const result = await http('POST', `http://127.0.0.1:${port}/v3/tasks`, { headers: acme.auth, body: { template_id: acme.lineId, resources: [{}] } });
+        expect([result.status, result.body]).toEqual([410, { status: 410, error: 'The platform API v3 is withdrawn: use /v4 (docs/v3-migration.md)' }]);
+        expect((await http('GET', `http://127.0.0.1:${port}/v4/lines`, { headers: acme.auth })).status).toBe(200);
+      });
     });
 
     it('404 for unknown v3 paths', async () => {
