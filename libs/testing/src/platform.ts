@@ -1,10 +1,18 @@
 import 'reflect-metadata';
 import { type DeliveryRequestedEvent, type EventEnvelope, Topic } from '@workline/contracts';
 import { createKafka } from '@workline/kafka';
+import { SecretBox } from '@workline/secrets';
 import { randomUUID } from 'node:crypto';
 import { eventually } from './eventually';
 import { adminCreate, http, type HttpResult } from './http';
 import { testStack } from './stack';
+
+/** The platform API's timestamps: YYYY-MM-DDTHH:MM:SSZ. */
+export const ISO_SECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
+
+/** Opens a sealed secret of an event (e.g. sealed_authorization) with the stack's SECRETS_KEY. */
+export const openSealed = (sealed: string) =>
+  new SecretBox(testStack().appEnv.SECRETS_KEY ?? 'workline-development-secrets-key-do-not-use-in-production').open(sealed);
 
 /** A platform API client account with one production line, and its Basic header. */
 export interface PlatformAccount {

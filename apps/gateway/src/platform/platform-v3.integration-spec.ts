@@ -1,4 +1,3 @@
-import { SecretBox } from '@workline/secrets';
 import {
   type AppInstance,
   basicHeader,
@@ -9,15 +8,15 @@ import {
   eventually,
   flagUnit,
   http,
+  ISO_SECONDS,
   nextUnit,
+  openSealed,
   type PlatformAccount,
   startAppInstance,
   testStack,
 } from '@workline/testing';
 
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 const UTC = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC$/;
-const SECRETS_KEY = testStack().appEnv.SECRETS_KEY ?? 'workline-development-secrets-key-do-not-use-in-production';
 
 interface Batch {
   task_id: string;
@@ -50,7 +49,7 @@ describe('platform API v3 (deprecated): batches over v4 runs (real Kafka and Pos
       resources: [{ identifier: 'r1', url: 'https://img/1.jpg', meta: { w: 10 } }, { url: 'https://img/2.jpg' }, { identifier: 'r3', bad: true }],
     });
     expect(sent.status).toBe(200);
-    expect(sent.body).toEqual({ template_id: acme.lineId, task_id: expect.any(String), status: 'In-Progress', started_at: expect.stringMatching(ISO) });
+    expect(sent.body).toEqual({ template_id: acme.lineId, task_id: expect.any(String), status: 'In-Progress', started_at: expect.stringMatching(ISO_SECONDS) });
 
     const pending = await getBatch(acme, sent.body.task_id);
     expect(pending.status).toBe(200);
@@ -78,7 +77,7 @@ describe('platform API v3 (deprecated): batches over v4 runs (real Kafka and Pos
       template_id: acme.lineId,
       status: 'Completed',
       started_at: sent.body.started_at,
-      finished_at: expect.stringMatching(ISO),
+      finished_at: expect.stringMatching(ISO_SECONDS),
       resources: [
         { identifier: 'r1', url: 'https://img/1.jpg', meta: { w: 10 }, label: 'cat', extra: { status: 'Completed' } },
         { url: 'https://img/2.jpg', label: 'cat', extra: { status: 'Completed' } },
@@ -89,7 +88,7 @@ describe('platform API v3 (deprecated): batches over v4 runs (real Kafka and Pos
 
     const delivery = await deliveries.first(sent.body.task_id);
     expect(delivery).toMatchObject({ event_type: 'batch.completed', url: 'http://127.0.0.1:9/v3/callback', signing: 'none', owner: { account_id: acme.id } });
-    expect(new SecretBox(SECRETS_KEY).open(delivery.sealed_authorization!)).toBe(`Basic ${Buffer.from('v3user:v3pass').toString('base64')}`);
+    expect(openSealed(delivery.sealed_authorization!)).toBe(`Basic ${Buffer.from('v3user:v3pass').toString('base64')}`);
     const body = JSON.parse(delivery.body);
     expect(body).toEqual({
       task_id: sent.body.task_id,

@@ -1,5 +1,4 @@
 import { PrismaService } from '@workline/db';
-import { SecretBox } from '@workline/secrets';
 import {
   basicHeader,
   completeUnit,
@@ -9,15 +8,15 @@ import {
   eventually,
   flagUnit,
   http,
+  ISO_SECONDS,
   nextUnit,
+  openSealed,
   type PlatformAccount,
   testStack,
 } from '@workline/testing';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
-const SECRETS_KEY = testStack().appEnv.SECRETS_KEY ?? 'workline-development-secrets-key-do-not-use-in-production';
 
 interface RunView {
   id: string;
@@ -189,7 +188,7 @@ describe('platform API v4: lines, runs, abort, callbacks (real Kafka and Postgre
       ];
       const created = await createRun(acme, { line_id: acme.lineId, units, something_else: true });
       expect(created.status).toBe(201);
-      expect(created.body).toEqual({ id: expect.any(String), line_id: acme.lineId, status: 'Processing', created_at: expect.stringMatching(TIMESTAMP) });
+      expect(created.body).toEqual({ id: expect.any(String), line_id: acme.lineId, status: 'Processing', created_at: expect.stringMatching(ISO_SECONDS) });
       const run = await getRun(acme, created.body.id);
       expect(run.status).toBe(200);
       expect(run.body).toEqual({
@@ -213,7 +212,7 @@ describe('platform API v4: lines, runs, abort, callbacks (real Kafka and Postgre
       await workLine(acme.lineId, (input) => (input.bad ? 'flag' : 'complete'));
       const run = await getRun(acme, created.body.id);
       expect(run.body.status).toBe('Processed');
-      expect(run.body.processed_at).toMatch(TIMESTAMP);
+      expect(run.body.processed_at).toMatch(ISO_SECONDS);
       expect(run.text).not.toContain('s3cr');
       expect(run.text).not.toContain('callback');
       expect(run.body.units.map((u) => [u.input.identifier, u.meta.status, u.output])).toEqual([
@@ -222,7 +221,7 @@ describe('platform API v4: lines, runs, abort, callbacks (real Kafka and Postgre
         ['c', 'Completed', { label: 'done-c', nested: { ok: true } }],
       ]);
       for (const unit of run.body.units) {
-        expect(unit.meta.processed_at).toMatch(TIMESTAMP);
+        expect(unit.meta.processed_at).toMatch(ISO_SECONDS);
         expect(unit.meta.processed_at! <= run.body.processed_at!).toBe(true);
       }
 
@@ -238,7 +237,7 @@ describe('platform API v4: lines, runs, abort, callbacks (real Kafka and Postgre
         sealed_authorization: expect.any(String),
       });
       expect(JSON.parse(delivery.body)).toEqual(run.body);
-      expect(new SecretBox(SECRETS_KEY).open(delivery.sealed_authorization!)).toBe(`Basic ${Buffer.from('client:s3cr@t').toString('base64')}`);
+      expect(openSealed(delivery.sealed_authorization!)).toBe(`Basic ${Buffer.from('client:s3cr@t').toString('base64')}`);
       expect(JSON.stringify(delivery)).not.toContain('s3cr');
       expect(deliveries.of(created.body.id)).toHaveLength(1);
     });
@@ -286,7 +285,7 @@ describe('platform API v4: lines, runs, abort, callbacks (real Kafka and Postgre
         ['u4', 'Aborted', {}],
         ['u5', 'Aborted', {}],
       ]);
-      expect(run.processed_at).toMatch(TIMESTAMP);
+      expect(run.processed_at).toMatch(ISO_SECONDS);
 
       const late = await completeUnit(worker, leased!.assignment_id, { output: { too: 'late' } });
       expect(late.status).toBe(409);
