@@ -14,6 +14,14 @@ export class GatewayEnv extends BaseEnv {
   @IsInt() @Min(1024) @Max(256 * 1024 * 1024)
   BODY_LIMIT_BYTES: number = 10 * 1024 * 1024;
 
+  /** false withdraws the deprecated platform API v3: /v3 answers 410. */
+  @IsIn(['0', '1', 'true', 'false'])
+  V3_ENABLED: string = 'true';
+
+  get v3Enabled(): boolean {
+    return this.V3_ENABLED === '1' || this.V3_ENABLED === 'true';
+  }
+
   @Matches(/^https?:\/\/\S+$/, { message: 'PUBLIC_URL must be an http(s) URL' })
   @ValidateIf((env: GatewayEnv) => env.PUBLIC_URL !== undefined)
   PUBLIC_URL?: string;
@@ -28,10 +36,6 @@ export class GatewayEnv extends BaseEnv {
   /** Express "trust proxy": 0 (default) uses the socket address; 1 (or a number of hops) trusts X-Forwarded-For. */
   @IsInt() @Min(0) @Max(10)
   TRUST_PROXY: number = 0;
-
-  /** false makes every /v3 route answer 410 (the deprecated API is withdrawn). */
-  @IsIn(['true', 'false'])
-  V3_ENABLED: string = 'true';
 
   get publicUrl(): string {
     return this.PUBLIC_URL ?? `http://127.0.0.1:${this.PORT}`;

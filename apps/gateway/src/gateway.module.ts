@@ -10,6 +10,7 @@ import type { GatewayEnv } from './gateway.env';
 import { HealthController } from './health/health.controller';
 import { ApiKeyController } from './identity/api-key.controller';
 import { DocsController } from './identity/docs.controller';
+import { PlatformModule } from './platform/platform.module';
 import { WorkController } from './work/work.controller';
 
 /** The gateway: infrastructure modules, then one feature module per API area. */
@@ -26,6 +27,7 @@ export class GatewayModule {
         GatewayCoreModule.register(env),
         // Feature modules (one per API area) go here.
         DeliveriesModule,
+        PlatformModule,
       ],
       controllers: [HealthController, AdminController, WorkController, ApiKeyController, DocsController],
     };

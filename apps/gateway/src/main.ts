@@ -21,7 +21,7 @@ async function bootstrap(): Promise<void> {
   });
   app.disable('x-powered-by');
   app.set('trust proxy', env.TRUST_PROXY);
-  app.use(v3Deprecation(env.V3_ENABLED === 'true', env.publicUrl));
+  app.use(v3Deprecation(env.v3Enabled, env.publicUrl));
   app.use(jsonBody(env.BODY_LIMIT_BYTES));
   app.useGlobalPipes(new StrictValidationPipe());
   app.useGlobalFilters(new HttpExceptionFilter());

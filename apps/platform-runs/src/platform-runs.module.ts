@@ -1,18 +1,28 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import type { BaseEnv } from '@workline/config';
+import { type BaseEnv, loadEnvOrExit } from '@workline/config';
 import { DbModule } from '@workline/db';
 import { KafkaModule, type KafkaSettings } from '@workline/kafka';
-import { LinesService } from '@workline/platform';
+import { LinesService, PLATFORM_SETTINGS, type PlatformSettings, RunsService, UnitWorkService } from '@workline/platform';
 import { LinesRpcController } from './lines.rpc-controller';
+import { PlatformRunsEnv } from './platform-runs.env';
+import { RunAbortEventController } from './run-abort.event-controller';
+import { RunsRpcController } from './runs.rpc-controller';
+import { UnitWorkRpcController } from './unit-work.rpc-controller';
 
 @Module({})
 export class PlatformRunsModule {
   static register(env: BaseEnv, settings: KafkaSettings): DynamicModule {
+    const own = loadEnvOrExit(PlatformRunsEnv, 'platform-runs');
+    const platform: PlatformSettings = {
+      secretsKey: env.secretsKey,
+      allowPrivateCallbacks: env.allowPrivateCallbacks,
+      unitLeaseSeconds: own.UNIT_LEASE_SECONDS,
+    };
     return {
       module: PlatformRunsModule,
       imports: [DbModule.forRoot(env.DATABASE_URL), KafkaModule.forRoot({ settings, outbox: true, serveHealth: true })],
-      controllers: [LinesRpcController],
-      providers: [LinesService],
+      controllers: [LinesRpcController, RunsRpcController, UnitWorkRpcController, RunAbortEventController],
+      providers: [{ provide: PLATFORM_SETTINGS, useValue: platform }, LinesService, RunsService, UnitWorkService],
     };
   }
 }

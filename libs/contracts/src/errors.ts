@@ -26,6 +26,8 @@ export interface ErrorBody {
   code: ErrorCode;
   message: string;
   errors?: FieldError[];
+  /** The code of the platform API v3 error table, for errors raised while serving a v3 request. */
+  v3_code?: number;
   /** With TOO_MANY_REQUESTS (and UNAVAILABLE): when to try again; becomes the Retry-After header. */
   retry_after_seconds?: number;
 }
@@ -35,6 +37,7 @@ export class DomainError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly errors?: FieldError[],
+    readonly v3Code?: number,
     readonly retryAfterSeconds?: number,
   ) {
     super(message);
@@ -46,16 +49,17 @@ export class DomainError extends Error {
       code: this.code,
       message: this.message,
       ...(this.errors ? { errors: this.errors } : {}),
+      ...(this.v3Code !== undefined ? { v3_code: this.v3Code } : {}),
       ...(this.retryAfterSeconds !== undefined ? { retry_after_seconds: this.retryAfterSeconds } : {}),
     };
   }
 
   static fromBody(body: ErrorBody): DomainError {
-    return new DomainError(body.code, body.message, body.errors, body.retry_after_seconds);
+    return new DomainError(body.code, body.message, body.errors, body.v3_code, body.retry_after_seconds);
   }
 
   static tooManyRequests(message: string, retryAfterSeconds: number): DomainError {
-    return new DomainError(ErrorCode.TooManyRequests, message, undefined, Math.max(1, Math.ceil(retryAfterSeconds)));
+    return new DomainError(ErrorCode.TooManyRequests, message, undefined, undefined, Math.max(1, Math.ceil(retryAfterSeconds)));
   }
 
   static notFound(message: string): DomainError {

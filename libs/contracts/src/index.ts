@@ -10,3 +10,4 @@ export * from './http/work.dto';
 export * from './rpc/patterns';
 export * from './rpc/messages';
 export * from './rpc/delivery.messages';
+export * from './rpc/platform.messages';

@@ -19,6 +19,8 @@ export enum Topic {
   DeliveryRequested = 'workline.delivery.requested.v1',
   /** A delivery failed its last retry; DeliveryDeadEvent. */
   DeliveryDead = 'workline.delivery.dead.v1',
+  /** A client asked to abort a run (platform-runs outbox, consumed by platform-runs); RunAbortRequestedEvent. */
+  RunAbortRequested = 'workline.platform.run.abort-requested.v1',
   /** A workstream was created (performance outbox); payload WorkstreamCreatedEvent. */
   WorkstreamCreated = 'workline.performance.workstream.created.v1',
 }
@@ -27,19 +29,26 @@ export interface TopicSpec {
   partitions: number;
   /** How long Kafka keeps messages, in hours. */
   retentionHours: number;
+  /** Largest message the topic takes (max.message.bytes), when the broker's default (1 MB) is too small. */
+  maxMessageBytes?: number;
 }
+
+/** Runs of 10,000 units travel whole: their creation request, their GET reply and their callback body. */
+export const LARGE_MESSAGE_BYTES = 64 * 1024 * 1024;
 
 const rpc: TopicSpec = { partitions: 6, retentionHours: 1 };
 const event: TopicSpec = { partitions: 6, retentionHours: 24 * 7 };
+const large = { maxMessageBytes: LARGE_MESSAGE_BYTES };
 
 export const TOPIC_SPECS: Record<Topic, TopicSpec> = {
   [Topic.PerformanceRpc]: rpc,
   [Topic.OversightRpc]: rpc,
-  [Topic.PlatformRpc]: rpc,
+  [Topic.PlatformRpc]: { ...rpc, ...large },
   [Topic.DeliveryRpc]: rpc,
-  [Topic.RpcReplies]: rpc,
-  [Topic.DeadLetter]: { partitions: 3, retentionHours: 24 * 30 },
+  [Topic.RpcReplies]: { ...rpc, ...large },
+  [Topic.DeadLetter]: { partitions: 3, retentionHours: 24 * 30, ...large },
   [Topic.WorkstreamCreated]: event,
-  [Topic.DeliveryRequested]: event,
+  [Topic.DeliveryRequested]: { ...event, ...large },
+  [Topic.RunAbortRequested]: event,
   [Topic.DeliveryDead]: event,
 };

@@ -1,7 +1,17 @@
 import { TOPIC_SPECS, type Topic, type TopicSpec } from '@workline/contracts';
+import { ConfigResourceTypes } from 'kafkajs';
 import { createKafka, type KafkaSettings } from './kafka.settings';
 
-/** Creates any missing topic; existing ones are left as they are. Safe to run from many instances. */
+const configEntriesOf = (spec: TopicSpec) => [
+  { name: 'retention.ms', value: String(spec.retentionHours * 3_600_000) },
+  ...(spec.maxMessageBytes ? [{ name: 'max.message.bytes', value: String(spec.maxMessageBytes) }] : []),
+];
+
+/**
+ * Creates any missing topic. Existing ones are left as they are, except that a topic whose spec raises
+ * max.message.bytes gets its configuration set again (a topic created before the raise would refuse
+ * large messages). Safe to run from many instances.
+ */
 export async function ensureTopics(settings: KafkaSettings, specs: Partial<Record<Topic | string, TopicSpec>> = TOPIC_SPECS): Promise<string[]> {
   const admin = createKafka(settings).admin();
   await admin.connect();
@@ -15,8 +25,15 @@ export async function ensureTopics(settings: KafkaSettings, specs: Partial<Recor
           topic,
           numPartitions: spec.partitions,
           replicationFactor: -1,
-          configEntries: [{ name: 'retention.ms', value: String(spec.retentionHours * 3_600_000) }],
+          configEntries: configEntriesOf(spec),
         })),
+      });
+    }
+    const large = (Object.entries(specs) as [string, TopicSpec][]).filter(([name, spec]) => existing.has(name) && spec.maxMessageBytes);
+    if (large.length) {
+      await admin.alterConfigs({
+        validateOnly: false,
+        resources: large.map(([name, spec]) => ({ type: ConfigResourceTypes.TOPIC, name, configEntries: configEntriesOf(spec) })),
       });
     }
     return missing.map(([name]) => name);

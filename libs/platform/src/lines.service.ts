@@ -12,4 +12,10 @@ export class LinesService {
     const row = await this.prisma.productionLine.create({ data: { id: randomUUID(), accountId: request.account_id, name: request.name } });
     return { id: row.id, name: row.name };
   }
+
+  /** GET /v4/lines: the caller's lines only, oldest first, as `{name, id}`. */
+  async list(accountId: string): Promise<{ name: string; id: string }[]> {
+    const rows = await this.prisma.productionLine.findMany({ where: { accountId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+    return rows.map((row) => ({ name: row.name, id: row.id }));
+  }
 }

@@ -4,3 +4,4 @@ export * from './eventually';
 export * from './instances';
 export * from './receiver';
 export * from './deliveries';
+export * from './platform';

@@ -33,13 +33,22 @@ interface BodyParserError {
   message?: string;
 }
 
+/** HTTP status of each v3 code (spec, "Errors", platform API version 3). */
+export function v3HttpStatus(code: number): number {
+  if (code === 401) return HttpStatus.UNAUTHORIZED;
+  if (code === 111) return HttpStatus.NOT_FOUND;
+  if (code === 104 || code === 500) return HttpStatus.INTERNAL_SERVER_ERROR;
+  return HttpStatus.BAD_REQUEST;
+}
+
 /** Maps any thrown value to a status and message; undefined means "unexpected" (a 500 with an error id). */
 export function toHttpProblem(error: unknown): HttpProblem | undefined {
   if (error instanceof DomainError) {
     return {
-      status: STATUS_OF[error.code],
+      status: error.v3Code !== undefined ? v3HttpStatus(error.v3Code) : STATUS_OF[error.code],
       message: error.message,
       errors: error.errors,
+      ...(error.v3Code !== undefined ? { v3: { code: error.v3Code, error: error.message } } : {}),
       ...(error.retryAfterSeconds !== undefined ? { headers: { 'Retry-After': String(error.retryAfterSeconds) } } : {}),
     };
   }

@@ -1,4 +1,5 @@
-import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+import { randomUUID } from 'node:crypto';
+import { IsIn, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
 
 /** Work API (docs/work-api.md). Workers lease units (platform runs) and tasks (oversight). */
 export const ASSIGNMENT_KINDS = ['unit', 'task'] as const;
@@ -9,6 +10,8 @@ export type AssignmentKind = (typeof ASSIGNMENT_KINDS)[number];
  * a lookup. Services must mint ids with `newAssignmentId`.
  */
 export const ASSIGNMENT_ID_PREFIX: Record<AssignmentKind, string> = { unit: 'asgu_', task: 'asgt_' };
+
+export const newAssignmentId = (kind: AssignmentKind): string => `${ASSIGNMENT_ID_PREFIX[kind]}${randomUUID().replace(/-/g, '')}`;
 
 export function assignmentKindOf(assignmentId: string): AssignmentKind | undefined {
   return ASSIGNMENT_KINDS.find((kind) => assignmentId.startsWith(ASSIGNMENT_ID_PREFIX[kind]));
@@ -23,8 +26,25 @@ export class NextAssignmentDto {
 }
 
 export class FlagAssignmentDto {
-  @IsString() @MaxLength(2000)
+  @IsString() @IsNotEmpty() @MaxLength(2000)
   reason!: string;
+}
+
+/** Body of complete for a unit: the unit's output, key-value pairs (values may be objects). */
+export class CompleteUnitAssignmentDto {
+  @IsObject({ message: 'output must be an object' })
+  output!: Record<string, unknown>;
+}
+
+/** What `next` answers for kind "unit" (200). */
+export interface UnitAssignmentView {
+  assignment_id: string;
+  kind: 'unit';
+  run_id: string;
+  line_id: string;
+  input: Record<string, unknown>;
+  /** When the lease ends (YYYY-MM-DDTHH:MM:SSZ); after it the unit goes back to the queue. */
+  lease_expires_at: string;
 }
 
 /** What the gateway sends with every work request: who the worker is. */

@@ -9,6 +9,11 @@ export enum RpcPattern {
   WorkstreamGet = 'performance.workstream.get',
   ConfigurationCreate = 'oversight.configuration.create',
   LineCreate = 'platform.line.create',
+  /** Platform API (v4, and v3 presented over the same runs): the caller's account is always in the request. */
+  LineList = 'platform.line.list',
+  RunCreate = 'platform.run.create',
+  RunGet = 'platform.run.get',
+  RunAbort = 'platform.run.abort',
   /** Work API: lease the next unit or task for a worker; complete or flag a leased one. */
   UnitAssignmentNext = 'platform.assignment.next',
   UnitAssignmentComplete = 'platform.assignment.complete',

@@ -1,0 +1,193 @@
+import {
+  startGateway,
+  basicHeader,
+  completeUnit,
+  createPlatformAccount,
+  createWorker,
+  DeliveryWatcher,
+  eventually,
+  flagUnit,
+  http,
+  ISO_SECONDS,
+  nextUnit,
+  openSealed,
+  type PlatformAccount,
+  testStack,
+} from '@workline/testing';
+
+const UTC = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC$/;
+
+interface Batch {
+  task_id: string;
+  template_id: string;
+  status: string;
+  started_at: string;
+  finished_at: string | null;
+  resources: Record<string, unknown>[];
+}
+
+describe('platform API v3 (deprecated): batches over v4 runs (real Kafka and PostgreSQL)', () => {
+  let acme: PlatformAccount;
+  let other: PlatformAccount;
+  let worker: Record<string, string>;
+  let deliveries: DeliveryWatcher;
+
+  const send = (account: PlatformAccount, body: unknown) => http<{ task_id: string; template_id: string; status: string; started_at: string }>('POST', '/v3/tasks', { headers: account.auth, body });
+  const getBatch = (account: PlatformAccount, id: string) => http<Batch>('GET', `/v3/tasks/${id}`, { headers: account.auth });
+
+  beforeAll(async () => {
+    [acme, other, worker, deliveries] = await Promise.all([createPlatformAccount('V3'), createPlatformAccount('V3 other'), createWorker(), DeliveryWatcher.start()]);
+  });
+
+  afterAll(() => deliveries.stop());
+
+  it('In-Progress on submission, Completed when done; resources hold input, output, identifier and extra.status; the callback uses completed_at', async () => {
+    const sent = await send(acme, {
+      template_id: acme.lineId,
+      callback_url: 'http://v3user:v3pass@127.0.0.1:9/v3/callback',
+      resources: [{ identifier: 'r1', url: 'https://img/1.jpg', meta: { w: 10 } }, { url: 'https://img/2.jpg' }, { identifier: 'r3', bad: true }],
+    });
+    expect(sent.status).toBe(200);
+    expect(sent.body).toEqual({ template_id: acme.lineId, task_id: expect.any(String), status: 'In-Progress', started_at: expect.stringMatching(ISO_SECONDS) });
+
+    const pending = await getBatch(acme, sent.body.task_id);
+    expect(pending.status).toBe(200);
+    expect(pending.body).toEqual({
+      task_id: sent.body.task_id,
+      template_id: acme.lineId,
+      status: 'In-Progress',
+      started_at: sent.body.started_at,
+      finished_at: null,
+      resources: [
+        { identifier: 'r1', url: 'https://img/1.jpg', meta: { w: 10 }, extra: { status: 'In-Progress' } },
+        { url: 'https://img/2.jpg', extra: { status: 'In-Progress' } },
+        { identifier: 'r3', bad: true, extra: { status: 'In-Progress' } },
+      ],
+    });
+
+    for (let a = await nextUnit(worker, acme.lineId); a; a = await nextUnit(worker, acme.lineId)) {
+      const result = a.input.bad ? await flagUnit(worker, a.assignment_id, 'bad') : await completeUnit(worker, a.assignment_id, { output: { label: 'cat', url: 'ignored' } });
+      expect(result.status).toBe(200);
+    }
+
+    const done = await getBatch(acme, sent.body.task_id);
+    expect(done.body).toEqual({
+      task_id: sent.body.task_id,
+      template_id: acme.lineId,
+      status: 'Completed',
+      started_at: sent.body.started_at,
+      finished_at: expect.stringMatching(ISO_SECONDS),
+      resources: [
+        { identifier: 'r1', url: 'https://img/1.jpg', meta: { w: 10 }, label: 'cat', extra: { status: 'Completed' } },
+        { url: 'https://img/2.jpg', label: 'cat', extra: { status: 'Completed' } },
+        { identifier: 'r3', bad: true, extra: { status: 'Flagged' } },
+      ],
+    });
+    expect(done.text).not.toContain('v3pass');
+
+    const delivery = await deliveries.first(sent.body.task_id);
+    expect(delivery).toMatchObject({ event_type: 'batch.completed', url: 'http://127.0.0.1:9/v3/callback', signing: 'none', owner: { account_id: acme.id } });
+    expect(openSealed(delivery.sealed_authorization!)).toBe(`Basic ${Buffer.from('v3user:v3pass').toString('base64')}`);
+    const body = JSON.parse(delivery.body);
+    expect(body).toEqual({
+      task_id: sent.body.task_id,
+      template_id: acme.lineId,
+      status: 'Completed',
+      started_at: expect.stringMatching(UTC),
+      completed_at: expect.stringMatching(UTC),
+      resources: done.body.resources,
+    });
+    expect(body.started_at).toBe(`${sent.body.started_at.slice(0, 10)} ${sent.body.started_at.slice(11, 19)} UTC`);
+    expect(body.completed_at).toBe(`${done.body.finished_at!.slice(0, 10)} ${done.body.finished_at!.slice(11, 19)} UTC`);
+  });
+
+  it('a v3 batch is a v4 run: readable and abortable through v4, Aborted shows in extra.status', async () => {
+    const sent = await send(acme, { template_id: acme.lineId, resources: [{ identifier: 'x' }, { identifier: 'y' }] });
+    const v4 = await http<{ id: string; status: string }>('GET', `/v4/runs/${sent.body.task_id}`, { headers: acme.auth });
+    expect(v4.body).toMatchObject({ id: sent.body.task_id, line_id: acme.lineId, status: 'Processing' });
+    expect((await http('POST', `/v4/runs/${sent.body.task_id}/abort`, { headers: acme.auth })).status).toBe(202);
+    const batch = await eventually(async () => {
+      const current = await getBatch(acme, sent.body.task_id);
+      return current.body.status === 'Completed' ? current.body : undefined;
+    });
+    expect(batch.resources).toEqual([
+      { identifier: 'x', extra: { status: 'Aborted' } },
+      { identifier: 'y', extra: { status: 'Aborted' } },
+    ]);
+    const abortV3 = await http('POST', `/v3/tasks/${sent.body.task_id}/abort`, { headers: acme.auth });
+    expect([abortV3.status, abortV3.body]).toEqual([404, { status: 404, error: 'Not found' }]);
+  });
+
+  describe('errors: {status: code, error}', () => {
+    it('401 Unauthorized access', async () => {
+      for (const headers of [{}, basicHeader(acme.username, 'nope')]) {
+        for (const [method, path] of [
+          ['POST', '/v3/tasks'],
+          ['GET', '/v3/tasks/x'],
+        ]) {
+          const result = await http(method, path, { headers, body: method === 'POST' ? { template_id: acme.lineId, resources: [{}] } : undefined });
+          expect([path, result.status, result.body]).toEqual([path, 401, { status: 401, error: 'Unauthorized access' }]);
+        }
+      }
+    });
+
+    it('103 body invalid, 107 no resources, 102 data invalid, 108 template not found (HTTP 400)', async () => {
+      const cases: [unknown, number, string][] = [
+        ['{"template_id":', 103, expect.stringMatching(/^Body is invalid/) as unknown as string],
+        [[1, 2], 103, 'Body is invalid: (body) is not of the expected type (a JSON object)'],
+        [{ resources: [{}] }, 103, 'Body is invalid: missing key template_id'],
+        [{ template_id: 5, resources: [{}] }, 103, 'Body is invalid: template_id is not of the expected type (a non-empty string)'],
+        [{ template_id: acme.lineId, resources: 'x' }, 103, 'Body is invalid: resources is not of the expected type (a non-empty array of objects)'],
+        [{ template_id: acme.lineId, resources: [{}], callback_url: false }, 103, 'Body is invalid: callback_url is not of the expected type (string)'],
+        [{ template_id: acme.lineId }, 107, 'No resources were passed'],
+        [{ template_id: acme.lineId, resources: [] }, 107, 'No resources were passed'],
+        [{ template_id: acme.lineId, resources: [{}, 'text'] }, 102, 'Data is invalid: resources[1] is not of the expected type (object)'],
+        [{ template_id: acme.lineId, resources: [{}], callback_url: 'gopher://x' }, 102, 'Data is invalid: callback_url must use http or https'],
+        [{ template_id: other.lineId, resources: [{}] }, 108, 'Template not found'],
+        [{ template_id: 'nope', resources: [{}] }, 108, 'Template not found'],
+      ];
+      for (const [body, code, error] of cases) {
+        const result = await send(acme, body);
+        expect([body, result.status, result.body]).toEqual([body, 400, { status: code, error }]);
+      }
+    });
+
+    it('109 task not found, 100 task not owned by caller (HTTP 400)', async () => {
+      const unknown = await getBatch(acme, 'no-such-task');
+      expect([unknown.status, unknown.body]).toEqual([400, { status: 109, error: 'Task not found' }]);
+      const theirs = await send(other, { template_id: other.lineId, resources: [{ identifier: 'o' }] });
+      const notMine = await getBatch(acme, theirs.body.task_id);
+      expect([notMine.status, notMine.body]).toEqual([400, { status: 100, error: 'Task not owned by caller' }]);
+      expect((await http('POST', `/v4/runs/${theirs.body.task_id}/abort`, { headers: other.auth })).status).toBe(202);
+    });
+
+    it('every v3 answer is marked deprecated, errors included', async () => {
+      for (const result of [await getBatch(acme, 'no-such-task'), await http('GET', '/v3/tasks/x')]) {
+        expect(result.headers.get('deprecation')).toBe('true');
+        expect(result.headers.get('sunset')).toBe('Mon, 25 Dec 2017 00:00:00 GMT');
+        expect(result.headers.get('link')).toBe(`<${testStack().gatewayUrl}/docs/v3-migration.md>; rel="deprecation"; type="text/markdown"`);
+      }
+    });
+
+    describe('withdrawn (V3_ENABLED=false)', () => {
+      let gateway: Awaited<ReturnType<typeof startGateway>>;
+
+      beforeAll(async () => {
+        gateway = await startGateway({ V3_ENABLED: 'false' });
+      });
+
+      afterAll(() => gateway?.stop());
+
+      it('answers 410 with a v3 error body, and v4 still works', async () => {
+        const result = await http('POST', `${gateway.url}/v3/tasks`, { headers: acme.auth, body: { template_id: acme.lineId, resources: [{}] } });
+        expect([result.status, result.body]).toEqual([410, { status: 410, error: `API version 3 has been withdrawn: use /v4 (migration notes: ${gateway.url}/docs/v3-migration.md)` }]);
+        expect((await http('GET', `${gateway.url}/v4/lines`, { headers: acme.auth })).status).toBe(200);
+      });
+    });
+
+    it('404 for unknown v3 paths', async () => {
+      const result = await http('GET', '/v3/batches', { headers: acme.auth });
+      expect([result.status, result.body]).toEqual([404, { status: 404, error: 'Not found' }]);
+    });
+  });
+});

@@ -1,0 +1,82 @@
+import { Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Query, UseGuards } from '@nestjs/common';
+import {
+  DomainError,
+  ErrorCode,
+  type LineListRequest,
+  RpcPattern,
+  type RunAbortRequest,
+  type RunCreateRequest,
+  type RunGetRequest,
+  ServiceName,
+} from '@workline/contracts';
+import { KafkaRpcClient } from '@workline/kafka';
+import { BasicAuthGuard } from '../auth/guards';
+import { CurrentPrincipal, type PrincipalOf } from '../auth/principal';
+import { RawJsonBody } from './raw-body';
+
+/** Largest page of the unit pagination extension (also the most units a run holds). */
+const MAX_UNITS_LIMIT = 10_000;
+
+function pageParam(query: Record<string, unknown>, name: string, min: number): number | undefined {
+  const raw = query[name];
+  if (raw === undefined) return undefined;
+  const value = typeof raw === 'string' && /^\d{1,9}$/.test(raw) ? Number(raw) : NaN;
+  if (!(value >= min && value <= (name === 'units_limit' ? MAX_UNITS_LIMIT : Number.MAX_SAFE_INTEGER))) {
+    const expected = name === 'units_limit' ? `an integer from 1 to ${MAX_UNITS_LIMIT}` : 'an integer of 0 or more';
+    throw new DomainError(ErrorCode.Validation, `Invalid request: ${name} is not of the expected type (${expected})`, [
+      { field: name, message: `${name} is not of the expected type (${expected})` },
+    ]);
+  }
+  return value;
+}
+
+/** Platform API v4 (docs/platform-api.md): production lines and runs, HTTP Basic. */
+@Controller('v4')
+@UseGuards(BasicAuthGuard)
+export class PlatformV4Controller {
+  constructor(private readonly rpc: KafkaRpcClient) {}
+
+  @Get('lines')
+  lines(@CurrentPrincipal() caller: PrincipalOf<'account'>): Promise<unknown> {
+    const request: LineListRequest = { account_id: caller.accountId };
+    return this.rpc.request(ServiceName.PlatformRuns, RpcPattern.LineList, request);
+  }
+
+  /** Lines are provisioned by Workline (admin API): a client may list them, not create them. */
+  @Post('lines')
+  createLine(): never {
+    throw new DomainError(ErrorCode.Forbidden, 'Forbidden');
+  }
+
+  @Post('runs')
+  @HttpCode(HttpStatus.CREATED)
+  create(@CurrentPrincipal() caller: PrincipalOf<'account'>, @RawJsonBody() body: unknown): Promise<unknown> {
+    const request: RunCreateRequest = { account_id: caller.accountId, api: 'v4', body };
+    return this.rpc.request(ServiceName.PlatformRuns, RpcPattern.RunCreate, request);
+  }
+
+  @Get('runs/:id')
+  get(@CurrentPrincipal() caller: PrincipalOf<'account'>, @Param('id') id: string, @Query() query: Record<string, unknown>): Promise<unknown> {
+    const request: RunGetRequest = { account_id: caller.accountId, api: 'v4', run_id: id };
+    const offset = pageParam(query, 'units_offset', 0);
+    const limit = pageParam(query, 'units_limit', 1);
+    if (offset !== undefined) request.units_offset = offset;
+    if (limit !== undefined) request.units_limit = limit;
+    return this.rpc.request(ServiceName.PlatformRuns, RpcPattern.RunGet, request);
+  }
+
+  /** Runs are kept: a client may read and abort its runs, not delete them (403); others' runs are 404. */
+  @Delete('runs/:id')
+  async remove(@CurrentPrincipal() caller: PrincipalOf<'account'>, @Param('id') id: string): Promise<never> {
+    const request: RunGetRequest = { account_id: caller.accountId, api: 'v4', run_id: id, units_offset: 0, units_limit: 1 };
+    await this.rpc.request(ServiceName.PlatformRuns, RpcPattern.RunGet, request);
+    throw new DomainError(ErrorCode.Forbidden, 'Forbidden');
+  }
+
+  @Post('runs/:id/abort')
+  @HttpCode(HttpStatus.ACCEPTED)
+  abort(@CurrentPrincipal() caller: PrincipalOf<'account'>, @Param('id') id: string): Promise<unknown> {
+    const request: RunAbortRequest = { account_id: caller.accountId, run_id: id };
+    return this.rpc.request(ServiceName.PlatformRuns, RpcPattern.RunAbort, request);
+  }
+}

@@ -1,0 +1,356 @@
+import { PrismaService } from '@workline/db';
+import {
+  basicHeader,
+  completeUnit,
+  createPlatformAccount,
+  createWorker,
+  DeliveryWatcher,
+  eventually,
+  flagUnit,
+  http,
+  ISO_SECONDS,
+  nextUnit,
+  openSealed,
+  type PlatformAccount,
+  testStack,
+} from '@workline/testing';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+
+interface RunView {
+  id: string;
+  line_id: string;
+  status: string;
+  created_at: string;
+  processed_at: string | null;
+  units: { input: Record<string, unknown>; output: Record<string, unknown>; meta: { status: string; created_at: string; processed_at: string | null } }[];
+  units_page?: { offset: number; limit: number | null; total: number };
+}
+
+describe('platform API v4: lines, runs, abort, callbacks (real Kafka and PostgreSQL)', () => {
+  const prisma = new PrismaService(testStack().databaseUrl);
+  let acme: PlatformAccount;
+  let other: PlatformAccount;
+  let worker: Record<string, string>;
+  let deliveries: DeliveryWatcher;
+
+  const createRun = (account: PlatformAccount, body: unknown) => http<RunView>('POST', '/v4/runs', { headers: account.auth, body });
+  const getRun = (account: PlatformAccount, id: string, query = '') => http<RunView>('GET', `/v4/runs/${id}${query}`, { headers: account.auth });
+  const runsOfLine = async (lineId: string) => prisma.productionRun.count({ where: { lineId } });
+
+  /** Leases and completes every unit of the line, with an output derived from the input. */
+  async function workLine(lineId: string, outcome: (input: Record<string, unknown>) => 'complete' | 'flag' = () => 'complete') {
+    for (let assignment = await nextUnit(worker, lineId); assignment; assignment = await nextUnit(worker, lineId)) {
+      const result =
+        outcome(assignment.input) === 'complete'
+          ? await completeUnit(worker, assignment.assignment_id, { output: { label: `done-${String(assignment.input.identifier)}`, nested: { ok: true } } })
+          : await flagUnit(worker, assignment.assignment_id, 'unreadable');
+      expect(result.status).toBe(200);
+    }
+  }
+
+  beforeAll(async () => {
+    [acme, other, worker, deliveries] = await Promise.all([createPlatformAccount('Receipts'), createPlatformAccount('Other'), createWorker(), DeliveryWatcher.start()]);
+  });
+
+  afterAll(async () => {
+    await deliveries.stop();
+    await prisma.$disconnect();
+  });
+
+  describe('GET /v4/lines', () => {
+    it("lists the caller's lines only, as {name, id}", async () => {
+      const result = await http('GET', '/v4/lines', { headers: acme.auth });
+      expect(result.status).toBe(200);
+      expect(result.body).toEqual([{ name: 'Receipts', id: acme.lineId }]);
+      const others = await http('GET', '/v4/lines', { headers: other.auth });
+      expect(others.body).toEqual([{ name: 'Other', id: other.lineId }]);
+    });
+  });
+
+  describe('errors', () => {
+    it('401 Bad credentials without credentials, with a wrong password, an unknown user or a malformed header', async () => {
+      const headers = [{}, basicHeader(acme.username, 'wrong'), basicHeader('nobody', 'x'), { authorization: 'Basic !!!' }, { authorization: 'Bearer x' }];
+      for (const h of headers) {
+        for (const [method, path, body] of [
+          ['GET', '/v4/lines', undefined],
+          ['POST', '/v4/runs', { line_id: acme.lineId, units: [{}] }],
+          ['GET', '/v4/runs/some-run', undefined],
+          ['POST', '/v4/runs/some-run/abort', undefined],
+        ] as const) {
+          const result = await http(method, path, { headers: h, body });
+          expect([method, path, result.status, result.body]).toEqual([method, path, 401, { message: 'Bad credentials' }]);
+        }
+      }
+      expect(await runsOfLine(acme.lineId)).toBe(0);
+    });
+
+    it('404 Not found for unknown paths (with or without credentials), unknown runs and runs of another account', async () => {
+      for (const headers of [acme.auth, {}]) {
+        for (const path of ['/v4/nope', '/v4/runs', '/v4/lines/x/y', '/v4']) {
+          const result = await http('GET', path, { headers });
+          expect([path, result.status, result.body]).toEqual([path, 404, { message: 'Not found' }]);
+        }
+      }
+      const unknown = await getRun(acme, 'no-such-run');
+      expect([unknown.status, unknown.body]).toEqual([404, { message: 'Not found' }]);
+      const created = await createRun(other, { line_id: other.lineId, units: [{ identifier: 'o1' }] });
+      expect(created.status).toBe(201);
+      for (const [method, path] of [
+        ['GET', `/v4/runs/${created.body.id}`],
+        ['POST', `/v4/runs/${created.body.id}/abort`],
+        ['DELETE', `/v4/runs/${created.body.id}`],
+      ]) {
+        const result = await http(method, path, { headers: acme.auth });
+        expect([method, result.status, result.body]).toEqual([method, 404, { message: 'Not found' }]);
+      }
+      const stillProcessing = await getRun(other, created.body.id);
+      expect(stillProcessing.body.status).toBe('Processing');
+      expect(stillProcessing.body.units[0].meta.status).toBe('Processing');
+    });
+
+    it('403 Forbidden for an operation on a resource the caller may read but not change', async () => {
+      const createLine = await http('POST', '/v4/lines', { headers: acme.auth, body: { name: 'mine' } });
+      expect([createLine.status, createLine.body]).toEqual([403, { message: 'Forbidden' }]);
+      const lines = await http('GET', '/v4/lines', { headers: acme.auth });
+      expect(lines.body).toHaveLength(1);
+      const run = await createRun(acme, { line_id: acme.lineId, units: [{ identifier: 'keep' }] });
+      const remove = await http('DELETE', `/v4/runs/${run.body.id}`, { headers: acme.auth });
+      expect([remove.status, remove.body]).toEqual([403, { message: 'Forbidden' }]);
+      expect((await getRun(acme, run.body.id)).status).toBe(200);
+    });
+
+    it('400 Problem parsing the body for invalid JSON, and nothing is created', async () => {
+      for (const text of ['{"line_id": ', '{units: []}', 'nope']) {
+        const result = await http('POST', '/v4/runs', { headers: acme.auth, body: text });
+        expect([result.status, result.body]).toEqual([400, { message: 'Problem parsing the body' }]);
+      }
+      expect(await runsOfLine(acme.lineId)).toBe(1);
+    });
+
+    it('422 naming the missing key or the key of the wrong type, and nothing is created', async () => {
+      const before = await runsOfLine(acme.lineId);
+      const cases: [unknown, string][] = [
+        [{ units: [{ a: 1 }] }, 'Invalid request: missing key line_id'],
+        [{ line_id: acme.lineId }, 'Invalid request: missing key units'],
+        [{}, 'Invalid request: missing key line_id'],
+        [{ line_id: 42, units: [{}] }, 'Invalid request: line_id is not of the expected type (a non-empty string)'],
+        [{ line_id: '', units: [{}] }, 'Invalid request: line_id is not of the expected type (a non-empty string)'],
+        [{ line_id: acme.lineId, units: {} }, 'Invalid request: units is not of the expected type (a non-empty array of objects)'],
+        [{ line_id: acme.lineId, units: 'x' }, 'Invalid request: units is not of the expected type (a non-empty array of objects)'],
+        [{ line_id: acme.lineId, units: [] }, 'Invalid request: units is not of the expected type (a non-empty array of objects)'],
+        [{ line_id: acme.lineId, units: [{}, 3] }, 'Invalid request: units[1] is not of the expected type (object)'],
+        [{ line_id: acme.lineId, units: [[1]] }, 'Invalid request: units[0] is not of the expected type (object)'],
+        [{ line_id: acme.lineId, units: [null] }, 'Invalid request: units[0] is not of the expected type (object)'],
+        [{ line_id: other.lineId, units: [{}] }, 'Invalid request: line_id is not of the expected type (the id of one of your production lines)'],
+        [{ line_id: 'no-such-line', units: [{}] }, 'Invalid request: line_id is not of the expected type (the id of one of your production lines)'],
+        [{ line_id: acme.lineId, units: [{}], callback_url: 7 }, 'Invalid request: callback_url is not of the expected type (string)'],
+        [{ line_id: acme.lineId, units: [{}], callback_url: 'ftp://example.com/x' }, 'Invalid request: callback_url must use http or https'],
+        [{ line_id: acme.lineId, units: [{}], callback_url: 'not a url' }, 'Invalid request: callback_url must be an absolute http(s) URL'],
+        [[{ line_id: acme.lineId }], 'Invalid request: (body) is not of the expected type (a JSON object)'],
+        ['"text"', 'Invalid request: (body) is not of the expected type (a JSON object)'],
+      ];
+      for (const [body, message] of cases) {
+        const result = await createRun(acme, body);
+        expect([body, result.status, result.body]).toEqual([body, 422, { message }]);
+      }
+      const tooMany = await createRun(acme, { line_id: acme.lineId, units: Array.from({ length: 10_001 }, () => ({})) });
+      expect([tooMany.status, tooMany.body]).toEqual([422, { message: 'Invalid request: units holds 10001 units, more than the 10000 a run may hold' }]);
+      expect(await runsOfLine(acme.lineId)).toBe(before);
+    });
+
+    it('413 with a message for a body over the limit', async () => {
+      const limit = Number(testStack().appEnv.BODY_LIMIT_BYTES ?? 10 * 1024 * 1024);
+      const big = JSON.stringify({ line_id: acme.lineId, units: [{ blob: 'x'.repeat(limit) }] });
+      const result = await http('POST', '/v4/runs', { headers: acme.auth, body: big });
+      expect([result.status, result.body]).toEqual([413, { message: `Body is larger than the limit of ${limit} bytes` }]);
+    });
+
+    it('422 for bad unit pagination parameters', async () => {
+      const run = await createRun(acme, { line_id: acme.lineId, units: [{}] });
+      for (const [query, message] of [
+        ['?units_limit=0', 'Invalid request: units_limit is not of the expected type (an integer from 1 to 10000)'],
+        ['?units_limit=abc', 'Invalid request: units_limit is not of the expected type (an integer from 1 to 10000)'],
+        ['?units_offset=-1', 'Invalid request: units_offset is not of the expected type (an integer of 0 or more)'],
+      ]) {
+        const result = await getRun(acme, run.body.id, query);
+        expect([query, result.status, result.body]).toEqual([query, 422, { message }]);
+      }
+    });
+  });
+
+  describe('runs', () => {
+    it('creates a run (201), echoes every input exactly and ignores unknown top-level keys', async () => {
+      const units = [
+        { identifier: 'u1', text: 'hello', nested: { deep: { list: [1, 'two', null], flag: false } } },
+        { identifier: 'u2', amount: 12.5, empty: {} },
+      ];
+      const created = await createRun(acme, { line_id: acme.lineId, units, something_else: true });
+      expect(created.status).toBe(201);
+      expect(created.body).toEqual({ id: expect.any(String), line_id: acme.lineId, status: 'Processing', created_at: expect.stringMatching(ISO_SECONDS) });
+      const run = await getRun(acme, created.body.id);
+      expect(run.status).toBe(200);
+      expect(run.body).toEqual({
+        id: created.body.id,
+        line_id: acme.lineId,
+        status: 'Processing',
+        created_at: created.body.created_at,
+        processed_at: null,
+        units: units.map((input) => ({ input, output: {}, meta: { status: 'Processing', created_at: created.body.created_at, processed_at: null } })),
+      });
+    });
+
+    it('Processing → Processed when every unit is Completed or Flagged; the callback carries the GET body, credentials sealed apart', async () => {
+      const created = await createRun(acme, {
+        line_id: acme.lineId,
+        callback_url: 'http://client:s3cr%40t@127.0.0.1:9/hooks/run?x=1',
+        units: [{ identifier: 'a' }, { identifier: 'b', bad: true }, { identifier: 'c' }],
+      });
+      expect(created.status).toBe(201);
+      expect(created.text).not.toContain('s3cr');
+      await workLine(acme.lineId, (input) => (input.bad ? 'flag' : 'complete'));
+      const run = await getRun(acme, created.body.id);
+      expect(run.body.status).toBe('Processed');
+      expect(run.body.processed_at).toMatch(ISO_SECONDS);
+      expect(run.text).not.toContain('s3cr');
+      expect(run.text).not.toContain('callback');
+      expect(run.body.units.map((u) => [u.input.identifier, u.meta.status, u.output])).toEqual([
+        ['a', 'Completed', { label: 'done-a', nested: { ok: true } }],
+        ['b', 'Flagged', {}],
+        ['c', 'Completed', { label: 'done-c', nested: { ok: true } }],
+      ]);
+      for (const unit of run.body.units) {
+        expect(unit.meta.processed_at).toMatch(ISO_SECONDS);
+        expect(unit.meta.processed_at! <= run.body.processed_at!).toBe(true);
+      }
+
+      const delivery = await deliveries.first(created.body.id);
+      expect(delivery).toEqual({
+        delivery_id: expect.any(String),
+        owner: { account_id: acme.id },
+        subject: { run_id: created.body.id },
+        event_type: 'run.processed',
+        url: 'http://127.0.0.1:9/hooks/run?x=1',
+        body: expect.any(String),
+        signing: 'none',
+        sealed_authorization: expect.any(String),
+      });
+      expect(JSON.parse(delivery.body)).toEqual(run.body);
+      expect(openSealed(delivery.sealed_authorization!)).toBe(`Basic ${Buffer.from('client:s3cr@t').toString('base64')}`);
+      expect(JSON.stringify(delivery)).not.toContain('s3cr');
+      expect(deliveries.of(created.body.id)).toHaveLength(1);
+    });
+
+    it('a run without callback_url becomes Processed without any delivery', async () => {
+      const line = await createPlatformAccount('NoCallback');
+      const created = await createRun(line, { line_id: line.lineId, units: [{ identifier: 'only' }] });
+      await workLine(line.lineId);
+      expect((await getRun(line, created.body.id)).body.status).toBe('Processed');
+      // A run with a callback, created after, is delivered: its delivery proves the watcher has read past this run.
+      const marker = await createRun(line, { line_id: line.lineId, callback_url: 'http://127.0.0.1:9/m', units: [{}] });
+      await workLine(line.lineId);
+      await deliveries.first(marker.body.id);
+      expect(deliveries.of(created.body.id)).toEqual([]);
+    });
+  });
+
+  describe('abort', () => {
+    it('mid-run: done units stay Completed, the rest (leased ones too) end Aborted, then the run is Processed and posted once', async () => {
+      const account = await createPlatformAccount('Abortable');
+      const units = Array.from({ length: 6 }, (_, i) => ({ identifier: `u${i}` }));
+      const created = await createRun(account, { line_id: account.lineId, callback_url: 'http://127.0.0.1:9/abort', units });
+      for (let i = 0; i < 2; i++) {
+        const assignment = await nextUnit(worker, account.lineId);
+        expect((await completeUnit(worker, assignment!.assignment_id, { output: { n: i } })).status).toBe(200);
+      }
+      const leased = await nextUnit(worker, account.lineId);
+
+      const abort = await http('POST', `/v4/runs/${created.body.id}/abort`, { headers: account.auth });
+      expect(abort.status).toBe(202);
+      expect(abort.body).toEqual({ message: expect.any(String) });
+
+      const run = await eventually(
+        async () => {
+          const current = await getRun(account, created.body.id);
+          return current.body.status === 'Processed' ? current.body : undefined;
+        },
+        { what: 'the aborted run to be Processed' },
+      );
+      expect(run.units.map((u) => [u.input.identifier, u.meta.status, u.output])).toEqual([
+        ['u0', 'Completed', { n: 0 }],
+        ['u1', 'Completed', { n: 1 }],
+        ['u2', 'Aborted', {}],
+        ['u3', 'Aborted', {}],
+        ['u4', 'Aborted', {}],
+        ['u5', 'Aborted', {}],
+      ]);
+      expect(run.processed_at).toMatch(ISO_SECONDS);
+
+      const late = await completeUnit(worker, leased!.assignment_id, { output: { too: 'late' } });
+      expect(late.status).toBe(409);
+      expect(late.body).toEqual({ message: `assignment ${leased!.assignment_id} cannot be completed: its run was aborted and the unit is Aborted` });
+      expect(await nextUnit(worker, account.lineId)).toBeUndefined();
+
+      const delivery = await deliveries.first(created.body.id);
+      expect(JSON.parse(delivery.body)).toEqual(run);
+      expect(delivery.sealed_authorization).toBeUndefined();
+    });
+
+    it('abort of a processed run: 405 with the spec message, the run unchanged', async () => {
+      const account = await createPlatformAccount('Done');
+      const created = await createRun(account, { line_id: account.lineId, units: [{ identifier: 'x' }] });
+      await workLine(account.lineId);
+      const before = await getRun(account, created.body.id);
+      expect(before.body.status).toBe('Processed');
+      const abort = await http('POST', `/v4/runs/${created.body.id}/abort`, { headers: account.auth });
+      expect([abort.status, abort.body]).toEqual([405, { message: 'The run is already processed and cannot be aborted' }]);
+      expect((await getRun(account, created.body.id)).body).toEqual(before.body);
+    });
+
+    it('abort before any work: every unit Aborted', async () => {
+      const account = await createPlatformAccount('Early');
+      const created = await createRun(account, { line_id: account.lineId, units: [{ identifier: 'a' }, { identifier: 'b' }] });
+      expect((await http('POST', `/v4/runs/${created.body.id}/abort`, { headers: account.auth })).status).toBe(202);
+      const run = await eventually(async () => {
+        const current = await getRun(account, created.body.id);
+        return current.body.status === 'Processed' ? current.body : undefined;
+      });
+      expect(run.units.map((u) => u.meta.status)).toEqual(['Aborted', 'Aborted']);
+    });
+  });
+
+  describe('big runs', () => {
+    it('accepts 10,000 units in one request, returns them all, and pages them on request', async () => {
+      const account = await createPlatformAccount('Big');
+      const units = Array.from({ length: 10_000 }, (_, i) => ({ identifier: `unit-${i}`, payload: { index: i, text: 'lorem ipsum dolor sit amet' } }));
+      const created = await createRun(account, { line_id: account.lineId, units });
+      expect(created.status).toBe(201);
+      const run = await getRun(account, created.body.id);
+      expect(run.status).toBe(200);
+      expect(run.body.units).toHaveLength(10_000);
+      expect(run.body.units[9_999].input).toEqual(units[9_999]);
+      expect(run.body.units_page).toBeUndefined();
+      const page = await getRun(account, created.body.id, '?units_offset=9998&units_limit=5');
+      expect(page.status).toBe(200);
+      expect(page.body.units.map((u) => u.input.identifier)).toEqual(['unit-9998', 'unit-9999']);
+      expect(page.body.units_page).toEqual({ offset: 9998, limit: 5, total: 10_000 });
+      expect(page.body.status).toBe('Processing');
+      // Leave nothing for other tests' workers: abort it.
+      expect((await http('POST', `/v4/runs/${created.body.id}/abort`, { headers: account.auth })).status).toBe(202);
+    });
+  });
+
+  describe('callbacks never leak credentials into logs', () => {
+    it('the gateway and platform-runs logs hold no callback password', async () => {
+      const created = await createRun(acme, { line_id: acme.lineId, callback_url: 'http://leaky:pa55-w0rd-zz@127.0.0.1:9/cb', units: [{}] });
+      expect(created.status).toBe(201);
+      await workLine(acme.lineId);
+      await deliveries.first(created.body.id);
+      for (const app of ['gateway', 'platform-runs']) {
+        const file = join(__dirname, '..', '..', '..', '..', '.cache', 'logs', 'test', `${app}.log`);
+        if (existsSync(file)) expect(readFileSync(file, 'utf8')).not.toContain('pa55-w0rd-zz');
+      }
+    });
+  });
+});

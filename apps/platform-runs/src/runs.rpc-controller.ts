@@ -1,0 +1,33 @@
+import { Controller } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { type LineListRequest, RpcPattern, type RunAbortRequest, type RunCreateRequest, type RunGetRequest } from '@workline/contracts';
+import { LinesService, RunsService } from '@workline/platform';
+
+/** Platform API v4 and v3 over request-reply; the gateway has authenticated the account. */
+@Controller()
+export class RunsRpcController {
+  constructor(
+    private readonly lines: LinesService,
+    private readonly runs: RunsService,
+  ) {}
+
+  @MessagePattern(RpcPattern.LineList)
+  listLines(@Payload() payload: LineListRequest): Promise<{ name: string; id: string }[]> {
+    return this.lines.list(payload.account_id);
+  }
+
+  @MessagePattern(RpcPattern.RunCreate)
+  create(@Payload() payload: RunCreateRequest): Promise<object> {
+    return this.runs.create(payload);
+  }
+
+  @MessagePattern(RpcPattern.RunGet)
+  get(@Payload() payload: RunGetRequest): Promise<object> {
+    return this.runs.get(payload);
+  }
+
+  @MessagePattern(RpcPattern.RunAbort)
+  abort(@Payload() payload: RunAbortRequest): Promise<{ message: string }> {
+    return this.runs.requestAbort(payload);
+  }
+}

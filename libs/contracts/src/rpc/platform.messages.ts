@@ -1,0 +1,38 @@
+import { IsString } from 'class-validator';
+
+/**
+ * Platform API (v4, and the deprecated v3 over the same runs). The gateway authenticates the account and
+ * passes the body as it came: platform-runs validates it, because the v4 and v3 error texts and codes are
+ * part of the contract and are chosen by the domain (DomainError.v3Code for v3).
+ */
+export type PlatformApi = 'v4' | 'v3';
+
+export interface LineListRequest {
+  account_id: string;
+}
+
+export interface RunCreateRequest {
+  account_id: string;
+  api: PlatformApi;
+  body: unknown;
+}
+
+export interface RunGetRequest {
+  account_id: string;
+  api: PlatformApi;
+  run_id: string;
+  /** Unit pagination (extension): both or none; without them every unit is returned. */
+  units_offset?: number;
+  units_limit?: number;
+}
+
+export interface RunAbortRequest {
+  account_id: string;
+  run_id: string;
+}
+
+/** Topic.RunAbortRequested: abort is asynchronous; platform-runs applies it from its own outbox. */
+export class RunAbortRequestedEvent {
+  @IsString() run_id!: string;
+  @IsString() account_id!: string;
+}

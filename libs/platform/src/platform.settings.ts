@@ -1,0 +1,13 @@
+/** What the platform domain reads from the environment (platform-runs' PlatformRunsEnv). */
+export interface PlatformSettings {
+  /** Seals callback credentials (SecretBox, shared SECRETS_KEY). */
+  secretsKey: string;
+  allowPrivateCallbacks: boolean;
+  /** How long a worker holds a unit before it goes back to the queue. */
+  unitLeaseSeconds: number;
+}
+
+export const PLATFORM_SETTINGS = Symbol('PLATFORM_SETTINGS');
+
+/** The outbox source of platform-runs: its relay publishes the rows written with it. */
+export const PLATFORM_OUTBOX_SOURCE = 'platform-runs';
