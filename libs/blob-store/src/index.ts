@@ -1,1 +1,2 @@
 export * from './blob-store';
+export * from './mounted-bucket';

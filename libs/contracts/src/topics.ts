@@ -21,6 +21,10 @@ export enum Topic {
   DeliveryDead = 'workline.delivery.dead.v1',
   /** A workstream was created (performance outbox); payload WorkstreamCreatedEvent. */
   WorkstreamCreated = 'workline.performance.workstream.created.v1',
+  /** An oversight task reached COMPLETED (oversight outbox); payload OversightTaskEvent. */
+  TaskResultAvailable = 'workline.oversight.task.result-available.v1',
+  /** An oversight task reached ERROR (oversight outbox); payload OversightTaskEvent. */
+  TaskError = 'workline.oversight.task.error.v1',
 }
 
 export interface TopicSpec {
@@ -42,4 +46,6 @@ export const TOPIC_SPECS: Record<Topic, TopicSpec> = {
   [Topic.WorkstreamCreated]: event,
   [Topic.DeliveryRequested]: event,
   [Topic.DeliveryDead]: event,
+  [Topic.TaskResultAvailable]: event,
+  [Topic.TaskError]: event,
 };

@@ -8,6 +8,12 @@ export enum RpcPattern {
   WorkstreamCreate = 'performance.workstream.create',
   WorkstreamGet = 'performance.workstream.get',
   ConfigurationCreate = 'oversight.configuration.create',
+  /** Oversight API (docs/oversight-api.md): upload grants, mounted buckets, tasks and their media. */
+  MediaGrantCreate = 'oversight.media-grant.create',
+  BucketCreate = 'oversight.bucket.create',
+  TaskCreate = 'oversight.task.create',
+  TaskGet = 'oversight.task.get',
+  TaskMediaLocate = 'oversight.task.media-locate',
   LineCreate = 'platform.line.create',
   /** Work API: lease the next unit or task for a worker; complete or flag a leased one. */
   UnitAssignmentNext = 'platform.assignment.next',

@@ -1,0 +1,115 @@
+import { Body, Controller, Get, Headers, HttpCode, HttpStatus, Param, Post, Res, UseGuards } from '@nestjs/common';
+import { CallbackUrlError, checkCallbackUrl } from '@workline/callback-url';
+import {
+  CreateMediaGrantDto,
+  CreateTaskDto,
+  DomainError,
+  ErrorCode,
+  type MediaGrantCreateReply,
+  type MediaGrantCreateRequest,
+  type MediaGrantView,
+  mediaUploadPath,
+  RpcPattern,
+  ServiceName,
+  type TaskCreatedView,
+  type TaskCreateRequest,
+  type TaskView,
+} from '@workline/contracts';
+import { KafkaRpcClient } from '@workline/kafka';
+import { SecretBox, signPath, urlSigningKey } from '@workline/secrets';
+import type { Response } from 'express';
+import { ApiKeyGuard } from '../auth/guards';
+import { CurrentPrincipal, type PrincipalOf } from '../auth/principal';
+import { GatewayEnv } from '../gateway.env';
+import { OversightApiEnv } from './oversight-api.env';
+import { TaskQuota } from './task-quota';
+
+type ApiKeyPrincipal = PrincipalOf<'api-key'>;
+
+/** Oversight API (docs/oversight-api.md): media upload grants, tasks and task status, per workstream key. */
+@Controller('v1')
+@UseGuards(ApiKeyGuard)
+export class OversightController {
+  private readonly box: SecretBox;
+  private readonly signingKey: string;
+
+  constructor(
+    private readonly rpc: KafkaRpcClient,
+    private readonly env: GatewayEnv,
+    private readonly settings: OversightApiEnv,
+    private readonly quota: TaskQuota,
+  ) {
+    this.box = new SecretBox(env.secretsKey);
+    this.signingKey = urlSigningKey(env.secretsKey);
+  }
+
+  @Post('signed-url')
+  @HttpCode(HttpStatus.OK)
+  async createUploadGrant(@CurrentPrincipal() principal: ApiKeyPrincipal, @Body() body: CreateMediaGrantDto): Promise<MediaGrantView> {
+    const workstreamId = workstreamOf(principal);
+    const expiresAt = new Date(Math.floor(Date.now() / 1000) * 1000 + this.settings.MEDIA_UPLOAD_URL_TTL_SECONDS * 1000);
+    const request: MediaGrantCreateRequest = {
+      workstream_id: workstreamId,
+      account_id: principal.accountId,
+      configuration_id: body.configuration_id,
+      expires_at: expiresAt.toISOString(),
+    };
+    const { media_key } = await this.rpc.request<MediaGrantCreateReply>(ServiceName.Oversight, RpcPattern.MediaGrantCreate, request);
+    return {
+      media_upload_url: `${this.env.publicUrl.replace(/\/+$/, '')}${signPath(this.signingKey, 'PUT', mediaUploadPath(media_key), expiresAt)}`,
+      media_key,
+      expires_at: expiresAt.toISOString(),
+    };
+  }
+
+  @Post('tasks')
+  @HttpCode(HttpStatus.CREATED)
+  async createTask(
+    @CurrentPrincipal() principal: ApiKeyPrincipal,
+    @Headers('x-api-key') apiKey: string,
+    @Body() body: CreateTaskDto,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<TaskCreatedView> {
+    const workstreamId = workstreamOf(principal);
+    if (body.callback_url !== undefined) {
+      try {
+        await checkCallbackUrl(body.callback_url, { allowPrivate: this.env.allowPrivateCallbacks });
+      } catch (error) {
+        if (!(error instanceof CallbackUrlError)) throw error;
+        throw new DomainError(ErrorCode.Validation, `Invalid request: ${error.message}`, [{ field: 'callback_url', message: error.message }]);
+      }
+    }
+    const reservation = await this.quota.reserve(workstreamId);
+    if ('refused' in reservation) {
+      const { window, limit, resetsAt } = reservation.refused;
+      response.setHeader('Retry-After', String(Math.max(1, Math.ceil((resetsAt.getTime() - Date.now()) / 1000))));
+      throw new DomainError(
+        ErrorCode.TooManyRequests,
+        `Task quota exceeded: this workstream may create ${limit} tasks per ${window}; retry after ${resetsAt.toISOString()} or ask support to raise the quota`,
+      );
+    }
+    const request: TaskCreateRequest = {
+      ...body,
+      workstream_id: workstreamId,
+      account_id: principal.accountId,
+      sealed_api_key: this.box.seal(apiKey),
+    };
+    try {
+      return await this.rpc.request<TaskCreatedView>(ServiceName.Oversight, RpcPattern.TaskCreate, request);
+    } catch (error) {
+      // A refused creation does not count; an unanswered one might have happened, so it keeps counting.
+      if (error instanceof DomainError && error.code !== ErrorCode.Unavailable) await reservation.release();
+      throw error;
+    }
+  }
+
+  @Get('tasks/:taskId')
+  getTask(@CurrentPrincipal() principal: ApiKeyPrincipal, @Param('taskId') taskId: string): Promise<TaskView> {
+    return this.rpc.request<TaskView>(ServiceName.Oversight, RpcPattern.TaskGet, { workstream_id: workstreamOf(principal), task_id: taskId });
+  }
+}
+
+function workstreamOf(principal: ApiKeyPrincipal): string {
+  if (!principal.workstreamId) throw new DomainError(ErrorCode.Forbidden, 'This API key is not bound to a workstream: oversight needs a workstream key');
+  return principal.workstreamId;
+}
