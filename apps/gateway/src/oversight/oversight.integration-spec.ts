@@ -12,6 +12,7 @@ import { SecretBox, signPath, urlSigningKey } from '@workline/secrets';
 import { sign, verify } from '@workline/signature';
 import { adminCreate, adminHeaders, type AppInstance, eventually, http, startAppInstance, testStack } from '@workline/testing';
 import { Kafka, logLevel, type Consumer } from 'kafkajs';
+import { Pool } from 'pg';
 import { createHmac, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
@@ -150,6 +151,7 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
   let other: Tenant;
   let worker: string;
   let bucketRoot: string;
+  const db = new Pool({ connectionString: testStack().databaseUrl, max: 2 });
 
   beforeAll(async () => {
     [tenant, other, worker] = await Promise.all([newTenant(), newTenant(), newWorker()]);
@@ -159,6 +161,7 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
 
   afterAll(async () => {
     await events.stop();
+    await db.end();
     rmSync(bucketRoot, { recursive: true, force: true });
   });
 
@@ -443,8 +446,25 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       expect((await work(worker, `/${assignment.assignment_id}/complete`, { updated_tags: [] })).status).toBe(200);
       const onTopic = await events.taskEvent(Topic.TaskResultAvailable, taskId);
       expect(onTopic.event.task_id).toBe(taskId);
-      // The task event and a delivery request would have been committed and relayed together.
+      // Events are written in the transaction of the state change, so the outbox is complete by now.
+      const { rows } = await db.query<{ topic: string }>(`select topic from messaging_outbox where key = $1 order by seq`, [taskId]);
+      expect(rows.map((row) => row.topic)).toEqual([Topic.TaskResultAvailable]);
       expect(events.deliveriesOf(taskId)).toEqual([]);
+    });
+
+    it('a lease that ran out puts the task back: another worker gets it, and the first assignment is gone', async () => {
+      const taskId = await created(tenant, { media_key: await uploaded(tenant, PNG(), 'image/png'), configuration_id: tenant.configurationId });
+      const first = await lease(worker, taskId);
+      expect(new Date(first.lease_expires_at).getTime()).toBeGreaterThan(Date.now() + 25 * 60_000);
+      const idle = await work(await newWorker(), '/next', { kind: 'task' });
+      expect(idle.status).toBe(204);
+      await db.query(`update oversight_task set lease_expires_at = now() - interval '1 second' where id = $1`, [taskId]);
+      const secondWorker = await newWorker();
+      const second = await lease(secondWorker, taskId);
+      expect(second.assignment_id).not.toBe(first.assignment_id);
+      expect((await work(worker, `/${first.assignment_id}/complete`, { updated_tags: [] })).status).toBe(404);
+      expect((await work(secondWorker, `/${second.assignment_id}/complete`, { updated_tags: [] })).status).toBe(200);
+      expect((await taskStatus(tenant, taskId)).body.state).toBe('COMPLETED');
     });
 
     it('refuses bad complete/flag bodies, other workers and closed assignments, changing nothing', async () => {
