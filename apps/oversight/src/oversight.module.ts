@@ -1,4 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
+import type { BlobStore } from '@workline/blob-store';
 import { DbModule } from '@workline/db';
 import { KafkaModule, type KafkaSettings } from '@workline/kafka';
 import {
@@ -17,11 +18,11 @@ import { TasksRpcController } from './tasks.rpc-controller';
 
 @Module({})
 export class OversightModule {
-  static register(env: OversightEnv, settings: KafkaSettings): DynamicModule {
+  static register(env: OversightEnv, blobs: BlobStore, settings: KafkaSettings): DynamicModule {
     const options: OversightOptions = {
       publicUrl: env.publicUrl,
       secretsKey: env.secretsKey,
-      blobDir: env.BLOB_DIR,
+      blobs,
       leaseSeconds: env.TASK_LEASE_SECONDS,
     };
     return {

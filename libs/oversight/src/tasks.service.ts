@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { FsBlobStore, FsMountedBucket, MountedObjectError } from '@workline/blob-store';
+import { type BlobStore, FsMountedBucket, MountedObjectError } from '@workline/blob-store';
 import { parseCallbackUrl } from '@workline/callback-url';
 import {
   BUCKET_MEDIA_TYPES,
@@ -65,7 +65,7 @@ export function toTaskView(row: TaskRow): TaskView {
 /** Annotation tasks: creation (with the media and bucket rules), status, and where their media is. */
 @Injectable()
 export class TasksService {
-  private readonly blobs: FsBlobStore;
+  private readonly blobs: BlobStore;
   private readonly box: SecretBox;
 
   constructor(
@@ -74,7 +74,7 @@ export class TasksService {
     private readonly buckets: BucketsService,
     @Inject(OVERSIGHT_OPTIONS) options: OversightOptions,
   ) {
-    this.blobs = new FsBlobStore(options.blobDir);
+    this.blobs = options.blobs;
     this.box = new SecretBox(options.secretsKey);
   }
 

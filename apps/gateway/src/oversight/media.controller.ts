@@ -1,5 +1,5 @@
-import { Controller, Get, Param, Put, Req, Res } from '@nestjs/common';
-import { BlobTooLargeError, FsBlobStore, FsMountedBucket } from '@workline/blob-store';
+import { Controller, Get, Inject, Param, Put, Req, Res } from '@nestjs/common';
+import { type BlobStore, BlobTooLargeError, FsMountedBucket } from '@workline/blob-store';
 import {
   DomainError,
   ErrorCode,
@@ -16,7 +16,7 @@ import type { Request, Response } from 'express';
 import { PassThrough, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { GatewayEnv } from '../gateway.env';
-import { OversightApiEnv } from './oversight-api.env';
+import { MEDIA_BLOB_STORE, OversightApiEnv } from './oversight-api.env';
 import { assertSignedRequest } from './signed-media';
 
 const tooLarge = (limit: number) => new DomainError(ErrorCode.PayloadTooLarge, `The media is larger than the limit of ${limit} bytes`);
@@ -28,15 +28,14 @@ const tooLarge = (limit: number) => new DomainError(ErrorCode.PayloadTooLarge, `
 @Controller()
 export class MediaController {
   private readonly signingKey: string;
-  private readonly blobs: FsBlobStore;
 
   constructor(
     private readonly rpc: KafkaRpcClient,
     private readonly settings: OversightApiEnv,
+    @Inject(MEDIA_BLOB_STORE) private readonly blobs: BlobStore,
     env: GatewayEnv,
   ) {
     this.signingKey = urlSigningKey(env.secretsKey);
-    this.blobs = new FsBlobStore(env.BLOB_DIR);
   }
 
   @Put('uploads/media/:mediaKey')

@@ -1,5 +1,8 @@
 import { IsInt, Max, Min } from 'class-validator';
 
+/** The blob store of uploaded media (driver chosen by BLOB_DRIVER, see BlobStoreEnv). */
+export const MEDIA_BLOB_STORE = Symbol('MEDIA_BLOB_STORE');
+
 /**
  * Settings of the oversight API in the gateway (docs/oversight-api.md), read from the environment next
  * to GatewayEnv so this feature module stays self-contained.
