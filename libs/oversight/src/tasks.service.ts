@@ -103,7 +103,8 @@ export class TasksService {
 
   async get(request: TaskGetRequest): Promise<TaskView> {
     const row = await this.prisma.oversightTask.findUnique({ where: { id: request.task_id } });
-    if (!row || row.workstreamId !== request.workstream_id) throw DomainError.notFound(`task ${request.task_id} not found`);
+    const visible = row && row.accountId === request.account_id && (!request.workstream_id || row.workstreamId === request.workstream_id);
+    if (!visible) throw DomainError.notFound(`task ${request.task_id} not found`);
     return toTaskView(row);
   }
 

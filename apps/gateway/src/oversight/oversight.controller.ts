@@ -1,6 +1,8 @@
 import { Body, Controller, Get, Headers, HttpCode, HttpStatus, Param, Post, Res, UseGuards } from '@nestjs/common';
 import { CallbackUrlError, checkCallbackUrl } from '@workline/callback-url';
 import {
+  type ConfigurationGetRequest,
+  type ConfigurationView,
   CreateMediaGrantDto,
   CreateTaskDto,
   DomainError,
@@ -13,6 +15,7 @@ import {
   ServiceName,
   type TaskCreatedView,
   type TaskCreateRequest,
+  type TaskGetRequest,
   type TaskView,
 } from '@workline/contracts';
 import { KafkaRpcClient } from '@workline/kafka';
@@ -46,7 +49,7 @@ export class OversightController {
   @Post('signed-url')
   @HttpCode(HttpStatus.OK)
   async createUploadGrant(@CurrentPrincipal() principal: ApiKeyPrincipal, @Body() body: CreateMediaGrantDto): Promise<MediaGrantView> {
-    const workstreamId = workstreamOf(principal);
+    const workstreamId = await this.workstreamFor(principal, body.configuration_id);
     const expiresAt = new Date(Math.floor(Date.now() / 1000) * 1000 + this.settings.MEDIA_UPLOAD_URL_TTL_SECONDS * 1000);
     const request: MediaGrantCreateRequest = {
       workstream_id: workstreamId,
@@ -70,7 +73,6 @@ export class OversightController {
     @Body() body: CreateTaskDto,
     @Res({ passthrough: true }) response: Response,
   ): Promise<TaskCreatedView> {
-    const workstreamId = workstreamOf(principal);
     if (body.callback_url !== undefined) {
       try {
         await checkCallbackUrl(body.callback_url, { allowPrivate: this.env.allowPrivateCallbacks });
@@ -79,6 +81,7 @@ export class OversightController {
         throw new DomainError(ErrorCode.Validation, `Invalid request: ${error.message}`, [{ field: 'callback_url', message: error.message }]);
       }
     }
+    const workstreamId = await this.workstreamFor(principal, body.configuration_id);
     const reservation = await this.quota.reserve(workstreamId);
     if ('refused' in reservation) {
       const { window, limit, resetsAt } = reservation.refused;
@@ -105,11 +108,18 @@ export class OversightController {
 
   @Get('tasks/:taskId')
   getTask(@CurrentPrincipal() principal: ApiKeyPrincipal, @Param('taskId') taskId: string): Promise<TaskView> {
-    return this.rpc.request<TaskView>(ServiceName.Oversight, RpcPattern.TaskGet, { workstream_id: workstreamOf(principal), task_id: taskId });
+    const request: TaskGetRequest = { account_id: principal.accountId, ...(principal.workstreamId ? { workstream_id: principal.workstreamId } : {}), task_id: taskId };
+    return this.rpc.request<TaskView>(ServiceName.Oversight, RpcPattern.TaskGet, request);
   }
-}
 
-function workstreamOf(principal: ApiKeyPrincipal): string {
-  if (!principal.workstreamId) throw new DomainError(ErrorCode.Forbidden, 'This API key is not bound to a workstream: oversight needs a workstream key');
-  return principal.workstreamId;
+  /**
+   * The workstream a request acts for: the key's own, or for a project-level key (valid for every
+   * workstream of its account) the workstream of the configuration it names, which must be the account's.
+   */
+  private async workstreamFor(principal: ApiKeyPrincipal, configurationId: string): Promise<string> {
+    if (principal.workstreamId) return principal.workstreamId;
+    const request: ConfigurationGetRequest = { account_id: principal.accountId, configuration_id: configurationId };
+    const configuration = await this.rpc.request<ConfigurationView>(ServiceName.Oversight, RpcPattern.ConfigurationGet, request);
+    return configuration.workstream_id;
+  }
 }

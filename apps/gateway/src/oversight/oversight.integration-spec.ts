@@ -8,7 +8,7 @@ import {
   type TaskView,
   Topic,
 } from '@workline/contracts';
-import { SecretBox, signPath, urlSigningKey } from '@workline/secrets';
+import { newSecret, SecretBox, sha256, signPath, urlSigningKey } from '@workline/secrets';
 import { sign, verify } from '@workline/signature';
 import { adminCreate, adminHeaders, type AppInstance, eventually, http, startAppInstance, testStack } from '@workline/testing';
 import { Kafka, logLevel, type Consumer } from 'kafkajs';
@@ -510,6 +510,47 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       expect(x.body.task_id).not.toBe(y.body.task_id);
       expect([x.body.task_id, y.body.task_id].sort()).toEqual([second, third].sort());
       await Promise.all([work(a, `/${x.body.assignment_id}/complete`, { updated_tags: [] }), work(b, `/${y.body.assignment_id}/complete`, { updated_tags: [] })]);
+    });
+  });
+
+  describe('project-level keys (valid for every workstream of their account)', () => {
+    /** Inserted directly: the admin endpoint for account keys lives in the identity work. */
+    async function projectKey(accountId: string): Promise<string> {
+      const key = newSecret('wlk');
+      await db.query(`insert into identity_api_key (id, account_id, workstream_id, key_hash, key_ciphertext, prefix) values ($1, $2, null, $3, $4, $5)`, [
+        `test-${randomBytes(6).toString('hex')}`,
+        accountId,
+        sha256(key),
+        new SecretBox(secretsKey()).seal(key),
+        key.slice(0, 8),
+      ]);
+      return key;
+    }
+
+    it('uses the configuration to find the workstream; tasks are signed with the project key and visible to both keys', async () => {
+      const key = await projectKey(tenant.accountId);
+      const asProject: Tenant = { ...tenant, key };
+      const mediaKey = await uploaded(asProject, PNG(), 'image/png');
+      const taskId = await created(asProject, { media_key: mediaKey, configuration_id: tenant.configurationId, callback_url: 'http://127.0.0.1:9/p' });
+      expect((await taskStatus(asProject, taskId)).body).toMatchObject({ task_id: taskId, state: 'QUEUED', configuration_id: tenant.configurationId });
+      expect((await taskStatus(tenant, taskId)).status).toBe(200);
+      expect((await taskStatus(other, taskId)).status).toBe(404);
+      const assignment = await lease(worker, taskId);
+      expect((await work(worker, `/${assignment.assignment_id}/complete`, { updated_tags: [] })).status).toBe(200);
+      const delivery = await events.delivery(taskId);
+      expect(new SecretBox(secretsKey()).open(delivery.sealed_secret!)).toBe(key);
+      expect(delivery.owner).toEqual({ account_id: tenant.accountId, workstream_id: tenant.workstreamId });
+    });
+
+    it('another account\'s configuration and tasks stay 404', async () => {
+      const asProject: Tenant = { ...tenant, key: await projectKey(tenant.accountId) };
+      const grantOther = await http('POST', '/v1/signed-url', { headers: asKey(asProject.key), body: { configuration_id: other.configurationId } });
+      expect(grantOther.status).toBe(404);
+      expect(grantOther.body).toEqual({ message: `configuration ${other.configurationId} not found` });
+      const task = await createTask(asProject, { media_key: await uploaded(other, PNG(), 'image/png'), configuration_id: other.configurationId });
+      expect(task.status).toBe(404);
+      const otherTask = await created(other, { media_key: await uploaded(other, PNG(), 'image/png'), configuration_id: other.configurationId });
+      expect((await taskStatus(asProject, otherTask)).status).toBe(404);
     });
   });
 

@@ -4,6 +4,13 @@ import { BUCKET_DRIVERS, type BucketDriver, TagDto } from '../http/oversight.dto
 
 /** RPC payloads between the gateway and oversight (RpcPattern.MediaGrantCreate, TaskCreate, ...). */
 
+/** A configuration as seen by a caller: its account, and its workstream unless it holds a project-level key. */
+export class ConfigurationGetRequest {
+  @IsString() account_id!: string;
+  @IsOptional() @IsString() workstream_id?: string;
+  @IsString() configuration_id!: string;
+}
+
 export class MediaGrantCreateRequest {
   @IsString() workstream_id!: string;
   @IsString() account_id!: string;
@@ -36,7 +43,9 @@ export class TaskCreateRequest {
 }
 
 export class TaskGetRequest {
-  @IsString() workstream_id!: string;
+  @IsString() account_id!: string;
+  /** Absent for a project-level key: any task of the account. */
+  @IsOptional() @IsString() workstream_id?: string;
   @IsString() task_id!: string;
 }
 

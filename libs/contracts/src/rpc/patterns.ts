@@ -9,6 +9,7 @@ export enum RpcPattern {
   WorkstreamGet = 'performance.workstream.get',
   ConfigurationCreate = 'oversight.configuration.create',
   /** Oversight API (docs/oversight-api.md): upload grants, mounted buckets, tasks and their media. */
+  ConfigurationGet = 'oversight.configuration.get',
   MediaGrantCreate = 'oversight.media-grant.create',
   BucketCreate = 'oversight.bucket.create',
   TaskCreate = 'oversight.task.create',
