@@ -11,6 +11,7 @@ import { HealthController } from './health/health.controller';
 import { ApiKeyController } from './identity/api-key.controller';
 import { DocsController } from './identity/docs.controller';
 import { PlatformModule } from './platform/platform.module';
+import { OversightApiModule } from './oversight/oversight-api.module';
 import { WorkController } from './work/work.controller';
 
 /** The gateway: infrastructure modules, then one feature module per API area. */
@@ -28,6 +29,7 @@ export class GatewayModule {
         // Feature modules (one per API area) go here.
         DeliveriesModule,
         PlatformModule,
+        OversightApiModule,
       ],
       controllers: [HealthController, AdminController, WorkController, ApiKeyController, DocsController],
     };

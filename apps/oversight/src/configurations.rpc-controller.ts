@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { ConfigurationCreateRequest, RpcPattern, validateContract, type ConfigurationView } from '@workline/contracts';
+import { ConfigurationCreateRequest, ConfigurationGetRequest, RpcPattern, validateContract, type ConfigurationView } from '@workline/contracts';
 import { ConfigurationsService } from '@workline/oversight';
 
 @Controller()
@@ -10,5 +10,10 @@ export class ConfigurationsRpcController {
   @MessagePattern(RpcPattern.ConfigurationCreate)
   create(@Payload() payload: unknown): Promise<ConfigurationView> {
     return this.configurations.create(validateContract(ConfigurationCreateRequest, payload));
+  }
+
+  @MessagePattern(RpcPattern.ConfigurationGet)
+  get(@Payload() payload: unknown): Promise<ConfigurationView> {
+    return this.configurations.get(validateContract(ConfigurationGetRequest, payload));
   }
 }

@@ -1,6 +1,11 @@
 import 'reflect-metadata';
+import { BlobStoreEnv, createBlobStore } from '@workline/blob-store';
+import { loadEnvOrExit } from '@workline/config';
 import { ServiceName } from '@workline/contracts';
 import { runService } from '@workline/kafka';
+import { OversightEnv } from './oversight.env';
 import { OversightModule } from './oversight.module';
 
-runService(ServiceName.Oversight, (env, settings) => OversightModule.register(env, settings));
+runService(ServiceName.Oversight, (_env, settings) =>
+  OversightModule.register(loadEnvOrExit(OversightEnv, ServiceName.Oversight), createBlobStore(loadEnvOrExit(BlobStoreEnv, ServiceName.Oversight)), settings),
+);

@@ -1,18 +1,42 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import type { BaseEnv } from '@workline/config';
+import type { BlobStore } from '@workline/blob-store';
 import { DbModule } from '@workline/db';
 import { KafkaModule, type KafkaSettings } from '@workline/kafka';
-import { ConfigurationsService } from '@workline/oversight';
+import {
+  AssignmentsService,
+  BucketsService,
+  ConfigurationsService,
+  MediaGrantsService,
+  OVERSIGHT_OPTIONS,
+  type OversightOptions,
+  TasksService,
+} from '@workline/oversight';
+import { AssignmentsRpcController } from './assignments.rpc-controller';
 import { ConfigurationsRpcController } from './configurations.rpc-controller';
+import type { OversightEnv } from './oversight.env';
+import { TasksRpcController } from './tasks.rpc-controller';
 
 @Module({})
 export class OversightModule {
-  static register(env: BaseEnv, settings: KafkaSettings): DynamicModule {
+  static register(env: OversightEnv, blobs: BlobStore, settings: KafkaSettings): DynamicModule {
+    const options: OversightOptions = {
+      publicUrl: env.publicUrl,
+      secretsKey: env.secretsKey,
+      blobs,
+      leaseSeconds: env.TASK_LEASE_SECONDS,
+    };
     return {
       module: OversightModule,
       imports: [DbModule.forRoot(env.DATABASE_URL), KafkaModule.forRoot({ settings, outbox: true, serveHealth: true })],
-      controllers: [ConfigurationsRpcController],
-      providers: [ConfigurationsService],
+      controllers: [ConfigurationsRpcController, TasksRpcController, AssignmentsRpcController],
+      providers: [
+        { provide: OVERSIGHT_OPTIONS, useValue: options },
+        ConfigurationsService,
+        MediaGrantsService,
+        BucketsService,
+        TasksService,
+        AssignmentsService,
+      ],
     };
   }
 }

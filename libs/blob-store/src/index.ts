@@ -1,1 +1,4 @@
 export * from './blob-store';
+export * from './mounted-bucket';
+export * from './s3-blob-store';
+export * from './blob-store.env';

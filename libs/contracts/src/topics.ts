@@ -23,6 +23,10 @@ export enum Topic {
   RunAbortRequested = 'workline.platform.run.abort-requested.v1',
   /** A workstream was created (performance outbox); payload WorkstreamCreatedEvent. */
   WorkstreamCreated = 'workline.performance.workstream.created.v1',
+  /** An oversight task reached COMPLETED (oversight outbox); payload OversightTaskEvent. */
+  TaskResultAvailable = 'workline.oversight.task.result-available.v1',
+  /** An oversight task reached ERROR (oversight outbox); payload OversightTaskEvent. */
+  TaskError = 'workline.oversight.task.error.v1',
 }
 
 export interface TopicSpec {
@@ -51,4 +55,6 @@ export const TOPIC_SPECS: Record<Topic, TopicSpec> = {
   [Topic.DeliveryRequested]: { ...event, ...large },
   [Topic.RunAbortRequested]: event,
   [Topic.DeliveryDead]: event,
+  [Topic.TaskResultAvailable]: event,
+  [Topic.TaskError]: event,
 };

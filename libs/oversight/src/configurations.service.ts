@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { ConfigurationCreateRequest, ConfigurationView } from '@workline/contracts';
+import { type ConfigurationCreateRequest, type ConfigurationGetRequest, type ConfigurationView, DomainError } from '@workline/contracts';
 import { PrismaService } from '@workline/db';
 import { randomUUID } from 'node:crypto';
 
@@ -19,13 +19,41 @@ export class ConfigurationsService {
         toolProjectId: request.tool_project_id ?? null,
       },
     });
-    return {
-      id: row.id,
-      workstream_id: row.workstreamId,
-      name: row.name,
-      extended_events: row.extendedEvents,
-      tool_project_id: row.toolProjectId,
-      created_at: row.createdAt.toISOString(),
-    };
+    return toView(row);
   }
+
+  /**
+   * A configuration of the caller's workstream. Another workstream's configuration is "not found" like an
+   * unknown one, so a key never learns which ids exist elsewhere (docs/oversight-api.md, Decisions).
+   */
+  async get(request: ConfigurationGetRequest): Promise<ConfigurationView> {
+    const row = await this.prisma.oversightConfiguration.findUnique({ where: { id: request.configuration_id } });
+    const visible = row && row.accountId === request.account_id && (!request.workstream_id || row.workstreamId === request.workstream_id);
+    if (!visible) throw DomainError.notFound(`configuration ${request.configuration_id} not found`);
+    return toView(row);
+  }
+
+  async ofWorkstream(workstreamId: string, configurationId: string) {
+    const row = await this.prisma.oversightConfiguration.findUnique({ where: { id: configurationId } });
+    if (!row || row.workstreamId !== workstreamId) throw DomainError.notFound(`configuration ${configurationId} not found`);
+    return row;
+  }
+}
+
+function toView(row: {
+  id: string;
+  workstreamId: string;
+  name: string;
+  extendedEvents: boolean;
+  toolProjectId: string | null;
+  createdAt: Date;
+}): ConfigurationView {
+  return {
+    id: row.id,
+    workstream_id: row.workstreamId,
+    name: row.name,
+    extended_events: row.extendedEvents,
+    tool_project_id: row.toolProjectId,
+    created_at: row.createdAt.toISOString(),
+  };
 }

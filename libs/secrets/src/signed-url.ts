@@ -25,3 +25,11 @@ export function checkSignedPath(key: string, method: string, path: string, query
   if (Number(expires) * 1000 < now.getTime()) return { ok: false, reason: 'expired' };
   return { ok: true };
 }
+
+/**
+ * The key presigned URLs are signed with, derived from SECRETS_KEY (shared by the apps) so that one app
+ * can sign a URL another serves, without the raw SECRETS_KEY ever being used as an HMAC key itself.
+ */
+export function urlSigningKey(secretsKey: string): string {
+  return createHmac('sha256', secretsKey).update('workline/presigned-urls/v1').digest('hex');
+}

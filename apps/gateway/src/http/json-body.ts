@@ -12,6 +12,8 @@ export function jsonBody(limitBytes: number) {
   const parse = express.json({ limit: limitBytes, strict: false, type: ['application/json', 'application/*+json'] });
   return (req: Request, res: Response, next: NextFunction) => {
     if (!['POST', 'PUT', 'PATCH'].includes(req.method) || !hasBody(req)) return next();
+    // Presigned uploads carry raw bytes, which their own route streams (and checks) itself.
+    if (req.path.startsWith('/uploads/')) return next();
     if (!req.is(['application/json', 'application/*+json'])) return writeProblem(req, res, unsupportedMediaType(req.headers['content-type']));
     parse(req, res, (error?: unknown) => {
       if (!error) return next();

@@ -8,6 +8,13 @@ export enum RpcPattern {
   WorkstreamCreate = 'performance.workstream.create',
   WorkstreamGet = 'performance.workstream.get',
   ConfigurationCreate = 'oversight.configuration.create',
+  /** Oversight API (docs/oversight-api.md): upload grants, mounted buckets, tasks and their media. */
+  ConfigurationGet = 'oversight.configuration.get',
+  MediaGrantCreate = 'oversight.media-grant.create',
+  BucketCreate = 'oversight.bucket.create',
+  TaskCreate = 'oversight.task.create',
+  TaskGet = 'oversight.task.get',
+  TaskMediaLocate = 'oversight.task.media-locate',
   LineCreate = 'platform.line.create',
   /** Platform API (v4, and v3 presented over the same runs): the caller's account is always in the request. */
   LineList = 'platform.line.list',

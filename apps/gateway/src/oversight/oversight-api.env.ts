@@ -1,0 +1,28 @@
+import { IsInt, Max, Min } from 'class-validator';
+
+/** The blob store of uploaded media (driver chosen by BLOB_DRIVER, see BlobStoreEnv). */
+export const MEDIA_BLOB_STORE = Symbol('MEDIA_BLOB_STORE');
+
+/**
+ * Settings of the oversight API in the gateway (docs/oversight-api.md), read from the environment next
+ * to GatewayEnv so this feature module stays self-contained.
+ */
+export class OversightApiEnv {
+  /** Largest media upload, in bytes (413 above it). */
+  @IsInt() @Min(1) @Max(5 * 1024 * 1024 * 1024)
+  MEDIA_MAX_BYTES: number = 100 * 1024 * 1024;
+
+  /** How long a media_upload_url stays valid. */
+  @IsInt() @Min(1) @Max(7 * 24 * 3600)
+  MEDIA_UPLOAD_URL_TTL_SECONDS: number = 3600;
+
+  /** Task creations per workstream per UTC day, ISO week and calendar month (429 above any of them). */
+  @IsInt() @Min(1)
+  TASK_QUOTA_PER_DAY: number = 10_000;
+
+  @IsInt() @Min(1)
+  TASK_QUOTA_PER_WEEK: number = 50_000;
+
+  @IsInt() @Min(1)
+  TASK_QUOTA_PER_MONTH: number = 200_000;
+}

@@ -1,0 +1,122 @@
+import { Body, Controller, Get, Headers, HttpCode, HttpStatus, Param, Post, UseGuards } from '@nestjs/common';
+import { CallbackUrlError, checkCallbackUrl } from '@workline/callback-url';
+import {
+  type ConfigurationGetRequest,
+  type ConfigurationView,
+  CreateMediaGrantDto,
+  CreateTaskDto,
+  DomainError,
+  ErrorCode,
+  type MediaGrantCreateReply,
+  type MediaGrantCreateRequest,
+  type MediaGrantView,
+  mediaUploadPath,
+  RpcPattern,
+  ServiceName,
+  type TaskCreatedView,
+  type TaskCreateRequest,
+  type TaskGetRequest,
+  type TaskView,
+} from '@workline/contracts';
+import { KafkaRpcClient } from '@workline/kafka';
+import { SecretBox, signPath, urlSigningKey } from '@workline/secrets';
+import { ApiKeyGuard } from '../auth/guards';
+import { CurrentPrincipal, type PrincipalOf } from '../auth/principal';
+import { GatewayEnv } from '../gateway.env';
+import { OversightApiEnv } from './oversight-api.env';
+import { TaskQuota } from './task-quota';
+
+type ApiKeyPrincipal = PrincipalOf<'api-key'>;
+
+/** Oversight API (docs/oversight-api.md): media upload grants, tasks and task status, per workstream key. */
+@Controller('v1')
+@UseGuards(ApiKeyGuard)
+export class OversightController {
+  private readonly box: SecretBox;
+  private readonly signingKey: string;
+
+  constructor(
+    private readonly rpc: KafkaRpcClient,
+    private readonly env: GatewayEnv,
+    private readonly settings: OversightApiEnv,
+    private readonly quota: TaskQuota,
+  ) {
+    this.box = new SecretBox(env.secretsKey);
+    this.signingKey = urlSigningKey(env.secretsKey);
+  }
+
+  @Post('signed-url')
+  @HttpCode(HttpStatus.OK)
+  async createUploadGrant(@CurrentPrincipal() principal: ApiKeyPrincipal, @Body() body: CreateMediaGrantDto): Promise<MediaGrantView> {
+    const workstreamId = await this.workstreamFor(principal, body.configuration_id);
+    const expiresAt = new Date(Math.floor(Date.now() / 1000) * 1000 + this.settings.MEDIA_UPLOAD_URL_TTL_SECONDS * 1000);
+    const request: MediaGrantCreateRequest = {
+      workstream_id: workstreamId,
+      account_id: principal.accountId,
+      configuration_id: body.configuration_id,
+      expires_at: expiresAt.toISOString(),
+    };
+    const { media_key } = await this.rpc.request<MediaGrantCreateReply>(ServiceName.Oversight, RpcPattern.MediaGrantCreate, request);
+    return {
+      media_upload_url: `${this.env.publicUrl.replace(/\/+$/, '')}${signPath(this.signingKey, 'PUT', mediaUploadPath(media_key), expiresAt)}`,
+      media_key,
+      expires_at: expiresAt.toISOString(),
+    };
+  }
+
+  @Post('tasks')
+  @HttpCode(HttpStatus.CREATED)
+  async createTask(
+    @CurrentPrincipal() principal: ApiKeyPrincipal,
+    @Headers('x-api-key') apiKey: string,
+    @Body() body: CreateTaskDto,
+  ): Promise<TaskCreatedView> {
+    if (body.callback_url !== undefined) {
+      try {
+        await checkCallbackUrl(body.callback_url, { allowPrivate: this.env.allowPrivateCallbacks });
+      } catch (error) {
+        if (!(error instanceof CallbackUrlError)) throw error;
+        throw new DomainError(ErrorCode.Validation, `Invalid request: ${error.message}`, [{ field: 'callback_url', message: error.message }]);
+      }
+    }
+    const workstreamId = await this.workstreamFor(principal, body.configuration_id);
+    const reservation = await this.quota.reserve(workstreamId);
+    if ('refused' in reservation) {
+      const { window, limit, resetsAt } = reservation.refused;
+      throw DomainError.tooManyRequests(
+        `Task quota exceeded: this workstream may create ${limit} tasks per ${window}; retry after ${resetsAt.toISOString()} or ask support to raise the quota`,
+        (resetsAt.getTime() - Date.now()) / 1000,
+      );
+    }
+    const request: TaskCreateRequest = {
+      ...body,
+      workstream_id: workstreamId,
+      account_id: principal.accountId,
+      sealed_api_key: this.box.seal(apiKey),
+    };
+    try {
+      return await this.rpc.request<TaskCreatedView>(ServiceName.Oversight, RpcPattern.TaskCreate, request);
+    } catch (error) {
+      // A refused creation does not count; an unanswered one might have happened, so it keeps counting.
+      if (error instanceof DomainError && error.code !== ErrorCode.Unavailable) await reservation.release();
+      throw error;
+    }
+  }
+
+  @Get('tasks/:taskId')
+  getTask(@CurrentPrincipal() principal: ApiKeyPrincipal, @Param('taskId') taskId: string): Promise<TaskView> {
+    const request: TaskGetRequest = { account_id: principal.accountId, ...(principal.workstreamId ? { workstream_id: principal.workstreamId } : {}), task_id: taskId };
+    return this.rpc.request<TaskView>(ServiceName.Oversight, RpcPattern.TaskGet, request);
+  }
+
+  /**
+   * The workstream a request acts for: the key's own, or for a project-level key (valid for every
+   * workstream of its account) the workstream of the configuration it names, which must be the account's.
+   */
+  private async workstreamFor(principal: ApiKeyPrincipal, configurationId: string): Promise<string> {
+    if (principal.workstreamId) return principal.workstreamId;
+    const request: ConfigurationGetRequest = { account_id: principal.accountId, configuration_id: configurationId };
+    const configuration = await this.rpc.request<ConfigurationView>(ServiceName.Oversight, RpcPattern.ConfigurationGet, request);
+    return configuration.workstream_id;
+  }
+}

@@ -1,0 +1,701 @@
+import { BaseEnv } from '@workline/config';
+import {
+  type DeliveryRequestedEvent,
+  type EventEnvelope,
+  type MediaGrantView,
+  type OversightTaskEvent,
+  type TaskAssignmentView,
+  type TaskView,
+  Topic,
+} from '@workline/contracts';
+import { newSecret, SecretBox, sha256, signPath, urlSigningKey } from '@workline/secrets';
+import { sign, verify } from '@workline/signature';
+import { adminCreate, adminHeaders, type AppInstance, eventually, http, startAppInstance, testStack } from '@workline/testing';
+import { Kafka, logLevel, type Consumer } from 'kafkajs';
+import { Pool } from 'pg';
+import { createHmac, randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const PNG = () => Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), randomBytes(200)]);
+const JPEG = () => Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), randomBytes(100)]);
+const MP4 = () => Buffer.concat([Buffer.from('\0\0\0\x18ftypmp42', 'latin1'), randomBytes(100)]);
+
+const secretsKey = () => testStack().appEnv.SECRETS_KEY ?? new BaseEnv().secretsKey;
+
+interface Tenant {
+  accountId: string;
+  workstreamId: string;
+  key: string;
+  configurationId: string;
+  extendedConfigurationId: string;
+}
+
+async function newTenant(): Promise<Tenant> {
+  const account = await adminCreate<{ id: string }>('/accounts', { name: 'Oversight client' });
+  const workstream = await adminCreate<{ id: string }>('/workstreams', { account_id: account.id, name: 'Oversight', use_cases: [] });
+  const { key } = await adminCreate<{ key: string }>(`/workstreams/${workstream.id}/api-keys`, {});
+  const plain = await adminCreate<{ id: string }>(`/workstreams/${workstream.id}/configurations`, { name: 'Plain' });
+  const extended = await adminCreate<{ id: string }>(`/workstreams/${workstream.id}/configurations`, {
+    name: 'Extended',
+    extended_events: true,
+    tool_project_id: 'tp-42',
+  });
+  return { accountId: account.id, workstreamId: workstream.id, key, configurationId: plain.id, extendedConfigurationId: extended.id };
+}
+
+const newWorker = async () => (await adminCreate<{ token: string }>('/workers', { email: `w.${randomBytes(6).toString('hex')}@example.com`, name: 'W' })).token;
+
+const asKey = (key: string) => ({ 'x-api-key': key });
+
+async function grant(tenant: Tenant, configurationId = tenant.configurationId, base?: string): Promise<MediaGrantView> {
+  const result = await http<MediaGrantView>('POST', `${base ?? testStack().gatewayUrl}/v1/signed-url`, {
+    headers: asKey(tenant.key),
+    body: { configuration_id: configurationId },
+  });
+  if (result.status !== 200) throw new Error(`signed-url answered ${result.status}: ${result.text}`);
+  return result.body;
+}
+
+async function put(url: string, bytes: Buffer, contentType?: string): Promise<{ status: number; body: { message?: string } }> {
+  const response = await fetch(url, { method: 'PUT', headers: contentType ? { 'content-type': contentType } : {}, body: bytes });
+  const text = await response.text();
+  return { status: response.status, body: text ? (JSON.parse(text) as { message?: string }) : {} };
+}
+
+async function uploaded(tenant: Tenant, bytes: Buffer, contentType: string, configurationId = tenant.configurationId): Promise<string> {
+  const g = await grant(tenant, configurationId);
+  const result = await put(g.media_upload_url, bytes, contentType);
+  if (result.status !== 200) throw new Error(`upload answered ${result.status}: ${JSON.stringify(result.body)}`);
+  return g.media_key;
+}
+
+async function createTask(tenant: Tenant, body: Record<string, unknown>, base?: string) {
+  return http<{ task_id: string; message?: string; errors?: { field: string }[] }>('POST', `${base ?? testStack().gatewayUrl}/v1/tasks`, {
+    headers: asKey(tenant.key),
+    body,
+  });
+}
+
+async function created(tenant: Tenant, body: Record<string, unknown>): Promise<string> {
+  const result = await createTask(tenant, body);
+  if (result.status !== 201) throw new Error(`POST /v1/tasks answered ${result.status}: ${result.text}`);
+  return result.body.task_id;
+}
+
+const taskStatus = (tenant: Tenant, taskId: string) => http<TaskView>('GET', `/v1/tasks/${taskId}`, { headers: asKey(tenant.key) });
+
+const work = (token: string, path: string, body: unknown) =>
+  http<TaskAssignmentView & { message?: string; state?: string }>('POST', `/workforce/v1/assignments${path}`, { headers: { authorization: `Bearer ${token}` }, body });
+
+/**
+ * Leases until the worker holds `taskId`. Tasks are offered oldest first, and earlier tests may leave
+ * tasks queued on purpose (quota, refusals): those are flagged out of the way.
+ */
+async function lease(token: string, taskId: string): Promise<TaskAssignmentView> {
+  for (let i = 0; i < 200; i++) {
+    const next = await work(token, '/next', { kind: 'task' });
+    if (next.status !== 200) throw new Error(`next answered ${next.status} before task ${taskId} was offered`);
+    if (next.body.task_id === taskId) return next.body;
+    await work(token, `/${next.body.assignment_id}/flag`, { reason: 'left over by another test' });
+  }
+  throw new Error(`task ${taskId} was never offered`);
+}
+
+/** Every message on the oversight event topics and the delivery topic, read with a consumer group of its own. */
+class EventLog {
+  private consumer?: Consumer;
+  readonly messages: { topic: string; envelope: EventEnvelope<unknown> }[] = [];
+
+  async start(): Promise<void> {
+    const kafka = new Kafka({ clientId: 'oversight-test', brokers: testStack().kafkaBrokers, logLevel: logLevel.NOTHING });
+    this.consumer = kafka.consumer({ groupId: `test-oversight-events-${randomBytes(4).toString('hex')}` });
+    await this.consumer.connect();
+    await this.consumer.subscribe({ topics: [Topic.DeliveryRequested, Topic.TaskResultAvailable, Topic.TaskError], fromBeginning: true });
+    await this.consumer.run({
+      eachMessage: async ({ topic, message }) => {
+        this.messages.push({ topic, envelope: JSON.parse(message.value?.toString() ?? 'null') as EventEnvelope<unknown> });
+      },
+    });
+  }
+
+  async stop(): Promise<void> {
+    await this.consumer?.disconnect();
+  }
+
+  private of<T>(topic: Topic, taskId: string): T[] {
+    return this.messages
+      .filter((m) => m.topic === topic)
+      .map((m) => m.envelope.data as T & { subject?: { task_id?: string }; task_id?: string })
+      .filter((data) => (data.subject?.task_id ?? data.task_id) === taskId);
+  }
+
+  delivery(taskId: string): Promise<DeliveryRequestedEvent> {
+    return eventually(() => this.of<DeliveryRequestedEvent>(Topic.DeliveryRequested, taskId)[0], { what: `the delivery request of task ${taskId}` });
+  }
+
+  taskEvent(topic: Topic.TaskResultAvailable | Topic.TaskError, taskId: string): Promise<OversightTaskEvent> {
+    return eventually(() => this.of<OversightTaskEvent>(topic, taskId)[0], { what: `${topic} of task ${taskId}` });
+  }
+
+  deliveriesOf(taskId: string): DeliveryRequestedEvent[] {
+    return this.of<DeliveryRequestedEvent>(Topic.DeliveryRequested, taskId);
+  }
+}
+
+describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)', () => {
+  const events = new EventLog();
+  let tenant: Tenant;
+  let other: Tenant;
+  let worker: string;
+  let bucketRoot: string;
+  const db = new Pool({ connectionString: testStack().databaseUrl, max: 2 });
+
+  beforeAll(async () => {
+    [tenant, other, worker] = await Promise.all([newTenant(), newTenant(), newWorker()]);
+    bucketRoot = mkdtempSync(join(tmpdir(), 'workline-bucket-'));
+    await events.start();
+  });
+
+  afterAll(async () => {
+    await events.stop();
+    await db.end();
+    rmSync(bucketRoot, { recursive: true, force: true });
+  });
+
+  describe('upload grants and signed uploads', () => {
+    it('grants an absolute, signed, expiring upload URL for a configuration of the key\'s workstream', async () => {
+      const before = Date.now();
+      const g = await grant(tenant);
+      expect(g).toEqual({ media_upload_url: expect.any(String), media_key: expect.stringMatching(/^med_/), expires_at: expect.any(String) });
+      const url = new URL(g.media_upload_url);
+      expect(`${url.protocol}//${url.host}`).toBe(testStack().gatewayUrl);
+      expect(url.pathname).toBe(`/uploads/media/${g.media_key}`);
+      expect(url.searchParams.get('signature')).toMatch(/^[0-9a-f]{64}$/);
+      const ttl = new Date(g.expires_at).getTime() - before;
+      expect(ttl).toBeGreaterThan(3500_000);
+      expect(ttl).toBeLessThanOrEqual(3600_000);
+    });
+
+    it('stores the bytes of a PUT with a supported Content-Type', async () => {
+      const g = await grant(tenant);
+      const bytes = PNG();
+      const result = await put(g.media_upload_url, bytes, 'image/png');
+      expect(result).toEqual({ status: 200, body: { media_key: g.media_key, content_type: 'image/png', size: bytes.length } });
+    });
+
+    it('415 without a Content-Type or with an unsupported one, and nothing is stored', async () => {
+      const g = await grant(tenant);
+      const none = await put(g.media_upload_url, Buffer.from('hello'));
+      expect(none.status).toBe(415);
+      expect(none.body.message).toMatch(/^The Content-Type header is required: send the media type of the file \(one of image\/jpeg, image\/png, application\/pdf, video\/mp4, text\/plain\)$/);
+      const wrong = await put(g.media_upload_url, Buffer.from('GIF89a'), 'image/gif');
+      expect(wrong.status).toBe(415);
+      expect(wrong.body.message).toBe('Content-Type image/gif is not supported: use one of image/jpeg, image/png, application/pdf, video/mp4, text/plain');
+      const task = await createTask(tenant, { media_key: g.media_key, configuration_id: tenant.configurationId });
+      expect(task.status).toBe(409);
+      expect(task.body.message).toBe(`media ${g.media_key} has not been uploaded: PUT its bytes to the media_upload_url first`);
+    });
+
+    it('accepts a Content-Type with parameters and every listed media type', async () => {
+      for (const type of ['text/plain; charset=utf-8', 'application/pdf', 'video/mp4', 'image/jpeg']) {
+        const g = await grant(tenant);
+        const result = await put(g.media_upload_url, Buffer.from('bytes'), type);
+        expect({ type, status: result.status }).toEqual({ type, status: 200 });
+      }
+    });
+
+    it('403 for a tampered, unsigned or expired URL, and nothing is stored', async () => {
+      const g = await grant(tenant);
+      const url = new URL(g.media_upload_url);
+      const signature = url.searchParams.get('signature')!;
+      const cases: [string, RegExp][] = [];
+      const altered = new URL(url);
+      altered.searchParams.set('signature', `${signature[0] === 'a' ? 'b' : 'a'}${signature.slice(1)}`);
+      cases.push([altered.toString(), /^This upload URL's signature does not match: the URL was altered or was not issued by Workline$/]);
+      const later = new URL(url);
+      later.searchParams.set('expires', String(Number(url.searchParams.get('expires')) + 3600));
+      cases.push([later.toString(), /signature does not match/]);
+      const otherKey = await grant(tenant);
+      cases.push([`${testStack().gatewayUrl}${new URL(otherKey.media_upload_url).pathname}?${url.searchParams}`, /signature does not match/]);
+      cases.push([`${url.origin}${url.pathname}`, /^This upload URL is not signed: the expires and signature query parameters are required$/]);
+      const expiredAt = new Date(Date.now() - 60_000);
+      cases.push([
+        `${testStack().gatewayUrl}${signPath(urlSigningKey(secretsKey()), 'PUT', url.pathname, expiredAt)}`,
+        /^This upload URL expired at .+Z: ask POST \/v1\/signed-url for a new one$/,
+      ]);
+      for (const [target, message] of cases) {
+        const result = await put(target, PNG(), 'image/png');
+        expect({ target, status: result.status }).toEqual({ target, status: 403 });
+        expect(result.body.message).toMatch(message);
+      }
+      const task = await createTask(tenant, { media_key: g.media_key, configuration_id: tenant.configurationId });
+      expect(task.status).toBe(409);
+    });
+
+    it('404 for a configuration of another workstream or an unknown one; 422 naming a missing field', async () => {
+      for (const configurationId of [other.configurationId, 'no-such-configuration']) {
+        const result = await http('POST', '/v1/signed-url', { headers: asKey(tenant.key), body: { configuration_id: configurationId } });
+        expect(result.status).toBe(404);
+        expect(result.body).toEqual({ message: `configuration ${configurationId} not found` });
+      }
+      const missing = await http('POST', '/v1/signed-url', { headers: asKey(tenant.key), body: {} });
+      expect(missing.status).toBe(422);
+      expect(missing.body).toMatchObject({ errors: [{ field: 'configuration_id' }] });
+    });
+  });
+
+  describe('tasks and status', () => {
+    it('401 without or with a wrong x-api-key on every oversight endpoint', async () => {
+      const calls: [string, string, unknown][] = [
+        ['POST', '/v1/signed-url', { configuration_id: tenant.configurationId }],
+        ['POST', '/v1/tasks', { media_key: 'x', configuration_id: tenant.configurationId }],
+        ['GET', '/v1/tasks/anything', undefined],
+      ];
+      for (const [method, path, body] of calls) {
+        const none = await http(method, path, { body });
+        expect({ path, status: none.status, body: none.body }).toEqual({ path, status: 401, body: { message: 'Missing x-api-key header' } });
+        const wrong = await http(method, path, { body, headers: asKey('wlk_wrong') });
+        expect({ path, status: wrong.status, body: wrong.body }).toEqual({ path, status: 401, body: { message: 'Invalid x-api-key' } });
+      }
+    });
+
+    it('creates a task for uploaded media (201) and shows it QUEUED; another workstream sees 404', async () => {
+      const mediaKey = await uploaded(tenant, PNG(), 'image/png');
+      const result = await createTask(tenant, { media_key: mediaKey, configuration_id: tenant.configurationId });
+      expect(result.status).toBe(201);
+      expect(result.body).toEqual({ task_id: expect.stringMatching(/^tsk_/) });
+      const status = await taskStatus(tenant, result.body.task_id);
+      expect(status.status).toBe(200);
+      expect(status.body).toEqual({
+        task_id: result.body.task_id,
+        state: 'QUEUED',
+        media_key: mediaKey,
+        configuration_id: tenant.configurationId,
+        bucket_id: null,
+        created_at: expect.any(String),
+        updated_at: expect.any(String),
+      });
+      for (const [caller, id] of [[other, result.body.task_id], [tenant, 'tsk_unknown']] as const) {
+        const hidden = await taskStatus(caller, id);
+        expect(hidden.status).toBe(404);
+        expect(hidden.body).toEqual({ message: `task ${id} not found` });
+      }
+    });
+
+    it('refuses tasks for media that is unknown, another workstream\'s or granted for another configuration', async () => {
+      const mine = await uploaded(tenant, PNG(), 'image/png');
+      const theirs = await uploaded(other, PNG(), 'image/png');
+      const unknown = await createTask(tenant, { media_key: 'med_doesnotexist0000000', configuration_id: tenant.configurationId });
+      expect(unknown.status).toBe(404);
+      expect(unknown.body.message).toMatch(/^media med_doesnotexist0000000 not found: get a media_key from POST \/v1\/signed-url/);
+      const foreign = await createTask(tenant, { media_key: theirs, configuration_id: tenant.configurationId });
+      expect(foreign.status).toBe(404);
+      const otherConfiguration = await createTask(tenant, { media_key: mine, configuration_id: tenant.extendedConfigurationId });
+      expect(otherConfiguration.status).toBe(422);
+      expect(otherConfiguration.body).toMatchObject({
+        message: `Invalid request: media ${mine} was granted for configuration ${tenant.configurationId}: send the same configuration_id`,
+        errors: [{ field: 'configuration_id' }],
+      });
+      const foreignConfiguration = await createTask(tenant, { media_key: mine, configuration_id: other.configurationId });
+      expect(foreignConfiguration.status).toBe(404);
+      expect(foreignConfiguration.body).toEqual({ message: `configuration ${other.configurationId} not found` });
+    });
+
+    it('422 naming bad fields and bad callback URLs; nothing is created', async () => {
+      const mediaKey = await uploaded(tenant, PNG(), 'image/png');
+      const cases: [Record<string, unknown>, string, RegExp?][] = [
+        [{ configuration_id: tenant.configurationId }, 'media_key'],
+        [{ media_key: mediaKey }, 'configuration_id'],
+        [{ media_key: mediaKey, configuration_id: tenant.configurationId, surprise: 1 }, 'surprise'],
+        [{ media_key: mediaKey, configuration_id: tenant.configurationId, existing_tags: [{ value: 'cat', confidence_score: 2 }] }, 'existing_tags[0].confidence_score'],
+        [{ media_key: mediaKey, configuration_id: tenant.configurationId, callback_url: 'ftp://example.com/hook' }, 'callback_url', /callback_url must use http or https/],
+        [{ media_key: mediaKey, configuration_id: tenant.configurationId, callback_url: 'not a url' }, 'callback_url', /callback_url must be an absolute http\(s\) URL/],
+        [{ media_key: mediaKey, configuration_id: tenant.configurationId, callback_url: 'http://no-such-host.invalid/hook' }, 'callback_url', /does not resolve/],
+      ];
+      for (const [body, field, message] of cases) {
+        const result = await createTask(tenant, body);
+        expect({ field, status: result.status }).toEqual({ field, status: 422 });
+        expect(result.body.errors?.map((e) => e.field)).toContain(field);
+        if (message) expect(result.body.message).toMatch(message);
+      }
+    });
+  });
+
+  describe('work API and events', () => {
+    let receiverKey: string;
+
+    beforeAll(() => {
+      receiverKey = tenant.key;
+    });
+
+    it('upload -> task -> a worker completes it -> task.result_available (extended) is requested for delivery, signed with the creating key', async () => {
+      const bytes = JPEG();
+      const mediaKey = await uploaded(tenant, bytes, 'image/jpeg', tenant.extendedConfigurationId);
+      const existing = [{ value: 'cat', confidence_score: 0.4 }];
+      const taskId = await created(tenant, {
+        media_key: mediaKey,
+        configuration_id: tenant.extendedConfigurationId,
+        callback_url: 'http://hook-user:hook-pass@127.0.0.1:9/hooks/oversight?x=1',
+        existing_tags: existing,
+      });
+
+      const assignment = await lease(worker, taskId);
+      expect(assignment).toEqual({
+        assignment_id: expect.stringMatching(/^asgt_/),
+        kind: 'task',
+        task_id: taskId,
+        media_url: expect.stringMatching(new RegExp(`^${testStack().gatewayUrl}/media/tasks/${taskId}\\?expires=\\d+&signature=[0-9a-f]{64}$`)),
+        media_type: 'image/jpeg',
+        existing_tags: existing,
+        lease_expires_at: expect.any(String),
+      });
+      expect((await taskStatus(tenant, taskId)).body.state).toBe('IN_PROGRESS');
+
+      const media = await fetch(assignment.media_url);
+      expect(media.status).toBe(200);
+      expect(media.headers.get('content-type')).toBe('image/jpeg');
+      expect(Buffer.from(await media.arrayBuffer()).equals(bytes)).toBe(true);
+      const tamperedMedia = await http('GET', assignment.media_url.replace(/signature=./, (s) => `signature=${s.endsWith('a') ? 'b' : 'a'}`));
+      expect(tamperedMedia.status).toBe(403);
+
+      const updated = [{ value: 'dog', confidence_score: 0.97 }];
+      const metadata = [{ key: 'reviewer', value: 'w-1' }];
+      const done = await work(worker, `/${assignment.assignment_id}/complete`, { updated_tags: updated, metadata });
+      expect(done.status).toBe(200);
+      expect(done.body).toEqual({ assignment_id: assignment.assignment_id, kind: 'task', task_id: taskId, state: 'COMPLETED' });
+
+      const status = await taskStatus(tenant, taskId);
+      expect(status.body).toMatchObject({ state: 'COMPLETED', result: { updated_tags: updated, existing_tags: existing, metadata } });
+      expect(status.body.error).toBeUndefined();
+
+      const delivery = await events.delivery(taskId);
+      expect(delivery).toEqual({
+        delivery_id: expect.any(String),
+        owner: { account_id: tenant.accountId, workstream_id: tenant.workstreamId },
+        subject: { task_id: taskId },
+        event_type: 'task.result_available',
+        url: 'http://127.0.0.1:9/hooks/oversight?x=1',
+        body: expect.any(String),
+        signing: 'x-svc-signature',
+        sealed_secret: expect.any(String),
+        sealed_authorization: expect.any(String),
+      });
+      const box = new SecretBox(secretsKey());
+      expect(box.open(delivery.sealed_secret!)).toBe(receiverKey);
+      expect(box.open(delivery.sealed_authorization!)).toBe(`Basic ${Buffer.from('hook-user:hook-pass').toString('base64')}`);
+
+      const event = JSON.parse(delivery.body) as Record<string, unknown>;
+      expect(event).toEqual({
+        uuid: delivery.delivery_id,
+        event_type: 'task.result_available',
+        timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+        request_id: taskId,
+        task_id: taskId,
+        diagnostic: { workstream_id: tenant.workstreamId, configuration_id: tenant.extendedConfigurationId, tool_project_id: 'tp-42' },
+        task_details: { state: 'COMPLETED', updated_tags: updated, existing_tags: existing },
+        metadata,
+      });
+      expect(Object.keys(event)).toEqual(['uuid', 'event_type', 'timestamp', 'request_id', 'task_id', 'diagnostic', 'task_details', 'metadata']);
+
+      // The dispatcher signs the body as it is with the opened key: it verifies with libs/signature and by hand.
+      const header = sign(delivery.body, box.open(delivery.sealed_secret!));
+      expect(verify(header, delivery.body, receiverKey)).toMatchObject({ ok: true });
+      expect(verify(header, delivery.body, other.key)).toMatchObject({ ok: false, reason: 'mismatch' });
+      const [t, v1] = header.split(';').map((part) => part.split('=')[1]);
+      expect(createHmac('sha256', receiverKey).update(`${t}.${delivery.body}`).digest('hex')).toBe(v1);
+
+      const onTopic = await events.taskEvent(Topic.TaskResultAvailable, taskId);
+      expect(onTopic).toEqual({ account_id: tenant.accountId, workstream_id: tenant.workstreamId, task_id: taskId, state: 'COMPLETED', event });
+    });
+
+    it('a flag puts the task in ERROR and emits task.error (plain configuration: the base event shape)', async () => {
+      const mediaKey = await uploaded(tenant, PNG(), 'image/png');
+      const taskId = await created(tenant, { media_key: mediaKey, configuration_id: tenant.configurationId, callback_url: 'http://127.0.0.1:9/hook' });
+      const assignment = await lease(worker, taskId);
+      const flagged = await work(worker, `/${assignment.assignment_id}/flag`, { reason: 'image is blank' });
+      expect(flagged.status).toBe(200);
+      expect(flagged.body).toMatchObject({ task_id: taskId, state: 'ERROR' });
+      const status = await taskStatus(tenant, taskId);
+      expect(status.body).toMatchObject({ state: 'ERROR', error: { message: 'flagged by the worker: image is blank' } });
+      expect(status.body.result).toBeUndefined();
+
+      const delivery = await events.delivery(taskId);
+      expect(delivery).toMatchObject({ event_type: 'task.error', url: 'http://127.0.0.1:9/hook', signing: 'x-svc-signature' });
+      expect(delivery.sealed_authorization).toBeUndefined();
+      expect(new SecretBox(secretsKey()).open(delivery.sealed_secret!)).toBe(tenant.key);
+      const event = JSON.parse(delivery.body) as Record<string, unknown>;
+      expect(event).toEqual({
+        uuid: delivery.delivery_id,
+        event_type: 'task.error',
+        timestamp: expect.any(String),
+        request_id: taskId,
+        task_id: taskId,
+        diagnostic: { workstream_id: tenant.workstreamId, configuration_id: tenant.configurationId, tool_project_id: null },
+      });
+      const onTopic = await events.taskEvent(Topic.TaskError, taskId);
+      expect(onTopic).toEqual({ account_id: tenant.accountId, workstream_id: tenant.workstreamId, task_id: taskId, state: 'ERROR', error: 'flagged by the worker: image is blank', event });
+    });
+
+    it('a task without callback_url emits its Kafka event but requests no delivery', async () => {
+      const mediaKey = await uploaded(tenant, PNG(), 'image/png');
+      const taskId = await created(tenant, { media_key: mediaKey, configuration_id: tenant.configurationId });
+      const assignment = await lease(worker, taskId);
+      expect((await work(worker, `/${assignment.assignment_id}/complete`, { updated_tags: [] })).status).toBe(200);
+      const onTopic = await events.taskEvent(Topic.TaskResultAvailable, taskId);
+      expect(onTopic.event.task_id).toBe(taskId);
+      // Events are written in the transaction of the state change, so the outbox is complete by now.
+      const { rows } = await db.query<{ topic: string }>(`select topic from messaging_outbox where key = $1 order by seq`, [taskId]);
+      expect(rows.map((row) => row.topic)).toEqual([Topic.TaskResultAvailable]);
+      expect(events.deliveriesOf(taskId)).toEqual([]);
+    });
+
+    it('a lease that ran out puts the task back: another worker gets it, and the first assignment is gone', async () => {
+      const taskId = await created(tenant, { media_key: await uploaded(tenant, PNG(), 'image/png'), configuration_id: tenant.configurationId });
+      const first = await lease(worker, taskId);
+      expect(new Date(first.lease_expires_at).getTime()).toBeGreaterThan(Date.now() + 25 * 60_000);
+      const idle = await work(await newWorker(), '/next', { kind: 'task' });
+      expect(idle.status).toBe(204);
+      await db.query(`update oversight_task set lease_expires_at = now() - interval '1 second' where id = $1`, [taskId]);
+      const secondWorker = await newWorker();
+      const second = await lease(secondWorker, taskId);
+      expect(second.assignment_id).not.toBe(first.assignment_id);
+      expect((await work(worker, `/${first.assignment_id}/complete`, { updated_tags: [] })).status).toBe(404);
+      expect((await work(secondWorker, `/${second.assignment_id}/complete`, { updated_tags: [] })).status).toBe(200);
+      expect((await taskStatus(tenant, taskId)).body.state).toBe('COMPLETED');
+    });
+
+    it('refuses bad complete/flag bodies, other workers and closed assignments, changing nothing', async () => {
+      const mediaKey = await uploaded(tenant, PNG(), 'image/png');
+      const taskId = await created(tenant, { media_key: mediaKey, configuration_id: tenant.configurationId });
+      const assignment = await lease(worker, taskId);
+      const bad: [string, unknown, string][] = [
+        ['complete', {}, 'updated_tags'],
+        ['complete', { updated_tags: [{ value: 'x' }] }, 'updated_tags[0].confidence_score'],
+        ['complete', { updated_tags: [], metadata: [{ key: 'k' }] }, 'metadata[0].value'],
+        ['complete', { updated_tags: [], extra: true }, 'extra'],
+        ['flag', {}, 'reason'],
+      ];
+      for (const [action, body, field] of bad) {
+        const result = await work(worker, `/${assignment.assignment_id}/${action}`, body);
+        expect({ action, field, status: result.status }).toEqual({ action, field, status: 422 });
+        expect(result.body).toMatchObject({ errors: expect.arrayContaining([expect.objectContaining({ field })]) });
+      }
+      const stranger = await newWorker();
+      const notTheirs = await work(stranger, `/${assignment.assignment_id}/complete`, { updated_tags: [] });
+      expect(notTheirs.status).toBe(404);
+      expect(notTheirs.body).toEqual({ message: `assignment ${assignment.assignment_id} not found` });
+      expect((await taskStatus(tenant, taskId)).body.state).toBe('IN_PROGRESS');
+
+      expect((await work(worker, `/${assignment.assignment_id}/complete`, { updated_tags: [] })).status).toBe(200);
+      const again = await work(worker, `/${assignment.assignment_id}/flag`, { reason: 'late' });
+      expect(again.status).toBe(409);
+      expect(again.body).toEqual({ message: `assignment ${assignment.assignment_id} is already closed: its task is COMPLETED` });
+      expect((await taskStatus(tenant, taskId)).body.state).toBe('COMPLETED');
+      const unknown = await work(worker, '/asgt_nope/complete', { updated_tags: [] });
+      expect(unknown.status).toBe(404);
+    });
+
+    it('two workers asking at once never lease the same task', async () => {
+      const [a, b] = await Promise.all([newWorker(), newWorker()]);
+      const first = await created(tenant, { media_key: await uploaded(tenant, PNG(), 'image/png'), configuration_id: tenant.configurationId });
+      const second = await created(tenant, { media_key: await uploaded(tenant, PNG(), 'image/png'), configuration_id: tenant.configurationId });
+      // Clear anything older, so that the two tasks are at the head of the queue.
+      await lease(worker, first).then((held) => work(worker, `/${held.assignment_id}/flag`, { reason: 'requeue for the race' }));
+      const third = await created(tenant, { media_key: await uploaded(tenant, PNG(), 'image/png'), configuration_id: tenant.configurationId });
+      const [x, y] = await Promise.all([work(a, '/next', { kind: 'task' }), work(b, '/next', { kind: 'task' })]);
+      expect([x.status, y.status]).toEqual([200, 200]);
+      expect(x.body.task_id).not.toBe(y.body.task_id);
+      expect([x.body.task_id, y.body.task_id].sort()).toEqual([second, third].sort());
+      await Promise.all([work(a, `/${x.body.assignment_id}/complete`, { updated_tags: [] }), work(b, `/${y.body.assignment_id}/complete`, { updated_tags: [] })]);
+    });
+  });
+
+  describe('project-level keys (valid for every workstream of their account)', () => {
+    /** Inserted directly: the admin endpoint for account keys lives in the identity work. */
+    async function projectKey(accountId: string): Promise<string> {
+      const key = newSecret('wlk');
+      await db.query(`insert into identity_api_key (id, account_id, workstream_id, key_hash, key_ciphertext, prefix) values ($1, $2, null, $3, $4, $5)`, [
+        `test-${randomBytes(6).toString('hex')}`,
+        accountId,
+        sha256(key),
+        new SecretBox(secretsKey()).seal(key),
+        key.slice(0, 8),
+      ]);
+      return key;
+    }
+
+    it('uses the configuration to find the workstream; tasks are signed with the project key and visible to both keys', async () => {
+      const key = await projectKey(tenant.accountId);
+      const asProject: Tenant = { ...tenant, key };
+      const mediaKey = await uploaded(asProject, PNG(), 'image/png');
+      const taskId = await created(asProject, { media_key: mediaKey, configuration_id: tenant.configurationId, callback_url: 'http://127.0.0.1:9/p' });
+      expect((await taskStatus(asProject, taskId)).body).toMatchObject({ task_id: taskId, state: 'QUEUED', configuration_id: tenant.configurationId });
+      expect((await taskStatus(tenant, taskId)).status).toBe(200);
+      expect((await taskStatus(other, taskId)).status).toBe(404);
+      const assignment = await lease(worker, taskId);
+      expect((await work(worker, `/${assignment.assignment_id}/complete`, { updated_tags: [] })).status).toBe(200);
+      const delivery = await events.delivery(taskId);
+      expect(new SecretBox(secretsKey()).open(delivery.sealed_secret!)).toBe(key);
+      expect(delivery.owner).toEqual({ account_id: tenant.accountId, workstream_id: tenant.workstreamId });
+    });
+
+    it('another account\'s configuration and tasks stay 404', async () => {
+      const asProject: Tenant = { ...tenant, key: await projectKey(tenant.accountId) };
+      const grantOther = await http('POST', '/v1/signed-url', { headers: asKey(asProject.key), body: { configuration_id: other.configurationId } });
+      expect(grantOther.status).toBe(404);
+      expect(grantOther.body).toEqual({ message: `configuration ${other.configurationId} not found` });
+      const task = await createTask(asProject, { media_key: await uploaded(other, PNG(), 'image/png'), configuration_id: other.configurationId });
+      expect(task.status).toBe(404);
+      const otherTask = await created(other, { media_key: await uploaded(other, PNG(), 'image/png'), configuration_id: other.configurationId });
+      expect((await taskStatus(asProject, otherTask)).status).toBe(404);
+    });
+  });
+
+  describe('mounted buckets', () => {
+    let bucketId: string;
+
+    beforeAll(async () => {
+      writeFileSync(join(bucketRoot, 'photo.png'), PNG());
+      writeFileSync(join(bucketRoot, 'clip.mp4'), MP4());
+      writeFileSync(join(bucketRoot, 'notes.txt'), 'just text');
+      writeFileSync(join(bucketRoot, 'gone.jpg'), JPEG());
+      ({ id: bucketId } = await adminCreate<{ id: string }>(`/workstreams/${tenant.workstreamId}/buckets`, { driver: 'fs', root: bucketRoot }));
+    });
+
+    it('registers a bucket (201) and refuses bad registrations', async () => {
+      const bucket = await adminCreate(`/workstreams/${tenant.workstreamId}/buckets`, { driver: 'fs', root: bucketRoot });
+      expect(bucket).toEqual({ id: expect.stringMatching(/^bkt_/), workstream_id: tenant.workstreamId, driver: 'fs', root: bucketRoot, created_at: expect.any(String) });
+      const cases: [string, unknown, number, RegExp][] = [
+        [`/workstreams/${tenant.workstreamId}/buckets`, { driver: 'ftp', root: bucketRoot }, 422, /driver must be one of: fs/],
+        [`/workstreams/${tenant.workstreamId}/buckets`, { driver: 'fs', root: 'relative/dir' }, 422, /root must be an absolute path/],
+        [`/workstreams/${tenant.workstreamId}/buckets`, { driver: 'fs', root: join(bucketRoot, 'missing') }, 422, /is not a directory/],
+        ['/workstreams/no-such-ws/buckets', { driver: 'fs', root: bucketRoot }, 404, /workstream no-such-ws not found/],
+      ];
+      for (const [path, body, status, message] of cases) {
+        const result = await http<{ message: string }>('POST', `/admin/v1${path}`, { headers: adminHeaders(), body });
+        expect({ path, body, status: result.status }).toEqual({ path, body, status });
+        expect(result.body.message).toMatch(message);
+      }
+      const noToken = await http('POST', `/admin/v1/workstreams/${tenant.workstreamId}/buckets`, { body: { driver: 'fs', root: bucketRoot } });
+      expect(noToken.status).toBe(401);
+    });
+
+    it('takes an image from the bucket, and a worker gets its bytes', async () => {
+      const taskId = await created(tenant, { media_key: 'photo.png', bucket_id: bucketId, configuration_id: tenant.configurationId });
+      expect((await taskStatus(tenant, taskId)).body).toMatchObject({ state: 'QUEUED', media_key: 'photo.png', bucket_id: bucketId });
+      const assignment = await lease(worker, taskId);
+      expect(assignment.media_type).toBe('image/png');
+      const media = await fetch(assignment.media_url);
+      expect(media.status).toBe(200);
+      expect(media.headers.get('content-type')).toBe('image/png');
+      expect((await media.arrayBuffer()).byteLength).toBe(208);
+      const expired = await http('GET', `${testStack().gatewayUrl}${signPath(urlSigningKey(secretsKey()), 'GET', `/media/tasks/${taskId}`, new Date(Date.now() - 1000))}`);
+      expect(expired.status).toBe(403);
+      expect(expired.body).toEqual({ message: expect.stringMatching(/^This media URL expired at .+Z$/) });
+      // A download URL cannot be turned into an upload URL: method and path are signed.
+      const asUpload = await put(assignment.media_url.replace('/media/tasks/', '/uploads/media/'), PNG(), 'image/png');
+      expect(asUpload.status).toBe(403);
+      expect((await work(worker, `/${assignment.assignment_id}/complete`, { updated_tags: [{ value: 'x', confidence_score: 1 }] })).status).toBe(200);
+    });
+
+    it('the bucket rule: a video (or anything but an image) in a bucket is 422; unknown objects and buckets 404', async () => {
+      const video = await createTask(tenant, { media_key: 'clip.mp4', bucket_id: bucketId, configuration_id: tenant.configurationId });
+      expect(video.status).toBe(422);
+      expect(video.body).toMatchObject({
+        message: `Invalid request: media clip.mp4 in bucket ${bucketId} is a video (video/mp4): mounted buckets take images only; upload videos through POST /v1/signed-url`,
+        errors: [{ field: 'media_key' }],
+      });
+      const text = await createTask(tenant, { media_key: 'notes.txt', bucket_id: bucketId, configuration_id: tenant.configurationId });
+      expect(text.status).toBe(422);
+      expect(text.body.message).toMatch(/is not an image/);
+      const escape = await createTask(tenant, { media_key: '../../etc/passwd', bucket_id: bucketId, configuration_id: tenant.configurationId });
+      expect(escape.status).toBe(422);
+      const missing = await createTask(tenant, { media_key: 'nope.png', bucket_id: bucketId, configuration_id: tenant.configurationId });
+      expect(missing.status).toBe(404);
+      expect(missing.body.message).toBe(`media nope.png not found in bucket ${bucketId}`);
+      for (const [caller, id] of [[tenant, 'bkt_unknown'], [other, bucketId]] as const) {
+        const result = await createTask(caller, { media_key: 'photo.png', bucket_id: id, configuration_id: caller.configurationId });
+        expect(result.status).toBe(404);
+        expect(result.body.message).toBe(`bucket ${id} not found`);
+      }
+    });
+
+    it('media that can no longer be read fails the task with task.error when it is leased', async () => {
+      const taskId = await created(tenant, { media_key: 'gone.jpg', bucket_id: bucketId, configuration_id: tenant.configurationId, callback_url: 'http://127.0.0.1:9/h' });
+      rmSync(join(bucketRoot, 'gone.jpg'));
+      await eventually(
+        async () => {
+          const next = await work(worker, '/next', { kind: 'task' });
+          if (next.status === 200) await work(worker, `/${next.body.assignment_id}/flag`, { reason: 'left over by another test' });
+          return next.status === 204;
+        },
+        { what: 'the queue to be empty' },
+      );
+      const status = await taskStatus(tenant, taskId);
+      expect(status.body).toMatchObject({ state: 'ERROR', error: { message: `media gone.jpg can no longer be read from bucket ${bucketId}` } });
+      const delivery = await events.delivery(taskId);
+      expect(delivery.event_type).toBe('task.error');
+      expect((await events.taskEvent(Topic.TaskError, taskId)).error).toBe(`media gone.jpg can no longer be read from bucket ${bucketId}`);
+    });
+  });
+
+  describe('limits (a second gateway with small limits)', () => {
+    let gateway: AppInstance;
+    let base: string;
+
+    beforeAll(async () => {
+      const port = Number(new URL(testStack().gatewayUrl).port) + 5;
+      base = `http://127.0.0.1:${port}`;
+      gateway = startAppInstance('gateway', { PORT: String(port), MEDIA_MAX_BYTES: '1024', TASK_QUOTA_PER_DAY: '2' }, `gateway-oversight-limits-${process.pid}`);
+      await eventually(async () => (await fetch(`${base}/health`)).status === 200, { what: 'the second gateway', timeoutMs: 90_000 });
+    });
+
+    afterAll(async () => {
+      await gateway.stop();
+    });
+
+    it('413 over MEDIA_MAX_BYTES, whether Content-Length announces it or not; nothing is stored', async () => {
+      const g = await grant(tenant, tenant.configurationId, base);
+      const declared = await put(g.media_upload_url, Buffer.alloc(1025, 1), 'text/plain');
+      expect(declared).toEqual({ status: 413, body: { message: 'The media is larger than the limit of 1024 bytes' } });
+      const streamed = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = httpRequest(g.media_upload_url, { method: 'PUT', headers: { 'content-type': 'text/plain', 'transfer-encoding': 'chunked' } }, (res) => {
+          let body = '';
+          res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        });
+        req.on('error', reject);
+        for (let i = 0; i < 8; i++) req.write(Buffer.alloc(512, 2));
+        req.end();
+      });
+      expect(streamed.status).toBe(413);
+      expect(JSON.parse(streamed.body)).toEqual({ message: 'The media is larger than the limit of 1024 bytes' });
+      const task = await createTask(tenant, { media_key: g.media_key, configuration_id: tenant.configurationId });
+      expect(task.status).toBe(409);
+      expect((await put(g.media_upload_url, Buffer.alloc(1024, 1), 'text/plain')).status).toBe(200);
+    });
+
+    it('429 with Retry-After past the daily task quota; refused creations do not count; other workstreams are not affected', async () => {
+      const fresh = await newTenant();
+      const media = async () => uploaded(fresh, PNG(), 'image/png');
+      const refused = await createTask(fresh, { media_key: 'med_unknown000000000000', configuration_id: fresh.configurationId }, base);
+      expect(refused.status).toBe(404);
+      for (let i = 0; i < 2; i++) expect((await createTask(fresh, { media_key: await media(), configuration_id: fresh.configurationId }, base)).status).toBe(201);
+      const over = await createTask(fresh, { media_key: await media(), configuration_id: fresh.configurationId }, base);
+      expect(over.status).toBe(429);
+      const midnight = new Date(new Date().toISOString().slice(0, 10) + 'T00:00:00.000Z').getTime() + 24 * 3600 * 1000;
+      expect(over.body).toEqual({
+        message: `Task quota exceeded: this workstream may create 2 tasks per day; retry after ${new Date(midnight).toISOString()} or ask support to raise the quota`,
+      });
+      const retryAfter = Number(over.headers.get('retry-after'));
+      expect(retryAfter).toBeGreaterThanOrEqual(1);
+      expect(retryAfter).toBeLessThanOrEqual(24 * 3600);
+      const neighbour = await newTenant();
+      const otherWorkstream = await createTask(neighbour, { media_key: await uploaded(neighbour, PNG(), 'image/png'), configuration_id: neighbour.configurationId }, base);
+      expect(otherWorkstream.status).toBe(201);
+    });
+  });
+});

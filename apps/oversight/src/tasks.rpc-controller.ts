@@ -1,0 +1,51 @@
+import { Controller } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import {
+  BucketCreateRequest,
+  type BucketView,
+  type MediaGrantCreateReply,
+  MediaGrantCreateRequest,
+  type MediaLocation,
+  RpcPattern,
+  type TaskCreatedView,
+  TaskCreateRequest,
+  TaskGetRequest,
+  TaskMediaLocateRequest,
+  type TaskView,
+  validateContract,
+} from '@workline/contracts';
+import { BucketsService, MediaGrantsService, TasksService } from '@workline/oversight';
+
+@Controller()
+export class TasksRpcController {
+  constructor(
+    private readonly grants: MediaGrantsService,
+    private readonly buckets: BucketsService,
+    private readonly tasks: TasksService,
+  ) {}
+
+  @MessagePattern(RpcPattern.MediaGrantCreate)
+  createGrant(@Payload() payload: unknown): Promise<MediaGrantCreateReply> {
+    return this.grants.create(validateContract(MediaGrantCreateRequest, payload));
+  }
+
+  @MessagePattern(RpcPattern.BucketCreate)
+  createBucket(@Payload() payload: unknown): Promise<BucketView> {
+    return this.buckets.create(validateContract(BucketCreateRequest, payload));
+  }
+
+  @MessagePattern(RpcPattern.TaskCreate)
+  createTask(@Payload() payload: unknown): Promise<TaskCreatedView> {
+    return this.tasks.create(validateContract(TaskCreateRequest, payload));
+  }
+
+  @MessagePattern(RpcPattern.TaskGet)
+  getTask(@Payload() payload: unknown): Promise<TaskView> {
+    return this.tasks.get(validateContract(TaskGetRequest, payload));
+  }
+
+  @MessagePattern(RpcPattern.TaskMediaLocate)
+  locateMedia(@Payload() payload: unknown): Promise<MediaLocation> {
+    return this.tasks.locateMedia(validateContract(TaskMediaLocateRequest, payload));
+  }
+}

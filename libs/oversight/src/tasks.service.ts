@@ -1,0 +1,166 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { type BlobStore, FsMountedBucket, MountedObjectError } from '@workline/blob-store';
+import { parseCallbackUrl } from '@workline/callback-url';
+import {
+  BUCKET_MEDIA_TYPES,
+  type BucketDriver,
+  DomainError,
+  ErrorCode,
+  MEDIA_KEY_PATTERN,
+  type MediaLocation,
+  type MetadataItemView,
+  type TagView,
+  type TaskCreatedView,
+  type TaskCreateRequest,
+  type TaskGetRequest,
+  type TaskMediaLocateRequest,
+  type TaskState,
+  type TaskView,
+  UPLOAD_MEDIA_TYPES,
+} from '@workline/contracts';
+import { PrismaService } from '@workline/db';
+import { SecretBox } from '@workline/secrets';
+import { randomBytes } from 'node:crypto';
+import { BucketsService } from './buckets.service';
+import { ConfigurationsService } from './configurations.service';
+import { mediaBlobKey, OVERSIGHT_OPTIONS, type OversightOptions } from './oversight.options';
+
+const invalid = (field: string, message: string) => new DomainError(ErrorCode.Validation, `Invalid request: ${message}`, [{ field, message }]);
+
+interface TaskRow {
+  id: string;
+  state: string;
+  mediaKey: string;
+  configurationId: string;
+  bucketId: string | null;
+  existingTags: unknown;
+  updatedTags: unknown;
+  metadata: unknown;
+  error: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export function toTaskView(row: TaskRow): TaskView {
+  const view: TaskView = {
+    task_id: row.id,
+    state: row.state as TaskState,
+    media_key: row.mediaKey,
+    configuration_id: row.configurationId,
+    bucket_id: row.bucketId,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+  if (row.state === 'COMPLETED') {
+    view.result = {
+      updated_tags: (row.updatedTags as TagView[] | null) ?? [],
+      existing_tags: (row.existingTags as TagView[] | null) ?? [],
+      metadata: (row.metadata as MetadataItemView[] | null) ?? [],
+    };
+  }
+  if (row.state === 'ERROR') view.error = { message: row.error ?? 'the task failed' };
+  return view;
+}
+
+/** Annotation tasks: creation (with the media and bucket rules), status, and where their media is. */
+@Injectable()
+export class TasksService {
+  private readonly blobs: BlobStore;
+  private readonly box: SecretBox;
+
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly configurations: ConfigurationsService,
+    private readonly buckets: BucketsService,
+    @Inject(OVERSIGHT_OPTIONS) options: OversightOptions,
+  ) {
+    this.blobs = options.blobs;
+    this.box = new SecretBox(options.secretsKey);
+  }
+
+  async create(request: TaskCreateRequest): Promise<TaskCreatedView> {
+    await this.configurations.ofWorkstream(request.workstream_id, request.configuration_id);
+    const mediaType = request.bucket_id ? await this.bucketMediaType(request, request.bucket_id) : await this.uploadedMediaType(request);
+    const callback = request.callback_url ? parseCallbackUrl(request.callback_url) : undefined;
+    const row = await this.prisma.oversightTask.create({
+      data: {
+        id: `tsk_${randomBytes(16).toString('base64url')}`,
+        workstreamId: request.workstream_id,
+        accountId: request.account_id,
+        configurationId: request.configuration_id,
+        mediaKey: request.media_key,
+        bucketId: request.bucket_id ?? null,
+        mediaType,
+        callbackUrl: callback?.url ?? null,
+        sealedAuthorization: callback?.authorization ? this.box.seal(callback.authorization) : null,
+        sealedApiKey: request.sealed_api_key,
+        state: 'QUEUED',
+        existingTags: (request.existing_tags ?? []).map((t) => ({ value: t.value, confidence_score: t.confidence_score })),
+      },
+    });
+    return { task_id: row.id };
+  }
+
+  async get(request: TaskGetRequest): Promise<TaskView> {
+    const row = await this.prisma.oversightTask.findUnique({ where: { id: request.task_id } });
+    const visible = row && row.accountId === request.account_id && (!request.workstream_id || row.workstreamId === request.workstream_id);
+    if (!visible) throw DomainError.notFound(`task ${request.task_id} not found`);
+    return toTaskView(row);
+  }
+
+  /** Where the gateway finds a task's bytes (for the signed media URL it serves to workers). */
+  async locateMedia(request: TaskMediaLocateRequest): Promise<MediaLocation> {
+    const task = await this.prisma.oversightTask.findUnique({ where: { id: request.task_id } });
+    if (!task) throw DomainError.notFound(`task ${request.task_id} not found`);
+    if (!task.bucketId) return { source: 'upload', blob_key: mediaBlobKey(task.mediaKey), content_type: task.mediaType };
+    const bucket = await this.prisma.oversightBucket.findUnique({ where: { id: task.bucketId } });
+    if (!bucket) throw DomainError.notFound(`bucket ${task.bucketId} not found`);
+    return { source: 'bucket', driver: bucket.driver as BucketDriver, root: bucket.root, key: task.mediaKey, content_type: task.mediaType };
+  }
+
+  /** Can the task's media still be read? The reason when it cannot (the task then fails with task.error). */
+  async unreadableMedia(task: { mediaKey: string; bucketId: string | null }): Promise<string | undefined> {
+    try {
+      if (!task.bucketId) return (await this.blobs.head(mediaBlobKey(task.mediaKey))) ? undefined : `media ${task.mediaKey} can no longer be read`;
+      const bucket = await this.prisma.oversightBucket.findUnique({ where: { id: task.bucketId } });
+      if (!bucket) return `bucket ${task.bucketId} no longer exists`;
+      const object = await new FsMountedBucket(bucket.root).head(task.mediaKey);
+      return object ? undefined : `media ${task.mediaKey} can no longer be read from bucket ${task.bucketId}`;
+    } catch (error) {
+      return `media ${task.mediaKey} could not be read: ${error instanceof Error ? error.message : String(error)}`;
+    }
+  }
+
+  private async uploadedMediaType(request: TaskCreateRequest): Promise<string> {
+    const grant = MEDIA_KEY_PATTERN.test(request.media_key) ? await this.prisma.oversightMediaGrant.findUnique({ where: { id: request.media_key } }) : null;
+    if (!grant || grant.workstreamId !== request.workstream_id) {
+      throw DomainError.notFound(`media ${request.media_key} not found: get a media_key from POST /v1/signed-url, or send bucket_id for media in a mounted bucket`);
+    }
+    if (grant.configurationId !== request.configuration_id) {
+      throw invalid('configuration_id', `media ${request.media_key} was granted for configuration ${grant.configurationId}: send the same configuration_id`);
+    }
+    const meta = await this.blobs.head(mediaBlobKey(request.media_key));
+    if (!meta) throw new DomainError(ErrorCode.Conflict, `media ${request.media_key} has not been uploaded: PUT its bytes to the media_upload_url first`);
+    if (!(UPLOAD_MEDIA_TYPES as readonly string[]).includes(meta.contentType)) throw invalid('media_key', `media ${request.media_key} has an unsupported type ${meta.contentType}`);
+    return meta.contentType;
+  }
+
+  private async bucketMediaType(request: TaskCreateRequest, bucketId: string): Promise<string> {
+    const bucket = await this.buckets.ofWorkstream(request.workstream_id, bucketId);
+    let object: Awaited<ReturnType<FsMountedBucket['head']>>;
+    try {
+      object = await new FsMountedBucket(bucket.root).head(request.media_key);
+    } catch (error) {
+      if (error instanceof MountedObjectError) throw invalid('media_key', error.message);
+      throw error;
+    }
+    if (!object) throw DomainError.notFound(`media ${request.media_key} not found in bucket ${bucketId}`);
+    if (object.mediaType?.startsWith('video/')) {
+      throw invalid('media_key', `media ${request.media_key} in bucket ${bucketId} is a video (${object.mediaType}): mounted buckets take images only; upload videos through POST /v1/signed-url`);
+    }
+    if (!object.mediaType || !(BUCKET_MEDIA_TYPES as readonly string[]).includes(object.mediaType)) {
+      throw invalid('media_key', `media ${request.media_key} in bucket ${bucketId} is not an image (${BUCKET_MEDIA_TYPES.join(', ')}): mounted buckets take images only`);
+    }
+    return object.mediaType;
+  }
+}
