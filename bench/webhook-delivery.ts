@@ -32,12 +32,14 @@ interface Receiver {
   failRate: number;
   /** delivery id → time of the 2xx-answered request */
   succeeded: Map<string, number>;
+  /** delivery id → called on its 2xx-answered request */
+  waiters: Map<string, () => void>;
   requests: number;
   close(): Promise<void>;
 }
 
 async function startReceiver(): Promise<Receiver> {
-  const receiver: Receiver = { url: '', failRate: 0, succeeded: new Map(), requests: 0, close: async () => undefined };
+  const receiver: Receiver = { url: '', failRate: 0, succeeded: new Map(), waiters: new Map(), requests: 0, close: async () => undefined };
   const server = createServer((req, res) => {
     req.resume();
     req.on('end', () => {
@@ -46,6 +48,7 @@ async function startReceiver(): Promise<Receiver> {
       const id = req.headers['x-svc-delivery-id'];
       if (typeof id === 'string' && !receiver.succeeded.has(id)) receiver.succeeded.set(id, Date.now());
       res.writeHead(200).end('ok');
+      if (typeof id === 'string') receiver.waiters.get(id)?.();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -70,6 +73,17 @@ interface Figures {
   requests: number;
 }
 
+/** One bare POST (a new connection, like the dispatcher's); resolves with the status. */
+const postTo = (receiver: Receiver, id: string, body: string) =>
+  new Promise<number>((resolve, reject) => {
+    const req = request(receiver.url, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'x-svc-delivery-id': id } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+
 /** The baseline: a bare loop of POSTs (new connection each, like the dispatcher), CONCURRENCY at once. */
 async function baseline(receiver: Receiver, failRate: number): Promise<Figures> {
   receiver.failRate = failRate;
@@ -79,15 +93,7 @@ async function baseline(receiver: Receiver, failRate: number): Promise<Figures> 
   const latencies: number[] = [];
   let next = 0;
   const started = Date.now();
-  const post = (id: string) =>
-    new Promise<number>((resolve, reject) => {
-      const req = request(receiver.url, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'x-svc-delivery-id': id } }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      });
-      req.on('error', reject);
-      req.end(body);
-    });
+  const post = (id: string) => postTo(receiver, id, body);
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       while (next < N) {
@@ -103,6 +109,41 @@ async function baseline(receiver: Receiver, failRate: number): Promise<Figures> 
   return { name: `baseline, ${failRate * 100}% failing`, perSecond: N / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), requests: receiver.requests };
 }
 
+const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 200);
+
+function deliveryEvent(receiver: Receiver, sealed: string, i: number, deliveryId = `bench-${randomUUID()}`): EventEnvelope<DeliveryRequestedEvent> {
+  const data: DeliveryRequestedEvent = {
+    delivery_id: deliveryId,
+    owner: { account_id: 'bench', workstream_id: 'bench' },
+    subject: { task_id: `task-${i}` },
+    event_type: 'task.result_available',
+    url: receiver.url,
+    body: JSON.stringify({ uuid: randomUUID(), event_type: 'task.result_available', task_id: `task-${i}` }),
+    signing: 'x-svc-signature',
+    sealed_secret: sealed,
+  };
+  return { id: randomUUID(), type: Topic.DeliveryRequested, occurred_at: new Date().toISOString(), data };
+}
+
+/** Unloaded latency: one delivery at a time, each waiting for its receipt (0 % failing). */
+async function oneAtATime(receiver: Receiver, send: (i: number, id: string) => Promise<void>, name: string): Promise<Figures> {
+  receiver.failRate = 0;
+  receiver.succeeded.clear();
+  receiver.requests = 0;
+  const latencies: number[] = [];
+  const started = Date.now();
+  for (let i = 0; i < SEQUENTIAL; i++) {
+    const id = `one-${randomUUID()}`;
+    const received = new Promise<void>((resolve) => receiver.waiters.set(id, resolve));
+    const at = Date.now();
+    await send(i, id);
+    await received;
+    receiver.waiters.delete(id);
+    latencies.push(Date.now() - at);
+  }
+  return { name, perSecond: SEQUENTIAL / ((Date.now() - started) / 1000), p50: percentile(latencies, 50), p99: percentile(latencies, 99), requests: receiver.requests };
+}
+
 async function dispatcher(receiver: Receiver, producer: KafkaProducer, box: SecretBox, failRate: number, count = N): Promise<Figures> {
   receiver.failRate = failRate;
   receiver.succeeded.clear();
@@ -114,19 +155,9 @@ async function dispatcher(receiver: Receiver, producer: KafkaProducer, box: Secr
     const batch: OutgoingMessage[] = [];
     const ids: string[] = [];
     for (let i = from; i < Math.min(count, from + 250); i++) {
-      const data: DeliveryRequestedEvent = {
-        delivery_id: `bench-${randomUUID()}`,
-        owner: { account_id: 'bench', workstream_id: 'bench' },
-        subject: { task_id: `task-${i}` },
-        event_type: 'task.result_available',
-        url: receiver.url,
-        body: JSON.stringify({ uuid: randomUUID(), event_type: 'task.result_available', task_id: `task-${i}` }),
-        signing: 'x-svc-signature',
-        sealed_secret: sealed,
-      };
-      const envelope: EventEnvelope<DeliveryRequestedEvent> = { id: randomUUID(), type: Topic.DeliveryRequested, occurred_at: new Date().toISOString(), data };
-      batch.push({ key: data.delivery_id, value: envelope });
-      ids.push(data.delivery_id);
+      const envelope = deliveryEvent(receiver, sealed, i);
+      batch.push({ key: envelope.data.delivery_id, value: envelope });
+      ids.push(envelope.data.delivery_id);
     }
     const at = Date.now();
     for (const id of ids) sentAt.set(id, at);
@@ -160,7 +191,17 @@ async function main(): Promise<void> {
     await dispatcher(receiver, producer, box, 0, 200);
     const rows: [Figures, Figures][] = [];
     for (const failRate of [0, 0.2]) rows.push([await baseline(receiver, failRate), await dispatcher(receiver, producer, box, failRate)]);
-    console.log(`\nwebhook delivery, ${N} deliveries per scenario, 1 dispatcher instance (concurrency ${CONCURRENCY}), retry base ${RETRY_BASE_MS} ms\n`);
+    const sealed = box.seal('wlk_bench_key');
+    const sequential: [Figures, Figures] = [
+      await oneAtATime(receiver, (i, id) => postTo(receiver, id, JSON.stringify({ i })).then(() => undefined), 'baseline, one at a time'),
+      await oneAtATime(
+        receiver,
+        (i, id) => producer.send(Topic.DeliveryRequested, [{ key: id, value: deliveryEvent(receiver, sealed, i, id) }]),
+        'dispatcher, one at a time',
+      ),
+    ];
+    rows.push(sequential);
+    console.log(`\nwebhook delivery, ${N} deliveries per loaded scenario (${SEQUENTIAL} one at a time), 1 dispatcher instance (concurrency ${CONCURRENCY}), retry base ${RETRY_BASE_MS} ms\n`);
     console.log('scenario                      deliveries/s   p50 ms   p99 ms   POSTs');
     for (const [base, disp] of rows) {
       for (const f of [base, disp]) console.log(`${f.name.padEnd(30)}${f.perSecond.toFixed(0).padStart(12)}${String(f.p50).padStart(9)}${String(f.p99).padStart(9)}${String(f.requests).padStart(8)}`);

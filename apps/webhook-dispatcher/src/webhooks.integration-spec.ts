@@ -268,6 +268,21 @@ describe('webhook-dispatcher: signed, durable delivery with retries', () => {
     expect(second.rawBody.equals(first.rawBody)).toBe(true);
   });
 
+  it('applies a redelivery asked for during an attempt after that attempt, never overlapping it', async () => {
+    const path = `/inflight-${suffix}`;
+    receiver.respond(path, (_r, nth) => (nth === 1 ? { status: 200, delayMs: 1_500 } : { status: 200 }));
+    const event = await requester.request(taskEvent(path));
+    await eventually(() => receiver.on(path).length === 1, { what: 'the first attempt to be under way' });
+    const redeliver = await http('POST', `/v1/deliveries/${event.delivery_id}/redeliver`, { headers: { 'x-api-key': apiKey } });
+    expect(redeliver.status).toBe(202);
+    expect(redeliver.body).toMatchObject({ id: event.delivery_id, status: 'pending' });
+    await eventually(() => receiver.on(path).length === 2, { what: 'the redelivery' });
+    const delivery = await settled(event.delivery_id, 'delivered');
+    expect(delivery.attempts.map((a) => a.status_code)).toEqual([200, 200]);
+    const [first, second] = receiver.on(path);
+    expect(second.receivedAt - first.receivedAt).toBeGreaterThanOrEqual(1_500);
+  });
+
   it('sends platform callbacks unsigned, with the Basic credentials of the URL, which never show', async () => {
     const path = `/platform-${suffix}`;
     const url = receiver.url(path).replace('http://', 'http://client:s3cr%40t@');

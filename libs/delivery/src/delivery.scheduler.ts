@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { CallbackUrlError } from '@workline/callback-url';
 import { type DeliveryDeadEvent, Topic } from '@workline/contracts';
 import { PrismaService } from '@workline/db';
@@ -35,7 +35,7 @@ const message = (error: unknown) => (error instanceof Error ? error.message : St
  * instance makes the attempt again: the at-least-once crash window (docs/webhooks.md).
  */
 @Injectable()
-export class DeliveryScheduler implements OnApplicationBootstrap, OnApplicationShutdown {
+export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(DeliveryScheduler.name);
   private readonly box: SecretBox;
   private readonly inFlight = new Set<Promise<void>>();
@@ -57,11 +57,14 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnApplicationS
     this.loop = this.run();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /**
+   * Stops claiming and lets the attempts under way finish and record their outcome. onModuleDestroy, not
+   * onApplicationShutdown: the database (a global module) is destroyed after this module, not before.
+   */
+  async onModuleDestroy(): Promise<void> {
     this.running = false;
     this.wake?.();
     await this.loop;
-    // Attempts under way finish (at most the attempt timeout) and record their outcome.
     await Promise.allSettled([...this.inFlight]);
   }
 
@@ -167,69 +170,73 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnApplicationS
     }
   }
 
-  /** Writes the attempt and the delivery's next state, under the lease that made the attempt. */
+  /**
+   * Writes the attempt and the delivery's next state in one transaction, under the lease that made the
+   * attempt (a lost lease means another instance owns the delivery now: its outcome is not ours to write).
+   */
   private async record(delivery: ClaimedDelivery & { lease_token: string }, attemptedAt: Date, result: AttemptResult): Promise<void> {
     const success = isSuccessStatus(result.statusCode);
     const error = success ? null : (result.error ?? `HTTP ${result.statusCode}`);
     let dead: DeliveryDeadEvent | undefined;
-    await this.prisma.$transaction(async (tx) => {
-      const [row] = await tx.$queryRaw<{ lease_token: string | null; attempt_count: number; round_failures: number; redeliver_requested: boolean }[]>`
-        select lease_token, attempt_count, round_failures, redeliver_requested from delivery where id = ${delivery.id} for update`;
-      if (!row || row.lease_token !== delivery.lease_token) {
-        this.logger.warn(`delivery ${delivery.id}: the lease expired during the attempt; another instance owns it now`);
-        return;
-      }
-      const number = row.attempt_count + 1;
-      await tx.deliveryAttempt.create({
-        data: {
-          deliveryId: delivery.id,
-          number,
-          attemptedAt,
-          durationMs: result.durationMs,
-          statusCode: result.statusCode,
-          error,
-          responseExcerpt: result.responseExcerpt,
-          instanceId: this.options.instanceId,
-        },
-      });
-      const common = { attemptCount: number, lastStatusCode: result.statusCode, lastError: error, leaseToken: null, leaseUntil: null, redeliverRequested: false };
-      if (row.redeliver_requested) {
-        // Asked for during this attempt: a fresh round starts now, whatever this attempt's outcome.
-        await tx.delivery.update({ where: { id: delivery.id }, data: { ...common, status: 'pending', roundFailures: 0, nextAttemptAt: new Date(), deadAt: null, ...(success ? { deliveredAt: new Date() } : {}) } });
-        return;
-      }
-      if (success) {
-        await tx.delivery.update({ where: { id: delivery.id }, data: { ...common, status: 'delivered', deliveredAt: new Date(), nextAttemptAt: null } });
-        return;
-      }
-      const failures = row.round_failures + 1;
-      const decision = afterFailure({
-        failures,
-        baseMs: this.options.retryBaseMs,
-        statusCode: result.statusCode,
-        retryAfterMs: parseRetryAfterMs(result.retryAfter),
-        random: Math.random(),
-      });
-      if (decision.kind === 'retry') {
-        await tx.$executeRaw`update delivery set next_attempt_at = now() + ${decision.waitMs} * interval '1 millisecond' where id = ${delivery.id}`;
-        await tx.delivery.update({ where: { id: delivery.id }, data: { ...common, roundFailures: failures } });
-        return;
-      }
-      await tx.delivery.update({ where: { id: delivery.id }, data: { ...common, roundFailures: failures, status: 'dead', deadAt: new Date(), nextAttemptAt: null } });
-      dead = {
-        delivery_id: delivery.id,
-        owner: { account_id: delivery.account_id, ...(delivery.workstream_id ? { workstream_id: delivery.workstream_id } : {}) },
-        subject: { ...(delivery.task_id ? { task_id: delivery.task_id } : {}), ...(delivery.run_id ? { run_id: delivery.run_id } : {}) },
-        event_type: delivery.event_type,
-        url: delivery.url,
-        attempts: number,
-        last_error: error ?? 'failed',
-      };
-      await enqueueEvent(tx, this.options.source, Topic.DeliveryDead, dead, { key: delivery.id });
-    });
+    await this.prisma.$transaction(
+      async (tx) => {
+        const [row] = await tx.$queryRaw<{ lease_token: string | null; attempt_count: number; round_failures: number; redeliver_requested: boolean }[]>`
+          select lease_token, attempt_count, round_failures, redeliver_requested from delivery where id = ${delivery.id} for update`;
+        if (!row || row.lease_token !== delivery.lease_token) {
+          this.logger.warn(`delivery ${delivery.id}: the lease expired during the attempt; another instance owns it now`);
+          return;
+        }
+        const number = row.attempt_count + 1;
+        await tx.$executeRaw`
+          insert into delivery_attempt (delivery_id, number, attempted_at, duration_ms, status_code, error, response_excerpt, instance_id)
+          values (${delivery.id}, ${number}, ${attemptedAt}, ${result.durationMs}, ${result.statusCode}, ${error}, ${result.responseExcerpt}, ${this.options.instanceId})`;
+        const next = this.nextState(row, success, result);
+        await tx.$executeRaw`
+          update delivery set attempt_count = ${number}, last_status_code = ${result.statusCode}, last_error = ${error},
+            lease_token = null, lease_until = null, redeliver_requested = false, updated_at = now(),
+            status = ${next.status}, round_failures = ${next.roundFailures},
+            next_attempt_at = case when ${next.waitMs}::int is null then null else now() + ${next.waitMs}::int * interval '1 millisecond' end,
+            delivered_at = case when ${success} then now() else delivered_at end,
+            dead_at = case when ${next.status} = 'dead' then now() else null end
+          where id = ${delivery.id}`;
+        if (next.status !== 'dead') return;
+        dead = {
+          delivery_id: delivery.id,
+          owner: { account_id: delivery.account_id, ...(delivery.workstream_id ? { workstream_id: delivery.workstream_id } : {}) },
+          subject: { ...(delivery.task_id ? { task_id: delivery.task_id } : {}), ...(delivery.run_id ? { run_id: delivery.run_id } : {}) },
+          event_type: delivery.event_type,
+          url: delivery.url,
+          attempts: number,
+          last_error: error ?? 'failed',
+        };
+        await enqueueEvent(tx, this.options.source, Topic.DeliveryDead, dead, { key: delivery.id });
+      },
+      // Under load an attempt may wait for a pooled connection; giving up would only repeat the attempt.
+      { maxWait: 15_000, timeout: 15_000 },
+    );
     if (dead) {
       this.logger.warn(`delivery ${delivery.id} is dead after ${dead.attempts} attempts: ${dead.last_error}`);
       this.outbox.poke();
     }
+  }
+
+  /** Where the delivery goes after this attempt; waitMs null means no further attempt is scheduled. */
+  private nextState(
+    row: { round_failures: number; redeliver_requested: boolean },
+    success: boolean,
+    result: AttemptResult,
+  ): { status: 'pending' | 'delivered' | 'dead'; roundFailures: number; waitMs: number | null } {
+    // A redelivery asked for during this attempt: a fresh round starts now, whatever this outcome.
+    if (row.redeliver_requested) return { status: 'pending', roundFailures: 0, waitMs: 0 };
+    if (success) return { status: 'delivered', roundFailures: row.round_failures, waitMs: null };
+    const failures = row.round_failures + 1;
+    const decision = afterFailure({
+      failures,
+      baseMs: this.options.retryBaseMs,
+      statusCode: result.statusCode,
+      retryAfterMs: parseRetryAfterMs(result.retryAfter),
+      random: Math.random(),
+    });
+    return decision.kind === 'retry' ? { status: 'pending', roundFailures: failures, waitMs: decision.waitMs } : { status: 'dead', roundFailures: failures, waitMs: null };
   }
 }
