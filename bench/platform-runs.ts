@@ -132,7 +132,7 @@ async function main(): Promise<void> {
     const auth = { authorization: `Basic ${Buffer.from(`${account.username}:${account.password}`).toString('base64')}` };
     const workers: Headers[] = [];
     for (let i = 0; i < WORKERS; i++) {
-      const worker = await expectStatus(call(base, 'POST', '/admin/v1/workers', adminHeaders, { email: `bot${i}.${randomUUID()}@bench`, name: `bot ${i}` }), 201, 'worker');
+      const worker = await expectStatus(call(base, 'POST', '/admin/v1/workers', adminHeaders, { email: `bot${i}.${randomUUID()}@example.com`, name: `bot ${i}` }), 201, 'worker');
       workers.push({ authorization: `Bearer ${worker.token}` });
     }
 
