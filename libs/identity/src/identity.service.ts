@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError, ErrorCode } from '@workline/contracts';
 import { PrismaService } from '@workline/db';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { hashPassword, newSecret, SecretBox, sha256, verifyPassword } from '@workline/secrets';
 
 export interface NewAccount {
@@ -31,6 +31,9 @@ export interface ApiKeyView {
   rotated_from_id: string | null;
 }
 
+/** Verified Basic credential pairs kept per gateway instance (see authenticateAccount). */
+const VERIFIED_CACHE_SIZE = 10_000;
+
 /** last_used_at is written at most this often per key, so authentication stays a read. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
@@ -53,6 +56,9 @@ const isUniqueViolation = (error: unknown) => (error as { code?: string })?.code
 /** Accounts (Basic credentials), API keys and workers: who may call Workline. */
 @Injectable()
 export class IdentityService {
+  private readonly verified = new Map<string, string>();
+  private readonly verifiedKey = randomBytes(32);
+
   constructor(
     private readonly prisma: PrismaService,
     private readonly secrets: SecretBox,
@@ -75,9 +81,17 @@ export class IdentityService {
   /** HTTP Basic check for the platform API; undefined when the credentials are wrong. */
   async authenticateAccount(username: string, password: string): Promise<{ accountId: string } | undefined> {
     const account = await this.prisma.account.findUnique({ where: { username } });
+    // scrypt costs tens of milliseconds of CPU: a credential pair already verified against the account's
+    // *current* hash is accepted without it. A password reset changes the hash, so the old password stops
+    // at once on every instance. Entries are keyed by an HMAC under a per-process key, never the password.
+    const cacheKey = createHmac('sha256', this.verifiedKey).update(`${username}\0${password}`).digest('base64');
+    if (account && this.verified.get(cacheKey) === account.passwordHash) return { accountId: account.id };
     // Verify against a dummy hash when the user is unknown, so timing does not reveal which usernames exist.
     const ok = await verifyPassword(password, account?.passwordHash ?? DUMMY_HASH);
-    return account && ok ? { accountId: account.id } : undefined;
+    if (!account || !ok) return undefined;
+    if (this.verified.size >= VERIFIED_CACHE_SIZE) this.verified.delete(this.verified.keys().next().value!);
+    this.verified.set(cacheKey, account.passwordHash);
+    return { accountId: account.id };
   }
 
   /** A workstream key (workstreamId set) or a project-level key valid for every workstream of the account. */

@@ -19,12 +19,16 @@ const describeKey = (key: string, base = '') =>
 describe('identity lifecycle: project keys, listing, revocation, rotation, brute force, v3 deprecation', () => {
   const secrets: string[] = [testStack().adminToken];
   let accountId: string;
+  let username: string;
+  let password: string;
   let workstreamId: string;
   let other: Awaited<ReturnType<typeof startGateway>>;
 
   beforeAll(async () => {
-    const account = await adminCreate<{ id: string; password: string }>('/accounts', { name: 'Lifecycle Inc' });
+    const account = await adminCreate<{ id: string; username: string; password: string }>('/accounts', { name: 'Lifecycle Inc' });
     accountId = account.id;
+    username = account.username;
+    password = account.password;
     secrets.push(account.password);
     workstreamId = (await adminCreate<{ id: string }>('/workstreams', { account_id: accountId, name: 'WS', use_cases: [] })).id;
     // A second gateway: trusts X-Forwarded-For (so a test can act as another client address), a low failed-auth
@@ -139,12 +143,23 @@ describe('identity lifecycle: project keys, listing, revocation, rotation, brute
     expect(revoked.body).toEqual({ message: `API key ${id} is revoked and cannot be rotated` });
   });
 
-  it('resets the account password: a new one is returned and stored hashed', async () => {
+  it('resets the account password: the old one stops at once on every instance, the new one works', async () => {
+    const lines = (user: string, pass: string, base = '') =>
+      http('GET', `${base}/v4/lines`, { headers: { authorization: `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`, 'x-forwarded-for': thisClient } });
+    // Used before the reset on both instances, so each has verified (and remembered) the old password.
+    expect((await lines(username, password)).status).toBe(200);
+    expect((await lines(username, password, other.url)).status).toBe(200);
     const reset = await http<{ id: string; username: string; password: string }>('POST', `/admin/v1/accounts/${accountId}/credentials/reset`, { headers: adminHeaders() });
     expect(reset.status).toBe(200);
     expect(reset.body).toEqual({ id: accountId, username: expect.any(String), password: expect.any(String) });
+    expect(reset.body.username).toBe(username);
     expect(secrets).not.toContain(reset.body.password);
     secrets.push(reset.body.password);
+    for (const base of ['', other.url]) {
+      const old = await lines(username, password, base);
+      expect([old.status, old.body]).toEqual([401, { message: 'Bad credentials' }]);
+      expect((await lines(username, reset.body.password, base)).status).toBe(200);
+    }
     expect((await http('POST', '/admin/v1/accounts/no-such-account/credentials/reset', { headers: adminHeaders() })).status).toBe(404);
   });
 
