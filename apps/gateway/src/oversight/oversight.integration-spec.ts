@@ -8,7 +8,7 @@ import {
   type TaskView,
   Topic,
 } from '@workline/contracts';
-import { newSecret, SecretBox, sha256, signPath, urlSigningKey } from '@workline/secrets';
+import { SecretBox, signPath, urlSigningKey } from '@workline/secrets';
 import { sign, verify } from '@workline/signature';
 import { adminCreate, adminHeaders, type AppInstance, eventually, http, startAppInstance, testStack } from '@workline/testing';
 import { Kafka, logLevel, type Consumer } from 'kafkajs';
@@ -514,17 +514,8 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
   });
 
   describe('project-level keys (valid for every workstream of their account)', () => {
-    /** Inserted directly: the admin endpoint for account keys lives in the identity work. */
     async function projectKey(accountId: string): Promise<string> {
-      const key = newSecret('wlk');
-      await db.query(`insert into identity_api_key (id, account_id, workstream_id, key_hash, key_ciphertext, prefix) values ($1, $2, null, $3, $4, $5)`, [
-        `test-${randomBytes(6).toString('hex')}`,
-        accountId,
-        sha256(key),
-        new SecretBox(secretsKey()).seal(key),
-        key.slice(0, 8),
-      ]);
-      return key;
+      return (await adminCreate<{ key: string }>(`/accounts/${accountId}/api-keys`, {})).key;
     }
 
     it('uses the configuration to find the workstream; tasks are signed with the project key and visible to both keys', async () => {
