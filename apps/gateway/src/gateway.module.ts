@@ -7,6 +7,7 @@ import { AdminController } from './admin/admin.controller';
 import { GatewayCoreModule } from './gateway-core.module';
 import type { GatewayEnv } from './gateway.env';
 import { HealthController } from './health/health.controller';
+import { PerformanceApiModule } from './performance/performance-api.module';
 import { WorkController } from './work/work.controller';
 
 /** The gateway: infrastructure modules, then one feature module per API area. */
@@ -22,6 +23,7 @@ export class GatewayModule {
         IdentityModule.forRoot(env.secretsKey),
         GatewayCoreModule.register(env),
         // Feature modules (one per API area) go here.
+        PerformanceApiModule,
       ],
       controllers: [HealthController, AdminController, WorkController],
     };

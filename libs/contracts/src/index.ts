@@ -7,5 +7,7 @@ export * from './events/performance.events';
 export * from './events/delivery.events';
 export * from './http/admin.dto';
 export * from './http/work.dto';
+export * from './http/performance.dto';
 export * from './rpc/patterns';
 export * from './rpc/messages';
+export * from './rpc/performance.messages';

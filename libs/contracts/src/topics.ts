@@ -21,6 +21,11 @@ export enum Topic {
   DeliveryDead = 'workline.delivery.dead.v1',
   /** A workstream was created (performance outbox); payload WorkstreamCreatedEvent. */
   WorkstreamCreated = 'workline.performance.workstream.created.v1',
+  /**
+   * A quality record scored below its workstream's threshold, or was drawn in the random sample: a QC
+   * consumer should look at it (performance outbox); payload QualityReviewForQcEvent, key workstream id.
+   */
+  QualityReviewForQc = 'workline.performance.quality-review.for-qc.v1',
 }
 
 export interface TopicSpec {
@@ -40,6 +45,7 @@ export const TOPIC_SPECS: Record<Topic, TopicSpec> = {
   [Topic.RpcReplies]: rpc,
   [Topic.DeadLetter]: { partitions: 3, retentionHours: 24 * 30 },
   [Topic.WorkstreamCreated]: event,
+  [Topic.QualityReviewForQc]: event,
   [Topic.DeliveryRequested]: event,
   [Topic.DeliveryDead]: event,
 };

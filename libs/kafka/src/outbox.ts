@@ -31,6 +31,22 @@ export async function enqueueEvent<T>(tx: Tx, source: string, topic: string, dat
   return id;
 }
 
+/**
+ * enqueueEvent for many events in one statement (bulk imports): one round-trip instead of one per event.
+ * Returns the event ids in the order given.
+ */
+export async function enqueueEvents<T>(tx: Tx, source: string, topic: string, events: { data: T; key?: string }[]): Promise<string[]> {
+  if (!events.length) return [];
+  const occurredAt = new Date().toISOString();
+  const rows = events.map(({ data, key }) => {
+    const id = randomUUID();
+    const envelope: EventEnvelope<T> = { id, type: topic, occurred_at: occurredAt, data };
+    return { id, source, topic, key: key ?? null, payload: envelope as unknown as Prisma.InputJsonValue };
+  });
+  await tx.outboxEvent.createMany({ data: rows });
+  return rows.map((row) => row.id);
+}
+
 export interface OutboxRelayOptions {
   /** The outbox rows this relay publishes: those written with this source (the app's name). */
   source: string;
