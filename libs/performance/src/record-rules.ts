@@ -1,4 +1,4 @@
-import type { FieldError, UseCaseDto } from '@workline/contracts';
+import type { FieldError, QualityReviewRecordData, UseCaseDto } from '@workline/contracts';
 
 /**
  * The field rules of quality and throughput records, in ONE place: the JSON endpoints and every CSV row
@@ -42,18 +42,23 @@ interface FieldSpec {
   required?: boolean;
 }
 
+/** Fields that describe the task and the record in both kinds. */
+const DESCRIPTIVE_FIELDS: Record<string, FieldSpec> = {
+  dataset_id: { rule: 'id' },
+  asset_id: { rule: 'id' },
+  task_id: { rule: 'id' },
+  unique_id: { rule: 'id' },
+  replace_duplicate: { rule: 'boolean' },
+  task_url: { rule: 'url' },
+};
+
 /** Field name → rule, in the order of the spec's field list (also the column order of CSV templates). */
 export const FIELDS: Record<PerformanceKind, Record<string, FieldSpec>> = {
   quality: {
     workstream_id: { rule: 'id', required: true },
     use_case_id: { rule: 'id', required: true },
     task_definition_id: { rule: 'id', required: true },
-    dataset_id: { rule: 'id' },
-    asset_id: { rule: 'id' },
-    task_id: { rule: 'id' },
-    unique_id: { rule: 'id' },
-    replace_duplicate: { rule: 'boolean' },
-    task_url: { rule: 'url' },
+    ...DESCRIPTIVE_FIELDS,
     task_completed_at: { rule: 'datetime' },
     worker_id: { rule: 'id', required: true },
     review_completed_at: { rule: 'datetime', required: true },
@@ -72,12 +77,7 @@ export const FIELDS: Record<PerformanceKind, Record<string, FieldSpec>> = {
     workstream_id: { rule: 'id' },
     use_case_id: { rule: 'id' },
     task_definition_id: { rule: 'id' },
-    dataset_id: { rule: 'id' },
-    asset_id: { rule: 'id' },
-    task_id: { rule: 'id' },
-    unique_id: { rule: 'id' },
-    replace_duplicate: { rule: 'boolean' },
-    task_url: { rule: 'url' },
+    ...DESCRIPTIVE_FIELDS,
     worker_id: { rule: 'id', required: true },
     task_started_at: { rule: 'datetime' },
     task_completed_at: { rule: 'datetime', required: true },
@@ -88,51 +88,25 @@ export const FIELDS: Record<PerformanceKind, Record<string, FieldSpec>> = {
   },
 };
 
-/** A checked quality record, as stored (dates as ISO strings, absent optionals as null). */
-export interface QualityRecordInput {
+/** What every checked record carries besides its kind's own fields. */
+interface CheckedRecordBase {
   workstream_id: string;
-  use_case_id: string;
-  task_definition_id: string;
-  dataset_id: string | null;
-  asset_id: string | null;
-  task_id: string | null;
-  unique_id: string | null;
   replace_duplicate: boolean;
-  task_url: string | null;
-  task_completed_at: string | null;
-  worker_id: string;
-  review_completed_at: string;
-  review_duration: number | null;
-  reviewed_by: string | null;
-  review_score: number;
-  review_explanation: string | null;
-  errors: Record<string, number>;
-  review_type: string | null;
-  task_review_count: number | null;
-  subtask_review_count: number | null;
-  review_metadata: Record<string, string> | null;
-  review_measurements: Record<string, string | number | boolean> | null;
 }
 
+/** A checked quality record, as stored (dates as ISO strings, absent optionals as null). */
+export type QualityRecordInput = CheckedRecordBase & QualityReviewRecordData;
+
 /** A checked throughput record; use case and task definition '' when not sent (see ThroughputRecord). */
-export interface ThroughputRecordInput {
-  workstream_id: string;
-  use_case_id: string;
-  task_definition_id: string;
-  dataset_id: string | null;
-  asset_id: string | null;
-  task_id: string | null;
-  unique_id: string | null;
-  replace_duplicate: boolean;
-  task_url: string | null;
-  worker_id: string;
-  task_started_at: string | null;
-  task_completed_at: string;
-  duration_seconds: number | null;
-  task_count: number;
-  subtask_count: number | null;
-  task_metadata: Record<string, string> | null;
-}
+export type ThroughputRecordInput = CheckedRecordBase &
+  Pick<QualityReviewRecordData, 'use_case_id' | 'task_definition_id' | 'dataset_id' | 'asset_id' | 'task_id' | 'unique_id' | 'task_url' | 'worker_id'> & {
+    task_started_at: string | null;
+    task_completed_at: string;
+    duration_seconds: number | null;
+    task_count: number;
+    subtask_count: number | null;
+    task_metadata: Record<string, string> | null;
+  };
 
 export interface RecordInputOf {
   quality: QualityRecordInput;

@@ -6,18 +6,15 @@ import { PERFORMANCE_SOURCE } from './workstreams.service';
 
 export type StoreOutcome = 'stored' | 'replaced' | 'ignored';
 
+/** Columns both record tables have. */
+const SHARED_COLUMNS: [string, string][] = ['use_case_id', 'task_definition_id', 'unique_id', 'dataset_id', 'asset_id', 'task_id', 'task_url'].map((name) => [name, 'text']);
+
 /** Table and columns (with their PostgreSQL types) of each kind; the attribute columns are what a repeat replaces. */
 const TABLES: Record<PerformanceKind, { table: string; columns: [string, string][] }> = {
   quality: {
     table: 'performance_quality_record',
     columns: [
-      ['use_case_id', 'text'],
-      ['task_definition_id', 'text'],
-      ['unique_id', 'text'],
-      ['dataset_id', 'text'],
-      ['asset_id', 'text'],
-      ['task_id', 'text'],
-      ['task_url', 'text'],
+      ...SHARED_COLUMNS,
       ['task_completed_at', 'timestamptz'],
       ['worker_id', 'text'],
       ['review_completed_at', 'timestamptz'],
@@ -36,13 +33,7 @@ const TABLES: Record<PerformanceKind, { table: string; columns: [string, string]
   throughput: {
     table: 'performance_throughput_record',
     columns: [
-      ['use_case_id', 'text'],
-      ['task_definition_id', 'text'],
-      ['unique_id', 'text'],
-      ['dataset_id', 'text'],
-      ['asset_id', 'text'],
-      ['task_id', 'text'],
-      ['task_url', 'text'],
+      ...SHARED_COLUMNS,
       ['worker_id', 'text'],
       ['task_started_at', 'timestamptz'],
       ['task_completed_at', 'timestamptz'],

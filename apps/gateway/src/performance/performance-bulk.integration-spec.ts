@@ -1,48 +1,15 @@
 import { loadEnv, BaseEnv } from '@workline/config';
+import type { PerformanceUploadView, QualityReportGroup as QualityGroup, ThroughputReportGroup as ThroughputGroup } from '@workline/contracts';
 import { PrismaService } from '@workline/db';
 import { sha256, signPath } from '@workline/secrets';
 import { adminCreate, eventually, http, testStack } from '@workline/testing';
 
-interface Upload {
-  upload_id: string;
-  state: string;
-  rows_processed: number;
-  rows_accepted: number;
-  rows_stored: number;
-  rows_replaced: number;
-  rows_duplicates_ignored: number;
-  rows_rejected: number;
-  rejections: { row: number; errors: { field: string; message: string }[] }[];
-  rejections_truncated: boolean;
-  failure: string | null;
-  bytes: number | null;
-}
+type Upload = PerformanceUploadView;
 
 interface Presigned {
   upload_url: string;
   upload_id: string;
   expires_at: string;
-}
-
-interface QualityGroup {
-  key: string | null;
-  count: number;
-  mean_score: number;
-  p50_score: number;
-  p90_score: number;
-  min_score: number;
-  max_score: number;
-  errors: Record<string, number>;
-}
-
-interface ThroughputGroup {
-  key: string | null;
-  records: number;
-  tasks: number;
-  subtasks: number;
-  duration_seconds: number;
-  mean_duration_seconds: number | null;
-  tasks_per_hour: number | null;
 }
 
 const QUALITY_HEADER = 'use_case_id,task_definition_id,unique_id,worker_id,review_completed_at,review_score,review_type,replace_duplicate,errors.missing_box,errors.wrong_label,metadata.shift,measurements.attribute_1_count,review_explanation';
