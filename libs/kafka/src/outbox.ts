@@ -41,9 +41,14 @@ export async function enqueueEvents<T>(tx: Tx, source: string, topic: string, ev
   const rows = events.map(({ data, key }) => {
     const id = randomUUID();
     const envelope: EventEnvelope<T> = { id, type: topic, occurred_at: occurredAt, data };
-    return { id, source, topic, key: key ?? null, payload: envelope as unknown as Prisma.InputJsonValue };
+    return { id, source, topic, key: key ?? null, payload: envelope };
   });
-  await tx.outboxEvent.createMany({ data: rows });
+  // The rows travel as one jsonb parameter: no per-row parameters, and seq follows the order given.
+  await tx.$executeRawUnsafe(
+    `insert into messaging_outbox (id, source, topic, key, payload)
+     select id, source, topic, key, payload from jsonb_to_recordset($1::jsonb) as x(id text, source text, topic text, key text, payload jsonb)`,
+    JSON.stringify(rows),
+  );
   return rows.map((row) => row.id);
 }
 
