@@ -12,6 +12,7 @@ import { ApiKeyController } from './identity/api-key.controller';
 import { DocsController } from './identity/docs.controller';
 import { PlatformModule } from './platform/platform.module';
 import { OversightApiModule } from './oversight/oversight-api.module';
+import { PerformanceApiModule } from './performance/performance-api.module';
 import { WorkController } from './work/work.controller';
 
 /** The gateway: infrastructure modules, then one feature module per API area. */
@@ -30,6 +31,7 @@ export class GatewayModule {
         DeliveriesModule,
         PlatformModule,
         OversightApiModule,
+        PerformanceApiModule,
       ],
       controllers: [HealthController, AdminController, WorkController, ApiKeyController, DocsController],
     };

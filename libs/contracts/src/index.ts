@@ -14,3 +14,5 @@ export * from './rpc/messages';
 export * from './rpc/delivery.messages';
 export * from './rpc/platform.messages';
 export * from './rpc/oversight.messages';
+export * from './http/performance.dto';
+export * from './rpc/performance.messages';

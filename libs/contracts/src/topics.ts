@@ -27,6 +27,11 @@ export enum Topic {
   TaskResultAvailable = 'workline.oversight.task.result-available.v1',
   /** An oversight task reached ERROR (oversight outbox); payload OversightTaskEvent. */
   TaskError = 'workline.oversight.task.error.v1',
+  /**
+   * A quality record scored below its workstream's threshold, or was drawn in the random sample: a QC
+   * consumer should look at it (performance outbox); payload QualityReviewForQcEvent, key workstream id.
+   */
+  QualityReviewForQc = 'workline.performance.quality-review.for-qc.v1',
 }
 
 export interface TopicSpec {
@@ -54,6 +59,7 @@ export const TOPIC_SPECS: Record<Topic, TopicSpec> = {
   [Topic.WorkstreamCreated]: event,
   [Topic.DeliveryRequested]: { ...event, ...large },
   [Topic.RunAbortRequested]: event,
+  [Topic.QualityReviewForQc]: event,
   [Topic.DeliveryDead]: event,
   [Topic.TaskResultAvailable]: event,
   [Topic.TaskError]: event,

@@ -31,6 +31,27 @@ export async function enqueueEvent<T>(tx: Tx, source: string, topic: string, dat
   return id;
 }
 
+/**
+ * enqueueEvent for many events in one statement (bulk imports): one round-trip instead of one per event.
+ * Returns the event ids in the order given.
+ */
+export async function enqueueEvents<T>(tx: Tx, source: string, topic: string, events: { data: T; key?: string }[]): Promise<string[]> {
+  if (!events.length) return [];
+  const occurredAt = new Date().toISOString();
+  const rows = events.map(({ data, key }) => {
+    const id = randomUUID();
+    const envelope: EventEnvelope<T> = { id, type: topic, occurred_at: occurredAt, data };
+    return { id, source, topic, key: key ?? null, payload: envelope };
+  });
+  // The rows travel as one jsonb parameter: no per-row parameters, and seq follows the order given.
+  await tx.$executeRawUnsafe(
+    `insert into messaging_outbox (id, source, topic, key, payload)
+     select id, source, topic, key, payload from jsonb_to_recordset($1::jsonb) as x(id text, source text, topic text, key text, payload jsonb)`,
+    JSON.stringify(rows),
+  );
+  return rows.map((row) => row.id);
+}
+
 export interface OutboxRelayOptions {
   /** The outbox rows this relay publishes: those written with this source (the app's name). */
   source: string;

@@ -1,14 +1,32 @@
 import { Injectable } from '@nestjs/common';
-import { DomainError, ErrorCode, Topic, type UseCaseDto, type WorkstreamCreatedEvent, type WorkstreamCreateRequest, type WorkstreamView } from '@workline/contracts';
+import {
+  DomainError,
+  ErrorCode,
+  type PerformanceCaller,
+  Topic,
+  type UseCaseDto,
+  type WorkstreamCreatedEvent,
+  type WorkstreamCreateRequest,
+  type WorkstreamView,
+} from '@workline/contracts';
 import { PrismaService } from '@workline/db';
 import { enqueueEvent, OutboxRelay } from '@workline/kafka';
 import { randomUUID } from 'node:crypto';
+import type { WorkstreamConfig } from './record-rules';
 
 export const PERFORMANCE_SOURCE = 'performance';
+
+/** Defaults of the quality-control settings of a workstream (docs/performance-api.md). */
+export const QC_DEFAULTS = { qc_score_threshold: 0.5, qc_sample_rate: 0.05 } as const;
+
+/** Workstreams never change once created, so their configuration is cached; bounded to stay small. */
+const CACHE_LIMIT = 10_000;
 
 /** Workstreams and their use cases: the configuration that performance records are validated against. */
 @Injectable()
 export class WorkstreamsService {
+  private readonly cache = new Map<string, WorkstreamConfig>();
+
   constructor(
     private readonly prisma: PrismaService,
     private readonly outbox: OutboxRelay,
@@ -25,7 +43,16 @@ export class WorkstreamsService {
     const useCases: UseCaseDto[] = request.use_cases.map((u) => ({ id: u.id, task_definition_ids: [...new Set(u.task_definition_ids)] }));
     const id = randomUUID();
     const created = await this.prisma.$transaction(async (tx) => {
-      const row = await tx.workstream.create({ data: { id, accountId: request.account_id, name: request.name, useCases: useCases as object[] } });
+      const row = await tx.workstream.create({
+        data: {
+          id,
+          accountId: request.account_id,
+          name: request.name,
+          useCases: useCases as object[],
+          qcScoreThreshold: request.qc_score_threshold ?? QC_DEFAULTS.qc_score_threshold,
+          qcSampleRate: request.qc_sample_rate ?? QC_DEFAULTS.qc_sample_rate,
+        },
+      });
       const event: WorkstreamCreatedEvent = {
         workstream_id: row.id,
         account_id: row.accountId,
@@ -45,8 +72,46 @@ export class WorkstreamsService {
     if (!row) throw DomainError.notFound(`workstream ${workstreamId} not found`);
     return toView(row);
   }
+
+  /**
+   * The workstream a caller may report for. A workstream key works for its workstream only (403 for
+   * another, known or not: a key learns nothing about other workstreams); a project-level key (no
+   * workstream) for every workstream of its account; an unknown workstream is 404.
+   */
+  async authorize(caller: PerformanceCaller, workstreamId: string): Promise<WorkstreamConfig> {
+    if (caller.workstream_id && caller.workstream_id !== workstreamId) throw forbidden(workstreamId);
+    const workstream = await this.config(workstreamId);
+    if (workstream.account_id !== caller.account_id) throw forbidden(workstreamId);
+    return workstream;
+  }
+
+  async config(workstreamId: string): Promise<WorkstreamConfig> {
+    const cached = this.cache.get(workstreamId);
+    if (cached) return cached;
+    const view = await this.get(workstreamId);
+    const config: WorkstreamConfig = {
+      id: view.id,
+      account_id: view.account_id,
+      use_cases: view.use_cases,
+      qc_score_threshold: view.qc_score_threshold,
+      qc_sample_rate: view.qc_sample_rate,
+    };
+    if (this.cache.size >= CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value!);
+    this.cache.set(workstreamId, config);
+    return config;
+  }
 }
 
-function toView(row: { id: string; accountId: string; name: string; useCases: unknown; createdAt: Date }): WorkstreamView {
-  return { id: row.id, account_id: row.accountId, name: row.name, use_cases: row.useCases as UseCaseDto[], created_at: row.createdAt.toISOString() };
+const forbidden = (workstreamId: string) => new DomainError(ErrorCode.Forbidden, `Forbidden: this API key is not valid for workstream ${workstreamId}`);
+
+function toView(row: { id: string; accountId: string; name: string; useCases: unknown; qcScoreThreshold: number; qcSampleRate: number; createdAt: Date }): WorkstreamView {
+  return {
+    id: row.id,
+    account_id: row.accountId,
+    name: row.name,
+    use_cases: row.useCases as UseCaseDto[],
+    qc_score_threshold: row.qcScoreThreshold,
+    qc_sample_rate: row.qcSampleRate,
+    created_at: row.createdAt.toISOString(),
+  };
 }

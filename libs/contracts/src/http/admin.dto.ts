@@ -6,6 +6,7 @@ import {
   IsEmail,
   IsInt,
   IsNotEmpty,
+  IsNumber,
   IsOptional,
   IsString,
   Max,
@@ -37,6 +38,14 @@ export class CreateWorkstreamDto {
 
   @IsArray() @ArrayMaxSize(1000) @ValidateNested({ each: true }) @Type(() => UseCaseDto)
   use_cases!: UseCaseDto[];
+
+  /** Quality records scoring below this go to quality control; default 0.5 (docs/performance-api.md). */
+  @IsOptional() @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0) @Max(1)
+  qc_score_threshold?: number;
+
+  /** Share (0..1) of the other quality records sent to quality control at random; default 0.05. */
+  @IsOptional() @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0) @Max(1)
+  qc_sample_rate?: number;
 }
 
 /** `{}`: an API key takes no settings yet. */

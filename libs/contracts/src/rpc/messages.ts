@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsArray, IsBoolean, IsOptional, IsString, ValidateNested } from 'class-validator';
+import { IsArray, IsBoolean, IsNumber, IsOptional, IsString, Max, Min, ValidateNested } from 'class-validator';
 import { UseCaseDto } from '../http/admin.dto';
 
 /** Request and reply payloads of the request-reply patterns (RpcPattern), snake_case like the HTTP API. */
@@ -15,6 +15,8 @@ export class WorkstreamCreateRequest {
   @IsString() account_id!: string;
   @IsString() name!: string;
   @IsArray() @ValidateNested({ each: true }) @Type(() => UseCaseDto) use_cases!: UseCaseDto[];
+  @IsOptional() @IsNumber() @Min(0) @Max(1) qc_score_threshold?: number;
+  @IsOptional() @IsNumber() @Min(0) @Max(1) qc_sample_rate?: number;
 }
 
 export class WorkstreamGetRequest {
@@ -26,6 +28,8 @@ export interface WorkstreamView {
   account_id: string;
   name: string;
   use_cases: UseCaseDto[];
+  qc_score_threshold: number;
+  qc_sample_rate: number;
   created_at: string;
 }
 

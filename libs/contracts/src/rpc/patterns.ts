@@ -7,6 +7,14 @@ export enum RpcPattern {
   Health = 'health.check',
   WorkstreamCreate = 'performance.workstream.create',
   WorkstreamGet = 'performance.workstream.get',
+  /** Workstream performance API (docs/performance-api.md): records, CSV uploads, reports. */
+  QualityRecordSubmit = 'performance.quality-record.submit',
+  ThroughputRecordSubmit = 'performance.throughput-record.submit',
+  PerformanceUploadCreate = 'performance.upload.create',
+  PerformanceUploadReceived = 'performance.upload.received',
+  PerformanceUploadGet = 'performance.upload.get',
+  QualityReport = 'performance.report.quality',
+  ThroughputReport = 'performance.report.throughput',
   ConfigurationCreate = 'oversight.configuration.create',
   /** Oversight API (docs/oversight-api.md): upload grants, mounted buckets, tasks and their media. */
   ConfigurationGet = 'oversight.configuration.get',

@@ -1,0 +1,436 @@
+import { loadEnv, BaseEnv } from '@workline/config';
+import type { PerformanceUploadView, QualityReportGroup as QualityGroup, ThroughputReportGroup as ThroughputGroup } from '@workline/contracts';
+import { PrismaService } from '@workline/db';
+import { sha256, signPath } from '@workline/secrets';
+import { adminCreate, eventually, http, testStack } from '@workline/testing';
+
+type Upload = PerformanceUploadView;
+
+interface Presigned {
+  upload_url: string;
+  upload_id: string;
+  expires_at: string;
+}
+
+const QUALITY_HEADER = 'use_case_id,task_definition_id,unique_id,worker_id,review_completed_at,review_score,review_type,replace_duplicate,errors.missing_box,errors.wrong_label,metadata.shift,measurements.attribute_1_count,review_explanation';
+
+/** percentile_cont as PostgreSQL computes it: linear interpolation between the closest ranks. */
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const position = p * (sorted.length - 1);
+  const lower = Math.floor(position);
+  const upper = Math.min(lower + 1, sorted.length - 1);
+  return sorted[lower] + (position - lower) * (sorted[upper] - sorted[lower]);
+}
+
+const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+
+describe('workstream performance API: bulk CSV through presigned URLs, and reports (real stack)', () => {
+  const stack = testStack();
+  const prisma = new PrismaService(stack.databaseUrl);
+  const useCases = [
+    { id: 'uc-1', task_definition_ids: ['td-1', 'td-2'] },
+    { id: 'uc-2', task_definition_ids: ['td-3'] },
+  ];
+  let accountId: string;
+
+  const newWorkstream = async (settings: Record<string, number> = { qc_score_threshold: 0, qc_sample_rate: 0 }) => {
+    const { id } = await adminCreate<{ id: string }>('/workstreams', { account_id: accountId, name: 'Bulk', use_cases: useCases, ...settings });
+    const { key } = await adminCreate<{ key: string }>(`/workstreams/${id}/api-keys`, {});
+    return { id, key };
+  };
+  const presign = (ws: { id: string; key: string }, body: unknown = { kind: 'quality' }) =>
+    http<Presigned>('POST', `/v1/workstreams/${ws.id}/performance/generate-presigned-url`, { headers: { 'x-api-key': ws.key }, body });
+  const put = async (url: string, body: string | AsyncIterable<Uint8Array>, contentType = 'text/csv') => {
+    const response = await fetch(url, { method: 'PUT', headers: { 'content-type': contentType }, body: body as unknown as string, duplex: 'half' } as RequestInit);
+    const text = await response.text();
+    return { status: response.status, body: text ? (JSON.parse(text) as Upload & { message?: string }) : undefined };
+  };
+  const getUpload = (ws: { id: string; key: string }, uploadId: string) =>
+    http<Upload>('GET', `/v1/workstreams/${ws.id}/performance/uploads/${uploadId}`, { headers: { 'x-api-key': ws.key } });
+  const finished = (ws: { id: string; key: string }, uploadId: string, timeoutMs = 60_000) =>
+    eventually(
+      async () => {
+        const upload = (await getUpload(ws, uploadId)).body;
+        return ['completed', 'failed'].includes(upload.state) ? upload : undefined;
+      },
+      { what: `upload ${uploadId} to finish`, timeoutMs, intervalMs: 250 },
+    );
+  const uploadCsv = async (ws: { id: string; key: string }, kind: string, csv: string) => {
+    const presigned = (await presign(ws, { kind })).body;
+    const stored = await put(presigned.upload_url, csv);
+    expect(stored.status).toBe(200);
+    return finished(ws, presigned.upload_id);
+  };
+  const report = <T>(ws: { id: string; key: string }, kind: string, query: string) =>
+    http<{ groups: T[]; from: string | null; to: string | null; group_by: string | null } & { message?: string; errors?: unknown[] }>(
+      'GET',
+      `/v1/workstreams/${ws.id}/reports/${kind}${query}`,
+      { headers: { 'x-api-key': ws.key } },
+    );
+
+  beforeAll(async () => {
+    await prisma.$connect();
+    accountId = (await adminCreate<{ id: string }>('/accounts', { name: 'Bulk Co' })).id;
+  });
+
+  afterAll(() => prisma.$disconnect());
+
+  describe('presigned URLs', () => {
+    it('201 with an absolute, signed PUT URL on the gateway; the upload waits for its file', async () => {
+      const ws = await newWorkstream();
+      const result = await presign(ws, { kind: 'quality', file_name: 'may.csv' });
+      expect(result.status).toBe(201);
+      expect(result.body).toEqual({
+        upload_url: expect.stringMatching(new RegExp(`^${stack.gatewayUrl}/uploads/performance/upl_[0-9a-f]{32}\\?expires=\\d+&signature=[0-9a-f]{64}$`)),
+        upload_id: expect.stringMatching(/^upl_/),
+        expires_at: expect.any(String),
+        method: 'PUT',
+        content_type: 'text/csv',
+      });
+      const lifetime = Date.parse(result.body.expires_at) - Date.now();
+      expect(lifetime).toBeGreaterThan(3500_000);
+      expect(lifetime).toBeLessThanOrEqual(3600_000);
+      const upload = await getUpload(ws, result.body.upload_id);
+      expect(upload.body).toMatchObject({ state: 'awaiting_upload', kind: 'quality', file_name: 'may.csv', rows_processed: 0, bytes: null });
+    });
+
+    it('422 for a bad kind or an unknown field, 401 without a key, 403 with another workstream key, 404 for an unknown upload', async () => {
+      const ws = await newWorkstream();
+      const other = await newWorkstream();
+      const badKind = await presign(ws, { kind: 'speed' });
+      expect(badKind).toMatchObject({ status: 422, body: { errors: [{ field: 'kind', message: 'kind must be one of: quality, throughput' }] } });
+      const missingKind = await presign(ws, {});
+      expect(missingKind).toMatchObject({ status: 422, body: { errors: [{ field: 'kind', message: 'kind is required' }] } });
+      const unknown = await presign(ws, { kind: 'quality', bucket: 'x' });
+      expect(unknown).toMatchObject({ status: 422, body: { errors: [{ field: 'bucket', message: 'property bucket should not exist' }] } });
+      const noKey = await http('POST', `/v1/workstreams/${ws.id}/performance/generate-presigned-url`, { body: { kind: 'quality' } });
+      expect(noKey.status).toBe(401);
+      const wrongKey = await presign({ id: ws.id, key: other.key });
+      expect(wrongKey.status).toBe(403);
+      const { upload_id } = (await presign(ws)).body;
+      expect((await getUpload({ id: ws.id, key: other.key }, upload_id)).status).toBe(403);
+      expect((await getUpload(other, upload_id)).status).toBe(404);
+      expect(await getUpload(ws, 'upl_nope')).toMatchObject({ status: 404, body: { message: 'upload upl_nope not found' } });
+    });
+
+    it('PUT refuses a wrong content type (415), a missing, tampered or expired signature (403), and a second file (409)', async () => {
+      const ws = await newWorkstream();
+      const { upload_url, upload_id } = (await presign(ws)).body;
+      const csv = `${QUALITY_HEADER}\n`;
+      expect(await put(upload_url, csv, 'application/json')).toMatchObject({ status: 415, body: { message: 'Content-Type must be text/csv (UTF-8) (got application/json)' } });
+      expect(await put(upload_url, csv, 'text/csv; charset=latin1')).toMatchObject({ status: 415 });
+      const bare = upload_url.split('?')[0];
+      expect(await put(bare, csv)).toMatchObject({ status: 403, body: { message: 'Forbidden: the upload URL must carry its expires and signature parameters' } });
+      const tampered = upload_url.replace(/expires=(\d+)/, (_, n: string) => `expires=${Number(n) + 60}`);
+      expect(await put(tampered, csv)).toMatchObject({ status: 403, body: { message: 'Forbidden: the upload URL signature is invalid' } });
+      const otherUpload = upload_url.replace(upload_id, (await presign(ws)).body.upload_id);
+      expect((await put(otherUpload, csv)).status).toBe(403);
+      // Signed like the gateway signs, but already expired.
+      const signingKey = sha256(`presigned-url\n${loadEnv(BaseEnv, stack.appEnv).secretsKey}`);
+      const expired = `${stack.gatewayUrl}${signPath(signingKey, 'PUT', `/uploads/performance/${upload_id}`, new Date(Date.now() - 1000))}`;
+      expect(await put(expired, csv)).toMatchObject({ status: 403, body: { message: 'Forbidden: this upload URL has expired' } });
+      expect((await getUpload(ws, upload_id)).body.state).toBe('awaiting_upload');
+
+      const first = await put(upload_url, csv);
+      expect(first.status).toBe(200);
+      expect(first.body).toMatchObject({ upload_id, state: 'queued', bytes: Buffer.byteLength(csv) });
+      const second = await put(upload_url, csv);
+      expect(second).toMatchObject({ status: 409, body: { message: `upload ${upload_id} has already been received; generate a new presigned URL for another file` } });
+      expect(await finished(ws, upload_id)).toMatchObject({ state: 'completed', rows_processed: 0 });
+    });
+  });
+
+  describe('CSV processing', () => {
+    it('stores good rows, reports each bad row with its row number and reasons, applies unique_id, with the JSON rules', async () => {
+      const ws = await newWorkstream({ qc_score_threshold: 0.5, qc_sample_rate: 0 });
+      const csv = [
+        QUALITY_HEADER,
+        'uc-1,td-1,u1,ann@example.com,2024-05-01T10:00:00Z,0.9,QA,,1,0,night,3,"quoted, with ""comma"""', // 2
+        'uc-1,td-1,u2,ann@example.com,2024-05-01T10:00:00Z,1.5,,,,,,,', // 3
+        'uc-9,td-1,u3,ann@example.com,2024-05-01T10:00:00Z,0.5,,,,,,,', // 4
+        'uc-1,td-1,u4,ann@example.com,yesterday,0.5,,,,,,,', // 5
+        'uc-1,td-1,u5,ann@example.com', // 6
+        'uc-1,td-1,u1,bob@example.com,2024-05-02T10:00:00+02:00,0.4,Spot Check,,,,,,', // 7
+        'uc-1,td-1,u1,cy@example.com,2024-05-03T10:00:00Z,0.1,,false,,,,,', // 8
+        'uc-1,td-2,,ann@example.com,2024-05-01T10:00:00Z,0.3,,,x,,,,', // 9
+        '', // blank lines are skipped
+        'uc-2,td-3,,dee@example.com,2024-05-01T11:00:00Z,0.7,Others,TRUE,0,2,,1.5,', // 11
+        'uc-1,td-1,u6,ann@example.com,2024-05-01T10:00:00Z,0.5,QAX,maybe,,,,,', // 12
+      ].join('\n');
+      const upload = await uploadCsv(ws, 'quality', csv);
+      expect(upload).toMatchObject({
+        state: 'completed',
+        failure: null,
+        rows_processed: 10,
+        rows_accepted: 4,
+        rows_stored: 2,
+        rows_replaced: 1,
+        rows_duplicates_ignored: 1,
+        rows_rejected: 6,
+        rejections_truncated: false,
+      });
+      expect(upload.rejections).toEqual([
+        { row: 3, errors: [{ field: 'review_score', message: 'review_score must be between 0 and 1' }] },
+        { row: 4, errors: [{ field: 'use_case_id', message: `use_case_id "uc-9" is not a use case of workstream ${ws.id}` }] },
+        { row: 5, errors: [{ field: 'review_completed_at', message: 'review_completed_at must be an ISO 8601 date-time, e.g. 2024-05-01T12:30:00Z' }] },
+        { row: 6, errors: [{ field: '(row)', message: 'the row has 4 fields, the header has 13' }] },
+        { row: 9, errors: [{ field: 'errors.missing_box', message: 'errors.missing_box must be a non-negative integer' }] },
+        {
+          row: 12,
+          errors: [
+            { field: 'replace_duplicate', message: 'replace_duplicate must be a boolean' },
+            { field: 'review_type', message: 'review_type must be one of: QA, QC, Spot Check, Others' },
+          ],
+        },
+      ]);
+      const rows = await prisma.$queryRaw<Record<string, unknown>[]>`
+        select unique_id, worker_id, review_score, review_type, errors, review_metadata, review_measurements, review_explanation, review_completed_at, upload_id
+        from performance_quality_record where workstream_id = ${ws.id} order by review_score`;
+      expect(rows).toEqual([
+        {
+          unique_id: 'u1',
+          worker_id: 'bob@example.com',
+          review_score: 0.4,
+          review_type: 'Spot Check',
+          errors: {},
+          review_metadata: null,
+          review_measurements: null,
+          review_explanation: null,
+          review_completed_at: new Date('2024-05-02T08:00:00Z'),
+          upload_id: upload.upload_id,
+        },
+        {
+          unique_id: null,
+          worker_id: 'dee@example.com',
+          review_score: 0.7,
+          review_type: 'Others',
+          errors: { missing_box: 0, wrong_label: 2 },
+          review_metadata: null,
+          review_measurements: { attribute_1_count: 1.5 },
+          review_explanation: null,
+          review_completed_at: new Date('2024-05-01T11:00:00Z'),
+          upload_id: upload.upload_id,
+        },
+      ]);
+      // Below the threshold of 0.5: the replaced u1 (0.4) goes to QC, from the upload.
+      const qc = await prisma.$queryRaw<{ unique_id: string; upload_id: string; reason: string }[]>`
+        select payload->'data'->'record'->>'unique_id' as unique_id, payload->'data'->>'upload_id' as upload_id, payload->'data'->>'reason' as reason
+        from messaging_outbox where topic = 'workline.performance.quality-review.for-qc.v1' and payload->'data'->>'workstream_id' = ${ws.id}`;
+      expect(qc).toEqual([{ unique_id: 'u1', upload_id: upload.upload_id, reason: 'below_threshold' }]);
+    });
+
+    it('fails an upload whose header names unknown or repeated columns, lacks a required column, or is empty, storing nothing', async () => {
+      const ws = await newWorkstream();
+      const cases: [string, string, string][] = [
+        ['quality', 'use_case_id,task_definition_id,worker_id,review_completed_at,review_score,colour\nuc-1,td-1,a,2024-05-01T00:00:00Z,1,red', 'unknown CSV column(s): colour (columns are the record\'s field names, plus errors.<key>, metadata.<key>, measurements.<key>)'],
+        ['quality', 'use_case_id,task_definition_id,worker_id,review_completed_at,review_score,errors\nuc-1,td-1,a,2024-05-01T00:00:00Z,1,{}', 'unknown CSV column(s): errors (columns are the record\'s field names, plus errors.<key>, metadata.<key>, measurements.<key>)'],
+        ['quality', 'use_case_id,task_definition_id,worker_id,review_completed_at\nuc-1,td-1,a,2024-05-01T00:00:00Z', 'CSV header lacks required column(s): review_score'],
+        ['throughput', 'worker_id,worker_id,task_completed_at\na,a,2024-05-01T00:00:00Z', 'CSV column(s) listed twice: worker_id'],
+        ['throughput', '', 'the file is empty: a CSV upload starts with a header row of field names'],
+        ['throughput', 'worker_id,task_completed_at\n"a,2024', 'the file could not be read as CSV: Quote Not Closed: the parsing is finished with an opening quote at line 2'],
+      ];
+      for (const [kind, csv, failure] of cases) {
+        const upload = await uploadCsv(ws, kind, csv);
+        expect({ csv, state: upload.state, failure: upload.failure }).toEqual({ csv, state: 'failed', failure });
+      }
+      const counts = await prisma.$queryRaw<{ n: number }[]>`
+        select (select count(*) from performance_quality_record where workstream_id = ${ws.id})::int
+             + (select count(*) from performance_throughput_record where workstream_id = ${ws.id})::int as n`;
+      expect(counts[0].n).toBe(0);
+    });
+
+    it('throughput rows: durations derived, workstream_id optional but checked', async () => {
+      const ws = await newWorkstream();
+      const csv = [
+        'workstream_id,worker_id,task_id,task_started_at,task_completed_at,duration_seconds,task_count,subtask_count,use_case_id,task_definition_id,metadata.queue',
+        `${ws.id},w1,a,2024-05-01T10:00:00Z,2024-05-01T10:02:00Z,,2,5,uc-1,td-1,fast`,
+        ',w1,b,,2024-05-01T10:10:00Z,30,,,,,',
+        'someone-else,w1,c,,2024-05-01T10:10:00Z,30,,,,,',
+        ',w1,d,,2024-05-01T10:10:00Z,,0,,,,',
+      ].join('\r\n');
+      const upload = await uploadCsv(ws, 'throughput', csv);
+      expect(upload).toMatchObject({ state: 'completed', rows_accepted: 2, rows_rejected: 2 });
+      expect(upload.rejections).toEqual([
+        { row: 4, errors: [{ field: 'workstream_id', message: `workstream_id must equal the workstream in the path (${ws.id})` }] },
+        { row: 5, errors: [{ field: 'task_count', message: 'task_count must be an integer of 1 or more' }] },
+      ]);
+      const rows = await prisma.$queryRaw<Record<string, unknown>[]>`
+        select task_id, task_started_at, duration_seconds, task_count, subtask_count, use_case_id, task_metadata
+        from performance_throughput_record where workstream_id = ${ws.id} order by task_id`;
+      expect(rows).toEqual([
+        { task_id: 'a', task_started_at: new Date('2024-05-01T10:00:00Z'), duration_seconds: 120, task_count: 2, subtask_count: 5, use_case_id: 'uc-1', task_metadata: { queue: 'fast' } },
+        { task_id: 'b', task_started_at: new Date('2024-05-01T10:09:30Z'), duration_seconds: 30, task_count: 1, subtask_count: null, use_case_id: '', task_metadata: null },
+      ]);
+    });
+
+    it('imports a 200,000-row file streamed from the test, and caps the stored rejections', async () => {
+      const ws = await newWorkstream();
+      const total = 200_000;
+      const badEvery = 50; // every 50th row has a score out of range: 4,000 rejections, 1,000 kept
+      const { upload_url, upload_id } = (await presign(ws)).body;
+      async function* rows(): AsyncGenerator<Uint8Array> {
+        yield Buffer.from('use_case_id,task_definition_id,unique_id,worker_id,review_completed_at,review_score,errors.missing_box\n');
+        let chunk = '';
+        for (let i = 1; i <= total; i++) {
+          const score = i % badEvery === 0 ? 2 : (i % 101) / 100;
+          chunk += `uc-1,td-${(i % 2) + 1},r${i},worker-${i % 17},2024-05-${String((i % 28) + 1).padStart(2, '0')}T08:00:00Z,${score},${i % 3}\n`;
+          if (chunk.length > 64 * 1024) {
+            yield Buffer.from(chunk);
+            chunk = '';
+          }
+        }
+        yield Buffer.from(chunk);
+      }
+      const stored = await put(upload_url, rows());
+      expect(stored.status).toBe(200);
+      const upload = await finished(ws, upload_id, 300_000);
+      const rejected = total / badEvery;
+      expect(upload).toMatchObject({
+        state: 'completed',
+        rows_processed: total,
+        rows_accepted: total - rejected,
+        rows_stored: total - rejected,
+        rows_rejected: rejected,
+        rejections_truncated: true,
+      });
+      expect(upload.rejections).toHaveLength(1000);
+      expect(upload.rejections[0]).toEqual({ row: badEvery + 1, errors: [{ field: 'review_score', message: 'review_score must be between 0 and 1' }] });
+      expect(upload.rejections[999].row).toBe(1000 * badEvery + 1);
+      const count = await prisma.$queryRaw<{ n: number }[]>`select count(*)::int as n from performance_quality_record where workstream_id = ${ws.id}`;
+      expect(count[0].n).toBe(total - rejected);
+      const overall = await report<QualityGroup>(ws, 'quality', '');
+      expect(overall.body.groups).toHaveLength(1);
+      expect(overall.body.groups[0].count).toBe(total - rejected);
+    }, 400_000);
+  });
+
+  describe('reports', () => {
+    // Deterministic data: 240 quality records over 4 days, 3 workers, 2 task definitions; 120 throughput records.
+    const quality = Array.from({ length: 240 }, (_, i) => ({
+      day: `2024-06-0${(i % 4) + 1}`,
+      worker: `w${i % 3}`,
+      td: i % 5 === 0 ? 'td-2' : 'td-1',
+      score: ((i * 37) % 101) / 100,
+      missing: i % 4,
+      wrong: i % 7 === 0 ? 2 : 0,
+    }));
+    const throughput = Array.from({ length: 120 }, (_, i) => ({
+      day: `2024-06-0${(i % 3) + 1}`,
+      worker: `w${i % 4}`,
+      tasks: (i % 3) + 1,
+      subtasks: i % 5,
+      duration: i % 6 === 0 ? null : 30 + (i % 11) * 10,
+    }));
+    let ws: { id: string; key: string };
+
+    beforeAll(async () => {
+      ws = await newWorkstream();
+      const qualityCsv = ['use_case_id,task_definition_id,worker_id,review_completed_at,review_score,errors.missing_box,errors.wrong_label']
+        .concat(quality.map((r) => `uc-1,${r.td},${r.worker},${r.day}T12:00:00Z,${r.score},${r.missing},${r.wrong || ''}`))
+        .join('\n');
+      expect(await uploadCsv(ws, 'quality', qualityCsv)).toMatchObject({ state: 'completed', rows_accepted: 240 });
+      const throughputCsv = ['worker_id,task_completed_at,task_count,subtask_count,duration_seconds']
+        .concat(throughput.map((r) => `${r.worker},${r.day}T12:00:00Z,${r.tasks},${r.subtasks},${r.duration ?? ''}`))
+        .join('\n');
+      expect(await uploadCsv(ws, 'throughput', throughputCsv)).toMatchObject({ state: 'completed', rows_accepted: 120 });
+    });
+
+    const expectQuality = (group: QualityGroup, rows: typeof quality) => {
+      const scores = rows.map((r) => r.score);
+      expect(group.count).toBe(rows.length);
+      expect(group.mean_score).toBeCloseTo(mean(scores), 10);
+      expect(group.p50_score).toBeCloseTo(percentile(scores, 0.5), 10);
+      expect(group.p90_score).toBeCloseTo(percentile(scores, 0.9), 10);
+      expect(group.min_score).toBe(Math.min(...scores));
+      expect(group.max_score).toBe(Math.max(...scores));
+      const wrong = rows.reduce((a, r) => a + r.wrong, 0);
+      expect(group.errors).toEqual({ missing_box: rows.reduce((a, r) => a + r.missing, 0), ...(rows.some((r) => r.wrong) ? { wrong_label: wrong } : {}) });
+    };
+
+    it('quality: overall and grouped by day, worker and task definition, matching figures computed here', async () => {
+      const overall = await report<QualityGroup>(ws, 'quality', '');
+      expect(overall.status).toBe(200);
+      expect(overall.body).toMatchObject({ from: null, to: null, group_by: null });
+      expect(overall.body.groups.map((g) => g.key)).toEqual([null]);
+      expectQuality(overall.body.groups[0], quality);
+      const groupings: [string, (r: (typeof quality)[number]) => string][] = [
+        ['day', (r) => r.day],
+        ['worker', (r) => r.worker],
+        ['task_definition', (r) => r.td],
+        ['use_case', () => 'uc-1'],
+      ];
+      for (const [groupBy, keyOf] of groupings) {
+        const result = await report<QualityGroup>(ws, 'quality', `?group_by=${groupBy}`);
+        const keys = [...new Set(quality.map(keyOf))].sort();
+        expect(result.body.groups.map((g) => g.key)).toEqual(keys);
+        for (const group of result.body.groups) expectQuality(group, quality.filter((r) => keyOf(r) === group.key));
+      }
+    });
+
+    it('quality: from (inclusive) and to (exclusive) select by review_completed_at', async () => {
+      const result = await report<QualityGroup>(ws, 'quality', '?from=2024-06-02&to=2024-06-04T00:00:00Z&group_by=day');
+      expect(result.body).toMatchObject({ from: '2024-06-02T00:00:00.000Z', to: '2024-06-04T00:00:00.000Z', group_by: 'day' });
+      expect(result.body.groups.map((g) => g.key)).toEqual(['2024-06-02', '2024-06-03']);
+      expectQuality(result.body.groups[1], quality.filter((r) => r.day === '2024-06-03'));
+    });
+
+    it('throughput: tasks, subtasks, tasks per hour of work and mean duration, matching figures computed here', async () => {
+      const result = await report<ThroughputGroup>(ws, 'throughput', '?group_by=worker');
+      expect(result.status).toBe(200);
+      for (const group of result.body.groups) {
+        const rows = throughput.filter((r) => r.worker === group.key);
+        const timed = rows.filter((r) => r.duration !== null);
+        const seconds = timed.reduce((a, r) => a + r.duration!, 0);
+        expect(group).toEqual({
+          key: group.key,
+          records: rows.length,
+          tasks: rows.reduce((a, r) => a + r.tasks, 0),
+          subtasks: rows.reduce((a, r) => a + r.subtasks, 0),
+          duration_seconds: seconds,
+          mean_duration_seconds: expect.closeTo(seconds / timed.length, 10),
+          tasks_per_hour: expect.closeTo(timed.reduce((a, r) => a + r.tasks, 0) / (seconds / 3600), 8),
+        });
+      }
+      expect(result.body.groups.map((g) => g.key)).toEqual(['w0', 'w1', 'w2', 'w3']);
+      const empty = await report<ThroughputGroup>(ws, 'throughput', '?from=2030-01-01');
+      expect(empty.body.groups).toEqual([]);
+    });
+
+    it('format=csv exports the same figures as CSV', async () => {
+      const result = await http('GET', `/v1/workstreams/${ws.id}/reports/quality?group_by=worker&format=csv`, { headers: { 'x-api-key': ws.key } });
+      expect(result.status).toBe(200);
+      expect(result.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+      expect(result.headers.get('content-disposition')).toBe(`attachment; filename="quality-report-${ws.id}.csv"`);
+      const [header, ...lines] = result.text.trim().split('\r\n');
+      expect(header).toBe('worker,count,mean_score,p50_score,p90_score,min_score,max_score,errors.missing_box,errors.wrong_label');
+      expect(lines).toHaveLength(3);
+      const w1 = quality.filter((r) => r.worker === 'w1');
+      const cells = lines[1].split(',');
+      expect(cells[0]).toBe('w1');
+      expect(Number(cells[1])).toBe(w1.length);
+      expect(Number(cells[2])).toBeCloseTo(mean(w1.map((r) => r.score)), 10);
+      expect(Number(cells[7])).toBe(w1.reduce((a, r) => a + r.missing, 0));
+      const tp = await http('GET', `/v1/workstreams/${ws.id}/reports/throughput?format=csv`, { headers: { 'x-api-key': ws.key } });
+      expect(tp.text.split('\r\n')[0]).toBe('group,records,tasks,subtasks,duration_seconds,mean_duration_seconds,tasks_per_hour');
+      expect(tp.text.split('\r\n')[1].split(',').slice(0, 3)).toEqual(['all', '120', String(throughput.reduce((a, r) => a + r.tasks, 0))]);
+    });
+
+    it('422 for a bad group_by, format or bound, from not before to, or an unknown parameter; 403 for another key', async () => {
+      const cases: [string, string, string][] = [
+        ['?group_by=month', 'group_by', 'group_by must be one of: day, worker, use_case, task_definition'],
+        ['?format=xml', 'format', 'format must be one of: json, csv'],
+        ['?from=last-week', 'from', 'from must be an ISO 8601 date or date-time'],
+        ['?to=2024-02-30', 'to', 'to must be an ISO 8601 date or date-time'],
+        ['?from=2024-06-03&to=2024-06-02', 'to', 'to must be later than from'],
+        ['?colour=red', 'colour', 'property colour should not exist'],
+      ];
+      for (const [query, field, message] of cases) {
+        const result = await report(ws, 'quality', query);
+        expect({ query, status: result.status, errors: result.body.errors }).toEqual({ query, status: 422, errors: [{ field, message }] });
+      }
+      const other = await newWorkstream();
+      expect((await report({ id: ws.id, key: other.key }, 'throughput', '')).status).toBe(403);
+    });
+  });
+});

@@ -1,0 +1,101 @@
+import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
+import {
+  GeneratePresignedUrlDto,
+  type PerformanceCaller,
+  type PerformanceRecordReply,
+  type PerformanceReportCsv,
+  type PerformanceUploadView,
+  ReportQueryDto,
+  RpcPattern,
+  ServiceName,
+} from '@workline/contracts';
+import { KafkaRpcClient } from '@workline/kafka';
+import { signPath } from '@workline/secrets';
+import type { Response } from 'express';
+import { ApiKeyGuard } from '../auth/guards';
+import { CurrentPrincipal, type PrincipalOf } from '../auth/principal';
+import { GatewayEnv } from '../gateway.env';
+import { CSV_UPLOAD_URL_TTL_SECONDS, csvUploadPath, uploadSigningKey } from './upload-url';
+
+const callerOf = (key: PrincipalOf<'api-key'>): PerformanceCaller => ({ account_id: key.accountId, workstream_id: key.workstreamId });
+
+/**
+ * Workstream performance API (docs/performance-api.md, spec group A). The performance service checks the
+ * bodies (one set of rules for JSON and CSV rows) and whether the key may use the workstream.
+ */
+@Controller('v1/workstreams/:workstreamId')
+@UseGuards(ApiKeyGuard)
+export class PerformanceController {
+  constructor(
+    private readonly rpc: KafkaRpcClient,
+    private readonly env: GatewayEnv,
+  ) {}
+
+  @Post('task_reviewed')
+  @HttpCode(HttpStatus.ACCEPTED)
+  taskReviewed(@CurrentPrincipal() key: PrincipalOf<'api-key'>, @Param('workstreamId') workstreamId: string, @Body() body: unknown): Promise<{ message: string }> {
+    return this.submit(RpcPattern.QualityRecordSubmit, key, workstreamId, body);
+  }
+
+  @Post('task_completed')
+  @HttpCode(HttpStatus.ACCEPTED)
+  taskCompleted(@CurrentPrincipal() key: PrincipalOf<'api-key'>, @Param('workstreamId') workstreamId: string, @Body() body: unknown): Promise<{ message: string }> {
+    return this.submit(RpcPattern.ThroughputRecordSubmit, key, workstreamId, body);
+  }
+
+  @Post('performance/generate-presigned-url')
+  @HttpCode(HttpStatus.CREATED)
+  async generatePresignedUrl(
+    @CurrentPrincipal() key: PrincipalOf<'api-key'>,
+    @Param('workstreamId') workstreamId: string,
+    @Body() body: GeneratePresignedUrlDto,
+  ): Promise<{ upload_url: string; upload_id: string; expires_at: string; method: 'PUT'; content_type: 'text/csv' }> {
+    const upload = await this.rpc.request<PerformanceUploadView>(ServiceName.Performance, RpcPattern.PerformanceUploadCreate, {
+      caller: callerOf(key),
+      workstream_id: workstreamId,
+      kind: body.kind,
+      ...(body.file_name !== undefined ? { file_name: body.file_name } : {}),
+      expires_in_seconds: CSV_UPLOAD_URL_TTL_SECONDS,
+    });
+    const signed = signPath(uploadSigningKey(this.env), 'PUT', csvUploadPath(upload.upload_id), new Date(upload.expires_at));
+    return { upload_url: `${this.env.publicUrl}${signed}`, upload_id: upload.upload_id, expires_at: upload.expires_at, method: 'PUT', content_type: 'text/csv' };
+  }
+
+  @Get('performance/uploads/:uploadId')
+  getUpload(@CurrentPrincipal() key: PrincipalOf<'api-key'>, @Param('workstreamId') workstreamId: string, @Param('uploadId') uploadId: string): Promise<PerformanceUploadView> {
+    return this.rpc.request(ServiceName.Performance, RpcPattern.PerformanceUploadGet, { caller: callerOf(key), workstream_id: workstreamId, upload_id: uploadId });
+  }
+
+  @Get('reports/quality')
+  qualityReport(
+    @CurrentPrincipal() key: PrincipalOf<'api-key'>,
+    @Param('workstreamId') workstreamId: string,
+    @Query() query: ReportQueryDto,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<unknown> {
+    return this.report(RpcPattern.QualityReport, key, workstreamId, query, response);
+  }
+
+  @Get('reports/throughput')
+  throughputReport(
+    @CurrentPrincipal() key: PrincipalOf<'api-key'>,
+    @Param('workstreamId') workstreamId: string,
+    @Query() query: ReportQueryDto,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<unknown> {
+    return this.report(RpcPattern.ThroughputReport, key, workstreamId, query, response);
+  }
+
+  private async submit(pattern: RpcPattern, key: PrincipalOf<'api-key'>, workstreamId: string, body: unknown): Promise<{ message: string }> {
+    const reply = await this.rpc.request<PerformanceRecordReply>(ServiceName.Performance, pattern, { caller: callerOf(key), workstream_id: workstreamId, body });
+    return { message: reply.message };
+  }
+
+  private async report(pattern: RpcPattern, key: PrincipalOf<'api-key'>, workstreamId: string, query: ReportQueryDto, response: Response): Promise<unknown> {
+    const reply = await this.rpc.request<object>(ServiceName.Performance, pattern, { caller: callerOf(key), workstream_id: workstreamId, query: { ...query } });
+    if (query.format !== 'csv') return reply;
+    const { csv, file_name } = reply as PerformanceReportCsv;
+    response.type('text/csv; charset=utf-8').setHeader('content-disposition', `attachment; filename="${file_name}"`);
+    return csv;
+  }
+}

@@ -1,0 +1,61 @@
+import { Controller } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import {
+  PerformanceRecordSubmitRequest,
+  type PerformanceRecordReply,
+  PerformanceReportRequest,
+  PerformanceUploadCreateRequest,
+  PerformanceUploadGetRequest,
+  PerformanceUploadReceivedRequest,
+  type PerformanceUploadView,
+  RpcPattern,
+  validateContract,
+} from '@workline/contracts';
+import { RecordsService, ReportsService, UploadsService } from '@workline/performance';
+
+/** The workstream performance API (docs/performance-api.md), asked by the gateway. */
+@Controller()
+export class PerformanceApiRpcController {
+  constructor(
+    private readonly records: RecordsService,
+    private readonly uploads: UploadsService,
+    private readonly reports: ReportsService,
+  ) {}
+
+  @MessagePattern(RpcPattern.QualityRecordSubmit)
+  submitQuality(@Payload() payload: unknown): Promise<PerformanceRecordReply> {
+    const request = validateContract(PerformanceRecordSubmitRequest, payload);
+    return this.records.submit('quality', request.caller, request.workstream_id, request.body);
+  }
+
+  @MessagePattern(RpcPattern.ThroughputRecordSubmit)
+  submitThroughput(@Payload() payload: unknown): Promise<PerformanceRecordReply> {
+    const request = validateContract(PerformanceRecordSubmitRequest, payload);
+    return this.records.submit('throughput', request.caller, request.workstream_id, request.body);
+  }
+
+  @MessagePattern(RpcPattern.PerformanceUploadCreate)
+  createUpload(@Payload() payload: unknown): Promise<PerformanceUploadView> {
+    return this.uploads.create(validateContract(PerformanceUploadCreateRequest, payload));
+  }
+
+  @MessagePattern(RpcPattern.PerformanceUploadReceived)
+  uploadReceived(@Payload() payload: unknown): Promise<PerformanceUploadView> {
+    return this.uploads.received(validateContract(PerformanceUploadReceivedRequest, payload));
+  }
+
+  @MessagePattern(RpcPattern.PerformanceUploadGet)
+  getUpload(@Payload() payload: unknown): Promise<PerformanceUploadView> {
+    return this.uploads.get(validateContract(PerformanceUploadGetRequest, payload));
+  }
+
+  @MessagePattern(RpcPattern.QualityReport)
+  qualityReport(@Payload() payload: unknown): Promise<unknown> {
+    return this.reports.report('quality', validateContract(PerformanceReportRequest, payload));
+  }
+
+  @MessagePattern(RpcPattern.ThroughputReport)
+  throughputReport(@Payload() payload: unknown): Promise<unknown> {
+    return this.reports.report('throughput', validateContract(PerformanceReportRequest, payload));
+  }
+}

@@ -1,0 +1,67 @@
+import { csvColumns, csvRowToInput } from './csv-rows';
+import { checkRecord, parseDateTime, type WorkstreamConfig } from './record-rules';
+
+const workstream: WorkstreamConfig = {
+  id: 'ws-1',
+  account_id: 'acc-1',
+  use_cases: [{ id: 'uc-1', task_definition_ids: ['td-1'] }],
+  qc_score_threshold: 0.5,
+  qc_sample_rate: 0,
+};
+
+describe('parseDateTime', () => {
+  it.each([
+    ['2024-05-01T12:00:00Z', '2024-05-01T12:00:00.000Z'],
+    ['2024-05-01T12:00Z', '2024-05-01T12:00:00.000Z'],
+    ['2024-05-01T12:00:00', '2024-05-01T12:00:00.000Z'],
+    ['2024-05-01T12:00:00.1239+02:00', '2024-05-01T10:00:00.123Z'],
+    ['2024-05-01T12:00:00-0130', '2024-05-01T13:30:00.000Z'],
+    ['2024-02-29T00:00:00Z', '2024-02-29T00:00:00.000Z'],
+  ])('reads %s as %s', (input, expected) => expect(parseDateTime(input)).toBe(expected));
+
+  it.each(['2024-05-01', '2023-02-29T00:00:00Z', '2024-04-31T00:00:00Z', '2024-05-01T24:00:00Z', '2024-05-01T12:60:00Z', '2024-05-01 12:00:00Z', '2024-05-01T12:00:00+25:00', 'now'])(
+    'refuses %s',
+    (input) => expect(parseDateTime(input)).toBeUndefined(),
+  );
+});
+
+describe('checkRecord', () => {
+  it('fills defaults for quality and throughput records', () => {
+    const quality = checkRecord('quality', { workstream_id: 'ws-1', use_case_id: 'uc-1', task_definition_id: 'td-1', worker_id: 'w', review_completed_at: '2024-05-01T00:00:00Z', review_score: 1 }, workstream);
+    expect(quality).toMatchObject({ ok: true, record: { replace_duplicate: true, errors: {}, unique_id: null } });
+    const throughput = checkRecord('throughput', { worker_id: 'w', task_completed_at: '2024-05-01T00:00:00Z' }, workstream);
+    expect(throughput).toMatchObject({ ok: true, record: { workstream_id: 'ws-1', use_case_id: '', task_definition_id: '', task_count: 1, duration_seconds: null } });
+  });
+});
+
+describe('CSV rows', () => {
+  it('maps prefixed columns to map fields and reads numbers and booleans', () => {
+    const header = csvColumns('quality', ['use_case_id', 'task_definition_id', 'worker_id', 'review_completed_at', 'review_score', 'replace_duplicate', 'errors.a', 'metadata.m', 'measurements.n', 'measurements.l']);
+    if ('error' in header) throw new Error(header.error);
+    const body = csvRowToInput('quality', header.columns, ['uc-1', 'td-1', 'w', ' 2024-05-01T00:00:00Z ', '0.5', 'FALSE', '3', '7', '1.5', 'car']);
+    expect(body).toEqual({
+      use_case_id: 'uc-1',
+      task_definition_id: 'td-1',
+      worker_id: 'w',
+      review_completed_at: '2024-05-01T00:00:00Z',
+      review_score: 0.5,
+      replace_duplicate: false,
+      errors: { a: 3 },
+      review_metadata: { m: '7' },
+      review_measurements: { n: 1.5, l: 'car' },
+    });
+  });
+
+  it('leaves empty cells out and keeps unreadable numbers as text for the rules to name', () => {
+    const header = csvColumns('throughput', ['worker_id', 'task_completed_at', 'task_count']);
+    if ('error' in header) throw new Error(header.error);
+    expect(csvRowToInput('throughput', header.columns, ['w', '', 'two'])).toEqual({ worker_id: 'w', task_count: 'two' });
+  });
+
+  it('refuses unknown, repeated and missing required columns', () => {
+    expect(csvColumns('throughput', ['worker_id', 'task_completed_at', 'errors.x'])).toEqual({
+      error: 'unknown CSV column(s): errors.x (columns are the record\'s field names, plus metadata.<key>)',
+    });
+    expect(csvColumns('throughput', ['worker_id'])).toEqual({ error: 'CSV header lacks required column(s): task_completed_at' });
+  });
+});

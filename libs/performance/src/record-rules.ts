@@ -1,0 +1,291 @@
+import type { FieldError, QualityReviewRecordData, UseCaseDto } from '@workline/contracts';
+
+/**
+ * The field rules of quality and throughput records, in ONE place: the JSON endpoints and every CSV row
+ * (after csvRowToInput has turned its cells into values) are checked by checkRecord, so a rule and its
+ * message are the same on both channels. docs/performance-api.md lists them.
+ */
+
+export const PERFORMANCE_KINDS = ['quality', 'throughput'] as const;
+export type PerformanceKind = (typeof PERFORMANCE_KINDS)[number];
+
+export const REVIEW_TYPES = ['QA', 'QC', 'Spot Check', 'Others'] as const;
+
+export const LIMITS = {
+  idLength: 200,
+  urlLength: 2000,
+  textLength: 10_000,
+  mapKeys: 100,
+  mapKeyLength: 100,
+  mapValueLength: 1000,
+  /** Tolerance between duration_seconds and task_completed_at - task_started_at when all three are sent. */
+  durationToleranceSeconds: 1,
+} as const;
+
+type Rule =
+  | 'id' // non-empty string, at most idLength
+  | 'text' // string, at most textLength
+  | 'url' // absolute URL
+  | 'datetime' // ISO 8601 date-time
+  | 'boolean'
+  | 'score' // number in [0, 1]
+  | 'seconds' // number >= 0
+  | 'count' // integer >= 0
+  | 'positiveCount' // integer >= 1
+  | 'reviewType'
+  | 'countMap' // {name: integer >= 0}
+  | 'stringMap' // {key: string}
+  | 'scalarMap'; // {key: string | number | boolean}
+
+interface FieldSpec {
+  rule: Rule;
+  required?: boolean;
+}
+
+/** Fields that describe the task and the record in both kinds. */
+const DESCRIPTIVE_FIELDS: Record<string, FieldSpec> = {
+  dataset_id: { rule: 'id' },
+  asset_id: { rule: 'id' },
+  task_id: { rule: 'id' },
+  unique_id: { rule: 'id' },
+  replace_duplicate: { rule: 'boolean' },
+  task_url: { rule: 'url' },
+};
+
+/** Field name → rule, in the order of the spec's field list (also the column order of CSV templates). */
+export const FIELDS: Record<PerformanceKind, Record<string, FieldSpec>> = {
+  quality: {
+    workstream_id: { rule: 'id', required: true },
+    use_case_id: { rule: 'id', required: true },
+    task_definition_id: { rule: 'id', required: true },
+    ...DESCRIPTIVE_FIELDS,
+    task_completed_at: { rule: 'datetime' },
+    worker_id: { rule: 'id', required: true },
+    review_completed_at: { rule: 'datetime', required: true },
+    review_duration: { rule: 'seconds' },
+    reviewed_by: { rule: 'id' },
+    review_score: { rule: 'score', required: true },
+    review_explanation: { rule: 'text' },
+    errors: { rule: 'countMap' },
+    review_type: { rule: 'reviewType' },
+    task_review_count: { rule: 'count' },
+    subtask_review_count: { rule: 'count' },
+    review_metadata: { rule: 'stringMap' },
+    review_measurements: { rule: 'scalarMap' },
+  },
+  throughput: {
+    workstream_id: { rule: 'id' },
+    use_case_id: { rule: 'id' },
+    task_definition_id: { rule: 'id' },
+    ...DESCRIPTIVE_FIELDS,
+    worker_id: { rule: 'id', required: true },
+    task_started_at: { rule: 'datetime' },
+    task_completed_at: { rule: 'datetime', required: true },
+    duration_seconds: { rule: 'seconds' },
+    task_count: { rule: 'positiveCount' },
+    subtask_count: { rule: 'count' },
+    task_metadata: { rule: 'stringMap' },
+  },
+};
+
+/** What every checked record carries besides its kind's own fields. */
+interface CheckedRecordBase {
+  workstream_id: string;
+  replace_duplicate: boolean;
+}
+
+/** A checked quality record, as stored (dates as ISO strings, absent optionals as null). */
+export type QualityRecordInput = CheckedRecordBase & QualityReviewRecordData;
+
+/** A checked throughput record; use case and task definition '' when not sent (see ThroughputRecord). */
+export type ThroughputRecordInput = CheckedRecordBase &
+  Pick<QualityReviewRecordData, 'use_case_id' | 'task_definition_id' | 'dataset_id' | 'asset_id' | 'task_id' | 'unique_id' | 'task_url' | 'worker_id'> & {
+    task_started_at: string | null;
+    task_completed_at: string;
+    duration_seconds: number | null;
+    task_count: number;
+    subtask_count: number | null;
+    task_metadata: Record<string, string> | null;
+  };
+
+export interface RecordInputOf {
+  quality: QualityRecordInput;
+  throughput: ThroughputRecordInput;
+}
+
+/** What a record is checked against: the workstream in the path and its configuration. */
+export interface WorkstreamConfig {
+  id: string;
+  account_id: string;
+  use_cases: UseCaseDto[];
+  qc_score_threshold: number;
+  qc_sample_rate: number;
+}
+
+export type CheckResult<K extends PerformanceKind> = { ok: true; record: RecordInputOf[K] } | { ok: false; errors: FieldError[] };
+
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?$/i;
+
+/** ISO 8601 date-time → ISO string (UTC, milliseconds); undefined when it is not one or not a real date. */
+export function parseDateTime(value: string): string | undefined {
+  const match = DATE_TIME.exec(value);
+  if (!match) return undefined;
+  const [, y, mo, d, h, mi, s = '00', fraction = '', zone = 'Z'] = match;
+  const [year, month, day, hour, minute, second] = [y, mo, d, h, mi, s].map(Number);
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth || hour > 23 || minute > 59 || second > 59) return undefined;
+  const offset = zone.toUpperCase() === 'Z' ? 'Z' : zone.includes(':') ? zone : `${zone.slice(0, 3)}:${zone.slice(3)}`;
+  if (offset !== 'Z' && (Number(offset.slice(1, 3)) > 23 || Number(offset.slice(4, 6)) > 59)) return undefined;
+  const millis = (fraction + '000').slice(1, 4).padEnd(3, '0');
+  const time = Date.parse(`${y}-${mo}-${d}T${h}:${mi}:${s}.${millis}${offset}`);
+  return Number.isNaN(time) ? undefined : new Date(time).toISOString();
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isFiniteNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
+
+/** Checks one value against its rule: the normalised value, or the message saying what is wrong. */
+function checkValue(field: string, rule: Rule, value: unknown): { value: unknown } | { errors: FieldError[] } {
+  const fail = (message: string) => ({ errors: [{ field, message: `${field} ${message}` }] });
+  switch (rule) {
+    case 'id':
+    case 'text': {
+      if (typeof value !== 'string') return fail('must be a string');
+      const max = rule === 'id' ? LIMITS.idLength : LIMITS.textLength;
+      if (rule === 'id' && !value.trim()) return fail('must not be empty');
+      if (value.length > max) return fail(`must be at most ${max} characters`);
+      return { value };
+    }
+    case 'url': {
+      if (typeof value !== 'string') return fail('must be a string');
+      if (value.length > LIMITS.urlLength) return fail(`must be at most ${LIMITS.urlLength} characters`);
+      if (!URL.canParse(value)) return fail('must be an absolute URL');
+      return { value };
+    }
+    case 'datetime': {
+      if (typeof value !== 'string') return fail('must be an ISO 8601 date-time string, e.g. 2024-05-01T12:30:00Z');
+      const parsed = parseDateTime(value);
+      return parsed ? { value: parsed } : fail('must be an ISO 8601 date-time, e.g. 2024-05-01T12:30:00Z');
+    }
+    case 'boolean':
+      return typeof value === 'boolean' ? { value } : fail('must be a boolean');
+    case 'score':
+      if (!isFiniteNumber(value)) return fail('must be a number');
+      return value >= 0 && value <= 1 ? { value } : fail('must be between 0 and 1');
+    case 'seconds':
+      if (!isFiniteNumber(value)) return fail('must be a number');
+      return value >= 0 ? { value } : fail('must be 0 or more');
+    case 'count':
+      return Number.isSafeInteger(value) && (value as number) >= 0 ? { value } : fail('must be a non-negative integer');
+    case 'positiveCount':
+      return Number.isSafeInteger(value) && (value as number) >= 1 ? { value } : fail('must be an integer of 1 or more');
+    case 'reviewType':
+      return typeof value === 'string' && (REVIEW_TYPES as readonly string[]).includes(value) ? { value } : fail(`must be one of: ${REVIEW_TYPES.join(', ')}`);
+    case 'countMap':
+    case 'stringMap':
+    case 'scalarMap':
+      return checkMap(field, rule, value);
+  }
+}
+
+function checkMap(field: string, rule: 'countMap' | 'stringMap' | 'scalarMap', value: unknown): { value: unknown } | { errors: FieldError[] } {
+  if (!isPlainObject(value)) return { errors: [{ field, message: `${field} must be an object` }] };
+  const entries = Object.entries(value);
+  if (entries.length > LIMITS.mapKeys) return { errors: [{ field, message: `${field} must have at most ${LIMITS.mapKeys} keys` }] };
+  const errors: FieldError[] = [];
+  for (const [key, item] of entries) {
+    const path = `${field}.${key}`;
+    if (!key.trim() || key.length > LIMITS.mapKeyLength) {
+      errors.push({ field: path, message: `${field} keys must be 1 to ${LIMITS.mapKeyLength} characters long` });
+    } else if (rule === 'countMap' && !(Number.isSafeInteger(item) && (item as number) >= 0)) {
+      errors.push({ field: path, message: `${path} must be a non-negative integer` });
+    } else if (rule === 'stringMap' && typeof item !== 'string') {
+      errors.push({ field: path, message: `${path} must be a string` });
+    } else if (rule === 'scalarMap' && !(typeof item === 'string' || typeof item === 'boolean' || isFiniteNumber(item))) {
+      errors.push({ field: path, message: `${path} must be a string, a number or a boolean` });
+    } else if (typeof item === 'string' && item.length > LIMITS.mapValueLength) {
+      errors.push({ field: path, message: `${path} must be at most ${LIMITS.mapValueLength} characters` });
+    }
+  }
+  return errors.length ? { errors } : { value };
+}
+
+/**
+ * Checks a record body (JSON, or a CSV row turned into values) for the workstream in the path.
+ * `null` counts as not sent. Unknown fields are refused, like everywhere else in the API.
+ */
+export function checkRecord<K extends PerformanceKind>(kind: K, body: unknown, workstream: WorkstreamConfig): CheckResult<K> {
+  if (!isPlainObject(body)) return { ok: false, errors: [{ field: '(body)', message: 'the body must be a JSON object' }] };
+  const fields = FIELDS[kind];
+  const errors: FieldError[] = [];
+  const values: Record<string, unknown> = {};
+  for (const key of Object.keys(body)) {
+    if (!(key in fields)) errors.push({ field: key, message: `property ${key} should not exist` });
+  }
+  for (const [field, spec] of Object.entries(fields)) {
+    const raw = body[field];
+    if (raw === undefined || raw === null) {
+      if (spec.required) errors.push({ field, message: `${field} is required` });
+      values[field] = null;
+      continue;
+    }
+    const checked = checkValue(field, spec.rule, raw);
+    if ('errors' in checked) errors.push(...checked.errors);
+    else values[field] = checked.value;
+  }
+  if (values.workstream_id !== null && values.workstream_id !== undefined && values.workstream_id !== workstream.id) {
+    errors.push({ field: 'workstream_id', message: `workstream_id must equal the workstream in the path (${workstream.id})` });
+  }
+  errors.push(...checkConfiguration(kind, values, workstream));
+  if (kind === 'throughput') errors.push(...deriveTiming(values));
+  if (errors.length) return { ok: false, errors };
+  values.workstream_id = workstream.id;
+  values.replace_duplicate = values.replace_duplicate ?? true;
+  if (kind === 'quality') values.errors = values.errors ?? {};
+  if (kind === 'throughput') {
+    values.use_case_id = values.use_case_id ?? '';
+    values.task_definition_id = values.task_definition_id ?? '';
+    values.task_count = values.task_count ?? 1;
+  }
+  return { ok: true, record: values as unknown as RecordInputOf[K] };
+}
+
+/** use_case_id and task_definition_id against the workstream's configuration (only when well-formed). */
+function checkConfiguration(kind: PerformanceKind, values: Record<string, unknown>, workstream: WorkstreamConfig): FieldError[] {
+  const useCaseId = values.use_case_id;
+  const taskDefinitionId = values.task_definition_id;
+  if (typeof useCaseId !== 'string') {
+    if (kind === 'throughput' && typeof taskDefinitionId === 'string') {
+      return [{ field: 'use_case_id', message: 'use_case_id is required when task_definition_id is sent' }];
+    }
+    return [];
+  }
+  const useCase = workstream.use_cases.find((u) => u.id === useCaseId);
+  if (!useCase) return [{ field: 'use_case_id', message: `use_case_id "${useCaseId}" is not a use case of workstream ${workstream.id}` }];
+  if (typeof taskDefinitionId === 'string' && !useCase.task_definition_ids.includes(taskDefinitionId)) {
+    return [{ field: 'task_definition_id', message: `task_definition_id "${taskDefinitionId}" is not a task definition of use case "${useCaseId}"` }];
+  }
+  return [];
+}
+
+/** Throughput timing: duration from start and completion when absent, start from duration, and agreement. */
+function deriveTiming(values: Record<string, unknown>): FieldError[] {
+  const started = typeof values.task_started_at === 'string' ? Date.parse(values.task_started_at) : undefined;
+  const completed = typeof values.task_completed_at === 'string' ? Date.parse(values.task_completed_at) : undefined;
+  const duration = typeof values.duration_seconds === 'number' ? values.duration_seconds : undefined;
+  if (completed === undefined) return [];
+  if (started !== undefined && started > completed) {
+    return [{ field: 'task_started_at', message: 'task_started_at must not be after task_completed_at' }];
+  }
+  if (started !== undefined && duration !== undefined) {
+    const between = (completed - started) / 1000;
+    if (Math.abs(between - duration) > LIMITS.durationToleranceSeconds) {
+      return [{ field: 'duration_seconds', message: `duration_seconds must match task_completed_at - task_started_at (${between} s) when all three are sent` }];
+    }
+  } else if (started !== undefined) {
+    values.duration_seconds = (completed - started) / 1000;
+  } else if (duration !== undefined) {
+    values.task_started_at = new Date(completed - Math.round(duration * 1000)).toISOString();
+  }
+  return [];
+}

@@ -1,0 +1,37 @@
+import { Injectable } from '@nestjs/common';
+import { DomainError, ErrorCode, type FieldError, type PerformanceCaller, type PerformanceRecordReply } from '@workline/contracts';
+import { PrismaService } from '@workline/db';
+import { OutboxRelay } from '@workline/kafka';
+import { checkRecord, type PerformanceKind } from './record-rules';
+import { storeRecords, type StoreOutcome } from './record-store';
+import { WorkstreamsService } from './workstreams.service';
+
+/** The 202 message of each outcome (docs/performance-api.md). */
+export const OUTCOME_MESSAGES: Record<StoreOutcome, string> = {
+  stored: 'Record stored',
+  replaced: 'Existing record replaced: a record with this unique_id already existed for this use case and task definition',
+  ignored: 'Duplicate ignored: a record with this unique_id already exists for this use case and task definition, and replace_duplicate is false',
+};
+
+export const validationError = (errors: FieldError[]) =>
+  new DomainError(ErrorCode.Validation, `Invalid request: ${errors.map((e) => e.message).join('; ')}`, errors);
+
+/** task_reviewed and task_completed: check, then store (202 only once the row is committed). */
+@Injectable()
+export class RecordsService {
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly workstreams: WorkstreamsService,
+    private readonly outbox: OutboxRelay,
+  ) {}
+
+  async submit(kind: PerformanceKind, caller: PerformanceCaller, workstreamId: string, body: unknown): Promise<PerformanceRecordReply> {
+    const workstream = await this.workstreams.authorize(caller, workstreamId);
+    const checked = checkRecord(kind, body, workstream);
+    if (!checked.ok) throw validationError(checked.errors);
+    const result = await this.prisma.$transaction((tx) => storeRecords(tx, kind, workstream, [checked.record], null));
+    if (result.qcEvents) this.outbox.poke();
+    const outcome = result.outcomes[0];
+    return { message: OUTCOME_MESSAGES[outcome], outcome };
+  }
+}

@@ -1,0 +1,310 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import type { BlobStore } from '@workline/blob-store';
+import {
+  DomainError,
+  ErrorCode,
+  type FieldError,
+  type PerformanceUploadCreateRequest,
+  type PerformanceUploadGetRequest,
+  type PerformanceUploadKind,
+  type PerformanceUploadReceivedRequest,
+  type PerformanceUploadState,
+  type PerformanceUploadView,
+} from '@workline/contracts';
+import { PrismaService } from '@workline/db';
+import { OutboxRelay } from '@workline/kafka';
+import { parse } from 'csv-parse';
+import { randomUUID } from 'node:crypto';
+import { type CsvColumn, csvColumns, csvRowToInput } from './csv-rows';
+import { checkRecord, type PerformanceKind, type RecordInputOf, type WorkstreamConfig } from './record-rules';
+import { storeRecords } from './record-store';
+import { WorkstreamsService } from './workstreams.service';
+
+export const BLOB_STORE = Symbol('BLOB_STORE');
+export const INSTANCE_ID = Symbol('INSTANCE_ID');
+
+export const UPLOAD_LIMITS = {
+  /** Rows checked and committed per transaction (also how often progress becomes visible). */
+  batchRows: 2000,
+  /** Rejections kept per upload (the count goes on; the view says when the list is truncated). */
+  rejectionsKept: 1000,
+  /** Longest CSV record, in characters: a guard against a file without line ends. */
+  maxRecordChars: 1_000_000,
+  /** A processing upload whose instance has not reported for this long is taken over by another. */
+  staleAfterSeconds: 120,
+  pollMs: 2000,
+} as const;
+
+interface UploadRow {
+  id: string;
+  workstreamId: string;
+  accountId: string;
+  kind: string;
+  fileName: string | null;
+  state: string;
+  blobKey: string | null;
+  bytes: bigint | null;
+  expiresAt: Date;
+  rowsProcessed: number;
+  rowsStored: number;
+  rowsReplaced: number;
+  rowsIgnored: number;
+  rowsRejected: number;
+  failure: string | null;
+  createdAt: Date;
+  receivedAt: Date | null;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+}
+
+class UploadFailed extends Error {}
+class ClaimLost extends Error {}
+
+/**
+ * Bulk CSV uploads: created with a presigned URL (signed by the gateway), received when the gateway has
+ * stored the bytes, then processed here, streaming, in batches that each commit their records and the
+ * upload's progress together; a crash resumes after the last committed batch.
+ */
+@Injectable()
+export class UploadsService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(UploadsService.name);
+  private running = false;
+  private loop?: Promise<void>;
+  private wake?: () => void;
+
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly workstreams: WorkstreamsService,
+    private readonly outbox: OutboxRelay,
+    @Inject(BLOB_STORE) private readonly blobs: BlobStore,
+    @Inject(INSTANCE_ID) private readonly instanceId: string,
+  ) {}
+
+  async create(request: PerformanceUploadCreateRequest): Promise<PerformanceUploadView> {
+    const workstream = await this.workstreams.authorize(request.caller, request.workstream_id);
+    const row = await this.prisma.performanceUpload.create({
+      data: {
+        id: `upl_${randomUUID().replace(/-/g, '')}`,
+        workstreamId: workstream.id,
+        accountId: workstream.account_id,
+        kind: request.kind,
+        fileName: request.file_name ?? null,
+        state: 'awaiting_upload',
+        expiresAt: new Date(Date.now() + request.expires_in_seconds * 1000),
+      },
+    });
+    return this.view(row);
+  }
+
+  /** The gateway stored the bytes under blob_key: queue the upload (once; a second PUT is 409). */
+  async received(request: PerformanceUploadReceivedRequest): Promise<PerformanceUploadView> {
+    const updated = await this.prisma.performanceUpload.updateMany({
+      where: { id: request.upload_id, state: 'awaiting_upload', expiresAt: { gt: new Date() } },
+      data: { state: 'queued', blobKey: request.blob_key, bytes: BigInt(request.bytes), receivedAt: new Date() },
+    });
+    const row = await this.prisma.performanceUpload.findUnique({ where: { id: request.upload_id } });
+    if (!row) throw DomainError.notFound(`upload ${request.upload_id} not found`);
+    if (!updated.count) {
+      if (row.state === 'awaiting_upload') throw new DomainError(ErrorCode.Forbidden, 'Forbidden: this upload URL has expired');
+      throw new DomainError(ErrorCode.Conflict, `upload ${row.id} has already been received; generate a new presigned URL for another file`);
+    }
+    this.wake?.();
+    return this.view(row);
+  }
+
+  async get(request: PerformanceUploadGetRequest): Promise<PerformanceUploadView> {
+    const workstream = await this.workstreams.authorize(request.caller, request.workstream_id);
+    const row = await this.prisma.performanceUpload.findFirst({ where: { id: request.upload_id, workstreamId: workstream.id } });
+    if (!row) throw DomainError.notFound(`upload ${request.upload_id} not found`);
+    return this.view(row);
+  }
+
+  private async view(row: UploadRow): Promise<PerformanceUploadView> {
+    const rejections = row.rowsRejected
+      ? await this.prisma.performanceUploadRejection.findMany({ where: { uploadId: row.id }, orderBy: { row: 'asc' }, take: UPLOAD_LIMITS.rejectionsKept })
+      : [];
+    const state: PerformanceUploadState = row.state === 'awaiting_upload' && row.expiresAt.getTime() <= Date.now() ? 'expired' : (row.state as PerformanceUploadState);
+    const iso = (date: Date | null) => date?.toISOString() ?? null;
+    return {
+      upload_id: row.id,
+      workstream_id: row.workstreamId,
+      kind: row.kind as PerformanceUploadKind,
+      file_name: row.fileName,
+      state,
+      expires_at: row.expiresAt.toISOString(),
+      created_at: row.createdAt.toISOString(),
+      received_at: iso(row.receivedAt),
+      started_at: iso(row.startedAt),
+      finished_at: iso(row.finishedAt),
+      bytes: row.bytes === null ? null : Number(row.bytes),
+      rows_processed: row.rowsProcessed,
+      rows_accepted: row.rowsStored + row.rowsReplaced + row.rowsIgnored,
+      rows_stored: row.rowsStored,
+      rows_replaced: row.rowsReplaced,
+      rows_duplicates_ignored: row.rowsIgnored,
+      rows_rejected: row.rowsRejected,
+      rejections: rejections.map((r) => ({ row: r.row, errors: r.errors as unknown as FieldError[] })),
+      rejections_truncated: row.rowsRejected > rejections.length,
+      failure: row.failure,
+    };
+  }
+
+  onApplicationBootstrap(): void {
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.running = false;
+    this.wake?.();
+    await this.loop;
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      let worked = false;
+      try {
+        const id = await this.claim();
+        if (id) {
+          worked = true;
+          await this.process(id);
+        }
+      } catch (error) {
+        this.logger.warn(`upload processing failed, will retry: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      if (worked || !this.running) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, UPLOAD_LIMITS.pollMs);
+        this.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.wake = undefined;
+    }
+  }
+
+  /** Takes the oldest queued upload, or one whose instance stopped reporting (crashed). */
+  private async claim(): Promise<string | undefined> {
+    const rows = await this.prisma.$queryRaw<{ id: string }[]>`
+      update performance_upload set state = 'processing', claimed_by = ${this.instanceId}, heartbeat_at = now(),
+        started_at = coalesce(started_at, now())
+      where id = (
+        select id from performance_upload
+        where state = 'queued' or (state = 'processing' and heartbeat_at < now() - make_interval(secs => ${UPLOAD_LIMITS.staleAfterSeconds}))
+        order by received_at limit 1 for update skip locked)
+      returning id`;
+    return rows[0]?.id;
+  }
+
+  private async process(id: string): Promise<void> {
+    const upload = await this.prisma.performanceUpload.findUniqueOrThrow({ where: { id } });
+    try {
+      await this.importRows(upload);
+      await this.finish(id, { state: 'completed' });
+      if (upload.blobKey) await this.blobs.delete(upload.blobKey);
+    } catch (error) {
+      if (error instanceof ClaimLost) return;
+      const failure = error instanceof UploadFailed ? error.message : `the file could not be read as CSV: ${error instanceof Error ? error.message : String(error)}`;
+      this.logger.warn(`upload ${id} failed: ${failure}`);
+      await this.finish(id, { state: 'failed', failure });
+    }
+  }
+
+  private async finish(id: string, data: { state: 'completed' | 'failed'; failure?: string }): Promise<void> {
+    await this.prisma.performanceUpload.updateMany({ where: { id, claimedBy: this.instanceId }, data: { ...data, finishedAt: new Date() } });
+  }
+
+  private async importRows(upload: UploadRow): Promise<void> {
+    const kind = upload.kind as PerformanceKind;
+    const blob = upload.blobKey ? await this.blobs.get(upload.blobKey) : undefined;
+    if (!blob) throw new UploadFailed('the uploaded file is missing');
+    const workstream = await this.workstreams.config(upload.workstreamId);
+    const parser = blob.stream.pipe(
+      parse({ bom: true, relax_column_count: true, skip_empty_lines: true, info: true, max_record_size: UPLOAD_LIMITS.maxRecordChars }),
+    );
+    blob.stream.on('error', (error) => parser.destroy(error));
+    let columns: CsvColumn[] | undefined;
+    let records = 0;
+    let batch = new Batch(kind);
+    try {
+      for await (const { record: cells, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
+        if (!columns) {
+          const header = csvColumns(kind, cells);
+          if ('error' in header) throw new UploadFailed(header.error);
+          columns = header.columns;
+          continue;
+        }
+        records++;
+        if (records <= upload.rowsProcessed) continue;
+        batch.add(info.lines, columns, cells, workstream);
+        if (batch.size >= UPLOAD_LIMITS.batchRows) {
+          await this.commit(upload, workstream, batch);
+          batch = new Batch(kind);
+        }
+      }
+    } finally {
+      blob.stream.destroy();
+    }
+    if (!columns) throw new UploadFailed('the file is empty: a CSV upload starts with a header row of field names');
+    await this.commit(upload, workstream, batch);
+  }
+
+  /** One transaction: the batch's records, its rejections (up to the cap) and the upload's progress. */
+  private async commit(upload: UploadRow, workstream: WorkstreamConfig, batch: Batch): Promise<void> {
+    const result = await this.prisma.$transaction(
+      async (tx) => {
+        const [current] = await tx.$queryRaw<{ rows_rejected: number }[]>`
+          select rows_rejected from performance_upload where id = ${upload.id} and claimed_by = ${this.instanceId} for update`;
+        if (!current) throw new ClaimLost();
+        const stored = await storeRecords<PerformanceKind>(tx, batch.kind, workstream, batch.records.map((r) => r.record), upload.id);
+        const room = Math.max(0, UPLOAD_LIMITS.rejectionsKept - current.rows_rejected);
+        if (room && batch.rejections.length) {
+          await tx.performanceUploadRejection.createMany({
+            data: batch.rejections.slice(0, room).map((r) => ({ uploadId: upload.id, row: r.row, errors: r.errors as unknown as object[] })),
+            skipDuplicates: true,
+          });
+        }
+        const count = (outcome: string) => stored.outcomes.filter((o) => o === outcome).length;
+        await tx.performanceUpload.update({
+          where: { id: upload.id },
+          data: {
+            rowsProcessed: { increment: batch.size },
+            rowsStored: { increment: count('stored') },
+            rowsReplaced: { increment: count('replaced') },
+            rowsIgnored: { increment: count('ignored') },
+            rowsRejected: { increment: batch.rejections.length },
+            heartbeatAt: new Date(),
+          },
+        });
+        return stored;
+      },
+      { timeout: 120_000, maxWait: 30_000 },
+    );
+    if (result.qcEvents) this.outbox.poke();
+  }
+}
+
+/** The rows of one transaction: checked records, and the rows refused with their reasons. */
+class Batch {
+  readonly records: { row: number; record: RecordInputOf[PerformanceKind] }[] = [];
+  readonly rejections: { row: number; errors: FieldError[] }[] = [];
+
+  constructor(readonly kind: PerformanceKind) {}
+
+  get size(): number {
+    return this.records.length + this.rejections.length;
+  }
+
+  add(row: number, columns: CsvColumn[], cells: string[], workstream: WorkstreamConfig): void {
+    if (cells.length !== columns.length) {
+      this.rejections.push({ row, errors: [{ field: '(row)', message: `the row has ${cells.length} fields, the header has ${columns.length}` }] });
+      return;
+    }
+    // A CSV row may leave workstream_id out: the upload's workstream is meant (a value must still match).
+    const body = { workstream_id: workstream.id, ...csvRowToInput(this.kind, columns, cells) };
+    const checked = checkRecord(this.kind, body, workstream);
+    if (checked.ok) this.records.push({ row, record: checked.record });
+    else this.rejections.push({ row, errors: checked.errors });
+  }
+}
