@@ -9,6 +9,9 @@ const unauthorized = (message: string) => new DomainError(ErrorCode.Unauthorized
 
 const requestOf = (context: ExecutionContext) => context.switchToHttp().getRequest<AuthenticatedRequest>();
 
+/** The token of `Authorization: Bearer <token>`, if that is what the request carries. */
+const bearerToken = (request: AuthenticatedRequest) => /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1];
+
 /**
  * Every credential check goes through here: a source over its failed-authentication limit gets 429 first,
  * and each failure is counted. `check` returns the principal, or an error message for 401.
@@ -76,9 +79,9 @@ export class WorkerGuard implements CanActivate {
   canActivate(context: ExecutionContext): Promise<boolean> {
     const request = requestOf(context);
     return authenticate(this.limiter, request, async () => {
-      const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
-      if (!match) return 'Missing worker token: send Authorization: Bearer <worker token>';
-      const worker = await this.identity.authenticateWorker(match[1]);
+      const token = bearerToken(request);
+      if (!token) return 'Missing worker token: send Authorization: Bearer <worker token>';
+      const worker = await this.identity.authenticateWorker(token);
       return worker ? { kind: 'worker', ...worker } : 'Invalid worker token';
     });
   }
@@ -95,8 +98,8 @@ export class AdminTokenGuard implements CanActivate {
   canActivate(context: ExecutionContext): Promise<boolean> {
     const request = requestOf(context);
     return authenticate(this.limiter, request, async () => {
-      const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
-      return match && safeEqual(match[1], this.env.ADMIN_TOKEN) ? { kind: 'admin' } : 'Missing or invalid admin token: send Authorization: Bearer <ADMIN_TOKEN>';
+      const token = bearerToken(request);
+      return token && safeEqual(token, this.env.ADMIN_TOKEN) ? { kind: 'admin' } : 'Missing or invalid admin token: send Authorization: Bearer <ADMIN_TOKEN>';
     });
   }
 }
