@@ -21,7 +21,7 @@ function ensureKafkaJars() {
   step('fetching Apache Kafka 3.9 from Maven Central (first run only)');
   const staging = `${libsDir}.partial`;
   fs.rmSync(staging, { recursive: true, force: true });
-  run('mvn', ['-q', '-B', '-f', path.join(root, 'tools/kafka/pom.xml'), 'dependency:copy-dependencies', `-DoutputDirectory=${staging}`]);
+  run('mvn', ['-q', '-B', '-Dstyle.color=never', '-f', path.join(root, 'tools/kafka/pom.xml'), 'dependency:copy-dependencies', `-DoutputDirectory=${staging}`]);
   fs.rmSync(libsDir, { recursive: true, force: true });
   fs.renameSync(staging, libsDir);
 }
