@@ -7,11 +7,13 @@ import { testStack } from './stack';
 
 const ROOT = join(__dirname, '..', '..', '..');
 
+const STOP_GRACE_MS = 20_000;
+
 export interface AppInstance {
   process: ChildProcess;
   /** SIGKILL: no shutdown hooks, as in a crash. */
   kill(): void;
-  /** SIGTERM and wait for the exit. */
+  /** SIGTERM and wait for the exit (SIGKILL after a grace period). */
   stop(): Promise<void>;
 }
 
@@ -35,7 +37,11 @@ export function startAppInstance(app: string, extraEnv: Record<string, string> =
     kill: () => void child.kill('SIGKILL'),
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      // A graceful stop drains Kafka handlers and in-flight work; on a loaded machine that can take long,
+      // and a test must not hang on it: past the grace period the instance is killed.
+      const killer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
       await exited;
+      clearTimeout(killer);
     },
   };
 }

@@ -53,6 +53,8 @@ describe('Delivery API: scoped listing, detail with attempts, redelivery', () =>
     await request('run', { signing: 'none', event_type: 'run.processed', owner: { account_id: acme.id }, subject: { run_id: `run-${suffix}` } });
     await eventually(() => ['a1', 'a2', 'b1', 'run', 'failing'].every((name) => receiver.on(`/${name}-${suffix}`).length > 0), {
       what: 'every delivery to be attempted',
+      // Intake waits for a consumer-group rebalance when an earlier test has just stopped dispatcher instances.
+      timeoutMs: 90_000,
     });
   });
 
