@@ -11,7 +11,7 @@ const rateHeaders = (headers: Headers) => ({
   retryAfter: headers.get('retry-after'),
 });
 
-describe('per-credential rate limits (own gateway with low limits)', () => {
+describe('per-credential rate limits and body limits (own gateways with low limits)', () => {
   let gateway: Gateway;
   let unlimited: Gateway;
   let apiKey: string;
@@ -30,7 +30,7 @@ describe('per-credential rate limits (own gateway with low limits)', () => {
         RATE_LIMIT_WORK_PER_MINUTE: String(LIMIT),
         RATE_LIMIT_ADMIN_PER_MINUTE: String(LIMIT),
       }),
-      startGateway({ RATE_LIMIT_V1_PER_MINUTE: '0' }),
+      startGateway({ RATE_LIMIT_V1_PER_MINUTE: '0', BODY_LIMIT_BYTES: '1024' }),
     ]);
   });
 
@@ -116,5 +116,20 @@ describe('per-credential rate limits (own gateway with low limits)', () => {
       expect(answer.status).toBe(401);
       expect(answer.headers.get('x-ratelimit-limit')).toBeNull();
     }
+  });
+
+  it('refuses a JSON body over BODY_LIMIT_BYTES with 413 in every API group, before authentication', async () => {
+    const big = { padding: 'x'.repeat(2048) };
+    const post = (path: string) => http<Record<string, unknown>>('POST', `${unlimited.url}${path}`, { headers: { 'x-api-key': `wlk_${randomUUID()}` }, body: big });
+    const tooLarge = 'Body is larger than the limit of 1024 bytes';
+    for (const path of ['/v1/workstreams/ws/task_completed', '/workforce/v1/assignments/next', '/admin/v1/accounts']) {
+      const answer = await post(path);
+      expect({ path, status: answer.status, body: answer.body }).toEqual({ path, status: 413, body: { message: tooLarge } });
+    }
+    expect(await post('/v4/runs')).toMatchObject({ status: 413, body: { message: tooLarge } });
+    expect(await post('/v3/tasks')).toMatchObject({ status: 413, body: { status: 103, error: `Body is invalid: ${tooLarge}` } });
+    // Just under the limit is parsed and reaches authentication.
+    const small = await http('POST', `${unlimited.url}/v4/runs`, { headers: { authorization: 'Basic bm86bm8=' }, body: { padding: 'x'.repeat(900) } });
+    expect(small.status).toBe(401);
   });
 });
