@@ -10,6 +10,7 @@ import type { GatewayEnv } from './gateway.env';
 import { HealthController } from './health/health.controller';
 import { ApiKeyController } from './identity/api-key.controller';
 import { DocsController } from './identity/docs.controller';
+import { MetricsController } from './health/metrics.controller';
 import { OpenApiController } from './openapi/openapi.controller';
 import { PlatformModule } from './platform/platform.module';
 import { OversightApiModule } from './oversight/oversight-api.module';
@@ -34,7 +35,7 @@ export class GatewayModule {
         OversightApiModule,
         PerformanceApiModule,
       ],
-      controllers: [HealthController, AdminController, WorkController, ApiKeyController, DocsController, OpenApiController],
+      controllers: [HealthController, AdminController, WorkController, ApiKeyController, DocsController, OpenApiController, MetricsController],
     };
   }
 }

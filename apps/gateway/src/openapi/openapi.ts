@@ -59,6 +59,9 @@ const BODY_ERRORS = [400, 413, 415, 422];
 
 const OPERATIONS: Record<string, Partial<Record<Method, Operation>>> = {
   '/health': { get: { summary: 'Readiness of the gateway (PostgreSQL, Redis, Kafka)', tag: 'operations', security: 'none', ok: [200, 'Ready'], errors: [503], doc: 'docs/operations.md' } },
+  '/health/ready': { get: { summary: 'Readiness (the same checks as /health)', tag: 'operations', security: 'none', ok: [200, 'Ready'], errors: [503], doc: 'docs/operations.md' } },
+  '/health/live': { get: { summary: 'Liveness: the process is up', tag: 'operations', security: 'none', ok: [200, 'Alive'], doc: 'docs/operations.md' } },
+  '/metrics': { get: { summary: 'Prometheus metrics (text format)', tag: 'operations', security: 'none', ok: [200, 'Metrics'], doc: 'docs/operations.md' } },
   '/docs': { get: { summary: 'This API description as an HTML page', tag: 'operations', security: 'none', ok: [200, 'HTML'], doc: 'docs/operations.md' } },
   '/docs/openapi.json': { get: { summary: 'This API description (OpenAPI 3 JSON)', tag: 'operations', security: 'none', ok: [200, 'OpenAPI document'], doc: 'docs/operations.md' } },
   '/docs/v3-migration.md': { get: { summary: 'Migration notes from platform API v3 to v4', tag: 'platform v3', security: 'none', ok: [200, 'Markdown'], doc: 'docs/v3-migration.md' } },
