@@ -82,7 +82,7 @@ async function* csvRows(rows: number): AsyncGenerator<string> {
 
 async function main(): Promise<void> {
   const profile = profiles.test;
-  const stack = await startStack(profile, { quietApps: true, extraEnv: { ADMIN_TOKEN, LOG_LEVEL: 'warn', KAFKAJS_NO_PARTITIONER_WARNING: '1' } });
+  const stack = await startStack(profile, { quietApps: true, extraEnv: { ADMIN_TOKEN, LOG_LEVEL: 'warn', RATE_LIMIT_V1_PER_MINUTE: '0', RATE_LIMIT_V4_PER_MINUTE: '0', RATE_LIMIT_V3_PER_MINUTE: '0', RATE_LIMIT_WORK_PER_MINUTE: '0', RATE_LIMIT_ADMIN_PER_MINUTE: '0', KAFKAJS_NO_PARTITIONER_WARNING: '1' } });
   const db = new Client({ connectionString: stack.env.DATABASE_URL });
   await db.connect();
   try {

@@ -115,7 +115,7 @@ const fmt = (n: number, digits = 1) => n.toLocaleString('en-US', { maximumFracti
 async function main(): Promise<void> {
   const stack = await startStack(profiles.test, {
     quietApps: true,
-    extraEnv: { ADMIN_TOKEN, LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE: '1', KAFKAJS_NO_PARTITIONER_WARNING: '1' },
+    extraEnv: { ADMIN_TOKEN, LOG_LEVEL: 'warn', RATE_LIMIT_V1_PER_MINUTE: '0', RATE_LIMIT_V4_PER_MINUTE: '0', RATE_LIMIT_V3_PER_MINUTE: '0', RATE_LIMIT_WORK_PER_MINUTE: '0', RATE_LIMIT_ADMIN_PER_MINUTE: '0', WEBHOOK_ALLOW_PRIVATE: '1', KAFKAJS_NO_PARTITIONER_WARNING: '1' },
   });
   const kafka = new Kafka({ clientId: 'bench', brokers: stack.env.KAFKA_BROKERS.split(','), logLevel: logLevel.NOTHING });
   const consumer = kafka.consumer({ groupId: `bench-${randomUUID()}` });

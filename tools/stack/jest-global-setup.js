@@ -20,6 +20,12 @@ module.exports = async function globalSetup() {
       // Every test request comes from 127.0.0.1: the failed-authentication limit is tested on its own
       // gateway instance (identity-lifecycle.integration-spec.ts), not on the shared one.
       AUTH_FAILURE_LIMIT: '1000000',
+      // High enough never to refuse (the suite shares a few credentials) while every request still passes the limiter; it is tested on its own gateway (rate-limit.integration-spec.ts).
+      RATE_LIMIT_V1_PER_MINUTE: '1000000',
+      RATE_LIMIT_V4_PER_MINUTE: '1000000',
+      RATE_LIMIT_V3_PER_MINUTE: '1000000',
+      RATE_LIMIT_WORK_PER_MINUTE: '1000000',
+      RATE_LIMIT_ADMIN_PER_MINUTE: '1000000',
       // Retry waits of 300 ms, 600 ms, 1.2 s, 2.4 s instead of hours (docs/webhooks.md "Decisions").
       WEBHOOK_RETRY_BASE_MS: '300',
       WEBHOOK_POLL_MS: '100',
@@ -39,7 +45,7 @@ module.exports = async function globalSetup() {
       pids: Object.fromEntries([...stack.apps].map(([app, child]) => [app, child.pid])),
       // What the apps were started with, so a test can start more instances of an app.
       appEnv: Object.fromEntries(
-        Object.entries(stack.env).filter(([name]) => /^(NODE_ENV|PORT|DATABASE_URL|REDIS_URL|KAFKA_BROKERS|BLOB_DIR|ADMIN_TOKEN|LOG_LEVEL|WEBHOOK_|KAFKAJS_|SECRETS_KEY|RPC_TIMEOUT_MS|BODY_LIMIT_BYTES|AUTH_)/.test(name)),
+        Object.entries(stack.env).filter(([name]) => /^(NODE_ENV|PORT|DATABASE_URL|REDIS_URL|KAFKA_BROKERS|BLOB_DIR|ADMIN_TOKEN|LOG_LEVEL|WEBHOOK_|KAFKAJS_|SECRETS_KEY|RPC_TIMEOUT_MS|BODY_LIMIT_BYTES|AUTH_|RATE_LIMIT_)/.test(name)),
       ),
     }),
   );

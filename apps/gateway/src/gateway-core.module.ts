@@ -1,6 +1,7 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { AdminTokenGuard, ApiKeyGuard, BasicAuthGuard, WorkerGuard } from './auth/guards';
 import { GatewayEnv } from './gateway.env';
+import { GatewayMetrics } from './http/metrics';
 
 /**
  * What every gateway feature module may use: the validated environment and the auth guards.
@@ -10,7 +11,7 @@ import { GatewayEnv } from './gateway.env';
 @Module({})
 export class GatewayCoreModule {
   static register(env: GatewayEnv): DynamicModule {
-    const providers = [{ provide: GatewayEnv, useValue: env }, AdminTokenGuard, ApiKeyGuard, BasicAuthGuard, WorkerGuard];
+    const providers = [{ provide: GatewayEnv, useValue: env }, { provide: GatewayMetrics, useValue: new GatewayMetrics() }, AdminTokenGuard, ApiKeyGuard, BasicAuthGuard, WorkerGuard];
     return { module: GatewayCoreModule, providers, exports: providers };
   }
 }

@@ -1,5 +1,8 @@
+import { applyDecorators } from '@nestjs/common';
 import { BaseEnv } from '@workline/config';
 import { IsIn, IsInt, IsString, Matches, Max, Min, MinLength, ValidateIf } from 'class-validator';
+
+const PerMinute = () => applyDecorators(IsInt(), Min(0), Max(10_000_000));
 
 /** Gateway settings on top of BaseEnv; see the README's configuration table. */
 export class GatewayEnv extends BaseEnv {
@@ -36,6 +39,23 @@ export class GatewayEnv extends BaseEnv {
   /** Express "trust proxy": 0 (default) uses the socket address; 1 (or a number of hops) trusts X-Forwarded-For. */
   @IsInt() @Min(0) @Max(10)
   TRUST_PROXY: number = 0;
+
+  /** Requests per minute one credential (or, without one, one client address) may make per API group; 0 = unlimited. */
+  @PerMinute() RATE_LIMIT_V1_PER_MINUTE: number = 1200;
+  @PerMinute() RATE_LIMIT_V4_PER_MINUTE: number = 1200;
+  @PerMinute() RATE_LIMIT_V3_PER_MINUTE: number = 600;
+  @PerMinute() RATE_LIMIT_WORK_PER_MINUTE: number = 1200;
+  @PerMinute() RATE_LIMIT_ADMIN_PER_MINUTE: number = 300;
+
+  get rateLimits(): { v1: number; v4: number; v3: number; work: number; admin: number } {
+    return {
+      v1: this.RATE_LIMIT_V1_PER_MINUTE,
+      v4: this.RATE_LIMIT_V4_PER_MINUTE,
+      v3: this.RATE_LIMIT_V3_PER_MINUTE,
+      work: this.RATE_LIMIT_WORK_PER_MINUTE,
+      admin: this.RATE_LIMIT_ADMIN_PER_MINUTE,
+    };
+  }
 
   get publicUrl(): string {
     return this.PUBLIC_URL ?? `http://127.0.0.1:${this.PORT}`;

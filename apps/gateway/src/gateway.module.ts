@@ -10,6 +10,8 @@ import type { GatewayEnv } from './gateway.env';
 import { HealthController } from './health/health.controller';
 import { ApiKeyController } from './identity/api-key.controller';
 import { DocsController } from './identity/docs.controller';
+import { MetricsController } from './health/metrics.controller';
+import { OpenApiController } from './openapi/openapi.controller';
 import { PlatformModule } from './platform/platform.module';
 import { OversightApiModule } from './oversight/oversight-api.module';
 import { PerformanceApiModule } from './performance/performance-api.module';
@@ -33,7 +35,7 @@ export class GatewayModule {
         OversightApiModule,
         PerformanceApiModule,
       ],
-      controllers: [HealthController, AdminController, WorkController, ApiKeyController, DocsController],
+      controllers: [HealthController, AdminController, WorkController, ApiKeyController, DocsController, OpenApiController, MetricsController],
     };
   }
 }

@@ -3,11 +3,14 @@ import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { loadEnvOrExit } from '@workline/config';
+import { RedisService } from '@workline/redis';
 import { ensureTopics, kafkaSettingsFrom, logLevelsUpTo } from '@workline/kafka';
 import { GatewayEnv } from './gateway.env';
 import { GatewayModule } from './gateway.module';
 import { HttpExceptionFilter } from './http/http-exception.filter';
 import { jsonBody } from './http/json-body';
+import { GatewayMetrics } from './http/metrics';
+import { RateLimiter } from './http/rate-limit';
 import { v3Deprecation } from './http/v3-deprecation';
 import { StrictValidationPipe } from './http/validation.pipe';
 
@@ -21,6 +24,8 @@ async function bootstrap(): Promise<void> {
   });
   app.disable('x-powered-by');
   app.set('trust proxy', env.TRUST_PROXY);
+  app.use(app.get(GatewayMetrics).middleware());
+  app.use(new RateLimiter(app.get(RedisService), env.rateLimits).middleware());
   app.use(v3Deprecation(env.v3Enabled, env.publicUrl));
   app.use(jsonBody(env.BODY_LIMIT_BYTES));
   app.useGlobalPipes(new StrictValidationPipe());

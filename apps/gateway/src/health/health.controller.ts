@@ -14,7 +14,7 @@ interface ComponentHealth {
 }
 
 /**
- * GET /health: 200 only when the gateway reaches its database and Redis, and every service answers over
+ * GET /health (and GET /health/ready, its name for orchestrators): 200 only when the gateway reaches its database and Redis, and every service answers over
  * Kafka and reaches its own database; otherwise 503 with a message naming each part that is down.
  */
 @Controller('health')
@@ -24,6 +24,17 @@ export class HealthController {
     private readonly rpc: KafkaRpcClient,
     private readonly redis: RedisService,
   ) {}
+
+  /** Liveness: the process is up and its event loop answers; dependencies are readiness's business. */
+  @Get('live')
+  live(): { status: 'ok' } {
+    return { status: 'ok' };
+  }
+
+  @Get('ready')
+  ready(@Res() response: Response): Promise<void> {
+    return this.check(response);
+  }
 
   @Get()
   async check(@Res() response: Response): Promise<void> {

@@ -1,0 +1,14 @@
+import { Controller, Get, Res } from '@nestjs/common';
+import type { Response } from 'express';
+import { GatewayMetrics } from '../http/metrics';
+
+/** GET /metrics: Prometheus text format. Meant for the scraper on the internal network (not rate limited). */
+@Controller('metrics')
+export class MetricsController {
+  constructor(private readonly metrics: GatewayMetrics) {}
+
+  @Get()
+  async scrape(@Res() response: Response): Promise<void> {
+    response.status(200).type(this.metrics.registry.contentType).send(await this.metrics.registry.metrics());
+  }
+}

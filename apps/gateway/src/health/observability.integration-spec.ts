@@ -1,0 +1,45 @@
+import { http } from '@workline/testing';
+
+/** The value of one sample line of the Prometheus text, 0 when the series does not exist yet. */
+function sample(text: string, name: string, labels: Record<string, string>): number {
+  const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
+  const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && wanted.every((w) => l.includes(w)));
+  return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
+}
+
+describe('gateway liveness, readiness and Prometheus metrics', () => {
+  it('answers liveness without looking at dependencies, and readiness with the /health checks', async () => {
+    const live = await http('GET', '/health/live');
+    expect(live.status).toBe(200);
+    expect(live.body).toEqual({ status: 'ok' });
+    const ready = await http<{ status: string; components: Record<string, { status: string }> }>('GET', '/health/ready');
+    expect(ready.status).toBe(200);
+    expect(ready.body.status).toBe('ok');
+    expect(Object.keys(ready.body.components).sort()).toEqual(['gateway', 'oversight', 'performance', 'platform-runs', 'redis', 'webhook-dispatcher']);
+  });
+
+  it('counts requests by method, route pattern and status, with a latency histogram', async () => {
+    const labels = { method: 'GET', route: '/v4/runs/:id', status: '401' };
+    const before = await http<string>('GET', '/metrics');
+    expect(before.status).toBe(200);
+    expect(before.headers.get('content-type')).toMatch(/^text\/plain/);
+    const countBefore = sample(before.text, 'http_requests_total', labels);
+    for (const id of ['run-a', 'run-b']) expect((await http('GET', `/v4/runs/${id}`)).status).toBe(401);
+    const after = (await http<string>('GET', '/metrics')).text;
+    // Labelled by the route pattern, not the raw path: two ids, one series.
+    expect(sample(after, 'http_requests_total', labels)).toBe(countBefore + 2);
+    expect(after).not.toContain('run-a');
+    expect(sample(after, 'http_request_duration_seconds_count', labels)).toBe(countBefore + 2);
+    expect(sample(after, 'http_request_duration_seconds_bucket', { ...labels, le: '+Inf' })).toBe(countBefore + 2);
+    expect(after).toMatch(/^process_cpu_seconds_total /m);
+  });
+
+  it('labels requests the router does not know as unrouted, so raw paths never become series', async () => {
+    const labels = { method: 'GET', route: 'unrouted', status: '404' };
+    const before = sample((await http<string>('GET', '/metrics')).text, 'http_requests_total', labels);
+    expect((await http('GET', '/v1/not-a-route-4711')).status).toBe(404);
+    const after = (await http<string>('GET', '/metrics')).text;
+    expect(sample(after, 'http_requests_total', labels)).toBe(before + 1);
+    expect(after).not.toContain('not-a-route-4711');
+  });
+});

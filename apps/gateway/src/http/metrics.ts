@@ -1,0 +1,46 @@
+import type { NextFunction, Request, Response } from 'express';
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+
+/** Route label of requests the router did not match (404s, and refusals by middleware before routing). */
+export const UNROUTED = 'unrouted';
+
+/**
+ * The gateway's Prometheus metrics. Requests are labelled by route pattern (`/v4/runs/:id`), never by the
+ * raw path, so ids do not multiply the series.
+ */
+export class GatewayMetrics {
+  readonly registry = new Registry();
+
+  private readonly requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests answered, by method, route pattern and status',
+    labelNames: ['method', 'route', 'status'],
+    registers: [this.registry],
+  });
+
+  private readonly latency = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time from the request arriving to the last byte of the answer, by method, route pattern and status',
+    labelNames: ['method', 'route', 'status'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** Express middleware, installed first so it times everything, including requests refused by middleware. */
+  middleware() {
+    return (request: Request, response: Response, next: NextFunction) => {
+      const stop = this.latency.startTimer();
+      response.once('finish', () => {
+        const route = (request.route as { path?: string } | undefined)?.path;
+        const labels = { method: request.method, route: route ? `${request.baseUrl}${route}` : UNROUTED, status: String(response.statusCode) };
+        stop(labels);
+        this.requests.inc(labels);
+      });
+      next();
+    };
+  }
+}

@@ -1,0 +1,109 @@
+import { randomUUID } from 'node:crypto';
+import { HttpStatus } from '@nestjs/common';
+import type { RedisService } from '@workline/redis';
+import { sha256 } from '@workline/secrets';
+import type { NextFunction, Request, Response } from 'express';
+import { apiGroupOf, type ApiGroup, writeProblem } from './problem';
+
+export const RATE_LIMIT_WINDOW_MS = 60_000;
+
+/** Requests per minute per credential for each API group; 0 switches the group's limit off. */
+export type RateLimitPolicy = Partial<Record<ApiGroup, number>>;
+
+export interface WindowState {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Seconds until the oldest counted request leaves the window (a slot frees up). */
+  resetSeconds: number;
+}
+
+/**
+ * Sliding-window log: one sorted set per credential and group, scored by arrival time. Refused requests
+ * are not recorded, so a client that backs off gets its budget back as its earlier requests age out.
+ * One script keeps the check and the insert atomic across gateway instances.
+ */
+const SLIDING_WINDOW = `
+local key = KEYS[1]
+local now = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local limit = tonumber(ARGV[3])
+redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
+local count = redis.call('ZCARD', key)
+local allowed = 0
+if count < limit then
+  redis.call('ZADD', key, now, ARGV[4])
+  count = count + 1
+  allowed = 1
+end
+redis.call('PEXPIRE', key, window)
+local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+return {allowed, count, oldest[2] or tostring(now)}
+`;
+
+/**
+ * Who is counted: the credential presented (x-api-key, else Authorization), hashed so Redis never holds a
+ * secret; without one, the client address. Counting before authentication means a flood of bad keys costs
+ * one Redis round trip each, never a database lookup or a password hash.
+ */
+export function rateLimitSubject(request: Pick<Request, 'headers' | 'ip'>): string {
+  const apiKey = request.headers['x-api-key'];
+  const credential = (Array.isArray(apiKey) ? apiKey[0] : apiKey) ?? request.headers.authorization;
+  return credential ? `c:${sha256(credential)}` : `a:${request.ip ?? 'unknown'}`;
+}
+
+export function windowState(allowed: boolean, limit: number, count: number, oldestMs: number, nowMs: number): WindowState {
+  return {
+    allowed,
+    limit,
+    remaining: Math.max(0, limit - count),
+    resetSeconds: Math.max(1, Math.ceil((oldestMs + RATE_LIMIT_WINDOW_MS - nowMs) / 1000)),
+  };
+}
+
+export class RateLimiter {
+  constructor(
+    private readonly redis: RedisService,
+    private readonly policy: RateLimitPolicy,
+  ) {}
+
+  limitOf(group: ApiGroup): number {
+    return this.policy[group] ?? 0;
+  }
+
+  /** Counts one request; undefined when the group is unlimited or Redis cannot answer (fail open). */
+  async take(group: ApiGroup, subject: string): Promise<WindowState | undefined> {
+    const limit = this.limitOf(group);
+    if (limit <= 0) return undefined;
+    const now = Date.now();
+    try {
+      const [allowed, count, oldest] = (await this.redis.eval(SLIDING_WINDOW, 1, `rate-limit:${group}:${subject}`, now, RATE_LIMIT_WINDOW_MS, limit, `${now}-${randomUUID()}`)) as [number, number, string];
+      return windowState(allowed === 1, limit, count, Number(oldest), now);
+    } catch {
+      // Redis holds only what may be lost: without it requests are served unlimited rather than refused.
+      return undefined;
+    }
+  }
+
+  /** Express middleware, installed before body parsing and authentication. */
+  middleware() {
+    return (request: Request, response: Response, next: NextFunction) => {
+      const group = apiGroupOf(request.path);
+      this.take(group, rateLimitSubject(request)).then(
+        (state) => {
+          if (!state) return next();
+          response.setHeader('X-RateLimit-Limit', String(state.limit));
+          response.setHeader('X-RateLimit-Remaining', String(state.remaining));
+          response.setHeader('X-RateLimit-Reset', String(state.resetSeconds));
+          if (state.allowed) return next();
+          writeProblem(request, response, {
+            status: HttpStatus.TOO_MANY_REQUESTS,
+            message: `Rate limit of ${state.limit} requests per minute exceeded; retry in ${state.resetSeconds} s`,
+            headers: { 'Retry-After': String(state.resetSeconds) },
+          });
+        },
+        next,
+      );
+    };
+  }
+}
