@@ -2,7 +2,7 @@
 // Workline console: plain browser JavaScript talking to the gateway's public APIs (docs/console.md).
 (() => {
   const $ = (id) => document.getElementById(id);
-  const state = { workerToken: '', lineId: '', assignment: null, basic: '', runs: [], timer: null };
+  const state = { workerToken: '', lineId: '', assignment: null, basic: '', runs: [], timer: null, attemptsOf: null };
 
   const say = (text, isError) => {
     $('status').textContent = text;
@@ -227,7 +227,7 @@
 
   async function redeliver(id) {
     try {
-      await call('POST', `/v1/deliveries/${id}/redeliver`, operatorHeaders());
+      await call('POST', `/v1/deliveries/${encodeURIComponent(id)}/redeliver`, operatorHeaders());
       say(`Redelivery of ${id} queued.`);
       refresh();
     } catch (error) {
@@ -243,7 +243,23 @@
       el('td', { class: 'delivery-status', text: d.status }),
       el('td', { class: 'delivery-attempts', text: String(d.attempt_count) }),
       el('td', { text: d.last_status_code != null ? `HTTP ${d.last_status_code}` : (d.last_error || '') }),
-      el('td', {}, el('button', { type: 'button', class: 'redeliver', onclick: () => redeliver(d.id), text: 'Redeliver' })))));
+      el('td', {},
+        el('button', { type: 'button', class: 'show-attempts', onclick: () => showAttempts(d.id), text: 'Attempts' }),
+        el('button', { type: 'button', class: 'redeliver', onclick: () => redeliver(d.id), text: 'Redeliver' })))));
+    if (state.attemptsOf) await showAttempts(state.attemptsOf);
+  }
+
+  async function showAttempts(id) {
+    state.attemptsOf = id;
+    const delivery = (await call('GET', `/v1/deliveries/${encodeURIComponent(id)}`, operatorHeaders())).body;
+    $('attempts-title').textContent = `Attempts of ${delivery.id} (${delivery.url})`;
+    $('attempts').hidden = false;
+    $('attempts').tBodies[0].replaceChildren(...delivery.attempts.map((a) => el('tr', {},
+      el('td', { text: String(a.number) }),
+      el('td', { text: a.attempted_at }),
+      el('td', { class: 'attempt-status', text: a.status_code != null ? `HTTP ${a.status_code}` : '' }),
+      el('td', { text: `${a.duration_ms} ms` }),
+      el('td', { text: a.error || a.response_excerpt || '' }))));
   }
 
   let refreshing = false;

@@ -94,7 +94,6 @@ describe('console in a browser', () => {
     const row = operator.locator('tr[data-delivery]', { hasText: runId });
     await row.locator('.delivery-status:text-is("delivered")').waitFor({ timeout: 30_000 });
     expect(await row.locator('.delivery-attempts').textContent()).toBe('1');
-    await browser.screenshot(operator, 'console-operator');
 
     const run = await http<{ units: { output: unknown }[] }>('GET', `/v4/runs/${runId}`, { headers: acme.auth });
     expect(run.body.units[0].output).toEqual({ answer: 'yes' });
@@ -108,6 +107,11 @@ describe('console in a browser', () => {
     expect(second.headers['x-svc-delivery-id']).toBe(first.headers['x-svc-delivery-id']);
     expect(second.rawBody.equals(first.rawBody)).toBe(true);
     await row.locator('.delivery-attempts:text-is("2")').waitFor({ timeout: 30_000 });
+    await row.locator('button.show-attempts').click();
+    await operator.locator('#attempts tbody tr').nth(1).waitFor({ timeout: 30_000 });
+    expect(await operator.locator('#attempts .attempt-status').allTextContents()).toEqual(['HTTP 200', 'HTTP 200']);
+    expect(await operator.textContent('#attempts-title')).toContain(receiver.url('/console-run'));
+    await browser.screenshot(operator, 'console-operator');
   });
 
   it('a worker flags leftovers and tags an annotation task whose image is rendered with its existing tags', async () => {
