@@ -1,6 +1,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import nx from '@nx/eslint-plugin';
+import globals from 'globals';
 
 /** Who may import whom. Apps and domain libraries see only their own scope and the shared libraries. */
 const depConstraints = [
@@ -20,6 +21,8 @@ export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', '**/generated/**', '.cache/**', 'tools/**', 'bench/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  // The console runs in the browser as plain scripts (docs/console.md).
+  { files: ['apps/gateway/console/**/*.js'], languageOptions: { sourceType: 'script', globals: globals.browser } },
   {
     files: ['**/*.ts'],
     plugins: { '@nx': nx },

@@ -36,4 +36,20 @@ function build() {
   ok('build complete');
 }
 
-module.exports = { root, ensureDependencies, generatePrismaClient, build };
+/**
+ * The browser tests drive Debian's Chromium (never a downloaded browser): installed with apt when missing
+ * and we are root; otherwise we stop and say what to install.
+ */
+const CHROMIUM = '/usr/bin/chromium';
+function ensureChromium() {
+  if (fs.existsSync(CHROMIUM)) return ok(`browser found (${CHROMIUM})`);
+  if (typeof process.getuid !== 'function' || process.getuid() !== 0) {
+    fail(`${CHROMIUM} is missing: the browser tests need Debian's chromium package (sudo apt-get install -y chromium).`);
+  }
+  step('installing chromium for the browser tests (apt-get)');
+  run('sh', ['-c', 'apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium'], { cwd: root });
+  if (!fs.existsSync(CHROMIUM)) fail(`apt-get installed chromium but ${CHROMIUM} is still missing`);
+  ok('chromium installed');
+}
+
+module.exports = { root, ensureDependencies, generatePrismaClient, build, ensureChromium, CHROMIUM };

@@ -54,7 +54,8 @@ async function main() {
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   try {
-    stack = await startStack(profile, { extraEnv: { ADMIN_TOKEN: token } });
+    // A local stack accepts loopback callback URLs (npm run demo's receiver); production leaves this off.
+    stack = await startStack(profile, { extraEnv: { ADMIN_TOKEN: token, WEBHOOK_ALLOW_PRIVATE: process.env.WEBHOOK_ALLOW_PRIVATE ?? '1' } });
   } catch (error) {
     fs.rmSync(lockFile, { force: true });
     throw error;

@@ -6,7 +6,7 @@
  */
 const { spawnSync } = require('node:child_process');
 const path = require('node:path');
-const { root, ensureDependencies, generatePrismaClient } = require('./deps');
+const { root, ensureDependencies, generatePrismaClient, ensureChromium } = require('./deps');
 const { step, ok, reportAndExit, fail, paint } = require('./log');
 
 const bin = (name) => path.join(root, 'node_modules', '.bin', name);
@@ -26,6 +26,7 @@ function main() {
   const started = Date.now();
   ensureDependencies();
   generatePrismaClient();
+  ensureChromium();
   const extra = process.argv.slice(2);
   // The boundary rule reads Nx's cached project graph and silently skips itself without one.
   stage('Nx project graph', bin('nx'), ['show', 'projects']);

@@ -15,6 +15,7 @@ import { OpenApiController } from './openapi/openapi.controller';
 import { PlatformModule } from './platform/platform.module';
 import { OversightApiModule } from './oversight/oversight-api.module';
 import { PerformanceApiModule } from './performance/performance-api.module';
+import { ConsoleModule } from './console/console.controller';
 import { WorkController } from './work/work.controller';
 
 /** The gateway: infrastructure modules, then one feature module per API area. */
@@ -34,6 +35,7 @@ export class GatewayModule {
         PlatformModule,
         OversightApiModule,
         PerformanceApiModule,
+        ConsoleModule,
       ],
       controllers: [HealthController, AdminController, WorkController, ApiKeyController, DocsController, OpenApiController, MetricsController],
     };

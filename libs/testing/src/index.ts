@@ -5,3 +5,4 @@ export * from './instances';
 export * from './receiver';
 export * from './deliveries';
 export * from './platform';
+export * from './browser';

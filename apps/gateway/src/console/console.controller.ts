@@ -1,0 +1,54 @@
+import { Controller, Get, Module, Param, Res } from '@nestjs/common';
+import { DomainError } from '@workline/contracts';
+import type { Response } from 'express';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+
+/** The console's files and their types: a fixed list, so no request can name a path outside it. */
+const FILES: Record<string, string> = {
+  'index.html': 'text/html; charset=utf-8',
+  'console.js': 'text/javascript; charset=utf-8',
+  'console.css': 'text/css; charset=utf-8',
+};
+
+/** apps/gateway/console, found from the source tree or from the build output (dist mirrors the tree). */
+function consoleDirectory(): string {
+  for (let dir = __dirname; dir !== path.dirname(dir); dir = path.dirname(dir)) {
+    const candidate = path.join(dir, 'apps', 'gateway', 'console');
+    if (existsSync(path.join(candidate, 'index.html'))) return candidate;
+  }
+  throw new Error('apps/gateway/console not found above ' + __dirname);
+}
+
+/**
+ * The web console (docs/console.md): static files with no build step, served by the gateway so that the
+ * browser talks to the public, work and delivery APIs on the same origin.
+ */
+@Controller('console')
+export class ConsoleController {
+  private readonly files = new Map<string, Buffer>();
+
+  constructor() {
+    const dir = consoleDirectory();
+    for (const name of Object.keys(FILES)) this.files.set(name, readFileSync(path.join(dir, name)));
+  }
+
+  @Get()
+  index(@Res() response: Response): void {
+    this.send(response, 'index.html');
+  }
+
+  @Get(':file')
+  file(@Param('file') file: string, @Res() response: Response): void {
+    this.send(response, file);
+  }
+
+  private send(response: Response, name: string): void {
+    const body = this.files.get(name);
+    if (!body) throw DomainError.notFound(`console file ${name} not found`);
+    response.status(200).set({ 'content-type': FILES[name], 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' }).send(body);
+  }
+}
+
+@Module({ controllers: [ConsoleController] })
+export class ConsoleModule {}

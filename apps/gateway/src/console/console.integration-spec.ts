@@ -1,0 +1,190 @@
+import {
+  adminCreate,
+  createPlatformAccount,
+  createWorker,
+  eventually,
+  http,
+  LoopbackReceiver,
+  type PlatformAccount,
+  solidPng,
+  TestBrowser,
+  testStack,
+} from '@workline/testing';
+import type { Page } from 'playwright-core';
+
+/**
+ * The console (docs/console.md) in headless Chromium against the whole stack: a worker finishes a unit and
+ * an annotation task through the UI, an operator watches the run and its callback, and redelivers it.
+ */
+describe('console in a browser', () => {
+  const receiver = new LoopbackReceiver();
+  let browser: TestBrowser;
+  let acme: PlatformAccount;
+  let workerToken: string;
+  let runId: string;
+  const consoleUrl = () => `${testStack().gatewayUrl}/console`;
+
+  beforeAll(async () => {
+    await receiver.start();
+    browser = await TestBrowser.launch();
+    acme = await createPlatformAccount('Console');
+    workerToken = (await createWorker()).authorization.replace('Bearer ', '');
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await receiver.stop();
+  });
+
+  async function signInWorker(page: Page, lineId?: string): Promise<void> {
+    await page.goto(consoleUrl());
+    await page.fill('#worker-token', workerToken);
+    if (lineId) await page.fill('#worker-line', lineId);
+    await page.click('#worker-signin button[type=submit]');
+    await page.waitForSelector('#worker-panel:not([hidden])');
+  }
+
+  it('serves the console files with their types, and 404 for anything else', async () => {
+    const page = await http('GET', '/console');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(page.text).toContain('<script src="/console/console.js">');
+    expect((await http('GET', '/console/console.js')).headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect((await http('GET', '/console/console.css')).headers.get('content-type')).toBe('text/css; charset=utf-8');
+    const missing = await http<{ message: string }>('GET', '/console/secret.txt');
+    expect(missing.status).toBe(404);
+    expect(missing.body.message).toBe('console file secret.txt not found');
+    expect((await http('GET', '/console/..%2Fconsole.controller.ts')).status).toBe(404);
+  });
+
+  it('a worker completes a unit through the UI while an operator watches the run become Processed and its callback delivered', async () => {
+    const created = await http<{ id: string }>('POST', '/v4/runs', {
+      headers: acme.auth,
+      body: { line_id: acme.lineId, callback_url: receiver.url('/console-run'), units: [{ identifier: 'u1', text: 'Is this a cat?', nested: { size: 3 } }] },
+    });
+    expect(created.status).toBe(201);
+    runId = created.body.id;
+
+    const operator = await browser.page();
+    await operator.goto(consoleUrl());
+    await operator.click('#tab-operator');
+    await operator.fill('#op-username', acme.username);
+    await operator.fill('#op-password', acme.password);
+    await operator.click('#operator-signin button[type=submit]');
+    await operator.fill('#run-id', runId);
+    await operator.click('#watch-run button[type=submit]');
+    await operator.waitForSelector(`tr[data-run="${runId}"] .run-status:text-is("Processing")`);
+    expect(await operator.textContent(`tr[data-run="${runId}"] .progress`)).toContain('Processing 1');
+
+    const worker = await browser.page();
+    await signInWorker(worker, acme.lineId);
+    await worker.keyboard.press('n');
+    await worker.waitForSelector('#input-fields');
+    expect(await worker.textContent('#input-fields')).toContain('Is this a cat?');
+    expect(await worker.textContent('#input-fields')).toContain('"size": 3');
+    await browser.screenshot(worker, 'console-worker-unit');
+    await worker.fill('#fields .field-key', 'answer');
+    await worker.fill('#fields .field-value', 'yes');
+    await worker.keyboard.press('Control+Enter');
+    await worker.waitForSelector('#status:has-text("Completed")');
+
+    // Live refresh (polling): the operator's page shows the change without a reload.
+    await operator.waitForSelector(`tr[data-run="${runId}"] .run-status:text-is("Processed")`, { timeout: 30_000 });
+    expect(await operator.textContent(`tr[data-run="${runId}"] .progress`)).toContain('Completed 1');
+    const row = operator.locator('tr[data-delivery]', { hasText: runId });
+    await row.locator('.delivery-status:text-is("delivered")').waitFor({ timeout: 30_000 });
+    expect(await row.locator('.delivery-attempts').textContent()).toBe('1');
+
+    const run = await http<{ units: { output: unknown }[] }>('GET', `/v4/runs/${runId}`, { headers: acme.auth });
+    expect(run.body.units[0].output).toEqual({ answer: 'yes' });
+    const [callback] = await eventually(() => (receiver.on('/console-run').length ? receiver.on('/console-run') : undefined), { what: 'the run callback' });
+    expect(JSON.parse(callback.rawBody.toString('utf8'))).toMatchObject({ id: runId, status: 'Processed' });
+
+    // Redeliver from the UI: the same delivery reaches the receiver a second time.
+    await row.locator('button.redeliver').click();
+    await eventually(() => receiver.on('/console-run').length >= 2 || undefined, { what: 'the redelivered callback' });
+    const [first, second] = receiver.on('/console-run');
+    expect(second.headers['x-svc-delivery-id']).toBe(first.headers['x-svc-delivery-id']);
+    expect(second.rawBody.equals(first.rawBody)).toBe(true);
+    await row.locator('.delivery-attempts:text-is("2")').waitFor({ timeout: 30_000 });
+    await row.locator('button.show-attempts').click();
+    await operator.locator('#attempts tbody tr').nth(1).waitFor({ timeout: 30_000 });
+    expect(await operator.locator('#attempts .attempt-status').allTextContents()).toEqual(['HTTP 200', 'HTTP 200']);
+    expect(await operator.textContent('#attempts-title')).toContain(receiver.url('/console-run'));
+    await browser.screenshot(operator, 'console-operator');
+  });
+
+  it('a worker flags leftovers and tags an annotation task whose image is rendered with its existing tags', async () => {
+    const account = await adminCreate<{ id: string }>('/accounts', { name: 'Console oversight' });
+    const workstream = await adminCreate<{ id: string }>('/workstreams', { account_id: account.id, name: 'Console', use_cases: [] });
+    const { key } = await adminCreate<{ key: string }>(`/workstreams/${workstream.id}/api-keys`, {});
+    const { id: configurationId } = await adminCreate<{ id: string }>(`/workstreams/${workstream.id}/configurations`, { name: 'Console', extended_events: true });
+    const grant = await http<{ media_upload_url: string; media_key: string }>('POST', '/v1/signed-url', { headers: { 'x-api-key': key }, body: { configuration_id: configurationId } });
+    const upload = await fetch(grant.body.media_upload_url, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: solidPng(64, 48, [40, 160, 90]) });
+    expect(upload.status).toBe(200);
+    const task = await http<{ task_id: string }>('POST', '/v1/tasks', {
+      headers: { 'x-api-key': key },
+      body: { media_key: grant.body.media_key, configuration_id: configurationId, callback_url: receiver.url('/console-task'), existing_tags: [{ value: 'animal', confidence_score: 0.5 }] },
+    });
+    expect(task.status).toBe(201);
+
+    const worker = await browser.page();
+    await signInWorker(worker);
+    // Tasks are offered oldest first across test files: flag (through the UI) any left over before ours.
+    for (let i = 0; i < 100; i++) {
+      await worker.keyboard.press('t');
+      await worker.waitForSelector('#task-media h3');
+      if ((await worker.textContent('#task-media h3')) === `Task ${task.body.task_id}`) break;
+      await worker.keyboard.press('f');
+      await worker.keyboard.type('left over by another test');
+      await worker.keyboard.press('Enter');
+      await worker.waitForSelector('#work[hidden]', { state: 'attached' });
+    }
+    expect(await worker.textContent('#task-media h3')).toBe(`Task ${task.body.task_id}`);
+    // The image has loaded and decoded (the page script runs in the browser, typed loosely here).
+    await worker.waitForFunction(() => (globalThis as unknown as { document: { querySelector(s: string): { complete: boolean; naturalWidth: number } } }).document.querySelector('#media').complete);
+    const size = await worker.$eval('#media', (img) => {
+      const image = img as unknown as { naturalWidth: number; naturalHeight: number };
+      return [image.naturalWidth, image.naturalHeight];
+    });
+    expect(size).toEqual([64, 48]);
+    expect(await worker.textContent('#existing-tags')).toContain('animal');
+    await browser.screenshot(worker, 'console-worker-task');
+    await worker.fill('#tags', 'cat, pet');
+    await worker.click('#submit');
+    await worker.waitForSelector('#status:has-text("COMPLETED")');
+
+    const status = await http<{ state: string }>('GET', `/v1/tasks/${task.body.task_id}`, { headers: { 'x-api-key': key } });
+    expect(status.body.state).toBe('COMPLETED');
+    const webhook = await eventually(() => receiver.on('/console-task')[0], { what: 'the task webhook' });
+    expect(JSON.parse(webhook.rawBody.toString('utf8')).task_details.updated_tags).toEqual([
+      { value: 'cat', confidence_score: 1 },
+      { value: 'pet', confidence_score: 1 },
+    ]);
+  });
+
+  it('shows refusals in the page instead of failing silently', async () => {
+    const worker = await browser.page();
+    await signInWorker(worker, acme.lineId);
+    await worker.click('#next-unit');
+    await worker.waitForSelector('#status:text-is("No unit waiting.")');
+    await http('POST', '/v4/runs', { headers: acme.auth, body: { line_id: acme.lineId, units: [{ identifier: 'bad' }] } });
+    await worker.click('#next-unit');
+    await worker.waitForSelector('#input-fields');
+    await worker.fill('#output-json', '{not json');
+    await worker.click('#submit');
+    await worker.waitForSelector('#status.error:has-text("Invalid JSON")');
+    await worker.fill('#output-json', '[1, 2]');
+    await worker.click('#submit');
+    await worker.waitForSelector('#status.error:has-text("422")');
+    expect(await worker.textContent('#status')).toContain('output must be an object');
+    await worker.fill('#output-json', '');
+    await worker.click('#flag');
+    await worker.waitForSelector('#status.error:has-text("reason")');
+  });
+
+  it('logged no errors in the browser console', () => {
+    // The refusal test above expects the browser's own "Failed to load resource" lines for its 422s.
+    expect(browser.errors.filter((line) => !line.includes('the server responded with a status of 422'))).toEqual([]);
+  });
+});

@@ -1,0 +1,41 @@
+import { testStack } from '@workline/testing';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+
+const ROOT = join(__dirname, '..', '..', '..', '..');
+
+function runDemo(args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(ROOT, 'tools', 'demo.js'), ...args], { cwd: ROOT, env: { ...process.env, ...env } });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('close', (code) => resolve({ code, output }));
+  });
+}
+
+/** `npm run demo --auto` (tools/demo.js) against the test stack. */
+describe('npm run demo', () => {
+  it('--auto provisions everything, finishes every unit and task, and receives every callback', async () => {
+    const { gatewayUrl, adminToken } = testStack();
+    const { code, output } = await runDemo(['--auto'], { WORKLINE_URL: gatewayUrl, ADMIN_TOKEN: adminToken });
+    expect(output).toContain(`Console:            ${gatewayUrl}/console`);
+    expect(output).toMatch(/Worker token: +\S{16,}/);
+    expect(output).toMatch(/Run \S+: Processed, 3\/3 units done; callbacks received: 3\/3/);
+    expect(output).toContain('Demo complete: every unit done and every callback received.');
+    expect(output.match(/receiver <- POST \/task: task\.result_available \(signed\)/g)).toHaveLength(2);
+    expect(code).toBe(0);
+  }, 120_000);
+
+  it('says what is wrong when the admin token is refused, and exits 1', async () => {
+    const { code, output } = await runDemo(['--auto'], { WORKLINE_URL: testStack().gatewayUrl, ADMIN_TOKEN: 'not-the-admin-token-at-all' });
+    expect(output).toMatch(/demo failed: POST \/admin\/v1\/accounts answered 401/);
+    expect(code).toBe(1);
+  });
+
+  it('says where it looked when no gateway answers, and exits 1', async () => {
+    const { code, output } = await runDemo([], { WORKLINE_URL: 'http://127.0.0.1:9', ADMIN_TOKEN: 'x'.repeat(20) });
+    expect(output).toContain('demo failed: Workline is not answering on http://127.0.0.1:9');
+    expect(code).toBe(1);
+  });
+});

@@ -1,0 +1,158 @@
+'use strict';
+/**
+ * `npm run demo [-- --auto]`: provisions a demo account on a running Workline (npm start) and gives work to
+ * the console (docs/console.md). Gateway: WORKLINE_URL (default http://127.0.0.1:3000); admin token:
+ * ADMIN_TOKEN, else .cache/run/admin-token (written by npm start). With --auto, bot workers finish every
+ * unit and task, and the demo exits once every callback reached its local receiver (exit 1 otherwise).
+ */
+const fs = require('node:fs');
+const http = require('node:http');
+const path = require('node:path');
+const crypto = require('node:crypto');
+
+const root = path.resolve(__dirname, '..');
+const gateway = (process.env.WORKLINE_URL || 'http://127.0.0.1:3000').replace(/\/+$/, '');
+// `npm run demo --auto` (without --) reaches us as npm_config_auto.
+const auto = process.argv.includes('--auto') || process.env.npm_config_auto === 'true';
+const UNITS = 3;
+const TASKS = 2;
+const WAIT_MS = Number(process.env.DEMO_WAIT_MS || 60000);
+/** A 32x32 checkerboard PNG: real image bytes that a browser renders. */
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAACAAAAAgCAIAAAD8GO2jAAAAPklEQVR4nGP4cMIGK7LOv4EVkaqeYdSCUQuGgAXUMgiX+lELRi0YChbQPKONWjBqwRCwgOYZbdSCUQsGvwUAb7fsWyib/owAAAAASUVORK5CYII=', 'base64');
+
+function adminToken() {
+  if (process.env.ADMIN_TOKEN) return process.env.ADMIN_TOKEN;
+  const file = path.join(root, '.cache', 'run', 'admin-token');
+  if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').trim();
+  throw new Error('no admin token: set ADMIN_TOKEN, or start the stack with npm start (it writes .cache/run/admin-token)');
+}
+
+async function call(method, url, { headers = {}, body, raw, type } = {}) {
+  const init = { method, headers: { ...headers } };
+  if (raw) {
+    init.body = raw;
+    init.headers['content-type'] = type;
+  } else if (body !== undefined) {
+    init.body = JSON.stringify(body);
+    init.headers['content-type'] = 'application/json';
+  }
+  const response = await fetch(url.startsWith('http') ? url : gateway + url, init);
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${url} answered ${response.status}: ${text}`);
+  return text ? JSON.parse(text) : null;
+}
+
+/** A local callback receiver on loopback: records and prints every request. */
+function startReceiver() {
+  const received = [];
+  const server = http.createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (chunk) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      let json = null;
+      try { json = JSON.parse(body); } catch { json = null; }
+      received.push({ path: req.url, headers: req.headers, json });
+      const what = json ? json.event_type || `run ${json.id} ${json.status}` : body.slice(0, 80);
+      console.log(`  receiver <- POST ${req.url}: ${what}${req.headers['x-svc-signature'] ? ' (signed)' : ''}`);
+      res.writeHead(200).end('ok');
+    });
+  });
+  return new Promise((resolve) => server.listen(Number(process.env.DEMO_RECEIVER_PORT || 0), '127.0.0.1', () => resolve({ server, received, url: `http://127.0.0.1:${server.address().port}` })));
+}
+
+async function provision(receiverUrl) {
+  const admin = { authorization: `Bearer ${adminToken()}` };
+  const tag = crypto.randomBytes(3).toString('hex');
+  const account = await call('POST', '/admin/v1/accounts', { headers: admin, body: { name: `Demo ${tag}` } });
+  const line = await call('POST', `/admin/v1/accounts/${account.id}/lines`, { headers: admin, body: { name: 'Demo line' } });
+  const workstream = await call('POST', '/admin/v1/workstreams', { headers: admin, body: { account_id: account.id, name: `Demo ${tag}`, use_cases: [] } });
+  const { key } = await call('POST', `/admin/v1/workstreams/${workstream.id}/api-keys`, { headers: admin, body: {} });
+  const configuration = await call('POST', `/admin/v1/workstreams/${workstream.id}/configurations`, { headers: admin, body: { name: 'Demo', extended_events: true } });
+  const worker = await call('POST', '/admin/v1/workers', { headers: admin, body: { email: `demo.${tag}@example.com`, name: 'Demo worker' } });
+  const basic = { authorization: `Basic ${Buffer.from(`${account.username}:${account.password}`).toString('base64')}` };
+
+  const units = Array.from({ length: UNITS }, (_, i) => ({ identifier: `demo-${i + 1}`, text: `Sentence number ${i + 1}`, language: 'en' }));
+  const run = await call('POST', '/v4/runs', { headers: basic, body: { line_id: line.id, callback_url: `${receiverUrl}/run`, units } });
+  const tasks = [];
+  for (let i = 0; i < TASKS; i++) {
+    const grant = await call('POST', '/v1/signed-url', { headers: { 'x-api-key': key }, body: { configuration_id: configuration.id } });
+    await call('PUT', grant.media_upload_url, { raw: PNG, type: 'image/png' });
+    const task = await call('POST', '/v1/tasks', {
+      headers: { 'x-api-key': key },
+      body: { media_key: grant.media_key, configuration_id: configuration.id, callback_url: `${receiverUrl}/task`, existing_tags: [{ value: 'pattern', confidence_score: 0.4 }] },
+    });
+    tasks.push(task.task_id);
+  }
+  return { account, line, workstream, key, configuration, worker, basic, run, tasks };
+}
+
+/** Bot workers: complete every unit of the demo line and every demo task (other tasks are left alone). */
+async function finishAll(demo) {
+  const bot = { authorization: `Bearer ${demo.worker.token}` };
+  for (;;) {
+    const unit = await call('POST', '/workforce/v1/assignments/next', { headers: bot, body: { kind: 'unit', line_id: demo.line.id } });
+    if (!unit) break;
+    await call('POST', `/workforce/v1/assignments/${unit.assignment_id}/complete`, { headers: bot, body: { output: { label: `bot-${unit.input.identifier}` } } });
+    console.log(`  bot completed unit ${unit.input.identifier}`);
+  }
+  const open = new Set(demo.tasks);
+  while (open.size) {
+    const task = await call('POST', '/workforce/v1/assignments/next', { headers: bot, body: { kind: 'task' } });
+    if (!task) throw new Error(`no task waiting, yet ${open.size} demo task(s) are not done`);
+    // A task of someone else keeps its lease until it expires, and is then offered again: not ours to answer.
+    if (!open.has(task.task_id)) continue;
+    await call('POST', `/workforce/v1/assignments/${task.assignment_id}/complete`, { headers: bot, body: { updated_tags: [{ value: 'checkerboard', confidence_score: 0.9 }] } });
+    open.delete(task.task_id);
+    console.log(`  bot completed task ${task.task_id}`);
+  }
+}
+
+async function waitFor(what, check) {
+  const deadline = Date.now() + WAIT_MS;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what} after ${WAIT_MS} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+async function main() {
+  await call('GET', '/health').catch((error) => {
+    throw new Error(`Workline is not answering on ${gateway} (start it with npm start, or set WORKLINE_URL): ${error.message}`);
+  });
+  const receiver = await startReceiver();
+  const demo = await provision(receiver.url);
+  console.log(`
+Workline demo on ${gateway}
+  Console:            ${gateway}/console
+  Worker token:       ${demo.worker.token}      (Worker tab; line id ${demo.line.id})
+  Operator (account): ${demo.account.username} / ${demo.account.password}      (Operator tab)
+  Run:                ${demo.run.id} (${UNITS} units, callback to ${receiver.url}/run)
+  Tasks:              ${demo.tasks.join(', ')} (webhooks to ${receiver.url}/task)
+  API key:            ${demo.key}   (workstream ${demo.workstream.id}, configuration ${demo.configuration.id})
+  Callback receiver:  ${receiver.url}
+`);
+  if (!auto) {
+    console.log('Waiting for callbacks; press Ctrl-C to stop.');
+    process.on('SIGINT', () => receiver.server.close(() => process.exit(0)));
+    return;
+  }
+  await finishAll(demo);
+  const expected = 1 + TASKS;
+  await waitFor(`${expected} callbacks`, () => receiver.received.length >= expected);
+  const run = await call('GET', `/v4/runs/${demo.run.id}`, { headers: demo.basic });
+  const done = run.units.filter((unit) => unit.meta && unit.meta.status === 'Completed').length;
+  console.log(`\nReceiver got ${receiver.received.length} callback(s):`);
+  for (const request of receiver.received) console.log(`  ${request.path}: ${JSON.stringify(request.json)}`);
+  console.log(`\nRun ${run.id}: ${run.status}, ${done}/${UNITS} units done; callbacks received: ${receiver.received.length}/${expected}`);
+  receiver.server.close();
+  if (run.status !== 'Processed' || done !== UNITS || receiver.received.length !== expected) process.exit(1);
+  console.log('Demo complete: every unit done and every callback received.');
+}
+
+main().catch((error) => {
+  console.error(`demo failed: ${error.message}`);
+  process.exit(1);
+});
