@@ -13,6 +13,7 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/prisma ./prisma
 COPY --from=build /app/docs ./docs
+COPY --from=build /app/apps/gateway/console ./apps/gateway/console
 COPY --from=build /app/prisma.config.ts /app/package.json ./
 USER node
 CMD ["node", "dist/apps/gateway/src/main.js"]

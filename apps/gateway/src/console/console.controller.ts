@@ -1,4 +1,4 @@
-import { Controller, Get, Module, Param, Res } from '@nestjs/common';
+import { Controller, Get, Module, Res } from '@nestjs/common';
 import { DomainError } from '@workline/contracts';
 import type { Response } from 'express';
 import { existsSync, readFileSync } from 'node:fs';
@@ -38,9 +38,15 @@ export class ConsoleController {
     this.send(response, 'index.html');
   }
 
-  @Get(':file')
-  file(@Param('file') file: string, @Res() response: Response): void {
-    this.send(response, file);
+  // One route per file (not `:file`): the routes are the fixed list, and each is documented in OpenAPI.
+  @Get('console.js')
+  script(@Res() response: Response): void {
+    this.send(response, 'console.js');
+  }
+
+  @Get('console.css')
+  styles(@Res() response: Response): void {
+    this.send(response, 'console.css');
   }
 
   private send(response: Response, name: string): void {

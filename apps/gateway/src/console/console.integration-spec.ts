@@ -53,7 +53,7 @@ describe('console in a browser', () => {
     expect((await http('GET', '/console/console.css')).headers.get('content-type')).toBe('text/css; charset=utf-8');
     const missing = await http<{ message: string }>('GET', '/console/secret.txt');
     expect(missing.status).toBe(404);
-    expect(missing.body.message).toBe('console file secret.txt not found');
+    expect(missing.body.message).toBe('Not found: no route GET /console/secret.txt');
     expect((await http('GET', '/console/..%2Fconsole.controller.ts')).status).toBe(404);
   });
 
