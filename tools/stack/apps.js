@@ -10,10 +10,18 @@ const APPS = [...SERVICES, 'gateway'];
 
 const mainOf = (app) => path.join(root, 'dist', 'apps', app, 'src', 'main.js');
 
+/**
+ * Port of each service's /metrics and /health endpoints (HTTP_PORT): the ports after the gateway's, so
+ * `npm start` uses 3001-3004 and each test stack its own (TEST_PORT + 1..4).
+ */
+const opsPorts = (gatewayPort) => Object.fromEntries(SERVICES.map((app, index) => [app, gatewayPort + index + 1]));
+
 /** Spawns one app from dist/ with `env`; its output goes to the console (prefixed) and to a log file. */
 function spawnApp(app, env, { quiet = false, logDir } = {}) {
   const logFile = logDir ? path.join(logDir, `${app}.log`) : undefined;
-  return spawnPrefixed(app, process.execPath, ['--enable-source-maps', mainOf(app)], { env, logFile, quiet });
+  const ports = opsPorts(Number(env.PORT));
+  const appEnv = ports[app] ? { ...env, HTTP_PORT: String(ports[app]) } : env;
+  return spawnPrefixed(app, process.execPath, ['--enable-source-maps', mainOf(app)], { env: appEnv, logFile, quiet });
 }
 
 async function gatewayHealth(url) {
@@ -63,4 +71,4 @@ async function stopApps(children) {
   );
 }
 
-module.exports = { APPS, SERVICES, spawnApp, startApps, stopApps, gatewayHealth, mainOf };
+module.exports = { APPS, SERVICES, opsPorts, spawnApp, startApps, stopApps, gatewayHealth, mainOf };

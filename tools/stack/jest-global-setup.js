@@ -5,6 +5,7 @@ const path = require('node:path');
 const { root } = require('./deps');
 const { profiles } = require('./profiles');
 const { startStack } = require('./stack');
+const { opsPorts } = require('./apps');
 
 const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 
@@ -13,7 +14,9 @@ module.exports = async function globalSetup() {
     quietApps: !process.env.WORKLINE_TEST_VERBOSE,
     extraEnv: {
       ADMIN_TOKEN: TEST_ADMIN_TOKEN,
-      LOG_LEVEL: 'warn',
+      // One line per request, handled message and delivery attempt, in .cache/logs/test/<app>.log (the
+      // observability tests read them); the console stays quiet unless WORKLINE_TEST_VERBOSE is set.
+      LOG_LEVEL: 'log',
       KAFKAJS_NO_PARTITIONER_WARNING: '1',
       // Test receivers listen on loopback.
       WEBHOOK_ALLOW_PRIVATE: '1',
@@ -43,9 +46,11 @@ module.exports = async function globalSetup() {
       redisUrl: stack.env.REDIS_URL,
       kafkaBrokers: stack.env.KAFKA_BROKERS.split(','),
       pids: Object.fromEntries([...stack.apps].map(([app, child]) => [app, child.pid])),
+      // Where each service serves /metrics and /health (HTTP_PORT).
+      opsUrls: Object.fromEntries(Object.entries(opsPorts(profiles.test.gatewayPort)).map(([app, port]) => [app, `http://127.0.0.1:${port}`])),
       // What the apps were started with, so a test can start more instances of an app.
       appEnv: Object.fromEntries(
-        Object.entries(stack.env).filter(([name]) => /^(NODE_ENV|PORT|DATABASE_URL|REDIS_URL|KAFKA_BROKERS|BLOB_DIR|ADMIN_TOKEN|LOG_LEVEL|WEBHOOK_|KAFKAJS_|SECRETS_KEY|RPC_TIMEOUT_MS|BODY_LIMIT_BYTES|AUTH_|RATE_LIMIT_)/.test(name)),
+        Object.entries(stack.env).filter(([name]) => /^(NODE_ENV|PORT|DATABASE_URL|REDIS_URL|KAFKA_BROKERS|BLOB_DIR|ADMIN_TOKEN|LOG_LEVEL|WEBHOOK_|KAFKAJS_|SECRETS_KEY|RPC_TIMEOUT_MS|BODY_LIMIT_BYTES|AUTH_|RATE_LIMIT_|LOG_FORMAT)/.test(name)),
       ),
     }),
   );

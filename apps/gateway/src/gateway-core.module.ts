@@ -1,6 +1,7 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { AdminTokenGuard, ApiKeyGuard, BasicAuthGuard, WorkerGuard } from './auth/guards';
 import { GatewayEnv } from './gateway.env';
+import { GatewayLifecycle } from './health/lifecycle';
 import { GatewayMetrics } from './http/metrics';
 
 /**
@@ -11,7 +12,7 @@ import { GatewayMetrics } from './http/metrics';
 @Module({})
 export class GatewayCoreModule {
   static register(env: GatewayEnv): DynamicModule {
-    const providers = [{ provide: GatewayEnv, useValue: env }, { provide: GatewayMetrics, useValue: new GatewayMetrics() }, AdminTokenGuard, ApiKeyGuard, BasicAuthGuard, WorkerGuard];
+    const providers = [{ provide: GatewayEnv, useValue: env }, { provide: GatewayMetrics, useValue: new GatewayMetrics() }, { provide: GatewayLifecycle, useValue: new GatewayLifecycle() }, AdminTokenGuard, ApiKeyGuard, BasicAuthGuard, WorkerGuard];
     return { module: GatewayCoreModule, providers, exports: providers };
   }
 }

@@ -9,6 +9,7 @@ import {
   MediaGrantsService,
   OVERSIGHT_OPTIONS,
   type OversightOptions,
+  TaskLeaseMetrics,
   TasksService,
 } from '@workline/oversight';
 import { AssignmentsRpcController } from './assignments.rpc-controller';
@@ -36,6 +37,7 @@ export class OversightModule {
         BucketsService,
         TasksService,
         AssignmentsService,
+        TaskLeaseMetrics,
       ],
     };
   }

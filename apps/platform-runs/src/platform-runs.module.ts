@@ -2,7 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { type BaseEnv, loadEnvOrExit } from '@workline/config';
 import { DbModule } from '@workline/db';
 import { KafkaModule, type KafkaSettings } from '@workline/kafka';
-import { LinesService, PLATFORM_SETTINGS, type PlatformSettings, RunsService, UnitWorkService } from '@workline/platform';
+import { LinesService, PLATFORM_SETTINGS, type PlatformSettings, RunsService, UnitLeaseMetrics, UnitWorkService } from '@workline/platform';
 import { LinesRpcController } from './lines.rpc-controller';
 import { PlatformRunsEnv } from './platform-runs.env';
 import { RunAbortEventController } from './run-abort.event-controller';
@@ -22,7 +22,7 @@ export class PlatformRunsModule {
       module: PlatformRunsModule,
       imports: [DbModule.forRoot(env.DATABASE_URL), KafkaModule.forRoot({ settings, outbox: true, serveHealth: true })],
       controllers: [LinesRpcController, RunsRpcController, UnitWorkRpcController, RunAbortEventController],
-      providers: [{ provide: PLATFORM_SETTINGS, useValue: platform }, LinesService, RunsService, UnitWorkService],
+      providers: [{ provide: PLATFORM_SETTINGS, useValue: platform }, LinesService, RunsService, UnitWorkService, UnitLeaseMetrics],
     };
   }
 }

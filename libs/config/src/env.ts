@@ -23,6 +23,26 @@ export class BaseEnv {
   @IsIn(['error', 'warn', 'log', 'debug', 'verbose'])
   LOG_LEVEL: string = 'log';
 
+  /** json: one JSON object a line (pino); pretty: one readable line per event, for a terminal. */
+  @IsIn(['json', 'pretty'])
+  LOG_FORMAT: string = 'json';
+
+  /**
+   * Port of a Kafka service's operational endpoints (/metrics, /health/live, /health/ready). Unset: the
+   * service's default (performance 3001, oversight 3002, platform-runs 3003, webhook-dispatcher 3004);
+   * 0: a free port picked by the OS (see HTTP_PORT_FILE). The gateway serves them on PORT.
+   */
+  @IsInt() @Min(0) @Max(65535)
+  HTTP_PORT: number = 0;
+
+  /** When set, a service writes the port its operational endpoints listen on into this file (tests). */
+  @IsString()
+  HTTP_PORT_FILE: string = '';
+
+  /** After SIGTERM: how long readiness answers 503 while the app still works, before it stops intake. */
+  @IsInt() @Min(0) @Max(120_000)
+  SHUTDOWN_DELAY_MS: number = 0;
+
   /** Distinguishes instances of one app (Kafka client ids, reply routing). */
   @IsString()
   INSTANCE_ID: string = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;

@@ -1,4 +1,4 @@
-import { Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient } from './generated/prisma/client';
 
@@ -6,7 +6,7 @@ export const DATABASE_URL = Symbol('DATABASE_URL');
 
 /** The Prisma client of one app, on the pg driver adapter (no native engine). */
 @Injectable()
-export class PrismaService extends PrismaClient implements OnModuleInit, OnModuleDestroy {
+export class PrismaService extends PrismaClient implements OnModuleInit, OnApplicationShutdown {
   constructor(databaseUrl: string) {
     super({ adapter: new PrismaPg({ connectionString: databaseUrl, max: 10 }) });
   }
@@ -15,7 +15,11 @@ export class PrismaService extends PrismaClient implements OnModuleInit, OnModul
     await this.$connect();
   }
 
-  async onModuleDestroy(): Promise<void> {
+  /**
+   * Last of all: Nest runs onModuleDestroy hooks before it closes the HTTP server and the Kafka consumers,
+   * so a disconnect there would fail the requests and handlers still draining.
+   */
+  async onApplicationShutdown(): Promise<void> {
     await this.$disconnect();
   }
 

@@ -14,6 +14,7 @@ import {
   ErrorCode,
 } from '@workline/contracts';
 import { type Delivery, type DeliveryAttempt, type Prisma, PrismaService } from '@workline/db';
+import { currentRequestId } from '@workline/observability';
 import { SecretBox } from '@workline/secrets';
 import { DELIVERY_OPTIONS, type DeliveryOptions } from './delivery.options';
 import { decodeCursor, encodeCursor, scopeWhere } from './delivery-scope';
@@ -89,6 +90,8 @@ export class DeliveriesService {
           sealedAuthorization,
           status: 'pending',
           nextAttemptAt: new Date(),
+          // The request that caused the delivery (it came in the event's headers): its attempts log under it.
+          requestId: currentRequestId() ?? null,
         },
       ],
       skipDuplicates: true,

@@ -1,6 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { DeliveriesService } from './deliveries.service';
 import { DELIVERY_OPTIONS, type DeliveryOptions } from './delivery.options';
+import { DeliveryMetrics } from './delivery.metrics';
 import { DeliveryScheduler } from './delivery.scheduler';
 
 /** The delivery domain: intake, the scheduler that makes the attempts, the Delivery API's queries. */
@@ -8,6 +9,6 @@ import { DeliveryScheduler } from './delivery.scheduler';
 export class DeliveryModule {
   static register(options: DeliveryOptions): DynamicModule {
     const providers = [{ provide: DELIVERY_OPTIONS, useValue: options }, DeliveryScheduler, DeliveriesService];
-    return { module: DeliveryModule, providers, exports: providers };
+    return { module: DeliveryModule, providers: [...providers, DeliveryMetrics], exports: providers };
   }
 }

@@ -3,6 +3,7 @@ import { CallbackUrlError } from '@workline/callback-url';
 import { type DeliveryDeadEvent, Topic } from '@workline/contracts';
 import { PrismaService } from '@workline/db';
 import { enqueueEvent, OutboxRelay } from '@workline/kafka';
+import { runWithRequestId } from '@workline/observability';
 import { SecretBox } from '@workline/secrets';
 import { sign } from '@workline/signature';
 import { randomUUID } from 'node:crypto';
@@ -23,6 +24,7 @@ interface ClaimedDelivery {
   signing: string;
   sealed_secret: string | null;
   sealed_authorization: string | null;
+  request_id: string | null;
 }
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
@@ -58,8 +60,8 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestro
   }
 
   /**
-   * Stops claiming and lets the attempts under way finish and record their outcome. onModuleDestroy, not
-   * onApplicationShutdown: the database (a global module) is destroyed after this module, not before.
+   * Stops claiming and lets the attempts under way finish and record their outcome. The database closes
+   * later, at application shutdown.
    */
   async onModuleDestroy(): Promise<void> {
     this.running = false;
@@ -132,7 +134,7 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestro
       update delivery d set lease_token = ${token}, lease_until = now() + ${this.options.leaseMs} * interval '1 millisecond'
       from due where d.id = due.id
       returning d.id, d.account_id, d.workstream_id, d.task_id, d.run_id, d.event_type, d.url, d.body, d.signing,
-        d.sealed_secret, d.sealed_authorization`;
+        d.sealed_secret, d.sealed_authorization, d.request_id`;
     return rows.map((row) => ({ ...row, lease_token: token }));
   }
 
@@ -151,7 +153,12 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestro
     return headers;
   }
 
-  private async attempt(delivery: ClaimedDelivery & { lease_token: string }): Promise<void> {
+  /** One attempt, under the id of the request that caused the delivery (its log lines carry it). */
+  private attempt(delivery: ClaimedDelivery & { lease_token: string }): Promise<void> {
+    return runWithRequestId(delivery.request_id ?? undefined, () => this.attemptInContext(delivery));
+  }
+
+  private async attemptInContext(delivery: ClaimedDelivery & { lease_token: string }): Promise<void> {
     const attemptedAt = new Date();
     let result: AttemptResult;
     try {
@@ -162,6 +169,15 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestro
       const why = error instanceof CallbackUrlError ? `refused: ${error.message}` : message(error);
       result = { statusCode: null, durationMs: Date.now() - attemptedAt.getTime(), error: why, responseExcerpt: null, retryAfter: null };
     }
+    // The URL is logged without its query (it may carry a client's token); credentials never sit in it.
+    this.logger.log({
+      msg: `delivery ${delivery.id} (${delivery.event_type}): ${result.statusCode ? `HTTP ${result.statusCode}` : (result.error ?? 'failed')} in ${result.durationMs} ms`,
+      delivery_id: delivery.id,
+      event_type: delivery.event_type,
+      target: delivery.url.split('?')[0],
+      status_code: result.statusCode,
+      duration_ms: result.durationMs,
+    });
     try {
       await this.record(delivery, attemptedAt, result);
     } catch (error) {

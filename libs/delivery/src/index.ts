@@ -5,3 +5,4 @@ export * from './delivery-scope';
 export * from './delivery.scheduler';
 export * from './deliveries.service';
 export * from './delivery.module';
+export * from './delivery.metrics';

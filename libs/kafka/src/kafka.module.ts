@@ -1,13 +1,12 @@
 import { type DynamicModule, Module, type Provider } from '@nestjs/common';
 import { PrismaService } from '@workline/db';
+import { AppMetrics } from '@workline/observability';
 import { HealthRpcController } from './health.controller';
 import { Inbox } from './inbox';
 import { KAFKA_SETTINGS, type KafkaSettings } from './kafka.settings';
 import { OutboxRelay } from './outbox';
 import { KafkaProducer } from './producer';
 import { KafkaRpcClient } from './rpc-client';
-
-
 
 export interface KafkaModuleOptions {
   settings: KafkaSettings;
@@ -31,8 +30,8 @@ export class KafkaModule {
     if (options.outbox) {
       providers.push({
         provide: OutboxRelay,
-        inject: [PrismaService, KafkaProducer],
-        useFactory: (prisma: PrismaService, producer: KafkaProducer) => new OutboxRelay(prisma, producer, { source: options.settings.app }),
+        inject: [PrismaService, KafkaProducer, { token: AppMetrics, optional: true }],
+        useFactory: (prisma: PrismaService, producer: KafkaProducer, metrics?: AppMetrics) => new OutboxRelay(prisma, producer, { source: options.settings.app, metrics }),
       });
     }
     if (options.rpcClientTimeoutMs) {

@@ -1,6 +1,7 @@
-import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { type BeforeApplicationShutdown, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import type { EventEnvelope } from '@workline/contracts';
 import { type Prisma, PrismaService } from '@workline/db';
+import { type AppMetrics, withRequestIdHeader } from '@workline/observability';
 import { randomUUID } from 'node:crypto';
 import type { KafkaProducer } from './producer';
 
@@ -25,7 +26,8 @@ export async function enqueueEvent<T>(tx: Tx, source: string, topic: string, dat
       topic,
       key: options.key ?? null,
       payload: envelope as unknown as Prisma.InputJsonValue,
-      headers: options.headers ?? undefined,
+      // The current request id (if any) rides along, so the event's consumers log under it too.
+      headers: withRequestIdHeader(options.headers) ?? undefined,
     },
   });
   return id;
@@ -38,15 +40,16 @@ export async function enqueueEvent<T>(tx: Tx, source: string, topic: string, dat
 export async function enqueueEvents<T>(tx: Tx, source: string, topic: string, events: { data: T; key?: string }[]): Promise<string[]> {
   if (!events.length) return [];
   const occurredAt = new Date().toISOString();
+  const headers = withRequestIdHeader(undefined) ?? null;
   const rows = events.map(({ data, key }) => {
     const id = randomUUID();
     const envelope: EventEnvelope<T> = { id, type: topic, occurred_at: occurredAt, data };
-    return { id, source, topic, key: key ?? null, payload: envelope };
+    return { id, source, topic, key: key ?? null, payload: envelope, headers };
   });
   // The rows travel as one jsonb parameter: no per-row parameters, and seq follows the order given.
   await tx.$executeRawUnsafe(
-    `insert into messaging_outbox (id, source, topic, key, payload)
-     select id, source, topic, key, payload from jsonb_to_recordset($1::jsonb) as x(id text, source text, topic text, key text, payload jsonb)`,
+    `insert into messaging_outbox (id, source, topic, key, payload, headers)
+     select id, source, topic, key, payload, headers from jsonb_to_recordset($1::jsonb) as x(id text, source text, topic text, key text, payload jsonb, headers jsonb)`,
     JSON.stringify(rows),
   );
   return rows.map((row) => row.id);
@@ -57,6 +60,8 @@ export interface OutboxRelayOptions {
   source: string;
   pollMs?: number;
   batchSize?: number;
+  /** Where to publish the `outbox_backlog` gauge (rows of this source not yet relayed). */
+  metrics?: AppMetrics;
 }
 
 interface OutboxRow {
@@ -68,6 +73,9 @@ interface OutboxRow {
   headers: Record<string, string> | null;
 }
 
+/** Longest final flush of the outbox at shutdown; what is left is relayed by another instance or the next start. */
+const FLUSH_MS = 10_000;
+
 const withTimeout = <T>(promise: Promise<T>, ms: number, what: string) =>
   Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what} took over ${ms} ms`)), ms))]);
 
@@ -77,7 +85,7 @@ const withTimeout = <T>(promise: Promise<T>, ms: number, what: string) =>
  * between publishing and marking publishes a row again: consumers dedupe on the event id (Inbox).
  */
 @Injectable()
-export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdown {
+export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(OutboxRelay.name);
   private running = false;
   private loop?: Promise<void>;
@@ -92,6 +100,11 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   ) {
     this.pollMs = options.pollMs ?? 500;
     this.batchSize = options.batchSize ?? 500;
+    options.metrics?.gauge('outbox_backlog', 'Outbox rows written but not yet published to Kafka, by source app', ['source'], async () => {
+      const [{ count }] = await this.prisma.$queryRaw<{ count: bigint }[]>`
+        select count(*) as count from messaging_outbox where source = ${options.source} and published_at is null`;
+      return [{ labels: { source: options.source }, value: Number(count) }];
+    });
   }
 
   onApplicationBootstrap(): void {
@@ -153,9 +166,22 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     }
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /**
+   * Stops the loop, then publishes what is left (events committed by the last handlers), for at most
+   * FLUSH_MS. Before application shutdown: the database and the producer close only after this.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
     this.running = false;
     this.wake?.();
     await this.loop;
+    const deadline = Date.now() + FLUSH_MS;
+    while (Date.now() < deadline) {
+      try {
+        if ((await this.relayOnce()) === 0) return;
+      } catch (error) {
+        this.logger.warn(`outbox relay (${this.options.source}) could not flush before shutdown: ${error instanceof Error ? error.message : String(error)}`);
+        return;
+      }
+    }
   }
 }

@@ -1,4 +1,5 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { withRequestIdHeader } from '@workline/observability';
 import { CompressionTypes, type Message, type Producer } from 'kafkajs';
 import { createKafka, type KafkaSettings } from './kafka.settings';
 
@@ -52,7 +53,8 @@ export class KafkaProducer implements OnApplicationShutdown {
     const encoded: Message[] = messages.map((m) => ({
       key: m.key ?? null,
       value: typeof m.value === 'string' || Buffer.isBuffer(m.value) ? m.value : JSON.stringify(m.value),
-      headers: m.headers,
+      // The id of the request being served (if any) travels with every message sent on its behalf.
+      headers: withRequestIdHeader(m.headers),
     }));
     await new Promise<void>((resolve, reject) => {
       this.queue.push({ topic, messages: encoded, resolve, reject });
@@ -95,8 +97,14 @@ export class KafkaProducer implements OnApplicationShutdown {
     });
   }
 
+  /** Resolves once every send queued so far has been produced (or has failed). */
+  async drain(): Promise<void> {
+    while (this.flushing || this.queue.length) await new Promise((r) => setTimeout(r, 10));
+  }
+
   async onApplicationShutdown(): Promise<void> {
     if (!this.connecting) return;
+    await this.drain();
     await this.producer.disconnect().catch((error: unknown) => this.logger.warn(`producer disconnect: ${String(error)}`));
   }
 }

@@ -1,7 +1,10 @@
-import { type DynamicModule, type INestMicroservice, Logger, type LogLevel } from '@nestjs/common';
+import { type DynamicModule, type INestMicroservice, Logger, type LogLevel, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { BaseEnv, loadEnvOrExit } from '@workline/config';
-import { SERVICE_RPC_TOPIC, type ServiceName } from '@workline/contracts';
+import { SERVICE_RPC_TOPIC, ServiceName } from '@workline/contracts';
+import { PrismaService } from '@workline/db';
+import { AppMetrics, installGracefulShutdown, JsonLogger, ObservabilityModule, OpsServer } from '@workline/observability';
+import { writeFileSync } from 'node:fs';
 import type { KafkaSettings } from './kafka.settings';
 import { DomainErrorRpcFilter } from './rpc-error.filter';
 import { ensureTopics } from './topics.admin';
@@ -13,9 +16,28 @@ export const logLevelsUpTo = (level: string): LogLevel[] => LEVELS.slice(0, LEVE
 
 export const kafkaSettingsFrom = (env: BaseEnv, app: string): KafkaSettings => ({ brokers: env.kafkaBrokers, app, instanceId: env.INSTANCE_ID });
 
+/** Port of each service's operational endpoints when HTTP_PORT is not set (the gateway has 3000). */
+export const DEFAULT_HTTP_PORT: Record<ServiceName, number> = {
+  [ServiceName.Performance]: 3001,
+  [ServiceName.Oversight]: 3002,
+  [ServiceName.PlatformRuns]: 3003,
+  [ServiceName.WebhookDispatcher]: 3004,
+};
+
+/** The app's JSON logger (pino), installed as Nest's logger so every `new Logger(...)` writes through it. */
+export function installJsonLogger(env: BaseEnv, app: string): JsonLogger {
+  const logger = new JsonLogger({ app, instance: env.INSTANCE_ID, level: env.LOG_LEVEL, format: env.LOG_FORMAT });
+  Logger.overrideLogger(logger);
+  return logger;
+}
+
+@Module({})
+class ServiceRootModule {}
+
 /**
- * Entry point of a Kafka-only service: validates the environment (BaseEnv, or the app's subclass of it), ensures the topics exist, serves the
- * service's RPC topic and its event handlers, and shuts down cleanly on SIGTERM/SIGINT.
+ * Entry point of a Kafka-only service: validates the environment (BaseEnv, or the app's subclass of it),
+ * ensures the topics exist, serves the service's RPC topic and its event handlers, serves /metrics and
+ * /health/* on HTTP_PORT, and shuts down gracefully on SIGTERM/SIGINT (docs/operations.md).
  */
 export function runService<E extends BaseEnv = BaseEnv>(
   service: ServiceName,
@@ -24,17 +46,37 @@ export function runService<E extends BaseEnv = BaseEnv>(
 ): void {
   const env = loadEnvOrExit(envClass, service);
   const settings = kafkaSettingsFrom(env, service);
+  const jsonLogger = installJsonLogger(env, service);
   const logger = new Logger(service);
+  const metrics = new AppMetrics();
   const start = async (): Promise<INestMicroservice> => {
     await ensureTopics(settings);
-    const app = await NestFactory.createMicroservice(moduleFor(env, settings), {
-      strategy: new KafkaTransport({ settings, rpcTopic: SERVICE_RPC_TOPIC[service] }),
-      logger: logLevelsUpTo(env.LOG_LEVEL),
-    });
+    const transport = new KafkaTransport({ settings, rpcTopic: SERVICE_RPC_TOPIC[service], metrics });
+    const app = await NestFactory.createMicroservice(
+      { module: ServiceRootModule, imports: [ObservabilityModule.forRoot(metrics), moduleFor(env, settings)] },
+      { strategy: transport, logger: jsonLogger },
+    );
     app.useGlobalFilters(new DomainErrorRpcFilter());
-    app.enableShutdownHooks();
+    const prisma = app.get(PrismaService, { strict: false });
+    const ops = new OpsServer(metrics.registry, [
+      { name: 'kafka', check: async () => transport.consumerProblem() },
+      { name: 'database', check: () => prisma.probe() },
+    ]);
+    const port = await ops.listen(process.env.HTTP_PORT ? env.HTTP_PORT : DEFAULT_HTTP_PORT[service]);
+    if (env.HTTP_PORT_FILE) writeFileSync(env.HTTP_PORT_FILE, String(port));
+    installGracefulShutdown(service, {
+      drain: () => (ops.draining = true),
+      delayMs: env.SHUTDOWN_DELAY_MS,
+      // The microservice closes the transport first (no more fetches; handlers under way finish; offsets
+      // committed; replies and the producer flushed), then the modules: the dispatcher's attempts finish,
+      // the outbox relays what is left, and last the producer and the database connections close.
+      stop: async () => {
+        await app.close();
+        await ops.close();
+      },
+    });
     await app.listen();
-    logger.log(`listening on ${SERVICE_RPC_TOPIC[service]} (instance ${settings.instanceId})`);
+    logger.log({ msg: `listening on ${SERVICE_RPC_TOPIC[service]} (instance ${settings.instanceId}); /metrics and /health on port ${port}`, ops_port: port });
     return app;
   };
   start().catch((error: unknown) => {

@@ -1,7 +1,9 @@
 import { Logger } from '@nestjs/common';
 import { BaseRpcContext, type CustomTransportStrategy, Server } from '@nestjs/microservices';
-import { DomainError, ErrorCode, isErrorBody, Topic, type ErrorBody } from '@workline/contracts';
-import type { Consumer, EachMessagePayload, IHeaders } from 'kafkajs';
+import { DomainError, ErrorCode, isErrorBody, RpcPattern, Topic, type ErrorBody } from '@workline/contracts';
+import { type AppMetrics, REQUEST_ID_KAFKA_HEADER, runWithRequestId } from '@workline/observability';
+import type { Admin, Consumer, EachMessagePayload, IHeaders } from 'kafkajs';
+import type { Histogram } from 'prom-client';
 import { lastValueFrom } from 'rxjs';
 import { createKafka, consumerGroupOf, type KafkaSettings } from './kafka.settings';
 import { KafkaProducer } from './producer';
@@ -36,6 +38,8 @@ export interface KafkaTransportOptions {
   groupId?: string;
   /** Request-reply messages handled at once by one instance. Default 64. */
   maxConcurrentRequests?: number;
+  /** Where to publish handler durations and consumer lag. */
+  metrics?: AppMetrics;
 }
 
 export function decodeHeaders(headers: IHeaders | undefined): Record<string, string> {
@@ -81,6 +85,11 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
   private readonly retryBackoffMs: number;
   private readonly maxConcurrentRequests: number;
   private closing = false;
+  private closed?: Promise<void>;
+  private joined = false;
+  private admin?: Admin;
+  private topics: string[] = [];
+  private readonly handlerDuration?: Histogram<'kind' | 'pattern' | 'outcome'>;
 
   constructor(private readonly options: KafkaTransportOptions) {
     super();
@@ -88,6 +97,22 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
     this.maxAttempts = options.maxAttempts ?? 5;
     this.retryBackoffMs = options.retryBackoffMs ?? 200;
     this.maxConcurrentRequests = options.maxConcurrentRequests ?? 64;
+    this.handlerDuration = options.metrics?.histogram(
+      'kafka_handler_duration_seconds',
+      'Time a handler took for one message: kind rpc (request-reply) or event, the pattern or topic, outcome ok or error (an event counts each try)',
+      ['kind', 'pattern', 'outcome'],
+    );
+  }
+
+  private get groupId(): string {
+    return this.options.groupId ?? consumerGroupOf(this.options.settings.app);
+  }
+
+  /** Readiness: undefined once the consumer has joined its group and while it consumes; else why not. */
+  consumerProblem(): string | undefined {
+    if (this.closing) return 'shutting down';
+    if (!this.consumer) return this.topics.length ? 'not started' : undefined;
+    return this.joined ? undefined : `consumer not in group ${this.groupId}`;
   }
 
   listen(callback: (error?: unknown) => void): void {
@@ -102,16 +127,22 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
     const eventTopics = handlers.filter(([, h]) => h.isEventHandler).map(([pattern]) => pattern);
     const hasRpc = handlers.some(([, h]) => !h.isEventHandler);
     const topics = [...eventTopics, ...(hasRpc && this.options.rpcTopic ? [this.options.rpcTopic] : [])];
+    this.topics = topics;
     if (!topics.length) return;
 
     await this.producer.connect();
     const kafka = createKafka(this.options.settings);
     this.consumer = kafka.consumer({
-      groupId: this.options.groupId ?? consumerGroupOf(this.options.settings.app),
+      groupId: this.groupId,
       sessionTimeout: 30_000,
       heartbeatInterval: 3_000,
       allowAutoTopicCreation: false,
     });
+    const { GROUP_JOIN, CRASH, STOP, DISCONNECT, REBALANCING } = this.consumer.events;
+    this.consumer.on(GROUP_JOIN, () => (this.joined = true));
+    for (const event of [CRASH, STOP, DISCONNECT, REBALANCING]) this.consumer.on(event, () => (this.joined = false));
+    this.admin = kafka.admin();
+    this.options.metrics?.gauge('kafka_consumer_lag', 'Messages not yet consumed by the group: high watermark minus committed offset, per topic and partition', ['group', 'topic', 'partition'], () => this.lag());
     await this.consumer.connect();
     await this.consumer.subscribe({ topics, fromBeginning: true });
     await this.consumer.run({
@@ -132,7 +163,45 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
     await this.consumeEvent(payload);
   }
 
-  private async answerRequest({ topic, partition, message }: EachMessagePayload): Promise<void> {
+  /** Consumer lag of this app's group on the topics it consumes (read from Kafka when scraped). */
+  private async lag(): Promise<{ labels: { group: string; topic: string; partition: number }; value: number }[]> {
+    if (!this.admin || this.closing) return [];
+    await this.admin.connect();
+    const committed = await this.admin.fetchOffsets({ groupId: this.groupId, topics: this.topics });
+    const samples = [];
+    for (const { topic, partitions } of committed) {
+      const ends = new Map((await this.admin.fetchTopicOffsets(topic)).map((p) => [p.partition, p] as const));
+      for (const { partition, offset } of partitions) {
+        const end = ends.get(partition);
+        if (!end) continue;
+        const from = Number(offset) >= 0 ? Number(offset) : Number(end.low);
+        samples.push({ labels: { group: this.groupId, topic, partition }, value: Math.max(0, Number(end.high) - from) });
+      }
+    }
+    return samples;
+  }
+
+  /** Runs a handler under the request id of its message, timing it and logging the outcome. */
+  private async timed<T>(kind: 'rpc' | 'event', pattern: string, work: () => Promise<T>): Promise<T> {
+    const stop = this.handlerDuration?.startTimer({ kind, pattern });
+    const started = Date.now();
+    try {
+      const result = await work();
+      stop?.({ outcome: 'ok' });
+      if (pattern !== RpcPattern.Health) this.logger.log({ msg: `${kind} ${pattern} handled`, kind, pattern, outcome: 'ok', duration_ms: Date.now() - started });
+      return result;
+    } catch (error) {
+      stop?.({ outcome: 'error' });
+      this.logger.log({ msg: `${kind} ${pattern} failed: ${describeError(error)}`, kind, pattern, outcome: 'error', duration_ms: Date.now() - started });
+      throw error;
+    }
+  }
+
+  private answerRequest(payload: EachMessagePayload): Promise<void> {
+    return runWithRequestId(decodeHeaders(payload.message.headers)[REQUEST_ID_KAFKA_HEADER], () => this.answerRequestInContext(payload));
+  }
+
+  private async answerRequestInContext({ topic, partition, message }: EachMessagePayload): Promise<void> {
     const headers = decodeHeaders(message.headers);
     const correlationId = headers[RpcHeader.CorrelationId];
     const replyTopic = headers[RpcHeader.ReplyTopic];
@@ -149,7 +218,9 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
       const handler = this.getHandlerByPattern(request.pattern);
       if (!handler || handler.isEventHandler) throw DomainError.notFound(`no handler for "${request.pattern}"`);
       const context = new KafkaMessageContext([{ topic, partition, offset: message.offset, key: message.key?.toString() ?? null, headers, attempt: 1 }]);
-      const result = await lastValueFrom(this.transformToObservable(await handler(request.data, context)), { defaultValue: null });
+      const result = await this.timed('rpc', request.pattern, async () =>
+        lastValueFrom(this.transformToObservable(await handler(request.data, context)), { defaultValue: null }),
+      );
       reply = { ok: true, data: result ?? null };
     } catch (error) {
       const body = toErrorBody(error);
@@ -163,7 +234,11 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
     }
   }
 
-  private async consumeEvent({ topic, partition, message, heartbeat }: EachMessagePayload): Promise<void> {
+  private consumeEvent(payload: EachMessagePayload): Promise<void> {
+    return runWithRequestId(decodeHeaders(payload.message.headers)[REQUEST_ID_KAFKA_HEADER], () => this.consumeEventInContext(payload));
+  }
+
+  private async consumeEventInContext({ topic, partition, message, heartbeat }: EachMessagePayload): Promise<void> {
     const handler = this.getHandlerByPattern(topic);
     if (!handler) return;
     const headers = decodeHeaders(message.headers);
@@ -179,7 +254,7 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
           throw new DomainError(ErrorCode.Validation, 'the message value is not JSON');
         }
         const context = new KafkaMessageContext([{ topic, partition, offset: message.offset, key: message.key?.toString() ?? null, headers, attempt }]);
-        await lastValueFrom(this.transformToObservable(await handler(data, context)), { defaultValue: undefined });
+        await this.timed('event', topic, async () => lastValueFrom(this.transformToObservable(await handler(data, context)), { defaultValue: undefined }));
         return;
       } catch (error) {
         lastError = error;
@@ -204,7 +279,7 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
           'dlq-original-topic': topic,
           'dlq-original-partition': String(partition),
           'dlq-original-offset': message.offset,
-          'dlq-consumer-group': this.options.groupId ?? consumerGroupOf(this.options.settings.app),
+          'dlq-consumer-group': this.groupId,
           'dlq-error': reason.slice(0, 1000),
           'dlq-attempts': String(attempts),
           'dlq-failed-at': new Date().toISOString(),
@@ -213,11 +288,20 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
     ]);
   }
 
-  async close(): Promise<void> {
-    this.closing = true;
-    await this.consumer?.disconnect().catch(() => undefined);
-    await Promise.allSettled([...this.inFlight]);
-    await this.producer.onApplicationShutdown();
+  /**
+   * Graceful stop: no new messages are fetched; the handlers under way finish (kafkajs waits for them
+   * when the consumer disconnects) and their offsets are committed; the requests being answered send
+   * their replies; then the producer flushes and disconnects. Safe to call twice.
+   */
+  close(): Promise<void> {
+    this.closed ??= (async () => {
+      this.closing = true;
+      await this.consumer?.disconnect().catch(() => undefined);
+      await Promise.allSettled([...this.inFlight]);
+      await this.producer.onApplicationShutdown();
+      await this.admin?.disconnect().catch(() => undefined);
+    })();
+    return this.closed;
   }
 
   on(): void {

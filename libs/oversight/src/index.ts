@@ -5,3 +5,4 @@ export * from './tasks.service';
 export * from './assignments.service';
 export * from './task-events';
 export * from './oversight.options';
+export * from './task-lease.metrics';

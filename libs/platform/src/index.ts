@@ -5,3 +5,4 @@ export * from './run-views';
 export * from './runs.service';
 export * from './time-format';
 export * from './unit-work.service';
+export * from './unit-lease.metrics';

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { eventually } from './eventually';
@@ -9,12 +9,24 @@ const ROOT = join(__dirname, '..', '..', '..');
 
 const STOP_GRACE_MS = 20_000;
 
+const SERVICES = new Set(['performance', 'oversight', 'platform-runs', 'webhook-dispatcher']);
+
 export interface AppInstance {
   process: ChildProcess;
+  /** The file its output goes to (one JSON log line per event). */
+  logFile: string;
   /** SIGKILL: no shutdown hooks, as in a crash. */
   kill(): void;
   /** SIGTERM and wait for the exit (SIGKILL after a grace period). */
   stop(): Promise<void>;
+  /** Resolves with the exit code once the process has exited (null when killed by a signal). */
+  exited: Promise<number | null>;
+  /**
+   * Base URL of a service's /metrics and /health endpoints (each extra service instance gets a free
+   * port, so several never collide). Resolves once the service listens; rejects for the gateway (its are
+   * on its own port).
+   */
+  opsUrl(): Promise<string>;
 }
 
 /**
@@ -24,16 +36,22 @@ export interface AppInstance {
 export function startAppInstance(app: string, extraEnv: Record<string, string> = {}, name = `${app}-extra-${process.pid}-${Date.now()}`): AppInstance {
   const logDir = join(ROOT, '.cache', 'logs', 'test');
   mkdirSync(logDir, { recursive: true });
-  const log = createWriteStream(join(logDir, `${name}.log`), { flags: 'a' });
+  const logFile = join(logDir, `${name}.log`);
+  const log = createWriteStream(logFile, { flags: 'a' });
+  // Services: the OS picks the port of the operational endpoints and the service writes it to a file.
+  const portFile = join(logDir, `${name}.http-port`);
+  const opsEnv: Record<string, string> = SERVICES.has(app) && extraEnv.HTTP_PORT === undefined ? { HTTP_PORT: '0', HTTP_PORT_FILE: portFile } : {};
   const child = spawn(process.execPath, [join(ROOT, 'dist', 'apps', app, 'src', 'main.js')], {
-    env: { ...process.env, ...testStack().appEnv, ...extraEnv },
+    env: { ...process.env, ...testStack().appEnv, ...opsEnv, ...extraEnv },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout?.pipe(log);
   child.stderr?.pipe(log);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return {
     process: child,
+    logFile,
+    exited,
     kill: () => void child.kill('SIGKILL'),
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
@@ -42,6 +60,22 @@ export function startAppInstance(app: string, extraEnv: Record<string, string> =
       const killer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
       await exited;
       clearTimeout(killer);
+    },
+    opsUrl: async () => {
+      if (!SERVICES.has(app)) throw new Error(`${app} serves /metrics and /health on its own port`);
+      if (extraEnv.HTTP_PORT !== undefined && extraEnv.HTTP_PORT !== '0') return `http://127.0.0.1:${extraEnv.HTTP_PORT}`;
+      const port = await eventually(
+        () => {
+          if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}`);
+          try {
+            return readFileSync(portFile, 'utf8').trim() || undefined;
+          } catch {
+            return undefined;
+          }
+        },
+        { what: `${name} to listen for /metrics`, timeoutMs: 60_000, intervalMs: 200 },
+      );
+      return `http://127.0.0.1:${port}`;
     },
   };
 }

@@ -10,6 +10,8 @@ export interface TestStack {
   kafkaBrokers: string[];
   /** pid of each app process, by app name. */
   pids: Record<string, number>;
+  /** Base URL of each service's /metrics and /health endpoints, by app name. */
+  opsUrls: Record<string, string>;
   /** The environment the apps were started with (see startAppInstance). */
   appEnv: Record<string, string>;
 }

@@ -4,6 +4,7 @@ import { PrismaService } from '@workline/db';
 import { KafkaRpcClient } from '@workline/kafka';
 import { RedisService } from '@workline/redis';
 import type { Response } from 'express';
+import { GatewayLifecycle } from './lifecycle';
 
 const PROBE_TIMEOUT_MS = 3000;
 
@@ -23,6 +24,7 @@ export class HealthController {
     private readonly prisma: PrismaService,
     private readonly rpc: KafkaRpcClient,
     private readonly redis: RedisService,
+    private readonly lifecycle: GatewayLifecycle,
   ) {}
 
   /** Liveness: the process is up and its event loop answers; dependencies are readiness's business. */
@@ -38,6 +40,10 @@ export class HealthController {
 
   @Get()
   async check(@Res() response: Response): Promise<void> {
+    if (this.lifecycle.draining) {
+      response.status(503).json({ status: 'draining', message: 'Shutting down: not taking new work' });
+      return;
+    }
     const components: Record<string, ComponentHealth> = {};
     const problems: string[] = [];
     const [gatewayDb, redis] = await Promise.all([this.prisma.probe(), this.redis.probe()]);

@@ -1,0 +1,152 @@
+import {
+  completeUnit,
+  createPlatformAccount,
+  createWorker,
+  eventually,
+  http,
+  logLinesOf,
+  LoopbackReceiver,
+  metricSample,
+  metricSum,
+  nextUnit,
+  type PlatformAccount,
+  testStack,
+} from '@workline/testing';
+import { randomUUID } from 'node:crypto';
+
+const SERVICES = ['performance', 'oversight', 'platform-runs', 'webhook-dispatcher'];
+
+const text = async (url: string) => (await fetch(url)).text();
+
+/**
+ * Observability across the apps: a request id that travels from the gateway through Kafka into every
+ * service's JSON log lines, and /metrics, /health/live and /health/ready on each service (docs/operations.md).
+ */
+describe('request ids in the logs of every app', () => {
+  const receiver = new LoopbackReceiver();
+  let account: PlatformAccount;
+  let worker: Record<string, string>;
+
+  beforeAll(async () => {
+    await receiver.start();
+    account = await createPlatformAccount('Observability');
+    worker = await createWorker();
+  });
+
+  afterAll(() => receiver.stop());
+
+  it('echoes a well-formed X-Request-Id, and gives a request without one a fresh id', async () => {
+    const mine = `obs-${randomUUID()}`;
+    const echoed = await http('GET', '/health/live', { headers: { 'x-request-id': mine } });
+    expect(echoed.headers.get('x-request-id')).toBe(mine);
+    const fresh = await http('GET', '/health/live', { headers: { 'x-request-id': 'not well formed!' } });
+    expect(fresh.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    const refused = await http('GET', '/v4/runs/x', { headers: { 'x-request-id': `${mine}-401` } });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('x-request-id')).toBe(`${mine}-401`);
+  });
+
+  it('carries the id through Kafka into the service that did the work and into the dispatcher that delivered the callback', async () => {
+    const createId = `obs-create-${randomUUID()}`;
+    const created = await http<{ id: string }>('POST', '/v4/runs', {
+      headers: { ...account.auth, 'x-request-id': createId },
+      body: { line_id: account.lineId, callback_url: receiver.url('/obs-run'), units: [{ identifier: 'only' }] },
+    });
+    expect(created.status).toBe(201);
+    const unit = await eventually(() => nextUnit(worker, account.lineId), { what: 'the unit to be leasable' });
+    const completeId = `obs-complete-${randomUUID()}`;
+    const completed = await http('POST', `/workforce/v1/assignments/${unit.assignment_id}/complete`, {
+      headers: { ...worker, 'x-request-id': completeId },
+      body: { output: { label: 'x' } },
+    });
+    expect(completed.status).toBe(200);
+    expect(completed.headers.get('x-request-id')).toBe(completeId);
+    await eventually(() => receiver.on('/obs-run')[0], { what: 'the run callback' });
+
+    const createLines = await eventually(
+      () => {
+        const lines = logLinesOf(createId);
+        return lines.some((l) => l.app === 'gateway') && lines.some((l) => l.app === 'platform-runs') ? lines : undefined;
+      },
+      { what: `log lines of ${createId} from the gateway and platform-runs` },
+    );
+    expect(createLines.find((l) => l.app === 'gateway')).toMatchObject({ level: 'info', msg: 'POST /v4/runs 201', status: 201, route: '/v4/runs', instance: expect.any(String), time: expect.any(String) });
+    expect(createLines.find((l) => l.app === 'platform-runs')).toMatchObject({ level: 'info', kind: 'rpc', outcome: 'ok' });
+
+    // The completion finished the run: platform-runs enqueued the callback in the outbox under the request's
+    // id, the relay published it with the id in a header, and the dispatcher's attempt logged under it.
+    const completeLines = await eventually(
+      () => {
+        const lines = logLinesOf(completeId);
+        return lines.some((l) => l.app === 'webhook-dispatcher' && typeof l.delivery_id === 'string') ? lines : undefined;
+      },
+      { what: `the dispatcher's attempt logged under ${completeId}` },
+    );
+    expect(new Set(completeLines.map((l) => l.app))).toEqual(new Set(['gateway', 'platform-runs', 'webhook-dispatcher']));
+    expect(completeLines.find((l) => l.app === 'webhook-dispatcher' && l.delivery_id)).toMatchObject({ status_code: 200, event_type: 'run.processed' });
+    // No line of either request carries a credential.
+    const all = JSON.stringify([...createLines, ...completeLines]);
+    expect(all).not.toContain(account.password);
+    expect(all).not.toContain(worker.authorization.slice('Bearer '.length));
+  });
+});
+
+describe('/metrics and /health on every service', () => {
+  const ops = () => testStack().opsUrls;
+
+  it('answers liveness and readiness (Kafka consumer in its group, database reachable) on each service', async () => {
+    for (const app of SERVICES) {
+      const live = await http('GET', `${ops()[app]}/health/live`);
+      expect(live.status).toBe(200);
+      const ready = await http<{ status: string; components: Record<string, { status: string }> }>('GET', `${ops()[app]}/health/ready`);
+      expect({ app, status: ready.status }).toEqual({ app, status: 200 });
+      expect(ready.body.components).toEqual({ kafka: { status: 'up' }, database: { status: 'up' } });
+    }
+  });
+
+  it('exposes handler durations, consumer lag and outbox backlog on each service, and they settle', async () => {
+    // Some work for every service first.
+    const account = await createPlatformAccount('Metrics');
+    expect((await http('POST', '/v4/runs', { headers: account.auth, body: { line_id: account.lineId, units: [{ identifier: 'm' }] } })).status).toBe(201);
+    for (const app of SERVICES) {
+      const metrics = await text(`${ops()[app]}/metrics`);
+      expect(metrics).toMatch(/^process_cpu_seconds_total /m);
+      expect(metrics).toContain('# TYPE kafka_handler_duration_seconds histogram');
+      expect(metrics).toContain('# TYPE kafka_consumer_lag gauge');
+      expect(metrics).toMatch(new RegExp(`^kafka_consumer_lag\\{group="workline-${app}",topic="[^"]+",partition="\\d+"\\} \\d+$`, 'm'));
+      expect(metric(metrics, 'outbox_backlog', { source: app })).toBeGreaterThanOrEqual(0);
+    }
+    const platform = await text(`${ops()['platform-runs']}/metrics`);
+    expect(metric(platform, 'kafka_handler_duration_seconds_count', { kind: 'rpc', pattern: 'platform.run.create', outcome: 'ok' })).toBeGreaterThanOrEqual(1);
+    // Once the stack is idle, every relay has caught up and every consumer group has consumed everything.
+    for (const app of SERVICES) {
+      await eventually(async () => metric(await text(`${ops()[app]}/metrics`), 'outbox_backlog', { source: app }) === 0, { what: `${app}'s outbox backlog to be 0`, timeoutMs: 60_000 });
+      await eventually(async () => metricSum(await text(`${ops()[app]}/metrics`), 'kafka_consumer_lag') === 0, { what: `${app}'s consumer lag to be 0`, timeoutMs: 60_000, intervalMs: 500 });
+    }
+  });
+
+  it('counts leased units and tasks, and deliveries by state', async () => {
+    const account = await createPlatformAccount('Leases');
+    const worker = await createWorker();
+    expect((await http('POST', '/v4/runs', { headers: account.auth, body: { line_id: account.lineId, units: [{ identifier: 'l' }] } })).status).toBe(201);
+    const before = metric(await text(`${ops()['platform-runs']}/metrics`), 'assignments_leased', { kind: 'unit' });
+    const unit = await eventually(() => nextUnit(worker, account.lineId), { what: 'a unit to lease' });
+    expect(metric(await text(`${ops()['platform-runs']}/metrics`), 'assignments_leased', { kind: 'unit' })).toBe(before + 1);
+    expect((await completeUnit(worker, unit.assignment_id, { output: {} })).status).toBe(200);
+    expect(metric(await text(`${ops()['platform-runs']}/metrics`), 'assignments_leased', { kind: 'unit' })).toBe(before);
+    expect(metric(await text(`${ops().oversight}/metrics`), 'assignments_leased', { kind: 'task' })).toBeGreaterThanOrEqual(0);
+
+    const dispatcher = await text(`${ops()['webhook-dispatcher']}/metrics`);
+    // The callback of the previous describe block was delivered.
+    expect(metric(dispatcher, 'webhook_deliveries', { state: 'delivered' })).toBeGreaterThanOrEqual(1);
+    expect(metric(dispatcher, 'webhook_deliveries', { state: 'dead' })).toBeGreaterThanOrEqual(0);
+    expect(metric(dispatcher, 'webhook_deliveries', { state: 'pending' })).toBeGreaterThanOrEqual(0);
+  });
+});
+
+/** A sample that must exist. */
+function metric(text: string, name: string, labels: Record<string, string>): number {
+  const value = metricSample(text, name, labels);
+  if (value === undefined) throw new Error(`no sample ${name}${JSON.stringify(labels)} in:\n${text.split('\n').filter((l) => l.startsWith(name)).join('\n')}`);
+  return value;
+}

@@ -1,0 +1,6 @@
+export * from './request-context';
+export * from './logger';
+export * from './metrics';
+export * from './ops-server';
+export * from './observability.module';
+export * from './shutdown';

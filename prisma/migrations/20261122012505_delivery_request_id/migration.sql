@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "delivery" ADD COLUMN     "request_id" TEXT;
