@@ -45,6 +45,6 @@ export function installGracefulShutdown(app: string, shutdown: GracefulShutdown)
       process.exit(status);
     })();
   };
-  process.once('SIGTERM', onSignal);
-  process.once('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
 }

@@ -1,11 +1,7 @@
-import { http } from '@workline/testing';
+import { http, metricSample } from '@workline/testing';
 
-/** The value of one sample line of the Prometheus text, 0 when the series does not exist yet. */
-function sample(text: string, name: string, labels: Record<string, string>): number {
-  const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
-  const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && wanted.every((w) => l.includes(w)));
-  return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
-}
+/** The value of one sample of the Prometheus text, 0 when the series does not exist yet. */
+const sample = (text: string, name: string, labels: Record<string, string>): number => metricSample(text, name, labels) ?? 0;
 
 describe('gateway liveness, readiness and Prometheus metrics', () => {
   it('answers liveness without looking at dependencies, and readiness with the /health checks', async () => {
