@@ -20,6 +20,9 @@ export interface S3Settings {
   forcePathStyle?: boolean;
 }
 
+/** A request that gets no answer for this long is given up (the caller gets an error, not a hang). */
+const IDLE_TIMEOUT_MS = 30_000;
+
 export const EMPTY_SHA256 = createHash('sha256').update('').digest('hex');
 
 /** RFC 3986 encoding as S3 expects in canonical paths (slashes kept between segments). */
@@ -59,9 +62,14 @@ export class S3Client {
     return new Promise<IncomingMessage>((resolve, reject) => {
       const outgoing = request(
         { protocol: this.endpoint.protocol, hostname, port: this.endpoint.port, method, path: query ? `${path}?${query}` : path, headers },
-        resolve,
+        (response) => {
+          // The answer has begun: its body may stream as slowly as its reader takes it.
+          outgoing.setTimeout(0);
+          resolve(response);
+        },
       );
       outgoing.on('error', reject);
+      outgoing.setTimeout(IDLE_TIMEOUT_MS, () => outgoing.destroy(new Error(`no answer from ${this.endpoint.host} within ${IDLE_TIMEOUT_MS / 1000} s`)));
       if (options.body) {
         options.body.on('error', (error) => outgoing.destroy(error));
         options.body.pipe(outgoing);
