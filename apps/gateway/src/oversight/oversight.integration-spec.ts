@@ -10,9 +10,13 @@ import {
 } from '@workline/contracts';
 import { SecretBox, signPath, urlSigningKey } from '@workline/secrets';
 import { sign, verify } from '@workline/signature';
-import { adminCreate, adminHeaders, type AppInstance, eventually, http, startAppInstance, testStack } from '@workline/testing';
+import { S3BlobStore, type S3Settings } from '@workline/blob-store';
+import { adminCreate, adminHeaders, type AppInstance, eventually, http, LoopbackReceiver, startAppInstance, testStack } from '@workline/testing';
 import { Kafka, logLevel, type Consumer } from 'kafkajs';
 import { Pool } from 'pg';
+import S3rver from 's3rver';
+import { createServer } from 'node:net';
+import { Readable } from 'node:stream';
 import { createHmac, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
@@ -174,9 +178,11 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       expect(`${url.protocol}//${url.host}`).toBe(testStack().gatewayUrl);
       expect(url.pathname).toBe(`/uploads/media/${g.media_key}`);
       expect(url.searchParams.get('signature')).toMatch(/^[0-9a-f]{64}$/);
-      const ttl = new Date(g.expires_at).getTime() - before;
-      expect(ttl).toBeGreaterThan(3500_000);
-      expect(ttl).toBeLessThanOrEqual(3600_000);
+      // The gateway takes its clock once while answering (between before and after), floored to the second.
+      const after = Date.now();
+      const expires = new Date(g.expires_at).getTime();
+      expect(expires - before).toBeGreaterThan(3500_000);
+      expect(expires).toBeLessThanOrEqual(after + 3600_000);
     });
 
     it('stores the bytes of a PUT with a supported Content-Type', async () => {
@@ -629,6 +635,165 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       expect(status.body).toMatchObject({ state: 'ERROR', error: { message: `media gone.jpg can no longer be read from bucket ${bucketId}` } });
       const delivery = await events.delivery(taskId);
       expect(delivery.event_type).toBe('task.error');
+      expect((await events.taskEvent(Topic.TaskError, taskId)).error).toBe(`media gone.jpg can no longer be read from bucket ${bucketId}`);
+    });
+  });
+
+  describe('mounted S3 buckets (an S3-compatible server on loopback: s3rver)', () => {
+    const secret = `s3-secret-${randomBytes(12).toString('hex')}`;
+    const receiver = new LoopbackReceiver();
+    let s3Directory: string;
+    let server: S3rver;
+    let s3: S3Settings;
+    let bucketId: string;
+    // s3rver knows the access key id S3RVER; it does not check signatures, so any secret signs.
+    const register = (workstreamId: string, body: Record<string, unknown>) =>
+      http<{ id: string; message: string; errors?: { field: string; message: string }[] }>('POST', `/admin/v1/workstreams/${workstreamId}/buckets`, { headers: adminHeaders(), body });
+    const s3Body = (change: Record<string, unknown> = {}) => ({
+      driver: 's3',
+      endpoint: s3.endpoint,
+      region: 'us-east-1',
+      bucket: 'client-photos',
+      prefix: 'tenant-a/',
+      access_key_id: 'S3RVER',
+      secret_access_key: secret,
+      ...change,
+    });
+    const putObject = (key: string, bytes: Buffer) => new S3BlobStore(s3).put(key, Readable.from([bytes]), { contentType: 'application/octet-stream' });
+
+    beforeAll(async () => {
+      s3Directory = mkdtempSync(join(tmpdir(), 'workline-s3rver-'));
+      server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: s3Directory, configureBuckets: [{ name: 'client-photos', configs: [] }] });
+      const { port } = await server.run();
+      s3 = { endpoint: `http://127.0.0.1:${port}`, bucket: 'client-photos', region: 'us-east-1', accessKeyId: 'S3RVER', secretAccessKey: secret };
+      await receiver.start();
+      const created = await register(tenant.workstreamId, s3Body());
+      if (created.status !== 201) throw new Error(`registering the s3 bucket answered ${created.status}: ${created.text}`);
+      bucketId = created.body.id;
+    });
+
+    afterAll(async () => {
+      await receiver.stop();
+      await server.close();
+      rmSync(s3Directory, { recursive: true, force: true });
+    });
+
+    it('registers an s3 bucket (201): its settings are shown, its secret access key only ever sealed', async () => {
+      const created = await register(tenant.workstreamId, s3Body({ prefix: undefined, force_path_style: true }));
+      expect(created.status).toBe(201);
+      expect(created.body).toEqual({
+        id: expect.stringMatching(/^bkt_/),
+        workstream_id: tenant.workstreamId,
+        driver: 's3',
+        endpoint: s3.endpoint,
+        region: 'us-east-1',
+        bucket: 'client-photos',
+        prefix: '',
+        access_key_id: 'S3RVER',
+        force_path_style: true,
+        created_at: expect.any(String),
+      });
+      expect(created.text).not.toContain(secret);
+      const { rows } = await db.query<Record<string, unknown>>('SELECT * FROM oversight_bucket WHERE id = $1', [created.body.id]);
+      expect(JSON.stringify(rows[0])).not.toContain(secret);
+      expect(new SecretBox(secretsKey()).open(rows[0].sealed_secret_access_key as string)).toBe(secret);
+    });
+
+    it('refuses bad s3 settings with a 422 naming the field, and an unknown workstream with 404; never echoing the secret', async () => {
+      const closedPort = await new Promise<number>((resolve) => {
+        const probe = createServer().listen(0, '127.0.0.1', () => {
+          const { port } = probe.address() as { port: number };
+          probe.close(() => resolve(port));
+        });
+      });
+      const cases: [Record<string, unknown>, string, RegExp][] = [
+        [{ endpoint: undefined }, 'endpoint', /endpoint is required/],
+        [{ endpoint: 'ftp://127.0.0.1/x' }, 'endpoint', /endpoint must be an http\(s\) URL/],
+        [{ region: 'US East' }, 'region', /region must be a region name/],
+        [{ bucket: 'Bad_Bucket' }, 'bucket', /bucket must be an S3 bucket name/],
+        [{ bucket: undefined }, 'bucket', /bucket is required/],
+        [{ prefix: '/abs/' }, 'prefix', /prefix must not start with a slash/],
+        [{ access_key_id: '' }, 'access_key_id', /access_key_id must be a non-empty string/],
+        [{ secret_access_key: undefined }, 'secret_access_key', /secret_access_key is required/],
+        [{ force_path_style: 'yes' }, 'force_path_style', /force_path_style must be true or false/],
+        // Well-formed settings that do not open the bucket: checked against the S3 service itself.
+        [{ bucket: 'no-such-bucket' }, 'bucket', /bucket no-such-bucket does not exist at http:\/\/127\.0\.0\.1:\d+/],
+        [{ access_key_id: 'NOBODY' }, 'access_key_id', /the credentials were refused: the S3 service answered 403 \(InvalidAccessKeyId\)/],
+        [{ endpoint: `http://127.0.0.1:${closedPort}` }, 'endpoint', /endpoint http:\/\/127\.0\.0\.1:\d+ could not be reached \(ECONNREFUSED\)/],
+      ];
+      for (const [change, field, message] of cases) {
+        const result = await register(tenant.workstreamId, s3Body(change));
+        expect({ change, status: result.status }).toEqual({ change, status: 422 });
+        expect(result.body.message).toMatch(message);
+        expect(result.body.errors?.map((e) => e.field)).toEqual([field]);
+        expect(result.text).not.toContain(secret);
+      }
+      const unknown = await register('no-such-ws', s3Body());
+      expect(unknown.status).toBe(404);
+      expect(unknown.body.message).toMatch(/workstream no-such-ws not found/);
+    });
+
+    it('an image in the bucket -> task -> a worker streams it from S3 and completes it -> a signed webhook arrives', async () => {
+      const bytes = PNG();
+      await putObject('tenant-a/shots/cat.png', bytes);
+      const taskId = await created(tenant, { media_key: 'shots/cat.png', bucket_id: bucketId, configuration_id: tenant.configurationId, callback_url: receiver.url('/s3-done') });
+      expect((await taskStatus(tenant, taskId)).body).toMatchObject({ state: 'QUEUED', media_key: 'shots/cat.png', bucket_id: bucketId });
+
+      const assignment = await lease(worker, taskId);
+      expect(assignment.media_type).toBe('image/png');
+      const media = await fetch(assignment.media_url);
+      expect(media.status).toBe(200);
+      expect(media.headers.get('content-type')).toBe('image/png');
+      expect(Buffer.from(await media.arrayBuffer()).equals(bytes)).toBe(true);
+
+      const done = await work(worker, `/${assignment.assignment_id}/complete`, { updated_tags: [{ value: 'cat', confidence_score: 0.9 }] });
+      expect(done.status).toBe(200);
+      const request = await eventually(() => receiver.on('/s3-done')[0], { what: 'the webhook of the s3 task' });
+      const header = String(request.headers['x-svc-signature']);
+      expect(verify(header, request.rawBody.toString('utf8'), tenant.key)).toMatchObject({ ok: true });
+      const [t, v1] = header.split(';').map((part) => part.split('=')[1]);
+      expect(createHmac('sha256', tenant.key).update(`${t}.${request.rawBody.toString('utf8')}`).digest('hex')).toBe(v1);
+      expect(JSON.parse(request.rawBody.toString('utf8'))).toMatchObject({ event_type: 'task.result_available', task_id: taskId });
+      expect((await taskStatus(tenant, taskId)).body).toMatchObject({ state: 'COMPLETED', result: { updated_tags: [{ value: 'cat', confidence_score: 0.9 }] } });
+    });
+
+    it('the bucket rule on S3: a video is 422, text is 422, a missing object 404, a key above the prefix 422', async () => {
+      await putObject('tenant-a/clip.mp4', MP4());
+      await putObject('tenant-a/notes.txt', Buffer.from('just text'));
+      await putObject('outside.png', PNG());
+      const video = await createTask(tenant, { media_key: 'clip.mp4', bucket_id: bucketId, configuration_id: tenant.configurationId });
+      expect(video.status).toBe(422);
+      expect(video.body).toMatchObject({
+        message: `Invalid request: media clip.mp4 in bucket ${bucketId} is a video (video/mp4): mounted buckets take images only; upload videos through POST /v1/signed-url`,
+        errors: [{ field: 'media_key' }],
+      });
+      const text = await createTask(tenant, { media_key: 'notes.txt', bucket_id: bucketId, configuration_id: tenant.configurationId });
+      expect(text.status).toBe(422);
+      expect(text.body.message).toMatch(/is not an image/);
+      const missing = await createTask(tenant, { media_key: 'nope.png', bucket_id: bucketId, configuration_id: tenant.configurationId });
+      expect(missing.status).toBe(404);
+      expect(missing.body.message).toBe(`media nope.png not found in bucket ${bucketId}`);
+      // outside.png exists, but above the bucket's prefix: out of reach.
+      const escape = await createTask(tenant, { media_key: '../outside.png', bucket_id: bucketId, configuration_id: tenant.configurationId });
+      expect(escape.status).toBe(422);
+      expect(escape.body.message).toMatch(/leaves the bucket/);
+      const otherWorkstream = await createTask(other, { media_key: 'shots/cat.png', bucket_id: bucketId, configuration_id: other.configurationId });
+      expect(otherWorkstream.status).toBe(404);
+    });
+
+    it('an object deleted before it is leased fails the task with task.error', async () => {
+      await putObject('tenant-a/gone.jpg', JPEG());
+      const taskId = await created(tenant, { media_key: 'gone.jpg', bucket_id: bucketId, configuration_id: tenant.configurationId });
+      await new S3BlobStore(s3).delete('tenant-a/gone.jpg');
+      await eventually(
+        async () => {
+          const next = await work(worker, '/next', { kind: 'task' });
+          if (next.status === 200) await work(worker, `/${next.body.assignment_id}/flag`, { reason: 'left over by another test' });
+          return next.status === 204;
+        },
+        { what: 'the queue to be empty' },
+      );
+      expect((await taskStatus(tenant, taskId)).body).toMatchObject({ state: 'ERROR', error: { message: `media gone.jpg can no longer be read from bucket ${bucketId}` } });
       expect((await events.taskEvent(Topic.TaskError, taskId)).error).toBe(`media gone.jpg can no longer be read from bucket ${bucketId}`);
     });
   });
