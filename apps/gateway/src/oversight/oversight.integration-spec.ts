@@ -18,7 +18,7 @@ import S3rver from 's3rver';
 import { createServer } from 'node:net';
 import { Readable } from 'node:stream';
 import { createHmac, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -731,6 +731,11 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       const unknown = await register('no-such-ws', s3Body());
       expect(unknown.status).toBe(404);
       expect(unknown.body.message).toMatch(/workstream no-such-ws not found/);
+      // Nor does any app's log carry it (the logs of this test run).
+      const logDir = join(__dirname, '..', '..', '..', '..', '.cache', 'logs', 'test');
+      const logs = readdirSync(logDir).map((file) => readFileSync(join(logDir, file), 'utf8'));
+      expect(logs.join('').length).toBeGreaterThan(0);
+      expect(logs.some((log) => log.includes(secret))).toBe(false);
     });
 
     it('an image in the bucket -> task -> a worker streams it from S3 and completes it -> a signed webhook arrives', async () => {
