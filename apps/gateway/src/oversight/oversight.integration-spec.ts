@@ -89,6 +89,28 @@ async function created(tenant: Tenant, body: Record<string, unknown>): Promise<s
   return result.body.task_id;
 }
 
+/**
+ * The bucket rule, whatever the driver: clip.mp4 (a video) and notes.txt (text) in the bucket are 422,
+ * nope.png (absent) is 404, and `escapeKey` (a key leaving the bucket) is 422.
+ */
+async function expectBucketRule(tenant: Tenant, bucketId: string, escapeKey: string): Promise<void> {
+  const video = await createTask(tenant, { media_key: 'clip.mp4', bucket_id: bucketId, configuration_id: tenant.configurationId });
+  expect(video.status).toBe(422);
+  expect(video.body).toMatchObject({
+    message: `Invalid request: media clip.mp4 in bucket ${bucketId} is a video (video/mp4): mounted buckets take images only; upload videos through POST /v1/signed-url`,
+    errors: [{ field: 'media_key' }],
+  });
+  const text = await createTask(tenant, { media_key: 'notes.txt', bucket_id: bucketId, configuration_id: tenant.configurationId });
+  expect(text.status).toBe(422);
+  expect(text.body.message).toMatch(/is not an image/);
+  const escape = await createTask(tenant, { media_key: escapeKey, bucket_id: bucketId, configuration_id: tenant.configurationId });
+  expect(escape.status).toBe(422);
+  expect(escape.body.message).toMatch(/leaves the bucket/);
+  const missing = await createTask(tenant, { media_key: 'nope.png', bucket_id: bucketId, configuration_id: tenant.configurationId });
+  expect(missing.status).toBe(404);
+  expect(missing.body.message).toBe(`media nope.png not found in bucket ${bucketId}`);
+}
+
 const taskStatus = (tenant: Tenant, taskId: string) => http<TaskView>('GET', `/v1/tasks/${taskId}`, { headers: asKey(tenant.key) });
 
 const work = (token: string, path: string, body: unknown) =>
@@ -106,6 +128,30 @@ async function lease(token: string, taskId: string): Promise<TaskAssignmentView>
     await work(token, `/${next.body.assignment_id}/flag`, { reason: 'left over by another test' });
   }
   throw new Error(`task ${taskId} was never offered`);
+}
+
+/** Creates a task on a PNG in a mounted bucket, leases it, and fetches its media_url as the worker would. */
+async function takeBucketPng(tenant: Tenant, worker: string, body: { media_key: string; bucket_id: string; callback_url?: string }) {
+  const taskId = await created(tenant, { ...body, configuration_id: tenant.configurationId });
+  expect((await taskStatus(tenant, taskId)).body).toMatchObject({ state: 'QUEUED', media_key: body.media_key, bucket_id: body.bucket_id });
+  const assignment = await lease(worker, taskId);
+  expect(assignment.media_type).toBe('image/png');
+  const media = await fetch(assignment.media_url);
+  expect(media.status).toBe(200);
+  expect(media.headers.get('content-type')).toBe('image/png');
+  return { taskId, assignment, bytes: Buffer.from(await media.arrayBuffer()) };
+}
+
+/** Leases (and flags) every task within reach until `next` answers 204: each lease checks the media. */
+async function drainQueue(worker: string): Promise<void> {
+  await eventually(
+    async () => {
+      const next = await work(worker, '/next', { kind: 'task' });
+      if (next.status === 200) await work(worker, `/${next.body.assignment_id}/flag`, { reason: 'left over by another test' });
+      return next.status === 204;
+    },
+    { what: 'the queue to be empty' },
+  );
 }
 
 /** Every message on the oversight event topics and the delivery topic, read with a consumer group of its own. */
@@ -581,14 +627,8 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
     });
 
     it('takes an image from the bucket, and a worker gets its bytes', async () => {
-      const taskId = await created(tenant, { media_key: 'photo.png', bucket_id: bucketId, configuration_id: tenant.configurationId });
-      expect((await taskStatus(tenant, taskId)).body).toMatchObject({ state: 'QUEUED', media_key: 'photo.png', bucket_id: bucketId });
-      const assignment = await lease(worker, taskId);
-      expect(assignment.media_type).toBe('image/png');
-      const media = await fetch(assignment.media_url);
-      expect(media.status).toBe(200);
-      expect(media.headers.get('content-type')).toBe('image/png');
-      expect((await media.arrayBuffer()).byteLength).toBe(208);
+      const { taskId, assignment, bytes } = await takeBucketPng(tenant, worker, { media_key: 'photo.png', bucket_id: bucketId });
+      expect(bytes).toHaveLength(208);
       const expired = await http('GET', `${testStack().gatewayUrl}${signPath(urlSigningKey(secretsKey()), 'GET', `/media/tasks/${taskId}`, new Date(Date.now() - 1000))}`);
       expect(expired.status).toBe(403);
       expect(expired.body).toEqual({ message: expect.stringMatching(/^This media URL expired at .+Z$/) });
@@ -599,20 +639,7 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
     });
 
     it('the bucket rule: a video (or anything but an image) in a bucket is 422; unknown objects and buckets 404', async () => {
-      const video = await createTask(tenant, { media_key: 'clip.mp4', bucket_id: bucketId, configuration_id: tenant.configurationId });
-      expect(video.status).toBe(422);
-      expect(video.body).toMatchObject({
-        message: `Invalid request: media clip.mp4 in bucket ${bucketId} is a video (video/mp4): mounted buckets take images only; upload videos through POST /v1/signed-url`,
-        errors: [{ field: 'media_key' }],
-      });
-      const text = await createTask(tenant, { media_key: 'notes.txt', bucket_id: bucketId, configuration_id: tenant.configurationId });
-      expect(text.status).toBe(422);
-      expect(text.body.message).toMatch(/is not an image/);
-      const escape = await createTask(tenant, { media_key: '../../etc/passwd', bucket_id: bucketId, configuration_id: tenant.configurationId });
-      expect(escape.status).toBe(422);
-      const missing = await createTask(tenant, { media_key: 'nope.png', bucket_id: bucketId, configuration_id: tenant.configurationId });
-      expect(missing.status).toBe(404);
-      expect(missing.body.message).toBe(`media nope.png not found in bucket ${bucketId}`);
+      await expectBucketRule(tenant, bucketId, '../../etc/passwd');
       for (const [caller, id] of [[tenant, 'bkt_unknown'], [other, bucketId]] as const) {
         const result = await createTask(caller, { media_key: 'photo.png', bucket_id: id, configuration_id: caller.configurationId });
         expect(result.status).toBe(404);
@@ -623,14 +650,7 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
     it('media that can no longer be read fails the task with task.error when it is leased', async () => {
       const taskId = await created(tenant, { media_key: 'gone.jpg', bucket_id: bucketId, configuration_id: tenant.configurationId, callback_url: 'http://127.0.0.1:9/h' });
       rmSync(join(bucketRoot, 'gone.jpg'));
-      await eventually(
-        async () => {
-          const next = await work(worker, '/next', { kind: 'task' });
-          if (next.status === 200) await work(worker, `/${next.body.assignment_id}/flag`, { reason: 'left over by another test' });
-          return next.status === 204;
-        },
-        { what: 'the queue to be empty' },
-      );
+      await drainQueue(worker);
       const status = await taskStatus(tenant, taskId);
       expect(status.body).toMatchObject({ state: 'ERROR', error: { message: `media gone.jpg can no longer be read from bucket ${bucketId}` } });
       const delivery = await events.delivery(taskId);
@@ -741,15 +761,8 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
     it('an image in the bucket -> task -> a worker streams it from S3 and completes it -> a signed webhook arrives', async () => {
       const bytes = PNG();
       await putObject('tenant-a/shots/cat.png', bytes);
-      const taskId = await created(tenant, { media_key: 'shots/cat.png', bucket_id: bucketId, configuration_id: tenant.configurationId, callback_url: receiver.url('/s3-done') });
-      expect((await taskStatus(tenant, taskId)).body).toMatchObject({ state: 'QUEUED', media_key: 'shots/cat.png', bucket_id: bucketId });
-
-      const assignment = await lease(worker, taskId);
-      expect(assignment.media_type).toBe('image/png');
-      const media = await fetch(assignment.media_url);
-      expect(media.status).toBe(200);
-      expect(media.headers.get('content-type')).toBe('image/png');
-      expect(Buffer.from(await media.arrayBuffer()).equals(bytes)).toBe(true);
+      const { taskId, assignment, bytes: streamed } = await takeBucketPng(tenant, worker, { media_key: 'shots/cat.png', bucket_id: bucketId, callback_url: receiver.url('/s3-done') });
+      expect(streamed.equals(bytes)).toBe(true);
 
       const done = await work(worker, `/${assignment.assignment_id}/complete`, { updated_tags: [{ value: 'cat', confidence_score: 0.9 }] });
       expect(done.status).toBe(200);
@@ -766,22 +779,8 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       await putObject('tenant-a/clip.mp4', MP4());
       await putObject('tenant-a/notes.txt', Buffer.from('just text'));
       await putObject('outside.png', PNG());
-      const video = await createTask(tenant, { media_key: 'clip.mp4', bucket_id: bucketId, configuration_id: tenant.configurationId });
-      expect(video.status).toBe(422);
-      expect(video.body).toMatchObject({
-        message: `Invalid request: media clip.mp4 in bucket ${bucketId} is a video (video/mp4): mounted buckets take images only; upload videos through POST /v1/signed-url`,
-        errors: [{ field: 'media_key' }],
-      });
-      const text = await createTask(tenant, { media_key: 'notes.txt', bucket_id: bucketId, configuration_id: tenant.configurationId });
-      expect(text.status).toBe(422);
-      expect(text.body.message).toMatch(/is not an image/);
-      const missing = await createTask(tenant, { media_key: 'nope.png', bucket_id: bucketId, configuration_id: tenant.configurationId });
-      expect(missing.status).toBe(404);
-      expect(missing.body.message).toBe(`media nope.png not found in bucket ${bucketId}`);
       // outside.png exists, but above the bucket's prefix: out of reach.
-      const escape = await createTask(tenant, { media_key: '../outside.png', bucket_id: bucketId, configuration_id: tenant.configurationId });
-      expect(escape.status).toBe(422);
-      expect(escape.body.message).toMatch(/leaves the bucket/);
+      await expectBucketRule(tenant, bucketId, '../outside.png');
       const otherWorkstream = await createTask(other, { media_key: 'shots/cat.png', bucket_id: bucketId, configuration_id: other.configurationId });
       expect(otherWorkstream.status).toBe(404);
     });
@@ -790,14 +789,7 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       await putObject('tenant-a/gone.jpg', JPEG());
       const taskId = await created(tenant, { media_key: 'gone.jpg', bucket_id: bucketId, configuration_id: tenant.configurationId });
       await new S3BlobStore(s3).delete('tenant-a/gone.jpg');
-      await eventually(
-        async () => {
-          const next = await work(worker, '/next', { kind: 'task' });
-          if (next.status === 200) await work(worker, `/${next.body.assignment_id}/flag`, { reason: 'left over by another test' });
-          return next.status === 204;
-        },
-        { what: 'the queue to be empty' },
-      );
+      await drainQueue(worker);
       expect((await taskStatus(tenant, taskId)).body).toMatchObject({ state: 'ERROR', error: { message: `media gone.jpg can no longer be read from bucket ${bucketId}` } });
       expect((await events.taskEvent(Topic.TaskError, taskId)).error).toBe(`media gone.jpg can no longer be read from bucket ${bucketId}`);
     });
