@@ -2,3 +2,4 @@ export * from './blob-store';
 export * from './mounted-bucket';
 export * from './s3-blob-store';
 export * from './blob-store.env';
+export * from './s3-mounted-bucket';

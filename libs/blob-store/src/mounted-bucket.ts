@@ -20,13 +20,37 @@ export function sniffMediaType(head: Buffer): string | undefined {
   return undefined;
 }
 
+/** A media_key that cannot name an object in a mounted bucket. */
 export class MountedObjectError extends Error {}
 
+/** A mounted bucket that cannot be read as configured; `field` names the setting at fault. */
+export class MountedBucketError extends Error {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Keys of mounted objects: relative, no empty, "." or ".." segments, no NUL. */
+export function assertMountedKey(key: string): void {
+  if (!key || key.includes('\0') || key.startsWith('/')) throw new MountedObjectError(`invalid object key ${JSON.stringify(key)}`);
+  if (key.split('/').some((part) => part === '..' || part === '.')) throw new MountedObjectError(`object key ${JSON.stringify(key)} leaves the bucket`);
+}
+
+/** A client's storage mounted read-only: tasks take images from it (spec "Bucket rule"). */
+export interface MountedBucket {
+  /** Size and sniffed media type of an object; undefined when there is no such object. */
+  head(key: string): Promise<{ size: number; mediaType: string | undefined } | undefined>;
+  get(key: string): Promise<{ size: number; stream: Readable } | undefined>;
+}
+
 /**
- * A client's storage mounted read-only (driver "fs": a directory). Keys are relative paths inside the
- * root; a key that would leave the root is refused.
+ * Driver "fs": a directory. Keys are relative paths inside the root; a key that would leave the root is
+ * refused.
  */
-export class FsMountedBucket {
+export class FsMountedBucket implements MountedBucket {
   private readonly root: string;
 
   constructor(root: string) {
@@ -34,7 +58,7 @@ export class FsMountedBucket {
   }
 
   private path(key: string): string {
-    if (!key || key.includes('\0') || key.startsWith('/')) throw new MountedObjectError(`invalid object key ${JSON.stringify(key)}`);
+    assertMountedKey(key);
     const path = resolve(this.root, key);
     if (!path.startsWith(this.root + sep)) throw new MountedObjectError(`object key ${JSON.stringify(key)} leaves the bucket`);
     return path;

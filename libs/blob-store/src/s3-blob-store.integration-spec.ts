@@ -5,7 +5,11 @@ import { Readable } from 'node:stream';
 import S3rver from 's3rver';
 import { BlobTooLargeError } from './blob-store';
 import { BlobStoreEnv, createBlobStore } from './blob-store.env';
+import { SecretBox } from '@workline/secrets';
+import { createServer } from 'node:net';
+import { MountedBucketError, MountedObjectError } from './mounted-bucket';
 import { S3BlobStore, type S3Settings } from './s3-blob-store';
+import { openMountedBucket, S3MountedBucket } from './s3-mounted-bucket';
 
 const read = async (stream: Readable) => {
   const chunks: Buffer[] = [];
@@ -76,5 +80,61 @@ describe('S3 blob store (against s3rver)', () => {
     expect(store).toBeInstanceOf(S3BlobStore);
     await store.put('media/y', Readable.from([Buffer.from('hello')]), { contentType: 'text/plain' });
     await expect(store.head('media/y')).resolves.toEqual({ size: 5, contentType: 'text/plain' });
+  });
+
+  describe('mounted S3 buckets (read-only, under a prefix)', () => {
+    const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(5000, 1)]);
+    let mounted: S3MountedBucket;
+
+    beforeAll(async () => {
+      const store = new S3BlobStore(settings);
+      await store.put('client/a/photo.png', Readable.from([PNG]), { contentType: 'application/octet-stream' });
+      await store.put('client/empty', Readable.from([]), { contentType: 'application/octet-stream' });
+      await store.put('elsewhere.png', Readable.from([PNG]), { contentType: 'image/png' });
+      mounted = new S3MountedBucket({ ...settings, prefix: 'client/' });
+    });
+
+    it('sniffs an object from its first bytes, streams it whole, and sees only keys under its prefix', async () => {
+      await expect(mounted.head('a/photo.png')).resolves.toEqual({ size: PNG.length, mediaType: 'image/png' });
+      await expect(mounted.head('empty')).resolves.toEqual({ size: 0, mediaType: undefined });
+      await expect(mounted.head('a/missing.png')).resolves.toBeUndefined();
+      await expect(mounted.head('../elsewhere.png')).rejects.toBeInstanceOf(MountedObjectError);
+      await expect(mounted.get('elsewhere.png')).resolves.toBeUndefined();
+      const got = await mounted.get('a/photo.png');
+      expect(got?.size).toBe(PNG.length);
+      expect((await read(got!.stream)).equals(PNG)).toBe(true);
+    });
+
+    it('is what openMountedBucket gives for a stored s3 bucket, its secret unsealed only there', async () => {
+      const box = new SecretBox('test-secrets-key');
+      const bucket = openMountedBucket(
+        { driver: 's3', endpoint: settings.endpoint, region: 'us-east-1', bucket: settings.bucket, prefix: 'client/a/', access_key_id: 'S3RVER', sealed_secret_access_key: box.seal('S3RVER'), force_path_style: true },
+        box,
+      );
+      expect(bucket).toBeInstanceOf(S3MountedBucket);
+      await expect(bucket.head('photo.png')).resolves.toEqual({ size: PNG.length, mediaType: 'image/png' });
+    });
+
+    it('check() passes for good settings and names the setting at fault otherwise', async () => {
+      await expect(mounted.check()).resolves.toBeUndefined();
+      const closedPort = await new Promise<number>((resolve) => {
+        const probe = createServer().listen(0, '127.0.0.1', () => {
+          const { port } = probe.address() as { port: number };
+          probe.close(() => resolve(port));
+        });
+      });
+      const cases: [Partial<S3Settings>, string, RegExp][] = [
+        [{ bucket: 'no-such-bucket' }, 'bucket', /bucket no-such-bucket does not exist/],
+        [{ accessKeyId: 'NOBODY' }, 'access_key_id', /credentials were refused: the S3 service answered 403 \(InvalidAccessKeyId\)/],
+        [{ endpoint: `http://127.0.0.1:${closedPort}` }, 'endpoint', /could not be reached \(ECONNREFUSED\)/],
+      ];
+      for (const [change, field, message] of cases) {
+        const error = await new S3MountedBucket({ ...settings, ...change }).check().catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(MountedBucketError);
+        expect({ field: (error as MountedBucketError).field, message: (error as Error).message }).toEqual({ field, message: expect.stringMatching(message) });
+      }
+      // A missing bucket is not a missing object: reading from it fails loudly.
+      await expect(new S3MountedBucket({ ...settings, bucket: 'no-such-bucket' }).head('a/photo.png')).rejects.toThrow(/answered 404 \(NoSuchBucket\)/);
+    });
   });
 });

@@ -16,25 +16,130 @@ export interface S3Settings {
   region: string;
   accessKeyId: string;
   secretAccessKey: string;
+  /** Path-style addressing (`<endpoint>/<bucket>/<key>`, the default) or virtual-hosted (`<bucket>.<endpoint host>/<key>`). */
+  forcePathStyle?: boolean;
 }
 
-const EMPTY_SHA256 = createHash('sha256').update('').digest('hex');
+/** A request that gets no answer for this long is given up (the caller gets an error, not a hang). */
+const IDLE_TIMEOUT_MS = 30_000;
+
+export const EMPTY_SHA256 = createHash('sha256').update('').digest('hex');
 
 /** RFC 3986 encoding as S3 expects in canonical paths (slashes kept between segments). */
 const encodeSegment = (segment: string) => encodeURIComponent(segment).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
 const hmac = (key: Buffer | string, data: string) => createHmac('sha256', key).update(data).digest();
 
+export interface S3Request {
+  body?: Readable;
+  headers?: Record<string, string>;
+  /** Query parameters (signed; sent in canonical order). */
+  query?: Record<string, string>;
+}
+
 /**
- * S3-compatible driver (AWS Signature Version 4, path-style addressing), without an SDK. A put spools
- * the stream to a temporary file first: S3 needs the length and the payload hash before the first byte,
- * and the size limit must refuse a body before anything reaches the bucket.
+ * One S3-compatible bucket spoken to over HTTP with AWS Signature Version 4, without an SDK. Shared by
+ * the blob store (S3BlobStore) and mounted client buckets (S3MountedBucket).
  */
-export class S3BlobStore implements BlobStore {
+export class S3Client {
   private readonly endpoint: URL;
 
   constructor(private readonly settings: S3Settings) {
     this.endpoint = new URL(settings.endpoint);
+  }
+
+  /** Sends a request for an object (`key`) or for the bucket itself (`key` undefined). */
+  send(method: string, key: string | undefined, payloadHash: string, options: S3Request = {}): Promise<IncomingMessage> {
+    const basePath = this.endpoint.pathname.replace(/\/+$/, '');
+    const pathStyle = this.settings.forcePathStyle ?? true;
+    const bucketPath = pathStyle ? `${basePath}/${encodeSegment(this.settings.bucket)}` : basePath;
+    const path = key === undefined ? `${bucketPath}/` : `${bucketPath}/${key.split('/').map(encodeSegment).join('/')}`;
+    const hostname = pathStyle ? this.endpoint.hostname : `${this.settings.bucket}.${this.endpoint.hostname}`;
+    const host = this.endpoint.port ? `${hostname}:${this.endpoint.port}` : hostname;
+    const query = canonicalQuery(options.query ?? {});
+    const headers = this.sign(method, path, payloadHash, { ...(options.headers ?? {}), host }, new Date(), query);
+    const request = this.endpoint.protocol === 'https:' ? httpsRequest : httpRequest;
+    return new Promise<IncomingMessage>((resolve, reject) => {
+      const outgoing = request(
+        { protocol: this.endpoint.protocol, hostname, port: this.endpoint.port, method, path: query ? `${path}?${query}` : path, headers },
+        (response) => {
+          // The answer has begun: its body may stream as slowly as its reader takes it.
+          outgoing.setTimeout(0);
+          resolve(response);
+        },
+      );
+      outgoing.on('error', reject);
+      outgoing.setTimeout(IDLE_TIMEOUT_MS, () => outgoing.destroy(new Error(`no answer from ${this.endpoint.host} within ${IDLE_TIMEOUT_MS / 1000} s`)));
+      if (options.body) {
+        options.body.on('error', (error) => outgoing.destroy(error));
+        options.body.pipe(outgoing);
+      } else {
+        outgoing.end();
+      }
+    });
+  }
+
+  /** Resolves for a 2xx answer; otherwise reads the S3 error code and throws an S3Error. */
+  async expectOk(response: IncomingMessage, what: string): Promise<void> {
+    const status = response.statusCode ?? 0;
+    if (status >= 200 && status < 300) return;
+    throw await S3Error.of(response, what);
+  }
+
+  /** Signature Version 4: signs every given header plus x-amz-content-sha256 and x-amz-date, and the canonical query. */
+  sign(method: string, path: string, payloadHash: string, headers: Record<string, string>, now = new Date(), query = ''): Record<string, string> {
+    const amzDate = now.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+    const day = amzDate.slice(0, 8);
+    const signed: Record<string, string> = { 'x-amz-content-sha256': payloadHash, 'x-amz-date': amzDate };
+    for (const [name, value] of Object.entries(headers)) signed[name.toLowerCase()] = value;
+    const names = Object.keys(signed).sort();
+    const canonical = [method, path, query, ...names.map((n) => `${n}:${signed[n].trim().replace(/\s+/g, ' ')}`), '', names.join(';'), payloadHash].join('\n');
+    const scope = `${day}/${this.settings.region}/s3/aws4_request`;
+    const toSign = ['AWS4-HMAC-SHA256', amzDate, scope, createHash('sha256').update(canonical).digest('hex')].join('\n');
+    const key = hmac(hmac(hmac(hmac(`AWS4${this.settings.secretAccessKey}`, day), this.settings.region), 's3'), 'aws4_request');
+    const signature = createHmac('sha256', key).update(toSign).digest('hex');
+    signed.authorization = `AWS4-HMAC-SHA256 Credential=${this.settings.accessKeyId}/${scope},SignedHeaders=${names.join(';')},Signature=${signature}`;
+    return signed;
+  }
+}
+
+/** Query parameters as SigV4 canonicalises them: encoded, sorted by name. */
+export function canonicalQuery(query: Record<string, string>): string {
+  return Object.entries(query)
+    .map(([name, value]) => [encodeSegment(name), encodeSegment(value)])
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([name, value]) => `${name}=${value}`)
+    .join('&');
+}
+
+/** A non-2xx answer from S3, with its status and error code (e.g. 404 NoSuchBucket, 403 InvalidAccessKeyId). */
+export class S3Error extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string | undefined,
+    what: string,
+  ) {
+    super(`S3 ${what} answered ${status}${code ? ` (${code})` : ''}`);
+  }
+
+  static async of(response: IncomingMessage, what: string): Promise<S3Error> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of response) chunks.push(chunk as Buffer);
+    const code = /<Code>([^<]+)<\/Code>/.exec(Buffer.concat(chunks).toString('utf8'))?.[1];
+    return new S3Error(response.statusCode ?? 0, code, what);
+  }
+}
+
+/**
+ * S3-compatible blob store driver. A put spools the stream to a temporary file first: S3 needs the length
+ * and the payload hash before the first byte, and the size limit must refuse a body before anything
+ * reaches the bucket.
+ */
+export class S3BlobStore implements BlobStore {
+  private readonly s3: S3Client;
+
+  constructor(settings: S3Settings) {
+    this.s3 = new S3Client(settings);
   }
 
   async put(key: string, body: Readable, options: { contentType: string; maxBytes?: number }): Promise<BlobMeta> {
@@ -51,11 +156,12 @@ export class S3BlobStore implements BlobStore {
         },
       });
       await pipeline(body, byteLimit(options.maxBytes, counter), hashing, createWriteStream(spool));
-      const response = await this.send('PUT', key, hash.digest('hex'), {
+      const response = await this.s3.send('PUT', key, hash.digest('hex'), {
         body: createReadStream(spool),
         headers: { 'content-type': options.contentType, 'content-length': String(counter.bytes) },
       });
-      await this.expectOk(response, 'PUT', key);
+      await this.s3.expectOk(response, `PUT ${key}`);
+      response.resume();
       return { size: counter.bytes, contentType: options.contentType };
     } finally {
       await rm(dir, { recursive: true, force: true });
@@ -64,75 +170,33 @@ export class S3BlobStore implements BlobStore {
 
   async head(key: string): Promise<BlobMeta | undefined> {
     assertBlobKey(key);
-    const response = await this.send('HEAD', key, EMPTY_SHA256);
+    const response = await this.s3.send('HEAD', key, EMPTY_SHA256);
     response.resume();
     if (response.statusCode === 404) return undefined;
-    await this.expectOk(response, 'HEAD', key);
+    await this.s3.expectOk(response, `HEAD ${key}`);
     return metaOf(response);
   }
 
   async get(key: string): Promise<{ meta: BlobMeta; stream: Readable } | undefined> {
     assertBlobKey(key);
-    const response = await this.send('GET', key, EMPTY_SHA256);
+    const response = await this.s3.send('GET', key, EMPTY_SHA256);
     if (response.statusCode === 404) {
       response.resume();
       return undefined;
     }
-    await this.expectOk(response, 'GET', key);
+    await this.s3.expectOk(response, `GET ${key}`);
     return { meta: metaOf(response), stream: response };
   }
 
   async delete(key: string): Promise<void> {
     assertBlobKey(key);
-    const response = await this.send('DELETE', key, EMPTY_SHA256);
+    const response = await this.s3.send('DELETE', key, EMPTY_SHA256);
     if (response.statusCode === 404) {
       response.resume();
       return;
     }
-    await this.expectOk(response, 'DELETE', key);
+    await this.s3.expectOk(response, `DELETE ${key}`);
     response.resume();
-  }
-
-  private async expectOk(response: IncomingMessage, method: string, key: string): Promise<void> {
-    const status = response.statusCode ?? 0;
-    if (status >= 200 && status < 300) return;
-    const chunks: Buffer[] = [];
-    for await (const chunk of response) chunks.push(chunk as Buffer);
-    const code = /<Code>([^<]+)<\/Code>/.exec(Buffer.concat(chunks).toString('utf8'))?.[1];
-    throw new Error(`S3 ${method} ${key} answered ${status}${code ? ` (${code})` : ''}`);
-  }
-
-  private send(method: string, key: string, payloadHash: string, options: { body?: Readable; headers?: Record<string, string> } = {}): Promise<IncomingMessage> {
-    const basePath = this.endpoint.pathname.replace(/\/+$/, '');
-    const path = `${basePath}/${encodeSegment(this.settings.bucket)}/${key.split('/').map(encodeSegment).join('/')}`;
-    const headers = this.sign(method, path, payloadHash, { ...(options.headers ?? {}), host: this.endpoint.host });
-    const request = this.endpoint.protocol === 'https:' ? httpsRequest : httpRequest;
-    return new Promise<IncomingMessage>((resolve, reject) => {
-      const outgoing = request({ protocol: this.endpoint.protocol, hostname: this.endpoint.hostname, port: this.endpoint.port, method, path, headers }, resolve);
-      outgoing.on('error', reject);
-      if (options.body) {
-        options.body.on('error', (error) => outgoing.destroy(error));
-        options.body.pipe(outgoing);
-      } else {
-        outgoing.end();
-      }
-    });
-  }
-
-  /** Signature Version 4: signs every given header plus x-amz-content-sha256 and x-amz-date (no query string). */
-  sign(method: string, path: string, payloadHash: string, headers: Record<string, string>, now = new Date()): Record<string, string> {
-    const amzDate = now.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
-    const day = amzDate.slice(0, 8);
-    const signed: Record<string, string> = { 'x-amz-content-sha256': payloadHash, 'x-amz-date': amzDate };
-    for (const [name, value] of Object.entries(headers)) signed[name.toLowerCase()] = value;
-    const names = Object.keys(signed).sort();
-    const canonical = [method, path, '', ...names.map((n) => `${n}:${signed[n].trim().replace(/\s+/g, ' ')}`), '', names.join(';'), payloadHash].join('\n');
-    const scope = `${day}/${this.settings.region}/s3/aws4_request`;
-    const toSign = ['AWS4-HMAC-SHA256', amzDate, scope, createHash('sha256').update(canonical).digest('hex')].join('\n');
-    const key = hmac(hmac(hmac(hmac(`AWS4${this.settings.secretAccessKey}`, day), this.settings.region), 's3'), 'aws4_request');
-    const signature = createHmac('sha256', key).update(toSign).digest('hex');
-    signed.authorization = `AWS4-HMAC-SHA256 Credential=${this.settings.accessKeyId}/${scope},SignedHeaders=${names.join(';')},Signature=${signature}`;
-    return signed;
   }
 }
 

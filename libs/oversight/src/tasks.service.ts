@@ -1,9 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { type BlobStore, FsMountedBucket, MountedObjectError } from '@workline/blob-store';
+import { type BlobStore, type MountedBucket, MountedObjectError, openMountedBucket } from '@workline/blob-store';
 import { parseCallbackUrl } from '@workline/callback-url';
 import {
   BUCKET_MEDIA_TYPES,
-  type BucketDriver,
   DomainError,
   ErrorCode,
   MEDIA_KEY_PATTERN,
@@ -21,7 +20,7 @@ import {
 import { PrismaService } from '@workline/db';
 import { SecretBox } from '@workline/secrets';
 import { randomBytes } from 'node:crypto';
-import { BucketsService } from './buckets.service';
+import { bucketSpec, BucketsService } from './buckets.service';
 import { ConfigurationsService } from './configurations.service';
 import { mediaBlobKey, OVERSIGHT_OPTIONS, type OversightOptions } from './oversight.options';
 
@@ -115,7 +114,7 @@ export class TasksService {
     if (!task.bucketId) return { source: 'upload', blob_key: mediaBlobKey(task.mediaKey), content_type: task.mediaType };
     const bucket = await this.prisma.oversightBucket.findUnique({ where: { id: task.bucketId } });
     if (!bucket) throw DomainError.notFound(`bucket ${task.bucketId} not found`);
-    return { source: 'bucket', driver: bucket.driver as BucketDriver, root: bucket.root, key: task.mediaKey, content_type: task.mediaType };
+    return { source: 'bucket', bucket: bucketSpec(bucket), key: task.mediaKey, content_type: task.mediaType };
   }
 
   /** Can the task's media still be read? The reason when it cannot (the task then fails with task.error). */
@@ -124,7 +123,7 @@ export class TasksService {
       if (!task.bucketId) return (await this.blobs.head(mediaBlobKey(task.mediaKey))) ? undefined : `media ${task.mediaKey} can no longer be read`;
       const bucket = await this.prisma.oversightBucket.findUnique({ where: { id: task.bucketId } });
       if (!bucket) return `bucket ${task.bucketId} no longer exists`;
-      const object = await new FsMountedBucket(bucket.root).head(task.mediaKey);
+      const object = await openMountedBucket(bucketSpec(bucket), this.box).head(task.mediaKey);
       return object ? undefined : `media ${task.mediaKey} can no longer be read from bucket ${task.bucketId}`;
     } catch (error) {
       return `media ${task.mediaKey} could not be read: ${error instanceof Error ? error.message : String(error)}`;
@@ -147,12 +146,13 @@ export class TasksService {
 
   private async bucketMediaType(request: TaskCreateRequest, bucketId: string): Promise<string> {
     const bucket = await this.buckets.ofWorkstream(request.workstream_id, bucketId);
-    let object: Awaited<ReturnType<FsMountedBucket['head']>>;
+    let object: Awaited<ReturnType<MountedBucket['head']>>;
     try {
-      object = await new FsMountedBucket(bucket.root).head(request.media_key);
+      object = await openMountedBucket(bucketSpec(bucket), this.box).head(request.media_key);
     } catch (error) {
       if (error instanceof MountedObjectError) throw invalid('media_key', error.message);
-      throw error;
+      // The bucket itself cannot be read (credentials revoked, bucket gone, endpoint down).
+      throw invalid('bucket_id', `bucket ${bucketId} could not be read: ${error instanceof Error ? error.message : String(error)}`);
     }
     if (!object) throw DomainError.notFound(`media ${request.media_key} not found in bucket ${bucketId}`);
     if (object.mediaType?.startsWith('video/')) {

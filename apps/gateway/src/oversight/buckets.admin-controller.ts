@@ -1,19 +1,51 @@
 import { Body, Controller, HttpCode, HttpStatus, Param, Post, UseGuards } from '@nestjs/common';
-import { type BucketCreateRequest, type BucketView, CreateBucketDto, RpcPattern, ServiceName, type WorkstreamView } from '@workline/contracts';
+import {
+  type BucketCreateRequest,
+  type BucketView,
+  CreateBucketDto,
+  type MountedBucketSpec,
+  RpcPattern,
+  ServiceName,
+  type WorkstreamView,
+} from '@workline/contracts';
 import { KafkaRpcClient } from '@workline/kafka';
+import { SecretBox } from '@workline/secrets';
 import { AdminTokenGuard } from '../auth/guards';
+import { GatewayEnv } from '../gateway.env';
 
 /** Admin API: mount a workstream's own storage as a bucket that tasks may take images from. */
 @Controller('admin/v1')
 @UseGuards(AdminTokenGuard)
 export class BucketsAdminController {
-  constructor(private readonly rpc: KafkaRpcClient) {}
+  private readonly box: SecretBox;
+
+  constructor(
+    private readonly rpc: KafkaRpcClient,
+    env: GatewayEnv,
+  ) {
+    this.box = new SecretBox(env.secretsKey);
+  }
+
+  /** The bucket as it travels to oversight: an S3 secret access key is sealed here and never leaves in clear. */
+  private spec(body: CreateBucketDto): MountedBucketSpec {
+    if (body.driver === 'fs') return { driver: 'fs', root: body.root! };
+    return {
+      driver: 's3',
+      endpoint: body.endpoint!,
+      region: body.region!,
+      bucket: body.bucket!,
+      prefix: body.prefix ?? '',
+      access_key_id: body.access_key_id!,
+      sealed_secret_access_key: this.box.seal(body.secret_access_key!),
+      force_path_style: body.force_path_style ?? true,
+    };
+  }
 
   @Post('workstreams/:workstreamId/buckets')
   @HttpCode(HttpStatus.CREATED)
   async create(@Param('workstreamId') workstreamId: string, @Body() body: CreateBucketDto): Promise<BucketView> {
     const workstream = await this.rpc.request<WorkstreamView>(ServiceName.Performance, RpcPattern.WorkstreamGet, { workstream_id: workstreamId });
-    const request: BucketCreateRequest = { workstream_id: workstream.id, account_id: workstream.account_id, driver: body.driver, root: body.root };
+    const request: BucketCreateRequest = { workstream_id: workstream.id, account_id: workstream.account_id, bucket: this.spec(body) };
     return this.rpc.request<BucketView>(ServiceName.Oversight, RpcPattern.BucketCreate, request);
   }
 }

@@ -1,5 +1,5 @@
 import { Controller, Get, Inject, Param, Put, Req, Res } from '@nestjs/common';
-import { type BlobStore, BlobTooLargeError, FsMountedBucket } from '@workline/blob-store';
+import { type BlobStore, BlobTooLargeError, openMountedBucket } from '@workline/blob-store';
 import {
   DomainError,
   ErrorCode,
@@ -11,7 +11,7 @@ import {
   UPLOAD_MEDIA_TYPES,
 } from '@workline/contracts';
 import { KafkaRpcClient } from '@workline/kafka';
-import { urlSigningKey } from '@workline/secrets';
+import { SecretBox, urlSigningKey } from '@workline/secrets';
 import type { Request, Response } from 'express';
 import { PassThrough, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -28,6 +28,7 @@ const tooLarge = (limit: number) => new DomainError(ErrorCode.PayloadTooLarge, `
 @Controller()
 export class MediaController {
   private readonly signingKey: string;
+  private readonly box: SecretBox;
 
   constructor(
     private readonly rpc: KafkaRpcClient,
@@ -36,6 +37,7 @@ export class MediaController {
     env: GatewayEnv,
   ) {
     this.signingKey = urlSigningKey(env.secretsKey);
+    this.box = new SecretBox(env.secretsKey);
   }
 
   @Put('uploads/media/:mediaKey')
@@ -81,6 +83,6 @@ export class MediaController {
       const blob = await this.blobs.get(location.blob_key);
       return blob && { size: blob.meta.size, stream: blob.stream };
     }
-    return new FsMountedBucket(location.root).get(location.key);
+    return openMountedBucket(location.bucket, this.box).get(location.key);
   }
 }

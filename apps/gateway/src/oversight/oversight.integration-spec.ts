@@ -10,11 +10,15 @@ import {
 } from '@workline/contracts';
 import { SecretBox, signPath, urlSigningKey } from '@workline/secrets';
 import { sign, verify } from '@workline/signature';
-import { adminCreate, adminHeaders, type AppInstance, eventually, http, startAppInstance, testStack } from '@workline/testing';
+import { S3BlobStore, type S3Settings } from '@workline/blob-store';
+import { adminCreate, adminHeaders, type AppInstance, eventually, http, LoopbackReceiver, startAppInstance, testStack } from '@workline/testing';
 import { Kafka, logLevel, type Consumer } from 'kafkajs';
 import { Pool } from 'pg';
+import S3rver from 's3rver';
+import { createServer } from 'node:net';
+import { Readable } from 'node:stream';
 import { createHmac, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -85,6 +89,28 @@ async function created(tenant: Tenant, body: Record<string, unknown>): Promise<s
   return result.body.task_id;
 }
 
+/**
+ * The bucket rule, whatever the driver: clip.mp4 (a video) and notes.txt (text) in the bucket are 422,
+ * nope.png (absent) is 404, and `escapeKey` (a key leaving the bucket) is 422.
+ */
+async function expectBucketRule(tenant: Tenant, bucketId: string, escapeKey: string): Promise<void> {
+  const video = await createTask(tenant, { media_key: 'clip.mp4', bucket_id: bucketId, configuration_id: tenant.configurationId });
+  expect(video.status).toBe(422);
+  expect(video.body).toMatchObject({
+    message: `Invalid request: media clip.mp4 in bucket ${bucketId} is a video (video/mp4): mounted buckets take images only; upload videos through POST /v1/signed-url`,
+    errors: [{ field: 'media_key' }],
+  });
+  const text = await createTask(tenant, { media_key: 'notes.txt', bucket_id: bucketId, configuration_id: tenant.configurationId });
+  expect(text.status).toBe(422);
+  expect(text.body.message).toMatch(/is not an image/);
+  const escape = await createTask(tenant, { media_key: escapeKey, bucket_id: bucketId, configuration_id: tenant.configurationId });
+  expect(escape.status).toBe(422);
+  expect(escape.body.message).toMatch(/leaves the bucket/);
+  const missing = await createTask(tenant, { media_key: 'nope.png', bucket_id: bucketId, configuration_id: tenant.configurationId });
+  expect(missing.status).toBe(404);
+  expect(missing.body.message).toBe(`media nope.png not found in bucket ${bucketId}`);
+}
+
 const taskStatus = (tenant: Tenant, taskId: string) => http<TaskView>('GET', `/v1/tasks/${taskId}`, { headers: asKey(tenant.key) });
 
 const work = (token: string, path: string, body: unknown) =>
@@ -102,6 +128,30 @@ async function lease(token: string, taskId: string): Promise<TaskAssignmentView>
     await work(token, `/${next.body.assignment_id}/flag`, { reason: 'left over by another test' });
   }
   throw new Error(`task ${taskId} was never offered`);
+}
+
+/** Creates a task on a PNG in a mounted bucket, leases it, and fetches its media_url as the worker would. */
+async function takeBucketPng(tenant: Tenant, worker: string, body: { media_key: string; bucket_id: string; callback_url?: string }) {
+  const taskId = await created(tenant, { ...body, configuration_id: tenant.configurationId });
+  expect((await taskStatus(tenant, taskId)).body).toMatchObject({ state: 'QUEUED', media_key: body.media_key, bucket_id: body.bucket_id });
+  const assignment = await lease(worker, taskId);
+  expect(assignment.media_type).toBe('image/png');
+  const media = await fetch(assignment.media_url);
+  expect(media.status).toBe(200);
+  expect(media.headers.get('content-type')).toBe('image/png');
+  return { taskId, assignment, bytes: Buffer.from(await media.arrayBuffer()) };
+}
+
+/** Leases (and flags) every task within reach until `next` answers 204: each lease checks the media. */
+async function drainQueue(worker: string): Promise<void> {
+  await eventually(
+    async () => {
+      const next = await work(worker, '/next', { kind: 'task' });
+      if (next.status === 200) await work(worker, `/${next.body.assignment_id}/flag`, { reason: 'left over by another test' });
+      return next.status === 204;
+    },
+    { what: 'the queue to be empty' },
+  );
 }
 
 /** Every message on the oversight event topics and the delivery topic, read with a consumer group of its own. */
@@ -174,9 +224,11 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       expect(`${url.protocol}//${url.host}`).toBe(testStack().gatewayUrl);
       expect(url.pathname).toBe(`/uploads/media/${g.media_key}`);
       expect(url.searchParams.get('signature')).toMatch(/^[0-9a-f]{64}$/);
-      const ttl = new Date(g.expires_at).getTime() - before;
-      expect(ttl).toBeGreaterThan(3500_000);
-      expect(ttl).toBeLessThanOrEqual(3600_000);
+      // The gateway takes its clock once while answering (between before and after), floored to the second.
+      const after = Date.now();
+      const expires = new Date(g.expires_at).getTime();
+      expect(expires - before).toBeGreaterThan(3500_000);
+      expect(expires).toBeLessThanOrEqual(after + 3600_000);
     });
 
     it('stores the bytes of a PUT with a supported Content-Type', async () => {
@@ -575,14 +627,8 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
     });
 
     it('takes an image from the bucket, and a worker gets its bytes', async () => {
-      const taskId = await created(tenant, { media_key: 'photo.png', bucket_id: bucketId, configuration_id: tenant.configurationId });
-      expect((await taskStatus(tenant, taskId)).body).toMatchObject({ state: 'QUEUED', media_key: 'photo.png', bucket_id: bucketId });
-      const assignment = await lease(worker, taskId);
-      expect(assignment.media_type).toBe('image/png');
-      const media = await fetch(assignment.media_url);
-      expect(media.status).toBe(200);
-      expect(media.headers.get('content-type')).toBe('image/png');
-      expect((await media.arrayBuffer()).byteLength).toBe(208);
+      const { taskId, assignment, bytes } = await takeBucketPng(tenant, worker, { media_key: 'photo.png', bucket_id: bucketId });
+      expect(bytes).toHaveLength(208);
       const expired = await http('GET', `${testStack().gatewayUrl}${signPath(urlSigningKey(secretsKey()), 'GET', `/media/tasks/${taskId}`, new Date(Date.now() - 1000))}`);
       expect(expired.status).toBe(403);
       expect(expired.body).toEqual({ message: expect.stringMatching(/^This media URL expired at .+Z$/) });
@@ -593,20 +639,7 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
     });
 
     it('the bucket rule: a video (or anything but an image) in a bucket is 422; unknown objects and buckets 404', async () => {
-      const video = await createTask(tenant, { media_key: 'clip.mp4', bucket_id: bucketId, configuration_id: tenant.configurationId });
-      expect(video.status).toBe(422);
-      expect(video.body).toMatchObject({
-        message: `Invalid request: media clip.mp4 in bucket ${bucketId} is a video (video/mp4): mounted buckets take images only; upload videos through POST /v1/signed-url`,
-        errors: [{ field: 'media_key' }],
-      });
-      const text = await createTask(tenant, { media_key: 'notes.txt', bucket_id: bucketId, configuration_id: tenant.configurationId });
-      expect(text.status).toBe(422);
-      expect(text.body.message).toMatch(/is not an image/);
-      const escape = await createTask(tenant, { media_key: '../../etc/passwd', bucket_id: bucketId, configuration_id: tenant.configurationId });
-      expect(escape.status).toBe(422);
-      const missing = await createTask(tenant, { media_key: 'nope.png', bucket_id: bucketId, configuration_id: tenant.configurationId });
-      expect(missing.status).toBe(404);
-      expect(missing.body.message).toBe(`media nope.png not found in bucket ${bucketId}`);
+      await expectBucketRule(tenant, bucketId, '../../etc/passwd');
       for (const [caller, id] of [[tenant, 'bkt_unknown'], [other, bucketId]] as const) {
         const result = await createTask(caller, { media_key: 'photo.png', bucket_id: id, configuration_id: caller.configurationId });
         expect(result.status).toBe(404);
@@ -617,18 +650,147 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
     it('media that can no longer be read fails the task with task.error when it is leased', async () => {
       const taskId = await created(tenant, { media_key: 'gone.jpg', bucket_id: bucketId, configuration_id: tenant.configurationId, callback_url: 'http://127.0.0.1:9/h' });
       rmSync(join(bucketRoot, 'gone.jpg'));
-      await eventually(
-        async () => {
-          const next = await work(worker, '/next', { kind: 'task' });
-          if (next.status === 200) await work(worker, `/${next.body.assignment_id}/flag`, { reason: 'left over by another test' });
-          return next.status === 204;
-        },
-        { what: 'the queue to be empty' },
-      );
+      await drainQueue(worker);
       const status = await taskStatus(tenant, taskId);
       expect(status.body).toMatchObject({ state: 'ERROR', error: { message: `media gone.jpg can no longer be read from bucket ${bucketId}` } });
       const delivery = await events.delivery(taskId);
       expect(delivery.event_type).toBe('task.error');
+      expect((await events.taskEvent(Topic.TaskError, taskId)).error).toBe(`media gone.jpg can no longer be read from bucket ${bucketId}`);
+    });
+  });
+
+  describe('mounted S3 buckets (an S3-compatible server on loopback: s3rver)', () => {
+    const secret = `s3-secret-${randomBytes(12).toString('hex')}`;
+    const receiver = new LoopbackReceiver();
+    let s3Directory: string;
+    let server: S3rver;
+    let s3: S3Settings;
+    let bucketId: string;
+    // s3rver knows the access key id S3RVER; it does not check signatures, so any secret signs.
+    const register = (workstreamId: string, body: Record<string, unknown>) =>
+      http<{ id: string; message: string; errors?: { field: string; message: string }[] }>('POST', `/admin/v1/workstreams/${workstreamId}/buckets`, { headers: adminHeaders(), body });
+    const s3Body = (change: Record<string, unknown> = {}) => ({
+      driver: 's3',
+      endpoint: s3.endpoint,
+      region: 'us-east-1',
+      bucket: 'client-photos',
+      prefix: 'tenant-a/',
+      access_key_id: 'S3RVER',
+      secret_access_key: secret,
+      ...change,
+    });
+    const putObject = (key: string, bytes: Buffer) => new S3BlobStore(s3).put(key, Readable.from([bytes]), { contentType: 'application/octet-stream' });
+
+    beforeAll(async () => {
+      s3Directory = mkdtempSync(join(tmpdir(), 'workline-s3rver-'));
+      server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: s3Directory, configureBuckets: [{ name: 'client-photos', configs: [] }] });
+      const { port } = await server.run();
+      s3 = { endpoint: `http://127.0.0.1:${port}`, bucket: 'client-photos', region: 'us-east-1', accessKeyId: 'S3RVER', secretAccessKey: secret };
+      await receiver.start();
+      const created = await register(tenant.workstreamId, s3Body());
+      if (created.status !== 201) throw new Error(`registering the s3 bucket answered ${created.status}: ${created.text}`);
+      bucketId = created.body.id;
+    });
+
+    afterAll(async () => {
+      await receiver.stop();
+      await server.close();
+      rmSync(s3Directory, { recursive: true, force: true });
+    });
+
+    it('registers an s3 bucket (201): its settings are shown, its secret access key only ever sealed', async () => {
+      const created = await register(tenant.workstreamId, s3Body({ prefix: undefined, force_path_style: true }));
+      expect(created.status).toBe(201);
+      expect(created.body).toEqual({
+        id: expect.stringMatching(/^bkt_/),
+        workstream_id: tenant.workstreamId,
+        driver: 's3',
+        endpoint: s3.endpoint,
+        region: 'us-east-1',
+        bucket: 'client-photos',
+        prefix: '',
+        access_key_id: 'S3RVER',
+        force_path_style: true,
+        created_at: expect.any(String),
+      });
+      expect(created.text).not.toContain(secret);
+      const { rows } = await db.query<Record<string, unknown>>('SELECT * FROM oversight_bucket WHERE id = $1', [created.body.id]);
+      expect(JSON.stringify(rows[0])).not.toContain(secret);
+      expect(new SecretBox(secretsKey()).open(rows[0].sealed_secret_access_key as string)).toBe(secret);
+    });
+
+    it('refuses bad s3 settings with a 422 naming the field, and an unknown workstream with 404; never echoing the secret', async () => {
+      const closedPort = await new Promise<number>((resolve) => {
+        const probe = createServer().listen(0, '127.0.0.1', () => {
+          const { port } = probe.address() as { port: number };
+          probe.close(() => resolve(port));
+        });
+      });
+      const cases: [Record<string, unknown>, string, RegExp][] = [
+        [{ endpoint: undefined }, 'endpoint', /endpoint is required/],
+        [{ endpoint: 'ftp://127.0.0.1/x' }, 'endpoint', /endpoint must be an http\(s\) URL/],
+        [{ region: 'US East' }, 'region', /region must be a region name/],
+        [{ bucket: 'Bad_Bucket' }, 'bucket', /bucket must be an S3 bucket name/],
+        [{ bucket: undefined }, 'bucket', /bucket is required/],
+        [{ prefix: '/abs/' }, 'prefix', /prefix must not start with a slash/],
+        [{ access_key_id: '' }, 'access_key_id', /access_key_id must be a non-empty string/],
+        [{ secret_access_key: undefined }, 'secret_access_key', /secret_access_key is required/],
+        [{ force_path_style: 'yes' }, 'force_path_style', /force_path_style must be true or false/],
+        // Well-formed settings that do not open the bucket: checked against the S3 service itself.
+        [{ bucket: 'no-such-bucket' }, 'bucket', /bucket no-such-bucket does not exist at http:\/\/127\.0\.0\.1:\d+/],
+        [{ access_key_id: 'NOBODY' }, 'access_key_id', /the credentials were refused: the S3 service answered 403 \(InvalidAccessKeyId\)/],
+        [{ endpoint: `http://127.0.0.1:${closedPort}` }, 'endpoint', /endpoint http:\/\/127\.0\.0\.1:\d+ could not be reached \(ECONNREFUSED\)/],
+      ];
+      for (const [change, field, message] of cases) {
+        const result = await register(tenant.workstreamId, s3Body(change));
+        expect({ change, status: result.status }).toEqual({ change, status: 422 });
+        expect(result.body.message).toMatch(message);
+        expect(result.body.errors?.map((e) => e.field)).toEqual([field]);
+        expect(result.text).not.toContain(secret);
+      }
+      const unknown = await register('no-such-ws', s3Body());
+      expect(unknown.status).toBe(404);
+      expect(unknown.body.message).toMatch(/workstream no-such-ws not found/);
+      // Nor does any app's log carry it (the logs of this test run).
+      const logDir = join(__dirname, '..', '..', '..', '..', '.cache', 'logs', 'test');
+      const logs = readdirSync(logDir).map((file) => readFileSync(join(logDir, file), 'utf8'));
+      expect(logs.join('').length).toBeGreaterThan(0);
+      expect(logs.some((log) => log.includes(secret))).toBe(false);
+    });
+
+    it('an image in the bucket -> task -> a worker streams it from S3 and completes it -> a signed webhook arrives', async () => {
+      const bytes = PNG();
+      await putObject('tenant-a/shots/cat.png', bytes);
+      const { taskId, assignment, bytes: streamed } = await takeBucketPng(tenant, worker, { media_key: 'shots/cat.png', bucket_id: bucketId, callback_url: receiver.url('/s3-done') });
+      expect(streamed.equals(bytes)).toBe(true);
+
+      const done = await work(worker, `/${assignment.assignment_id}/complete`, { updated_tags: [{ value: 'cat', confidence_score: 0.9 }] });
+      expect(done.status).toBe(200);
+      const request = await eventually(() => receiver.on('/s3-done')[0], { what: 'the webhook of the s3 task' });
+      const header = String(request.headers['x-svc-signature']);
+      expect(verify(header, request.rawBody.toString('utf8'), tenant.key)).toMatchObject({ ok: true });
+      const [t, v1] = header.split(';').map((part) => part.split('=')[1]);
+      expect(createHmac('sha256', tenant.key).update(`${t}.${request.rawBody.toString('utf8')}`).digest('hex')).toBe(v1);
+      expect(JSON.parse(request.rawBody.toString('utf8'))).toMatchObject({ event_type: 'task.result_available', task_id: taskId });
+      expect((await taskStatus(tenant, taskId)).body).toMatchObject({ state: 'COMPLETED', result: { updated_tags: [{ value: 'cat', confidence_score: 0.9 }] } });
+    });
+
+    it('the bucket rule on S3: a video is 422, text is 422, a missing object 404, a key above the prefix 422', async () => {
+      await putObject('tenant-a/clip.mp4', MP4());
+      await putObject('tenant-a/notes.txt', Buffer.from('just text'));
+      await putObject('outside.png', PNG());
+      // outside.png exists, but above the bucket's prefix: out of reach.
+      await expectBucketRule(tenant, bucketId, '../outside.png');
+      const otherWorkstream = await createTask(other, { media_key: 'shots/cat.png', bucket_id: bucketId, configuration_id: other.configurationId });
+      expect(otherWorkstream.status).toBe(404);
+    });
+
+    it('an object deleted before it is leased fails the task with task.error', async () => {
+      await putObject('tenant-a/gone.jpg', JPEG());
+      const taskId = await created(tenant, { media_key: 'gone.jpg', bucket_id: bucketId, configuration_id: tenant.configurationId });
+      await new S3BlobStore(s3).delete('tenant-a/gone.jpg');
+      await drainQueue(worker);
+      expect((await taskStatus(tenant, taskId)).body).toMatchObject({ state: 'ERROR', error: { message: `media gone.jpg can no longer be read from bucket ${bucketId}` } });
       expect((await events.taskEvent(Topic.TaskError, taskId)).error).toBe(`media gone.jpg can no longer be read from bucket ${bucketId}`);
     });
   });

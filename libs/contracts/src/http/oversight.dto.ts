@@ -2,6 +2,7 @@ import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   IsArray,
+  IsBoolean,
   IsIn,
   IsNotEmpty,
   IsNumber,
@@ -11,6 +12,7 @@ import {
   Max,
   MaxLength,
   Min,
+  ValidateIf,
   ValidateNested,
 } from 'class-validator';
 
@@ -107,20 +109,76 @@ export interface TaskAssignmentView {
   lease_expires_at: string;
 }
 
-export const BUCKET_DRIVERS = ['fs'] as const;
+export const BUCKET_DRIVERS = ['fs', 's3'] as const;
 export type BucketDriver = (typeof BUCKET_DRIVERS)[number];
 
+const fsDriver = (body: CreateBucketDto) => body.driver === 'fs';
+const s3Driver = (body: CreateBucketDto) => body.driver === 's3';
+
+/**
+ * Mounting a bucket (docs/admin-api.md): driver "fs" takes `root`; driver "s3" takes an S3-compatible
+ * bucket and the credentials to read it. The secret access key is sealed by the gateway at once and is
+ * never shown again.
+ */
 export class CreateBucketDto {
-  @IsIn(BUCKET_DRIVERS, { message: 'driver must be one of: fs' }) driver!: BucketDriver;
+  @IsIn(BUCKET_DRIVERS, { message: 'driver must be one of: fs, s3' }) driver!: BucketDriver;
   /** Absolute directory on the hosts of the gateway and oversight (driver "fs"). */
-  @IsString() @Matches(/^\//, { message: 'root must be an absolute path' }) @MaxLength(1000) root!: string;
+  @ValidateIf(fsDriver)
+  @IsString({ message: 'root must be an absolute path' })
+  @Matches(/^\//, { message: 'root must be an absolute path' })
+  @MaxLength(1000)
+  root?: string;
+  /** Driver "s3": the S3-compatible service, e.g. https://s3.eu-west-1.amazonaws.com or http://minio:9000. */
+  @ValidateIf(s3Driver)
+  @IsString({ message: 'endpoint must be an http(s) URL' })
+  @Matches(/^https?:\/\/[^\s/?#@]+(\/[^\s?#]*)?$/, { message: 'endpoint must be an http(s) URL without query, fragment or credentials, e.g. https://s3.eu-west-1.amazonaws.com' })
+  @MaxLength(500)
+  endpoint?: string;
+  @ValidateIf(s3Driver)
+  @IsString({ message: 'region must be a region name such as us-east-1' })
+  @Matches(/^[a-z0-9][a-z0-9-]{0,49}$/, { message: 'region must be a region name such as us-east-1' })
+  region?: string;
+  @ValidateIf(s3Driver)
+  @IsString({ message: 'bucket must be an S3 bucket name' })
+  @Matches(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, { message: 'bucket must be an S3 bucket name: 3 to 63 lowercase letters, digits, dots and hyphens' })
+  bucket?: string;
+  /** Prepended as is to every media_key (include the trailing slash of a folder: "photos/"). */
+  @ValidateIf((body: CreateBucketDto) => s3Driver(body) && body.prefix !== undefined)
+  @IsString({ message: 'prefix must be a string' })
+  @Matches(/^(?!\/)/, { message: 'prefix must not start with a slash' })
+  @MaxLength(512, { message: 'prefix must be at most 512 characters' })
+  prefix?: string;
+  @ValidateIf(s3Driver)
+  @IsString({ message: 'access_key_id must be a non-empty string' })
+  @IsNotEmpty({ message: 'access_key_id must be a non-empty string' })
+  @MaxLength(128, { message: 'access_key_id must be at most 128 characters' })
+  access_key_id?: string;
+  /** Write-only: stored sealed (SecretBox), never returned or logged. */
+  @ValidateIf(s3Driver)
+  @IsString({ message: 'secret_access_key must be a non-empty string' })
+  @IsNotEmpty({ message: 'secret_access_key must be a non-empty string' })
+  @MaxLength(256, { message: 'secret_access_key must be at most 256 characters' })
+  secret_access_key?: string;
+  /** Path-style addressing (`<endpoint>/<bucket>/<key>`; the default, true) or virtual-hosted (`<bucket>.<endpoint host>`). */
+  @ValidateIf((body: CreateBucketDto) => s3Driver(body) && body.force_path_style !== undefined)
+  @IsBoolean({ message: 'force_path_style must be true or false' })
+  force_path_style?: boolean;
 }
 
+/** A mounted bucket as shown by the API: its settings, never its secret access key. */
 export interface BucketView {
   id: string;
   workstream_id: string;
   driver: BucketDriver;
-  root: string;
+  /** Driver "fs". */
+  root?: string;
+  /** Driver "s3". */
+  endpoint?: string;
+  region?: string;
+  bucket?: string;
+  prefix?: string;
+  access_key_id?: string;
+  force_path_style?: boolean;
   created_at: string;
 }
 

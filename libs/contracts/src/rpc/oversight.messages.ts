@@ -1,6 +1,6 @@
 import { Type } from 'class-transformer';
-import { IsArray, IsIn, IsISO8601, IsOptional, IsString, ValidateNested } from 'class-validator';
-import { BUCKET_DRIVERS, type BucketDriver, TagDto } from '../http/oversight.dto';
+import { IsArray, IsISO8601, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
+import { TagDto } from '../http/oversight.dto';
 
 /** RPC payloads between the gateway and oversight (RpcPattern.MediaGrantCreate, TaskCreate, ...). */
 
@@ -22,11 +22,28 @@ export interface MediaGrantCreateReply {
   media_key: string;
 }
 
+/**
+ * A mounted bucket as the services pass it around (in RPC payloads and MediaLocation): the secret access
+ * key of an S3 bucket only ever sealed (SecretBox with SECRETS_KEY).
+ */
+export type MountedBucketSpec =
+  | { driver: 'fs'; root: string }
+  | {
+      driver: 's3';
+      endpoint: string;
+      region: string;
+      bucket: string;
+      prefix: string;
+      access_key_id: string;
+      sealed_secret_access_key: string;
+      force_path_style: boolean;
+    };
+
 export class BucketCreateRequest {
   @IsString() workstream_id!: string;
   @IsString() account_id!: string;
-  @IsIn(BUCKET_DRIVERS) driver!: BucketDriver;
-  @IsString() root!: string;
+  /** Already validated by the gateway (CreateBucketDto); the secret sealed there. */
+  @IsObject() bucket!: MountedBucketSpec;
 }
 
 export class TaskCreateRequest {
@@ -56,4 +73,4 @@ export class TaskMediaLocateRequest {
 /** Where a task's media bytes are, for the gateway to stream them to a worker. */
 export type MediaLocation =
   | { source: 'upload'; blob_key: string; content_type: string }
-  | { source: 'bucket'; driver: BucketDriver; root: string; key: string; content_type: string };
+  | { source: 'bucket'; bucket: MountedBucketSpec; key: string; content_type: string };
