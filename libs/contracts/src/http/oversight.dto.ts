@@ -3,6 +3,7 @@ import {
   ArrayMaxSize,
   IsArray,
   IsIn,
+  IsInt,
   IsNotEmpty,
   IsNumber,
   IsOptional,
@@ -127,3 +128,33 @@ export interface BucketView {
 /** Gateway paths of presigned media URLs (signed with urlSigningKey: PUT to upload, GET for workers). */
 export const mediaUploadPath = (mediaKey: string) => `/uploads/media/${mediaKey}`;
 export const taskMediaPath = (taskId: string) => `/media/tasks/${taskId}`;
+
+export const TASK_PAGE_MAX = 100;
+export const TASK_PAGE_DEFAULT = 20;
+
+/** GET /admin/v1/tasks query string: every task of every account, newest first. */
+export class ListTasksQuery {
+  @IsOptional() @IsString() @MaxLength(200)
+  workstream_id?: string;
+
+  @IsOptional() @IsIn(TASK_STATES, { message: 'state must be one of: QUEUED, IN_PROGRESS, COMPLETED, ERROR' })
+  state?: TaskState;
+
+  @IsOptional() @Type(() => Number) @IsInt({ message: 'limit must be an integer' }) @Min(1) @Max(TASK_PAGE_MAX)
+  limit?: number;
+
+  @IsOptional() @IsString() @MaxLength(500)
+  cursor?: string;
+}
+
+/** A task as the admin API lists it: the task's view, plus whose it is. */
+export interface AdminTaskView extends TaskView {
+  workstream_id: string;
+  account_id: string;
+}
+
+export interface TaskPage {
+  tasks: AdminTaskView[];
+  /** Pass as `cursor` for the next page; null on the last one. */
+  next_cursor: string | null;
+}

@@ -1,6 +1,6 @@
 import { Type } from 'class-transformer';
 import { IsArray, IsIn, IsISO8601, IsOptional, IsString, ValidateNested } from 'class-validator';
-import { BUCKET_DRIVERS, type BucketDriver, TagDto } from '../http/oversight.dto';
+import { BUCKET_DRIVERS, type BucketDriver, ListTasksQuery, TagDto } from '../http/oversight.dto';
 
 /** RPC payloads between the gateway and oversight (RpcPattern.MediaGrantCreate, TaskCreate, ...). */
 
@@ -48,6 +48,9 @@ export class TaskGetRequest {
   @IsOptional() @IsString() workstream_id?: string;
   @IsString() task_id!: string;
 }
+
+/** The admin listing (no account: the admin token sees every task). */
+export class TaskListRequest extends ListTasksQuery {}
 
 export class TaskMediaLocateRequest {
   @IsString() task_id!: string;
