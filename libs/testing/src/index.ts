@@ -6,3 +6,4 @@ export * from './receiver';
 export * from './deliveries';
 export * from './platform';
 export * from './browser';
+export * from './oversight';
