@@ -77,7 +77,7 @@ describe('console in a browser: tasks and reports with the admin token', () => {
     await operator.click(`tr[data-task="${second.taskId}"] .open-task`);
     await operator.waitForSelector('#task-detail [data-field="error"]');
     expect(await operator.textContent('#task-detail [data-field="error"]')).toBe('flagged by the worker: the image is all red');
-    await browser.screenshot(operator, 'console-operator-tasks');
+    await browser.screenshotOf(operator.locator('#tasks-section'), 'console-operator-tasks');
 
     // The state filter narrows the list to the task in that state.
     await operator.selectOption('#task-state', 'ERROR');
@@ -168,7 +168,7 @@ describe('console in a browser: tasks and reports with the admin token', () => {
       '2026-03-01: 3 tasks in 1 record, 3 tasks/hour',
       '2026-03-02: 6 tasks in 2 records, 3 tasks/hour',
     ]);
-    await browser.screenshot(operator, 'console-operator-reports');
+    await browser.screenshotOf(operator.locator('#reports-section'), 'console-operator-reports');
 
     // A range with no records: a message, no chart.
     await operator.fill('#report-from', '2025-01-01');

@@ -91,6 +91,7 @@ describe('console in a browser', () => {
     // Live refresh (polling): the operator's page shows the change without a reload.
     await operator.waitForSelector(`tr[data-run="${runId}"] .run-status:text-is("Processed")`, { timeout: 30_000 });
     expect(await operator.textContent(`tr[data-run="${runId}"] .progress`)).toContain('Completed 1');
+    await browser.screenshotOf(operator.locator('#runs-section'), 'console-operator-runs');
     const row = operator.locator('tr[data-delivery]', { hasText: runId });
     await row.locator('.delivery-status:text-is("delivered")').waitFor({ timeout: 30_000 });
     expect(await row.locator('.delivery-attempts').textContent()).toBe('1');
@@ -111,6 +112,7 @@ describe('console in a browser', () => {
     await operator.locator('#attempts tbody tr').nth(1).waitFor({ timeout: 30_000 });
     expect(await operator.locator('#attempts .attempt-status').allTextContents()).toEqual(['HTTP 200', 'HTTP 200']);
     expect(await operator.textContent('#attempts-title')).toContain(receiver.url('/console-run'));
+    await browser.screenshotOf(operator.locator('#deliveries-section'), 'console-operator-deliveries');
     await browser.screenshot(operator, 'console-operator');
   });
 
