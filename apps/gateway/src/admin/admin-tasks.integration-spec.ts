@@ -63,7 +63,7 @@ describe('admin API: tasks of every account, and workstream reports', () => {
     expect(csv.headers.get('content-type')).toBe('text/csv; charset=utf-8');
     const csvByKey = await http('GET', `/v1/workstreams/${tenant.workstreamId}/reports/throughput${query}&format=csv`, { headers: { 'x-api-key': tenant.key } });
     expect(csv.text).toBe(csvByKey.text);
-    expect(csv.text).toMatch(/^day,records,tasks,.*\n2026-04-02,1,2,/);
+    expect(csv.text).toMatch(/^day,records,tasks,.*\r\n2026-04-02,1,2,/);
     expect(await http('GET', `/admin/v1/workstreams/nope/reports/quality`, { headers: adminHeaders() })).toMatchObject({ status: 404, body: { message: 'workstream nope not found' } });
     expect((await http('GET', `/admin/v1/workstreams/${tenant.workstreamId}/reports/quality?from=2026-04-03&to=2026-04-01`, { headers: adminHeaders() })).status).toBe(422);
     expect((await http('GET', `/admin/v1/workstreams/${tenant.workstreamId}/reports/quality`, { headers: { 'x-api-key': tenant.key } })).status).toBe(401);
