@@ -1,4 +1,18 @@
+import { Type } from 'class-transformer';
+import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { DomainError, ErrorCode } from './errors';
+
+/** The most rows a list endpoint answers in one page. */
+export const PAGE_MAX = 100;
+
+/** `limit` and `cursor` of a paginated list's query string (the list's own filters extend it). */
+export class PageQuery {
+  @IsOptional() @Type(() => Number) @IsInt({ message: 'limit must be an integer' }) @Min(1) @Max(PAGE_MAX)
+  limit?: number;
+
+  @IsOptional() @IsString() @MaxLength(500)
+  cursor?: string;
+}
 
 /**
  * Opaque keyset cursor over (created_at desc, id desc), as the list endpoints return it in `next_cursor`:

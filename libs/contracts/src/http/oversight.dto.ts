@@ -3,7 +3,6 @@ import {
   ArrayMaxSize,
   IsArray,
   IsIn,
-  IsInt,
   IsNotEmpty,
   IsNumber,
   IsOptional,
@@ -14,6 +13,7 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
+import { PageQuery } from '../keyset-cursor';
 
 /** Oversight API (docs/oversight-api.md): media upload grants, tasks, task status, mounted buckets. */
 
@@ -129,22 +129,15 @@ export interface BucketView {
 export const mediaUploadPath = (mediaKey: string) => `/uploads/media/${mediaKey}`;
 export const taskMediaPath = (taskId: string) => `/media/tasks/${taskId}`;
 
-export const TASK_PAGE_MAX = 100;
 export const TASK_PAGE_DEFAULT = 20;
 
 /** GET /admin/v1/tasks query string: every task of every account, newest first. */
-export class ListTasksQuery {
+export class ListTasksQuery extends PageQuery {
   @IsOptional() @IsString() @MaxLength(200)
   workstream_id?: string;
 
   @IsOptional() @IsIn(TASK_STATES, { message: 'state must be one of: QUEUED, IN_PROGRESS, COMPLETED, ERROR' })
   state?: TaskState;
-
-  @IsOptional() @Type(() => Number) @IsInt({ message: 'limit must be an integer' }) @Min(1) @Max(TASK_PAGE_MAX)
-  limit?: number;
-
-  @IsOptional() @IsString() @MaxLength(500)
-  cursor?: string;
 }
 
 /** A task as the admin API lists it: the task's view, plus whose it is. */
