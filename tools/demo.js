@@ -66,7 +66,7 @@ async function provision(receiverUrl) {
   const tag = crypto.randomBytes(3).toString('hex');
   const account = await call('POST', '/admin/v1/accounts', { headers: admin, body: { name: `Demo ${tag}` } });
   const line = await call('POST', `/admin/v1/accounts/${account.id}/lines`, { headers: admin, body: { name: 'Demo line' } });
-  const workstream = await call('POST', '/admin/v1/workstreams', { headers: admin, body: { account_id: account.id, name: `Demo ${tag}`, use_cases: [] } });
+  const workstream = await call('POST', '/admin/v1/workstreams', { headers: admin, body: { account_id: account.id, name: `Demo ${tag}`, use_cases: [{ id: 'demo', task_definition_ids: ['label'] }] } });
   const { key } = await call('POST', `/admin/v1/workstreams/${workstream.id}/api-keys`, { headers: admin, body: {} });
   const configuration = await call('POST', `/admin/v1/workstreams/${workstream.id}/configurations`, { headers: admin, body: { name: 'Demo', extended_events: true } });
   const worker = await call('POST', '/admin/v1/workers', { headers: admin, body: { email: `demo.${tag}@example.com`, name: 'Demo worker' } });
@@ -84,7 +84,29 @@ async function provision(receiverUrl) {
     });
     tasks.push(task.task_id);
   }
+  await performanceRecords(workstream.id, key);
   return { account, line, workstream, key, configuration, worker, basic, run, tasks };
+}
+
+const DAYS = 7;
+
+/** Quality reviews and completed-task records for the last DAYS days, so the console's report charts have data. */
+async function performanceRecords(workstreamId, key) {
+  const headers = { 'x-api-key': key };
+  const today = Date.parse(new Date().toISOString().slice(0, 10));
+  for (let day = 0; day < DAYS; day++) {
+    const at = (hour) => new Date(today - (DAYS - 1 - day) * 86400000 + hour * 3600000).toISOString();
+    for (const [i, worker] of ['ann@example.com', 'bob@example.com'].entries()) {
+      await call('POST', `/v1/workstreams/${workstreamId}/task_reviewed`, {
+        headers,
+        body: { workstream_id: workstreamId, use_case_id: 'demo', task_definition_id: 'label', worker_id: worker, review_completed_at: at(9 + i), review_score: Math.round(55 + ((day * 7 + i * 3) % 9) * 5) / 100 },
+      });
+    }
+    await call('POST', `/v1/workstreams/${workstreamId}/task_completed`, {
+      headers,
+      body: { worker_id: 'ann@example.com', task_completed_at: at(12), task_count: 3 + ((day * 5) % 7), duration_seconds: 1800 + day * 300 },
+    });
+  }
 }
 
 /** Bot workers: complete every unit of the demo line and every demo task (other tasks are left alone). */
@@ -128,7 +150,9 @@ async function main() {
 Workline demo on ${gateway}
   Console:            ${gateway}/console
   Worker token:       ${demo.worker.token}      (Worker tab; line id ${demo.line.id})
-  Operator (account): ${demo.account.username} / ${demo.account.password}      (Operator tab)
+  Operator (account): ${demo.account.username} / ${demo.account.password}      (Operator tab: runs, deliveries)
+  Operator (admin):   the admin token (ADMIN_TOKEN, or .cache/run/admin-token)      (Operator tab: tasks, reports)
+  Workstream:         ${demo.workstream.id} (tasks; quality and throughput records for the last ${DAYS} days)
   Run:                ${demo.run.id} (${UNITS} units, callback to ${receiver.url}/run)
   Tasks:              ${demo.tasks.join(', ')} (webhooks to ${receiver.url}/task)
   API key:            ${demo.key}   (workstream ${demo.workstream.id}, configuration ${demo.configuration.id})

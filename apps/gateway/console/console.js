@@ -2,7 +2,11 @@
 // Workline console: plain browser JavaScript talking to the gateway's public APIs (docs/console.md).
 (() => {
   const $ = (id) => document.getElementById(id);
-  const state = { workerToken: '', lineId: '', assignment: null, basic: '', runs: [], timer: null, attemptsOf: null };
+  const state = {
+    workerToken: '', lineId: '', assignment: null, basic: '', adminToken: '', runs: [], timer: null, attemptsOf: null,
+    // Tasks: the filter, the cursors of the pages walked so far (null = newest), the page shown, the task opened.
+    taskFilter: { workstream: '', state: '' }, taskCursors: [null], taskPage: [], taskNext: null, taskOpen: null,
+  };
 
   const say = (text, isError) => {
     $('status').textContent = text;
@@ -26,8 +30,11 @@
     return { status: response.status, body: json };
   }
 
-  const el = (tag, attrs, ...children) => {
-    const node = document.createElement(tag);
+  const el = (tag, attrs, ...children) => elIn(null, tag, attrs, ...children);
+  const SVG = 'http://www.w3.org/2000/svg';
+  const svg = (tag, attrs, ...children) => elIn(SVG, tag, attrs, ...children);
+  function elIn(namespace, tag, attrs, ...children) {
+    const node = namespace ? document.createElementNS(namespace, tag) : document.createElement(tag);
     for (const [key, value] of Object.entries(attrs || {})) {
       if (key === 'text') node.textContent = value;
       else if (key.startsWith('on')) node.addEventListener(key.slice(2), value);
@@ -35,7 +42,7 @@
     }
     for (const child of children) node.append(child);
     return node;
-  };
+  }
 
   // Tabs
   const show = (view) => {
@@ -179,10 +186,24 @@
   // Operator view
   const operatorHeaders = () => ({ authorization: `Basic ${state.basic}` });
 
+  const adminHeaders = () => ({ authorization: `Bearer ${state.adminToken}` });
+
+  // Account credentials show the account's runs and deliveries; the admin token shows tasks and reports of
+  // every workstream. Either or both.
   $('operator-signin').addEventListener('submit', (event) => {
     event.preventDefault();
-    state.basic = btoa(`${$('op-username').value.trim()}:${$('op-password').value}`);
+    const username = $('op-username').value.trim();
+    state.basic = username ? btoa(`${username}:${$('op-password').value}`) : '';
+    state.adminToken = $('op-admin-token').value.trim();
+    if (!state.basic && !state.adminToken) return say('Enter an account username and password, an admin token, or both', true);
     $('operator-panel').hidden = false;
+    $('account-sections').hidden = !state.basic;
+    $('admin-sections').hidden = !state.adminToken;
+    if (state.adminToken && !$('report-from').value) {
+      const today = new Date();
+      $('report-to').value = isoDay(today);
+      $('report-from').value = isoDay(new Date(today.getTime() - 6 * DAY_MS));
+    }
     refresh();
     if (!state.timer) state.timer = setInterval(refresh, 2000);
   });
@@ -264,11 +285,14 @@
 
   let refreshing = false;
   async function refresh() {
-    if (refreshing || !state.basic) return;
+    if (refreshing || (!state.basic && !state.adminToken)) return;
     refreshing = true;
     try {
-      await refreshRuns();
-      await refreshDeliveries();
+      if (state.basic) {
+        await refreshRuns();
+        await refreshDeliveries();
+      }
+      if (state.adminToken) await refreshTasks();
       $('operator-panel').dataset.refreshedAt = new Date().toISOString();
     } catch (error) {
       say(error.message, true);
@@ -276,4 +300,168 @@
       refreshing = false;
     }
   }
+
+  // Tasks (admin token): GET /admin/v1/tasks, newest first, one page of 20 at a time.
+  const TASK_PAGE = 20;
+  const shortTime = (iso) => iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+
+  async function refreshTasks() {
+    const query = new URLSearchParams({ limit: String(TASK_PAGE) });
+    if (state.taskFilter.workstream) query.set('workstream_id', state.taskFilter.workstream);
+    if (state.taskFilter.state) query.set('state', state.taskFilter.state);
+    const cursor = state.taskCursors[state.taskCursors.length - 1];
+    if (cursor) query.set('cursor', cursor);
+    const page = (await call('GET', `/admin/v1/tasks?${query}`, adminHeaders())).body;
+    state.taskPage = page.tasks;
+    state.taskNext = page.next_cursor;
+    $('tasks').tBodies[0].replaceChildren(...page.tasks.map((t) => el('tr', { 'data-task': t.task_id, class: t.task_id === state.taskOpen ? 'selected' : '' },
+      el('td', {}, el('button', { type: 'button', class: 'link open-task', onclick: () => openTask(t.task_id), text: t.task_id })),
+      el('td', { class: `task-state state-${t.state.toLowerCase()}`, text: t.state }),
+      el('td', { text: t.media_key }),
+      el('td', { text: t.configuration_id }),
+      el('td', { text: shortTime(t.created_at) }),
+      el('td', { text: shortTime(t.updated_at) }))));
+    if (!page.tasks.length) $('tasks').tBodies[0].append(el('tr', {}, el('td', { colspan: '6', class: 'empty', text: 'No tasks match.' })));
+    $('tasks-page').textContent = `page ${state.taskCursors.length}${page.next_cursor ? '' : ' (oldest)'}`;
+    $('tasks-next').disabled = !page.next_cursor;
+    $('tasks-first').disabled = state.taskCursors.length === 1;
+    renderTaskDetail();
+  }
+
+  function openTask(id) {
+    state.taskOpen = id;
+    for (const row of $('tasks').tBodies[0].rows) row.classList.toggle('selected', row.dataset.task === id);
+    renderTaskDetail();
+  }
+
+  const tagList = (tags) => (tags.length ? tags.map((t) => `${t.value} (${t.confidence_score})`).join(', ') : 'none');
+
+  function renderTaskDetail() {
+    const task = state.taskPage.find((t) => t.task_id === state.taskOpen);
+    const box = $('task-detail');
+    box.hidden = !task;
+    if (!task) return box.replaceChildren();
+    const rows = [
+      ['State', task.state], ['Workstream', task.workstream_id], ['Account', task.account_id], ['Configuration', task.configuration_id],
+      ['Media key', task.media_key], ['Bucket', task.bucket_id || 'uploaded media'], ['Created', task.created_at], ['Updated', task.updated_at],
+    ];
+    if (task.result) {
+      rows.push(['Result tags', tagList(task.result.updated_tags)], ['Existing tags', tagList(task.result.existing_tags)]);
+      if (task.result.metadata.length) rows.push(['Metadata', JSON.stringify(task.result.metadata)]);
+    }
+    if (task.error) rows.push(['Error', task.error.message]);
+    const list = el('dl', { id: 'task-fields' });
+    for (const [name, value] of rows) list.append(el('dt', { text: name }), el('dd', { 'data-field': name.toLowerCase().replace(/ /g, '-'), text: value }));
+    box.replaceChildren(el('h3', { text: `Task ${task.task_id}` }), list);
+  }
+
+  $('task-filter').addEventListener('submit', (event) => {
+    event.preventDefault();
+    state.taskFilter = { workstream: $('task-workstream').value.trim(), state: $('task-state').value };
+    state.taskCursors = [null];
+    refresh();
+  });
+  $('tasks-next').addEventListener('click', () => {
+    if (!state.taskNext) return;
+    state.taskCursors.push(state.taskNext);
+    refresh();
+  });
+  $('tasks-first').addEventListener('click', () => {
+    state.taskCursors = [null];
+    refresh();
+  });
+
+  // Reports (admin token): the workstream's quality and throughput per UTC day, drawn as inline SVG.
+  const DAY_MS = 24 * 3600 * 1000;
+  const isoDay = (date) => date.toISOString().slice(0, 10);
+
+  /** Round tick steps (1, 2, 5 × 10^n) from 0 to at least max. */
+  function ticks(max) {
+    if (!(max > 0)) return [0, 1];
+    const rough = max / 4;
+    const magnitude = 10 ** Math.floor(Math.log10(rough));
+    const step = [1, 2, 5, 10].map((m) => m * magnitude).find((s) => s >= rough);
+    const list = [];
+    for (let value = 0; value < max + step / 2; value += step) list.push(Number(value.toFixed(10)));
+    if (list[list.length - 1] < max) list.push(list[list.length - 1] + step);
+    return list;
+  }
+
+  const formatNumber = (value) => (Number.isInteger(value) ? String(value) : value.toFixed(2));
+
+  /**
+   * A bar chart: one bar per point ({key, value, detail}), a y axis with round ticks (or the given ones),
+   * the keys under the bars, the values over them, and the axis titles. Empty points: a message instead.
+   */
+  function barChart({ id, title, points, yTitle, xTitle, yTicks, empty }) {
+    const figure = el('figure', { id, 'data-bars': String(points.length) }, el('figcaption', { text: title }));
+    if (!points.length) {
+      figure.append(el('p', { class: 'empty', text: empty }));
+      return figure;
+    }
+    const scale = yTicks || ticks(Math.max(...points.map((p) => p.value)));
+    const top = scale[scale.length - 1] || 1;
+    const width = Math.max(360, 70 + points.length * 56), height = 240;
+    const left = 56, right = 12, topPad = 20, bottom = 48;
+    const plotW = width - left - right, plotH = height - topPad - bottom;
+    const y = (value) => topPad + plotH - (value / top) * plotH;
+    const slot = plotW / points.length, barW = Math.min(40, slot * 0.7);
+    const chart = svg('svg', { viewBox: `0 0 ${width} ${height}`, width: String(width), height: String(height), role: 'img', 'aria-label': title });
+    for (const tick of scale) {
+      chart.append(
+        svg('line', { class: 'grid', x1: String(left), x2: String(width - right), y1: String(y(tick)), y2: String(y(tick)) }),
+        svg('text', { class: 'y-label', x: String(left - 6), y: String(y(tick) + 4), 'text-anchor': 'end', text: formatNumber(tick) }),
+      );
+    }
+    points.forEach((point, i) => {
+      const x = left + slot * i + (slot - barW) / 2;
+      chart.append(
+        svg('rect', { class: 'bar', x: String(x), y: String(y(point.value)), width: String(barW), height: String(Math.max(0, topPad + plotH - y(point.value))), 'data-key': point.key, 'data-value': String(point.value) },
+          svg('title', { text: `${point.key}: ${point.detail}` })),
+        svg('text', { class: 'value-label', x: String(x + barW / 2), y: String(y(point.value) - 4), 'text-anchor': 'middle', text: formatNumber(point.value) }),
+        svg('text', { class: 'x-label', x: String(x + barW / 2), y: String(topPad + plotH + 16), 'text-anchor': 'middle', text: point.key.slice(5) }),
+      );
+    });
+    chart.append(
+      svg('line', { class: 'axis', x1: String(left), x2: String(left), y1: String(topPad), y2: String(topPad + plotH) }),
+      svg('line', { class: 'axis', x1: String(left), x2: String(width - right), y1: String(topPad + plotH), y2: String(topPad + plotH) }),
+      svg('text', { class: 'axis-title', x: String(left + plotW / 2), y: String(height - 8), 'text-anchor': 'middle', text: xTitle }),
+      svg('text', { class: 'axis-title', x: '14', y: String(topPad + plotH / 2), 'text-anchor': 'middle', transform: `rotate(-90 14 ${topPad + plotH / 2})`, text: yTitle }),
+    );
+    figure.append(chart);
+    return figure;
+  }
+
+  async function showReports(event) {
+    event.preventDefault();
+    const workstream = $('report-workstream').value.trim();
+    const from = $('report-from').value;
+    const toInclusive = $('report-to').value;
+    if (!workstream || !from || !toInclusive) return say('Enter a workstream id and both dates', true);
+    // The API's `to` is exclusive: the day after the last day shown.
+    const to = isoDay(new Date(Date.parse(`${toInclusive}T00:00:00Z`) + DAY_MS));
+    const query = new URLSearchParams({ from, to, group_by: 'day' });
+    const base = `/admin/v1/workstreams/${encodeURIComponent(workstream)}/reports`;
+    try {
+      const [quality, throughput] = await Promise.all([
+        call('GET', `${base}/quality?${query}`, adminHeaders()),
+        call('GET', `${base}/throughput?${query}`, adminHeaders()),
+      ]);
+      const range = `${from} to ${toInclusive}`;
+      $('quality-chart').replaceChildren(barChart({
+        id: 'quality', title: `Quality: mean review score per day, ${range}`, yTitle: 'mean score', xTitle: 'day (UTC)', yTicks: [0, 0.25, 0.5, 0.75, 1],
+        points: quality.body.groups.map((g) => ({ key: g.key, value: g.mean_score, detail: `mean ${formatNumber(g.mean_score)} of ${g.count} reviews (min ${g.min_score}, max ${g.max_score})` })),
+        empty: `No quality records from ${range}.`,
+      }));
+      $('throughput-chart').replaceChildren(barChart({
+        id: 'throughput', title: `Throughput: tasks completed per day, ${range}`, yTitle: 'tasks', xTitle: 'day (UTC)',
+        points: throughput.body.groups.map((g) => ({ key: g.key, value: g.tasks, detail: `${g.tasks} tasks in ${g.records} record${g.records === 1 ? '' : 's'}${g.tasks_per_hour != null ? `, ${formatNumber(g.tasks_per_hour)} tasks/hour` : ''}` })),
+        empty: `No throughput records from ${range}.`,
+      }));
+      say(`Reports of workstream ${workstream}, ${range}.`);
+    } catch (error) {
+      say(error.message, true);
+    }
+  }
+  $('report-form').addEventListener('submit', showReports);
 })();

@@ -10,6 +10,8 @@ import {
   type TaskCreatedView,
   TaskCreateRequest,
   TaskGetRequest,
+  TaskListRequest,
+  type TaskPage,
   TaskMediaLocateRequest,
   type TaskView,
   validateContract,
@@ -42,6 +44,11 @@ export class TasksRpcController {
   @MessagePattern(RpcPattern.TaskGet)
   getTask(@Payload() payload: unknown): Promise<TaskView> {
     return this.tasks.get(validateContract(TaskGetRequest, payload));
+  }
+
+  @MessagePattern(RpcPattern.TaskList)
+  listTasks(@Payload() payload: unknown): Promise<TaskPage> {
+    return this.tasks.list(validateContract(TaskListRequest, payload));
   }
 
   @MessagePattern(RpcPattern.TaskMediaLocate)

@@ -1,6 +1,7 @@
 export * from './topics';
 export * from './services';
 export * from './errors';
+export * from './keyset-cursor';
 export * from './validation';
 export * from './events/envelope';
 export * from './events/performance.events';

@@ -10,14 +10,16 @@ import {
   type DeliveryRequestedEvent,
   type DeliveryStatus,
   type DeliveryView,
+  afterCursor,
   DomainError,
   ErrorCode,
+  keysetPage,
 } from '@workline/contracts';
 import { type Delivery, type DeliveryAttempt, type Prisma, PrismaService } from '@workline/db';
 import { currentRequestId } from '@workline/observability';
 import { SecretBox } from '@workline/secrets';
 import { DELIVERY_OPTIONS, type DeliveryOptions } from './delivery.options';
-import { decodeCursor, encodeCursor, scopeWhere } from './delivery-scope';
+import { scopeWhere } from './delivery-scope';
 import { DeliveryScheduler } from './delivery.scheduler';
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
@@ -106,18 +108,14 @@ export class DeliveriesService {
     const where: Prisma.DeliveryWhereInput[] = [scopeWhere(request.scope)];
     if (request.task_id !== undefined) where.push({ taskId: request.task_id });
     if (request.status !== undefined) where.push({ status: request.status });
-    if (request.cursor !== undefined) {
-      const { createdAt, id } = decodeCursor(request.cursor);
-      where.push({ OR: [{ createdAt: { lt: createdAt } }, { createdAt, id: { lt: id } }] });
-    }
+    if (request.cursor !== undefined) where.push(afterCursor(request.cursor));
     const rows = await this.prisma.delivery.findMany({
       where: { AND: where },
       orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
       take: limit + 1,
     });
-    const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
-    return { deliveries: page.map(toDeliveryView), next_cursor: rows.length > limit && last ? encodeCursor(last.createdAt, last.id) : null };
+    const { page, next_cursor } = keysetPage(rows, limit);
+    return { deliveries: page.map(toDeliveryView), next_cursor };
   }
 
   async get(request: DeliveryGetRequest): Promise<DeliveryDetailView> {

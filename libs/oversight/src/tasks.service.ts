@@ -2,9 +2,12 @@ import { Inject, Injectable } from '@nestjs/common';
 import { type BlobStore, type MountedBucket, MountedObjectError, openMountedBucket } from '@workline/blob-store';
 import { parseCallbackUrl } from '@workline/callback-url';
 import {
+  type AdminTaskView,
   BUCKET_MEDIA_TYPES,
+  afterCursor,
   DomainError,
   ErrorCode,
+  keysetPage,
   MEDIA_KEY_PATTERN,
   type MediaLocation,
   type MetadataItemView,
@@ -12,12 +15,15 @@ import {
   type TaskCreatedView,
   type TaskCreateRequest,
   type TaskGetRequest,
+  type TaskListRequest,
+  type TaskPage,
+  TASK_PAGE_DEFAULT,
   type TaskMediaLocateRequest,
   type TaskState,
   type TaskView,
   UPLOAD_MEDIA_TYPES,
 } from '@workline/contracts';
-import { PrismaService } from '@workline/db';
+import { type Prisma, PrismaService } from '@workline/db';
 import { SecretBox } from '@workline/secrets';
 import { randomBytes } from 'node:crypto';
 import { bucketSpec, BucketsService } from './buckets.service';
@@ -105,6 +111,19 @@ export class TasksService {
     const visible = row && row.accountId === request.account_id && (!request.workstream_id || row.workstreamId === request.workstream_id);
     if (!visible) throw DomainError.notFound(`task ${request.task_id} not found`);
     return toTaskView(row);
+  }
+
+  /** Every task (admin), optionally of one workstream and in one state, newest first, a page at a time. */
+  async list(request: TaskListRequest): Promise<TaskPage> {
+    const limit = request.limit ?? TASK_PAGE_DEFAULT;
+    const where: Prisma.OversightTaskWhereInput[] = [];
+    if (request.workstream_id !== undefined) where.push({ workstreamId: request.workstream_id });
+    if (request.state !== undefined) where.push({ state: request.state });
+    if (request.cursor !== undefined) where.push(afterCursor(request.cursor));
+    const rows = await this.prisma.oversightTask.findMany({ where: { AND: where }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: limit + 1 });
+    const { page, next_cursor } = keysetPage(rows, limit);
+    const tasks: AdminTaskView[] = page.map((row) => ({ ...toTaskView(row), workstream_id: row.workstreamId, account_id: row.accountId }));
+    return { tasks, next_cursor };
   }
 
   /** Where the gateway finds a task's bytes (for the signed media URL it serves to workers). */

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
 
 /** Debian's Chromium (tools/stack/deps.js installs it); never a browser downloaded by Playwright. */
 export const CHROMIUM_PATH = '/usr/bin/chromium';
@@ -54,6 +54,12 @@ export class TestBrowser {
   async screenshot(page: Page, name: string): Promise<void> {
     mkdirSync(ARTIFACTS_DIR, { recursive: true });
     await page.screenshot({ path: join(ARTIFACTS_DIR, `${name}.png`), fullPage: true });
+  }
+
+  /** A screenshot of one part of a page (a view's section, for the README). */
+  async screenshotOf(locator: Locator, name: string): Promise<void> {
+    mkdirSync(ARTIFACTS_DIR, { recursive: true });
+    await locator.screenshot({ path: join(ARTIFACTS_DIR, `${name}.png`) });
   }
 
   async close(): Promise<void> {

@@ -7,3 +7,4 @@ export * from './deliveries';
 export * from './platform';
 export * from './browser';
 export * from './logs';
+export * from './oversight';

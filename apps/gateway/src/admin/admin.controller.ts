@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
 import {
   type ConfigurationView,
   CreateAccountDto,
@@ -9,14 +9,19 @@ import {
   CreateWorkstreamDto,
   type LineView,
   ListApiKeysQuery,
+  ListTasksQuery,
+  ReportQueryDto,
   RotateApiKeyDto,
   RpcPattern,
   ServiceName,
+  type TaskPage,
   type WorkstreamView,
 } from '@workline/contracts';
 import { type ApiKeyView, IdentityService, type NewAccount } from '@workline/identity';
 import { KafkaRpcClient } from '@workline/kafka';
+import type { Response } from 'express';
 import { AdminTokenGuard } from '../auth/guards';
+import { sendReport } from '../performance/report-response';
 
 /** Admin API (docs/admin-api.md): provisioning of accounts, lines, workstreams, keys, configurations, workers. */
 @Controller('admin/v1')
@@ -101,6 +106,29 @@ export class AdminController {
   @HttpCode(HttpStatus.CREATED)
   createWorker(@Body() body: CreateWorkerDto): Promise<{ id: string; token: string }> {
     return this.identity.createWorker(body.email, body.name);
+  }
+
+  /** Every oversight task, optionally of one workstream and in one state, newest first (docs/admin-api.md). */
+  @Get('tasks')
+  listTasks(@Query() query: ListTasksQuery): Promise<TaskPage> {
+    return this.rpc.request<TaskPage>(ServiceName.Oversight, RpcPattern.TaskList, { ...query });
+  }
+
+  /** The workstream API's quality report, for any workstream (the console's operator charts). */
+  @Get('workstreams/:workstreamId/reports/quality')
+  qualityReport(@Param('workstreamId') workstreamId: string, @Query() query: ReportQueryDto, @Res({ passthrough: true }) response: Response): Promise<unknown> {
+    return this.report(RpcPattern.QualityReport, workstreamId, query, response);
+  }
+
+  @Get('workstreams/:workstreamId/reports/throughput')
+  throughputReport(@Param('workstreamId') workstreamId: string, @Query() query: ReportQueryDto, @Res({ passthrough: true }) response: Response): Promise<unknown> {
+    return this.report(RpcPattern.ThroughputReport, workstreamId, query, response);
+  }
+
+  /** Reports as the workstream's own account: the performance service applies the same rules as for its key. */
+  private async report(pattern: RpcPattern.QualityReport | RpcPattern.ThroughputReport, workstreamId: string, query: ReportQueryDto, response: Response): Promise<unknown> {
+    const workstream = await this.workstream(workstreamId);
+    return sendReport(this.rpc, pattern, { account_id: workstream.account_id, workstream_id: workstream.id }, workstream.id, query, response);
   }
 
   private workstream(workstreamId: string): Promise<WorkstreamView> {

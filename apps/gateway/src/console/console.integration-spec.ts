@@ -1,12 +1,12 @@
 import {
-  adminCreate,
+  createImageTask,
+  createOversightTenant,
   createPlatformAccount,
   createWorker,
   eventually,
   http,
   LoopbackReceiver,
   type PlatformAccount,
-  solidPng,
   TestBrowser,
   testStack,
 } from '@workline/testing';
@@ -91,6 +91,7 @@ describe('console in a browser', () => {
     // Live refresh (polling): the operator's page shows the change without a reload.
     await operator.waitForSelector(`tr[data-run="${runId}"] .run-status:text-is("Processed")`, { timeout: 30_000 });
     expect(await operator.textContent(`tr[data-run="${runId}"] .progress`)).toContain('Completed 1');
+    await browser.screenshotOf(operator.locator('#runs-section'), 'console-operator-runs');
     const row = operator.locator('tr[data-delivery]', { hasText: runId });
     await row.locator('.delivery-status:text-is("delivered")').waitFor({ timeout: 30_000 });
     expect(await row.locator('.delivery-attempts').textContent()).toBe('1');
@@ -111,22 +112,13 @@ describe('console in a browser', () => {
     await operator.locator('#attempts tbody tr').nth(1).waitFor({ timeout: 30_000 });
     expect(await operator.locator('#attempts .attempt-status').allTextContents()).toEqual(['HTTP 200', 'HTTP 200']);
     expect(await operator.textContent('#attempts-title')).toContain(receiver.url('/console-run'));
+    await browser.screenshotOf(operator.locator('#deliveries-section'), 'console-operator-deliveries');
     await browser.screenshot(operator, 'console-operator');
   });
 
   it('a worker flags leftovers and tags an annotation task whose image is rendered with its existing tags', async () => {
-    const account = await adminCreate<{ id: string }>('/accounts', { name: 'Console oversight' });
-    const workstream = await adminCreate<{ id: string }>('/workstreams', { account_id: account.id, name: 'Console', use_cases: [] });
-    const { key } = await adminCreate<{ key: string }>(`/workstreams/${workstream.id}/api-keys`, {});
-    const { id: configurationId } = await adminCreate<{ id: string }>(`/workstreams/${workstream.id}/configurations`, { name: 'Console', extended_events: true });
-    const grant = await http<{ media_upload_url: string; media_key: string }>('POST', '/v1/signed-url', { headers: { 'x-api-key': key }, body: { configuration_id: configurationId } });
-    const upload = await fetch(grant.body.media_upload_url, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: solidPng(64, 48, [40, 160, 90]) });
-    expect(upload.status).toBe(200);
-    const task = await http<{ task_id: string }>('POST', '/v1/tasks', {
-      headers: { 'x-api-key': key },
-      body: { media_key: grant.body.media_key, configuration_id: configurationId, callback_url: receiver.url('/console-task'), existing_tags: [{ value: 'animal', confidence_score: 0.5 }] },
-    });
-    expect(task.status).toBe(201);
+    const tenant = await createOversightTenant('Console oversight');
+    const { taskId } = await createImageTask(tenant, { callbackUrl: receiver.url('/console-task'), existingTags: [{ value: 'animal', confidence_score: 0.5 }] });
 
     const worker = await browser.page();
     await signInWorker(worker);
@@ -134,13 +126,13 @@ describe('console in a browser', () => {
     for (let i = 0; i < 100; i++) {
       await worker.keyboard.press('t');
       await worker.waitForSelector('#task-media h3');
-      if ((await worker.textContent('#task-media h3')) === `Task ${task.body.task_id}`) break;
+      if ((await worker.textContent('#task-media h3')) === `Task ${taskId}`) break;
       await worker.keyboard.press('f');
       await worker.keyboard.type('left over by another test');
       await worker.keyboard.press('Enter');
       await worker.waitForSelector('#work[hidden]', { state: 'attached' });
     }
-    expect(await worker.textContent('#task-media h3')).toBe(`Task ${task.body.task_id}`);
+    expect(await worker.textContent('#task-media h3')).toBe(`Task ${taskId}`);
     // The image has loaded and decoded (the page script runs in the browser, typed loosely here).
     await worker.waitForFunction(() => (globalThis as unknown as { document: { querySelector(s: string): { complete: boolean; naturalWidth: number } } }).document.querySelector('#media').complete);
     const size = await worker.$eval('#media', (img) => {
@@ -154,7 +146,7 @@ describe('console in a browser', () => {
     await worker.click('#submit');
     await worker.waitForSelector('#status:has-text("COMPLETED")');
 
-    const status = await http<{ state: string }>('GET', `/v1/tasks/${task.body.task_id}`, { headers: { 'x-api-key': key } });
+    const status = await http<{ state: string }>('GET', `/v1/tasks/${taskId}`, { headers: { 'x-api-key': tenant.key } });
     expect(status.body.state).toBe('COMPLETED');
     const webhook = await eventually(() => receiver.on('/console-task')[0], { what: 'the task webhook' });
     expect(JSON.parse(webhook.rawBody.toString('utf8')).task_details.updated_tags).toEqual([

@@ -110,6 +110,9 @@ const OPERATIONS: Record<string, Partial<Record<Method, Operation>>> = {
   '/admin/v1/api-keys': { get: { summary: 'List API keys (no secrets)', tag: 'admin', security: 'admin', ok: [200, 'The keys'], errors: [422], doc: 'docs/admin-api.md' } },
   '/admin/v1/api-keys/{keyId}': { delete: { summary: 'Revoke an API key', tag: 'admin', security: 'admin', ok: [204, 'Revoked'], errors: [404], doc: 'docs/admin-api.md' } },
   '/admin/v1/api-keys/{keyId}/rotate': { post: { summary: 'Rotate an API key', tag: 'admin', security: 'admin', ok: [201, 'The new key'], errors: [404], doc: 'docs/admin-api.md' } },
+  '/admin/v1/tasks': { get: { summary: 'List oversight tasks of every account, newest first (filter by workstream and state)', tag: 'admin', security: 'admin', ok: [200, 'A page of tasks'], errors: [422], doc: 'docs/admin-api.md' } },
+  '/admin/v1/workstreams/{workstreamId}/reports/quality': { get: { summary: 'Quality report of any workstream', tag: 'admin', security: 'admin', ok: [200, 'The report'], errors: [404, 422], doc: 'docs/admin-api.md' } },
+  '/admin/v1/workstreams/{workstreamId}/reports/throughput': { get: { summary: 'Throughput report of any workstream', tag: 'admin', security: 'admin', ok: [200, 'The report'], errors: [404, 422], doc: 'docs/admin-api.md' } },
   '/admin/v1/workers': { post: { summary: 'Register a worker (answers its token once)', tag: 'admin', security: 'admin', ok: [201, 'The worker'], errors: BODY_ERRORS, body: 'json', doc: 'docs/admin-api.md' } },
 };
 

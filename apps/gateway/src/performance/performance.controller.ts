@@ -3,7 +3,6 @@ import {
   GeneratePresignedUrlDto,
   type PerformanceCaller,
   type PerformanceRecordReply,
-  type PerformanceReportCsv,
   type PerformanceUploadView,
   ReportQueryDto,
   RpcPattern,
@@ -15,6 +14,7 @@ import type { Response } from 'express';
 import { ApiKeyGuard } from '../auth/guards';
 import { CurrentPrincipal, type PrincipalOf } from '../auth/principal';
 import { GatewayEnv } from '../gateway.env';
+import { sendReport } from './report-response';
 import { CSV_UPLOAD_URL_TTL_SECONDS, csvUploadPath, uploadSigningKey } from './upload-url';
 
 const callerOf = (key: PrincipalOf<'api-key'>): PerformanceCaller => ({ account_id: key.accountId, workstream_id: key.workstreamId });
@@ -91,11 +91,7 @@ export class PerformanceController {
     return { message: reply.message };
   }
 
-  private async report(pattern: RpcPattern, key: PrincipalOf<'api-key'>, workstreamId: string, query: ReportQueryDto, response: Response): Promise<unknown> {
-    const reply = await this.rpc.request<object>(ServiceName.Performance, pattern, { caller: callerOf(key), workstream_id: workstreamId, query: { ...query } });
-    if (query.format !== 'csv') return reply;
-    const { csv, file_name } = reply as PerformanceReportCsv;
-    response.type('text/csv; charset=utf-8').setHeader('content-disposition', `attachment; filename="${file_name}"`);
-    return csv;
+  private report(pattern: RpcPattern.QualityReport | RpcPattern.ThroughputReport, key: PrincipalOf<'api-key'>, workstreamId: string, query: ReportQueryDto, response: Response): Promise<unknown> {
+    return sendReport(this.rpc, pattern, callerOf(key), workstreamId, query, response);
   }
 }

@@ -15,6 +15,7 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
+import { PageQuery } from '../keyset-cursor';
 
 /** Oversight API (docs/oversight-api.md): media upload grants, tasks, task status, mounted buckets. */
 
@@ -185,3 +186,26 @@ export interface BucketView {
 /** Gateway paths of presigned media URLs (signed with urlSigningKey: PUT to upload, GET for workers). */
 export const mediaUploadPath = (mediaKey: string) => `/uploads/media/${mediaKey}`;
 export const taskMediaPath = (taskId: string) => `/media/tasks/${taskId}`;
+
+export const TASK_PAGE_DEFAULT = 20;
+
+/** GET /admin/v1/tasks query string: every task of every account, newest first. */
+export class ListTasksQuery extends PageQuery {
+  @IsOptional() @IsString() @MaxLength(200)
+  workstream_id?: string;
+
+  @IsOptional() @IsIn(TASK_STATES, { message: 'state must be one of: QUEUED, IN_PROGRESS, COMPLETED, ERROR' })
+  state?: TaskState;
+}
+
+/** A task as the admin API lists it: the task's view, plus whose it is. */
+export interface AdminTaskView extends TaskView {
+  workstream_id: string;
+  account_id: string;
+}
+
+export interface TaskPage {
+  tasks: AdminTaskView[];
+  /** Pass as `cursor` for the next page; null on the last one. */
+  next_cursor: string | null;
+}

@@ -1,27 +1,22 @@
 import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
+import { IsIn, IsOptional, IsString, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
+import { PAGE_MAX, PageQuery } from '../keyset-cursor';
 
 /** Delivery API (docs/webhooks.md): what a caller may see of the webhook-dispatcher's deliveries. */
 
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'dead'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
-export const DELIVERY_PAGE_MAX = 100;
+export const DELIVERY_PAGE_MAX = PAGE_MAX;
 export const DELIVERY_PAGE_DEFAULT = 20;
 
 /** GET /v1/deliveries query string. */
-export class ListDeliveriesQuery {
+export class ListDeliveriesQuery extends PageQuery {
   @IsOptional() @IsString() @MaxLength(200)
   task_id?: string;
 
   @IsOptional() @IsIn(DELIVERY_STATUSES, { message: 'status must be one of: pending, delivered, dead' })
   status?: DeliveryStatus;
-
-  @IsOptional() @Type(() => Number) @IsInt({ message: 'limit must be an integer' }) @Min(1) @Max(DELIVERY_PAGE_MAX)
-  limit?: number;
-
-  @IsOptional() @IsString() @MaxLength(500)
-  cursor?: string;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { Type } from 'class-transformer';
 import { IsArray, IsISO8601, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
-import { TagDto } from '../http/oversight.dto';
+import { ListTasksQuery, TagDto } from '../http/oversight.dto';
 
 /** RPC payloads between the gateway and oversight (RpcPattern.MediaGrantCreate, TaskCreate, ...). */
 
@@ -65,6 +65,9 @@ export class TaskGetRequest {
   @IsOptional() @IsString() workstream_id?: string;
   @IsString() task_id!: string;
 }
+
+/** The admin listing (no account: the admin token sees every task). */
+export class TaskListRequest extends ListTasksQuery {}
 
 export class TaskMediaLocateRequest {
   @IsString() task_id!: string;

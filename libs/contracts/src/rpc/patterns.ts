@@ -23,6 +23,8 @@ export enum RpcPattern {
   TaskCreate = 'oversight.task.create',
   TaskGet = 'oversight.task.get',
   TaskMediaLocate = 'oversight.task.media-locate',
+  /** Admin API: every task, filtered by workstream and state, newest first. */
+  TaskList = 'oversight.task.list',
   LineCreate = 'platform.line.create',
   /** Platform API (v4, and v3 presented over the same runs): the caller's account is always in the request. */
   LineList = 'platform.line.list',
