@@ -54,8 +54,10 @@ async function startApps({ env, gatewayUrl, quiet, logDir, timeoutMs = 120_000 }
       return last.status === 200;
     },
     { timeoutMs, intervalMs: 500 },
-  ).catch((error) => {
+  ).catch(async (error) => {
     if (last) error.message += `\n  last /health answer: ${JSON.stringify(last.body)}`;
+    // The caller never gets the children, so the ones that did start must not outlive this failure.
+    await stopApps(children);
     throw error;
   });
   ok(`all five apps are up; /health is 200`);

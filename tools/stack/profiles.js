@@ -16,12 +16,12 @@ const profiles = {
   },
   test: {
     name: 'test',
-    gatewayPort: Number(process.env.TEST_PORT ?? 39100),
+    gatewayPort: Number(process.env.TEST_PORT ?? 29100),
     databaseUrl: process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/workline_test',
     redisUrl: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/15',
     kafkaBrokers: process.env.TEST_KAFKA_BROKERS,
-    kafkaPort: Number(process.env.TEST_KAFKA_PORT ?? 39092),
-    kafkaControllerPort: Number(process.env.TEST_KAFKA_PORT ?? 39092) + 1,
+    kafkaPort: Number(process.env.TEST_KAFKA_PORT ?? 29092),
+    kafkaControllerPort: Number(process.env.TEST_KAFKA_PORT ?? 29092) + 1,
     freshData: true,
   },
 };
