@@ -6,3 +6,5 @@ export * from './receiver';
 export * from './deliveries';
 export * from './platform';
 export * from './browser';
+export * from './fleet';
+export * from './faults';
