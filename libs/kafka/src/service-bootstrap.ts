@@ -11,7 +11,12 @@ const LEVELS: LogLevel[] = ['error', 'warn', 'log', 'debug', 'verbose'];
 
 export const logLevelsUpTo = (level: string): LogLevel[] => LEVELS.slice(0, LEVELS.indexOf(level as LogLevel) + 1);
 
-export const kafkaSettingsFrom = (env: BaseEnv, app: string): KafkaSettings => ({ brokers: env.kafkaBrokers, app, instanceId: env.INSTANCE_ID });
+export const kafkaSettingsFrom = (env: BaseEnv, app: string): KafkaSettings => ({
+  brokers: env.kafkaBrokers,
+  app,
+  instanceId: env.INSTANCE_ID,
+  sessionTimeoutMs: env.KAFKA_SESSION_TIMEOUT_MS,
+});
 
 /**
  * Entry point of a Kafka-only service: validates the environment (BaseEnv, or the app's subclass of it), ensures the topics exist, serves the

@@ -3,7 +3,7 @@ import { BaseRpcContext, type CustomTransportStrategy, Server } from '@nestjs/mi
 import { DomainError, ErrorCode, isErrorBody, Topic, type ErrorBody } from '@workline/contracts';
 import type { Consumer, EachMessagePayload, IHeaders } from 'kafkajs';
 import { lastValueFrom } from 'rxjs';
-import { createKafka, consumerGroupOf, type KafkaSettings } from './kafka.settings';
+import { consumerGroupOf, consumerTimeouts, createKafka, type KafkaSettings } from './kafka.settings';
 import { KafkaProducer } from './producer';
 import { RpcHeader, type RpcReply, type RpcRequest } from './rpc.protocol';
 
@@ -108,8 +108,7 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
     const kafka = createKafka(this.options.settings);
     this.consumer = kafka.consumer({
       groupId: this.options.groupId ?? consumerGroupOf(this.options.settings.app),
-      sessionTimeout: 30_000,
-      heartbeatInterval: 3_000,
+      ...consumerTimeouts(this.options.settings),
       allowAutoTopicCreation: false,
     });
     await this.consumer.connect();
