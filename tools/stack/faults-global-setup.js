@@ -10,6 +10,7 @@ const path = require('node:path');
 const { root, ensureDependencies, generatePrismaClient, build } = require('./deps');
 const { ensurePostgres, migrate } = require('./postgres');
 const infra = require('./faults-infra');
+const { testAppEnv } = require('./test-env');
 
 const ADMIN_TOKEN = 'faults-admin-token-0123456789abcdef';
 
@@ -32,19 +33,10 @@ module.exports = async function globalSetup() {
       REDIS_URL: `redis://127.0.0.1:${ports.redis}/0`,
       KAFKA_BROKERS: kafka.brokers.join(','),
       BLOB_DIR: path.join(root, '.cache', 'blobs', 'faults'),
+      ...testAppEnv,
       ADMIN_TOKEN,
-      LOG_LEVEL: 'warn',
-      KAFKAJS_NO_PARTITIONER_WARNING: '1',
-      WEBHOOK_ALLOW_PRIVATE: '1',
       // Retries every second or so rather than every hour: a webhook a fault made fail is retried within the test.
       WEBHOOK_RETRY_BASE_MS: '1000',
-      WEBHOOK_POLL_MS: '100',
-      AUTH_FAILURE_LIMIT: '1000000',
-      RATE_LIMIT_V1_PER_MINUTE: '1000000',
-      RATE_LIMIT_V4_PER_MINUTE: '1000000',
-      RATE_LIMIT_V3_PER_MINUTE: '1000000',
-      RATE_LIMIT_WORK_PER_MINUTE: '1000000',
-      RATE_LIMIT_ADMIN_PER_MINUTE: '1000000',
       // A lease whose answer a fault swallowed (the worker never learnt its assignment id) comes back
       // within seconds instead of 15 or 30 minutes: the work API's documented recovery, on a test clock.
       UNIT_LEASE_SECONDS: '15',

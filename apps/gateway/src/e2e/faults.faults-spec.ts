@@ -95,6 +95,22 @@ describe.each([
     const state = { faultsDone: false, runProcessed: false, tasksDone: false };
     const problems: string[] = [];
     const patience = () => Date.now() + PATIENCE_MS;
+    /** Completes or flags a leased unit or task through the work API, retrying like a client. */
+    const closeAssignment = (worker: Record<string, string>, assignment: string, flag: boolean, body: object) =>
+      withRetries(
+        () => http('POST', `${gw()}/workforce/v1/assignments/${assignment}/${flag ? 'flag' : 'complete'}`, { headers: worker, body, timeoutMs: 30_000 }),
+        patience(),
+      );
+    /** Leases the next unit or task; undefined (after a pause when there is nothing to do) when none was leased. */
+    const nextAssignment = async <T>(worker: Record<string, string>, body: object, counter: { leasesLost: number }): Promise<T | undefined> => {
+      const next = await withRetries(() => http<T>('POST', `${gw()}/workforce/v1/assignments/next`, { headers: worker, body, timeoutMs: 30_000 }), patience());
+      // A `next` whose answer was lost leaves a lease nobody knows: it ends after UNIT/TASK_LEASE_SECONDS.
+      if (next.attempts > 1) counter.leasesLost++;
+      if (next.result?.status === 200) return next.result.body;
+      if (next.result?.status === 204) await pause(500);
+      else unexpected(`next ${JSON.stringify(body)}`, next.result);
+      return undefined;
+    };
     const unexpected = (what: string, result?: HttpResult) => problems.push(`${what}: ${result ? `${result.status} ${result.text.slice(0, 200)}` : 'gave up after retrying'}`);
 
     // (a) Quality submissions, each with a unique_id (the API's idempotency: a retry replaces, never adds).
@@ -132,31 +148,11 @@ describe.each([
           await pause(250);
           continue;
         }
-        const next = await withRetries(
-          () => http<{ assignment_id: string; input: { identifier: string } }>('POST', `${gw()}/workforce/v1/assignments/next`, { headers: worker, body: { kind: 'unit', line_id: platform.lineId }, timeoutMs: 30_000 }),
-          patience(),
-        );
-        // A `next` whose answer was lost leaves a lease nobody knows: it ends after UNIT_LEASE_SECONDS.
-        if (next.attempts > 1) units.leasesLost++;
-        if (next.result?.status === 204) {
-          await pause(500);
-          continue;
-        }
-        if (next.result?.status !== 200) {
-          unexpected('next unit', next.result);
-          continue;
-        }
-        const { assignment_id: assignment, input } = next.result.body;
+        const leased = await nextAssignment<{ assignment_id: string; input: { identifier: string } }>(worker, { kind: 'unit', line_id: platform.lineId }, units);
+        if (!leased) continue;
+        const { assignment_id: assignment, input } = leased;
         const flag = Number(input.identifier.slice(1)) % 10 === 0;
-        const done = await withRetries(
-          () =>
-            http('POST', `${gw()}/workforce/v1/assignments/${assignment}/${flag ? 'flag' : 'complete'}`, {
-              headers: worker,
-              body: flag ? { reason: 'bot flags every tenth unit' } : { output: { label: `done-${input.identifier}` } },
-              timeoutMs: 30_000,
-            }),
-          patience(),
-        );
+        const done = await closeAssignment(worker, assignment, flag, flag ? { reason: 'bot flags every tenth unit' } : { output: { label: `done-${input.identifier}` } });
         units.retried += done.attempts > 1 ? 1 : 0;
         const answer = done.result;
         // 200, or 409 "already completed/flagged": an earlier attempt whose answer was lost went through.
@@ -177,7 +173,7 @@ describe.each([
     })();
 
     // (c) Oversight tasks: upload grant, PUT of the bytes, task with a callback_url, retrying each step.
-    const tasks = { sent: 0, accepted: new Set<string>(), outcome: new Map<string, 'COMPLETED' | 'ERROR'>(), retried: 0 };
+    const tasks = { sent: 0, accepted: new Set<string>(), outcome: new Map<string, 'COMPLETED' | 'ERROR'>(), retried: 0, leasesLost: 0 };
     const taskStream = (async () => {
       for (let i = 0; !state.faultsDone; i++) {
         tasks.sent++;
@@ -217,28 +213,15 @@ describe.each([
     })();
     const taskBot = async (worker: Record<string, string>, b: number) => {
       for (let n = 0; !state.tasksDone; n++) {
-        const next = await withRetries(
-          () => http<{ assignment_id: string; task_id: string }>('POST', `${gw()}/workforce/v1/assignments/next`, { headers: worker, body: { kind: 'task' }, timeoutMs: 30_000 }),
-          patience(),
-        );
-        if (next.result?.status === 204) {
-          await pause(500);
-          continue;
-        }
-        if (next.result?.status !== 200) {
-          unexpected('next task', next.result);
-          continue;
-        }
-        const { assignment_id: assignment, task_id: taskId } = next.result.body;
+        const leased = await nextAssignment<{ assignment_id: string; task_id: string }>(worker, { kind: 'task' }, tasks);
+        if (!leased) continue;
+        const { assignment_id: assignment, task_id: taskId } = leased;
         const flag = (n + b) % 4 === 0;
-        const done = await withRetries(
-          () =>
-            http('POST', `${gw()}/workforce/v1/assignments/${assignment}/${flag ? 'flag' : 'complete'}`, {
-              headers: worker,
-              body: flag ? { reason: 'bot flags every fourth task' } : { updated_tags: [{ value: 'ok', confidence_score: 0.9 }], metadata: [{ key: 'bot', value: String(b) }] },
-              timeoutMs: 30_000,
-            }),
-          patience(),
+        const done = await closeAssignment(
+          worker,
+          assignment,
+          flag,
+          flag ? { reason: 'bot flags every fourth task' } : { updated_tags: [{ value: 'ok', confidence_score: 0.9 }], metadata: [{ key: 'bot', value: String(b) }] },
         );
         const answer = done.result;
         if (answer?.status === 200 || (answer?.status === 409 && /already closed/.test(answer.text))) {
@@ -388,12 +371,13 @@ describe.each([
       'run units': unitRows.length,
       'units Completed / Flagged': `${unitRows.filter((u) => u.status === 'Completed').length} / ${unitRows.filter((u) => u.status === 'Flagged').length}`,
       'unit answers needing retries': units.retried,
-      'leases whose answer a fault swallowed': units.leasesLost,
+      'unit `next` calls retried (a lease may be orphaned)': units.leasesLost,
       'run callbacks received': repeats(runCallbacks.length, runDeliveryIds.size),
       'tasks sent': tasks.sent,
       'tasks answered 201': tasks.accepted.size,
       'tasks stored (incl. 201s a fault swallowed)': taskRows.length,
       'tasks COMPLETED / ERROR': `${taskRows.filter((t) => t.state === 'COMPLETED').length} / ${taskRows.filter((t) => t.state === 'ERROR').length}`,
+      'task `next` calls retried (a lease may be orphaned)': tasks.leasesLost,
       'task webhooks received (one delivery id each)': repeats(hookRequests, webhooks.size),
       'deliveries delivered (DB)': deliveries[0].n,
     };
