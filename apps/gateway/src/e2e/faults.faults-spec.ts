@@ -31,7 +31,7 @@ import { randomBytes } from 'node:crypto';
 const RUN_UNITS = 2000;
 /** Units the bots leave for after the last fault, so the run is still in flight during every fault. */
 const RUN_RESERVE = 150;
-const UNIT_BOTS = 8;
+const UNIT_BOTS = 12;
 const TASK_BOTS = 2;
 /** Clients give up on one request after this long (a real client's patience; recovery takes seconds). */
 const PATIENCE_MS = 180_000;
