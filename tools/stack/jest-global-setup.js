@@ -6,6 +6,7 @@ const { root } = require('./deps');
 const { profiles } = require('./profiles');
 const { startStack } = require('./stack');
 const { opsPorts } = require('./apps');
+const { testAppEnv } = require('./test-env');
 
 const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 
@@ -13,25 +14,13 @@ module.exports = async function globalSetup() {
   const stack = await startStack(profiles.test, {
     quietApps: !process.env.WORKLINE_TEST_VERBOSE,
     extraEnv: {
+      ...testAppEnv,
       ADMIN_TOKEN: TEST_ADMIN_TOKEN,
       // One line per request, handled message and delivery attempt, in .cache/logs/test/<app>.log (the
       // observability tests read them); the console stays quiet unless WORKLINE_TEST_VERBOSE is set.
       LOG_LEVEL: 'log',
-      KAFKAJS_NO_PARTITIONER_WARNING: '1',
-      // Test receivers listen on loopback.
-      WEBHOOK_ALLOW_PRIVATE: '1',
-      // Every test request comes from 127.0.0.1: the failed-authentication limit is tested on its own
-      // gateway instance (identity-lifecycle.integration-spec.ts), not on the shared one.
-      AUTH_FAILURE_LIMIT: '1000000',
-      // High enough never to refuse (the suite shares a few credentials) while every request still passes the limiter; it is tested on its own gateway (rate-limit.integration-spec.ts).
-      RATE_LIMIT_V1_PER_MINUTE: '1000000',
-      RATE_LIMIT_V4_PER_MINUTE: '1000000',
-      RATE_LIMIT_V3_PER_MINUTE: '1000000',
-      RATE_LIMIT_WORK_PER_MINUTE: '1000000',
-      RATE_LIMIT_ADMIN_PER_MINUTE: '1000000',
       // Retry waits of 300 ms, 600 ms, 1.2 s, 2.4 s instead of hours (docs/webhooks.md "Decisions").
       WEBHOOK_RETRY_BASE_MS: '300',
-      WEBHOOK_POLL_MS: '100',
     },
   });
   globalThis.__WORKLINE_STACK__ = stack;

@@ -1,8 +1,9 @@
 'use strict';
 /**
  * `npm test`: lint (with Nx module boundaries), type check, unit tests, then integration and end-to-end
- * tests against real Kafka, PostgreSQL and Redis, which the Jest global setup starts on test ports.
- * Extra arguments go to the integration Jest run (e.g. `npm test -- admin`).
+ * tests against real Kafka, PostgreSQL and Redis, which the Jest global setup starts on test ports, then
+ * the fault-injection suite on a private stack of its own (jest.faults.config.js).
+ * Extra arguments go to both Jest runs (e.g. `npm test -- admin`); a run with no matching file is skipped.
  */
 const { spawnSync } = require('node:child_process');
 const path = require('node:path');
@@ -22,6 +23,12 @@ function stage(name, command, args, env = {}) {
   ok(`${name} passed in ${seconds.toFixed(1)}s`);
 }
 
+/** Whether a Jest config has test files matching the command-line patterns. */
+function hasTests(config, patterns) {
+  const result = spawnSync(bin('jest'), ['-c', config, '--listTests', ...patterns], { cwd: root, encoding: 'utf8' });
+  return result.status === 0 && result.stdout.trim().length > 0;
+}
+
 function main() {
   const started = Date.now();
   ensureDependencies();
@@ -33,8 +40,16 @@ function main() {
   stage('lint (eslint + Nx module boundaries)', bin('eslint'), ['apps', 'libs']);
   stage('type check', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']);
   stage('unit tests', bin('jest'), ['-c', 'jest.unit.config.js', '--ci']);
-  stage('integration and end-to-end tests', bin('jest'), ['-c', 'jest.integration.config.js', '--ci', '--runInBand', ...extra], {
+  // With a pattern, a suite none of whose files match it is skipped (its stack is not even started).
+  const narrowed = extra.length ? ['--passWithNoTests', ...extra] : [];
+  stage('integration and end-to-end tests', bin('jest'), ['-c', 'jest.integration.config.js', '--ci', '--runInBand', ...narrowed], {
     KAFKAJS_NO_PARTITIONER_WARNING: '1',
+  });
+  // Kills and restarts apps, Kafka and PostgreSQL on a private stack of its own (docs/operations.md).
+  stage('fault-injection tests', bin('jest'), ['-c', 'jest.faults.config.js', '--ci', '--runInBand', ...narrowed], {
+    KAFKAJS_NO_PARTITIONER_WARNING: '1',
+    // When the integration run had tests, its global setup has just built dist/.
+    ...(hasTests('jest.integration.config.js', extra) ? { WORKLINE_SKIP_BUILD: '1' } : {}),
   });
   console.log(paint('green', `\nAll tests passed in ${((Date.now() - started) / 1000).toFixed(0)}s`));
   for (const [name, seconds] of timings) console.log(`  ${name.padEnd(40)} ${seconds.toFixed(1)}s`);

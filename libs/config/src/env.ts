@@ -50,6 +50,10 @@ export class BaseEnv {
   @IsInt() @Min(100) @Max(120_000)
   RPC_TIMEOUT_MS: number = 10_000;
 
+  /** How long Kafka waits for a silent consumer (a crashed instance) before giving its partitions to the others. */
+  @IsInt() @Min(6_000) @Max(300_000)
+  KAFKA_SESSION_TIMEOUT_MS: number = 30_000;
+
   /** Directory of the filesystem blob store (uploaded media and CSV files); shared by the apps. */
   @IsString()
   BLOB_DIR: string = '.cache/blobs';

@@ -7,7 +7,15 @@ export interface KafkaSettings {
   /** The app's name: its consumer group is `workline-<app>`. */
   app: string;
   instanceId: string;
+  /** Consumer session timeout (KAFKA_SESSION_TIMEOUT_MS): how soon a crashed instance's partitions move on. Default 30 s. */
+  sessionTimeoutMs?: number;
 }
+
+/** Session and heartbeat settings of every consumer of an app (heartbeats at a tenth of the session, at most 3 s). */
+export const consumerTimeouts = (settings: KafkaSettings) => {
+  const sessionTimeout = settings.sessionTimeoutMs ?? 30_000;
+  return { sessionTimeout, heartbeatInterval: Math.min(3_000, Math.floor(sessionTimeout / 10)) };
+};
 
 /** Injection token of the app's KafkaSettings. */
 export const KAFKA_SETTINGS = Symbol('KAFKA_SETTINGS');

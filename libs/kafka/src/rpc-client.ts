@@ -2,7 +2,7 @@ import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } fro
 import { DomainError, ErrorCode, SERVICE_RPC_TOPIC, Topic, type RpcPattern, type ServiceName } from '@workline/contracts';
 import type { Consumer } from 'kafkajs';
 import { randomUUID } from 'node:crypto';
-import { createKafka, consumerGroupOf, type KafkaSettings } from './kafka.settings';
+import { consumerGroupOf, consumerTimeouts, createKafka, type KafkaSettings } from './kafka.settings';
 import type { KafkaProducer } from './producer';
 import { RpcHeader, type RpcReply } from './rpc.protocol';
 import { decodeHeaders } from './transport';
@@ -39,8 +39,7 @@ export class KafkaRpcClient implements OnModuleInit, OnApplicationShutdown {
   async onModuleInit(): Promise<void> {
     const consumer = createKafka(this.settings).consumer({
       groupId: `${consumerGroupOf(this.settings.app)}-replies-${this.settings.instanceId}`,
-      sessionTimeout: 30_000,
-      heartbeatInterval: 3_000,
+      ...consumerTimeouts(this.settings),
       allowAutoTopicCreation: false,
     });
     this.consumer = consumer;

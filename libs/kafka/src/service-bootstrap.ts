@@ -14,7 +14,12 @@ const LEVELS: LogLevel[] = ['error', 'warn', 'log', 'debug', 'verbose'];
 
 export const logLevelsUpTo = (level: string): LogLevel[] => LEVELS.slice(0, LEVELS.indexOf(level as LogLevel) + 1);
 
-export const kafkaSettingsFrom = (env: BaseEnv, app: string): KafkaSettings => ({ brokers: env.kafkaBrokers, app, instanceId: env.INSTANCE_ID });
+export const kafkaSettingsFrom = (env: BaseEnv, app: string): KafkaSettings => ({
+  brokers: env.kafkaBrokers,
+  app,
+  instanceId: env.INSTANCE_ID,
+  sessionTimeoutMs: env.KAFKA_SESSION_TIMEOUT_MS,
+});
 
 /** Port of each service's operational endpoints when HTTP_PORT is not set (the gateway has 3000). */
 export const DEFAULT_HTTP_PORT: Record<ServiceName, number> = {

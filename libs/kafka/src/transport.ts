@@ -5,7 +5,7 @@ import { type AppMetrics, REQUEST_ID_KAFKA_HEADER, runWithRequestId } from '@wor
 import type { Admin, Consumer, EachMessagePayload, IHeaders } from 'kafkajs';
 import type { Histogram } from 'prom-client';
 import { lastValueFrom } from 'rxjs';
-import { createKafka, consumerGroupOf, type KafkaSettings } from './kafka.settings';
+import { consumerGroupOf, consumerTimeouts, createKafka, type KafkaSettings } from './kafka.settings';
 import { KafkaProducer } from './producer';
 import { RpcHeader, type RpcReply, type RpcRequest } from './rpc.protocol';
 
@@ -134,8 +134,7 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
     const kafka = createKafka(this.options.settings);
     this.consumer = kafka.consumer({
       groupId: this.groupId,
-      sessionTimeout: 30_000,
-      heartbeatInterval: 3_000,
+      ...consumerTimeouts(this.options.settings),
       allowAutoTopicCreation: false,
     });
     const { GROUP_JOIN, CRASH, STOP, DISCONNECT, REBALANCING } = this.consumer.events;

@@ -12,6 +12,8 @@ export interface HttpOptions {
   /** A value is sent as JSON; a string is sent as it is. */
   body?: unknown;
   contentType?: string;
+  /** Abort (the promise rejects) when no answer came within this many ms. */
+  timeoutMs?: number;
 }
 
 /** A small HTTP client over fetch for tests: never throws on a status, parses JSON when it can. */
@@ -23,7 +25,7 @@ export async function http<T = unknown>(method: string, path: string, options: H
     body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
     headers['content-type'] = options.contentType ?? 'application/json';
   }
-  const response = await fetch(url, { method, headers, body });
+  const response = await fetch(url, { method, headers, body, signal: options.timeoutMs ? AbortSignal.timeout(options.timeoutMs) : undefined });
   const text = await response.text();
   let parsed: unknown = text;
   try {

@@ -8,3 +8,5 @@ export * from './platform';
 export * from './browser';
 export * from './logs';
 export * from './oversight';
+export * from './fleet';
+export * from './faults';

@@ -18,6 +18,9 @@ export interface TestStack {
 
 export const STACK_FILE = join(__dirname, '..', '..', '..', '.cache', 'run', 'test-stack.json');
 
+/** The stack file in use: the fault suite's global setup points WORKLINE_STACK_FILE at its own stack. */
+export const stackFile = () => process.env.WORKLINE_STACK_FILE ?? STACK_FILE;
+
 export function testStack(): TestStack {
-  return JSON.parse(readFileSync(STACK_FILE, 'utf8')) as TestStack;
+  return JSON.parse(readFileSync(stackFile(), 'utf8')) as TestStack;
 }

@@ -1,0 +1,85 @@
+import Redis from 'ioredis';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import type { HttpResult } from './http';
+import { stackFile, testStack } from './stack';
+
+const ROOT = join(__dirname, '..', '..', '..');
+
+/** The private ports the fault suite's global setup used (tools/stack/faults-infra.js `faultPorts`). */
+export interface FaultPorts {
+  kafka: number;
+  kafkaController: number;
+  postgres: number;
+  redis: number;
+  gateways: number[];
+}
+
+interface FaultsInfra {
+  restartKafka(ports: FaultPorts): Promise<unknown>;
+  restartPostgres(port: number): void;
+}
+
+// The same code the global setup used to start them (plain Node, outside the TypeScript build).
+const infra = (): FaultsInfra => createRequire(__filename)(join(ROOT, 'tools', 'stack', 'faults-infra.js')) as FaultsInfra;
+
+export const faultPorts = (): FaultPorts => (JSON.parse(readFileSync(stackFile(), 'utf8')) as { ports: FaultPorts }).ports;
+
+/** Stops the fault suite's Kafka broker cleanly and starts it again on the same data. */
+export const restartKafka = async (): Promise<void> => void (await infra().restartKafka(faultPorts()));
+
+/** Stops the fault suite's PostgreSQL cluster in immediate mode (a crash: WAL replay on start) and starts it again. */
+export const restartPostgres = (): void => infra().restartPostgres(faultPorts().postgres);
+
+/** FLUSHALL on the stack's Redis: every rate-limit window, quota counter and cached value is gone. */
+export async function flushRedis(): Promise<void> {
+  const redis = new Redis(testStack().redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    await redis.connect();
+    await redis.flushall();
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** One query on a connection of its own (the database may have been restarted since the last one). */
+export async function dbQuery<T extends Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
+  const client = new Client({ connectionString: testStack().databaseUrl, connectionTimeoutMillis: 5000 });
+  await client.connect();
+  try {
+    return (await client.query<T>(sql, params)).rows;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+export interface RetryOutcome<T> {
+  /** The last answer: 2xx, or a status a client does not retry (4xx); undefined when the client gave up. */
+  result?: HttpResult<T>;
+  /** How many attempts were made (1 when the first one was answered). */
+  attempts: number;
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * What a real client does: send, and on a connection error, a timeout or a 5xx, wait (250 ms doubling to
+ * 2 s) and send the same request again, until an answer that is not retryable or `deadline` (epoch ms).
+ * `send` gets the attempt number, so a client may spread its attempts over several gateways.
+ */
+export async function withRetries<T>(send: (attempt: number) => Promise<HttpResult<T>>, deadline: number): Promise<RetryOutcome<T>> {
+  let wait = 250;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const result = await send(attempt);
+      if (result.status < 500) return { result, attempts: attempt };
+    } catch {
+      /* connection refused or reset, or no answer in time: retried like a 5xx */
+    }
+    if (Date.now() + wait > deadline) return { attempts: attempt };
+    await pause(wait);
+    wait = Math.min(wait * 2, 2000);
+  }
+}

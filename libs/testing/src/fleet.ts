@@ -1,0 +1,110 @@
+import { createKafka } from '@workline/kafka';
+import { randomUUID } from 'node:crypto';
+import { eventually } from './eventually';
+import { type AppInstance, startAppInstance } from './instances';
+import { testStack } from './stack';
+
+export const SERVICE_APPS = ['performance', 'oversight', 'platform-runs', 'webhook-dispatcher'] as const;
+export const FLEET_APPS = [...SERVICE_APPS, 'gateway'] as const;
+export type FleetApp = (typeof FLEET_APPS)[number];
+
+interface Member {
+  app: FleetApp;
+  index: number;
+  instanceId: string;
+  instance: AppInstance;
+}
+
+const READY_TIMEOUT_MS = 180_000;
+
+/**
+ * N instances of every app on the current test stack, which a test may crash (SIGKILL) and restart one at a
+ * time. Gateways listen on the given ports (a restarted gateway comes back on its port, as behind a load
+ * balancer). An instance is ready when, for a gateway, GET /health answers 200 (it reaches PostgreSQL,
+ * Redis and every service over Kafka) and, for a service, when its Kafka consumer group is stable with
+ * the instance among its members (so it takes its share of the partitions).
+ */
+export class Fleet {
+  private readonly members = new Map<string, Member>();
+  private launches = 0;
+
+  private constructor(
+    readonly instances: number,
+    private readonly gatewayPorts: number[],
+    private readonly extraEnv: Record<string, string>,
+  ) {}
+
+  get gatewayUrls(): string[] {
+    return this.gatewayPorts.slice(0, this.instances).map((port) => `http://127.0.0.1:${port}`);
+  }
+
+  static async start(instances: number, gatewayPorts: number[], extraEnv: Record<string, string> = {}): Promise<Fleet> {
+    if (gatewayPorts.length < instances) throw new Error(`${instances} gateways need ${instances} ports`);
+    const fleet = new Fleet(instances, gatewayPorts, extraEnv);
+    for (const app of FLEET_APPS) for (let index = 0; index < instances; index++) fleet.launch(app, index);
+    await fleet.ready();
+    return fleet;
+  }
+
+  private launch(app: FleetApp, index: number): void {
+    const instanceId = `${app}-${index}-${++this.launches}-${randomUUID().slice(0, 6)}`;
+    const env: Record<string, string> = { ...this.extraEnv, INSTANCE_ID: instanceId };
+    if (app === 'gateway') {
+      env.PORT = String(this.gatewayPorts[index]);
+      env.PUBLIC_URL = `http://127.0.0.1:${this.gatewayPorts[index]}`;
+    }
+    const instance = startAppInstance(app, env, `fleet-${app}-${index}`);
+    this.members.set(`${app}#${index}`, { app, index, instanceId, instance });
+  }
+
+  /** SIGKILL one instance (no shutdown hooks, as in a crash), start a new one in its place, wait until it is ready. */
+  async crash(app: FleetApp, index: number): Promise<void> {
+    const member = this.members.get(`${app}#${index}`);
+    if (!member) throw new Error(`no instance ${index} of ${app}`);
+    const child = member.instance.process;
+    const exited = child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', resolve));
+    member.instance.kill();
+    await exited;
+    this.launch(app, index);
+    await this.ready();
+  }
+
+  /** Waits until every instance is ready (see the class comment); fails if one exited. */
+  async ready(): Promise<void> {
+    const probe = createKafka({ brokers: testStack().kafkaBrokers, app: 'fleet-probe', instanceId: randomUUID() });
+    await eventually(
+      async () => {
+        for (const member of this.members.values()) {
+          const { exitCode, signalCode } = member.instance.process;
+          if (exitCode !== null || signalCode !== null) throw new Error(`${member.app} #${member.index} exited (${signalCode ?? exitCode})`);
+        }
+        for (const url of this.gatewayUrls) {
+          const health = await fetch(`${url}/health`, { signal: AbortSignal.timeout(10_000) });
+          if (health.status !== 200) throw new Error(`${url}/health answered ${health.status}: ${await health.text()}`);
+        }
+        const admin = probe.admin();
+        await admin.connect();
+        try {
+          const { groups } = await admin.describeGroups(SERVICE_APPS.map((app) => `workline-${app}`));
+          for (const app of SERVICE_APPS) {
+            const group = groups.find((g) => g.groupId === `workline-${app}`);
+            const expected = [...this.members.values()].filter((m) => m.app === app).map((m) => `workline-${app}-${m.instanceId}`);
+            const clients = group?.members.map((m) => m.clientId) ?? [];
+            if (group?.state !== 'Stable' || clients.length !== expected.length || expected.some((id) => !clients.includes(id))) {
+              throw new Error(`consumer group workline-${app} is ${group?.state} with [${clients.join(', ')}], waiting for [${expected.join(', ')}]`);
+            }
+          }
+        } finally {
+          await admin.disconnect();
+        }
+        return true;
+      },
+      { what: 'every app instance to be ready', timeoutMs: READY_TIMEOUT_MS, intervalMs: 500 },
+    );
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([...this.members.values()].map((m) => m.instance.stop()));
+    this.members.clear();
+  }
+}

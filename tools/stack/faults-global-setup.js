@@ -1,0 +1,69 @@
+'use strict';
+/**
+ * Global setup of the fault suite (jest.faults.config.js): a private PostgreSQL cluster, Redis and Kafka
+ * (tools/stack/faults-infra.js), migrated, and the build. The apps are started by the tests themselves
+ * (libs/testing/src/fleet.ts), which kill and restart them. Writes .cache/run/faults-stack.json (the same
+ * shape as test-stack.json) and points @workline/testing's testStack() at it (WORKLINE_STACK_FILE).
+ */
+const fs = require('node:fs');
+const path = require('node:path');
+const { root, ensureDependencies, generatePrismaClient, build } = require('./deps');
+const { ensurePostgres, migrate } = require('./postgres');
+const infra = require('./faults-infra');
+const { testAppEnv } = require('./test-env');
+
+const ADMIN_TOKEN = 'faults-admin-token-0123456789abcdef';
+
+module.exports = async function globalSetup() {
+  ensureDependencies();
+  generatePrismaClient();
+  const ports = infra.faultPorts();
+  try {
+    await infra.startPrivatePostgres(ports.postgres);
+    const databaseUrl = `postgresql://postgres@127.0.0.1:${ports.postgres}/workline_faults`;
+    await ensurePostgres(databaseUrl, { fresh: true });
+    migrate(databaseUrl);
+    await infra.startPrivateRedis(ports.redis);
+    const kafka = await infra.startPrivateKafka(ports, true);
+    // `npm test` has just built dist/ for the integration run.
+    if (!process.env.WORKLINE_SKIP_BUILD) build();
+    const appEnv = {
+      NODE_ENV: 'test',
+      DATABASE_URL: databaseUrl,
+      REDIS_URL: `redis://127.0.0.1:${ports.redis}/0`,
+      KAFKA_BROKERS: kafka.brokers.join(','),
+      BLOB_DIR: path.join(root, '.cache', 'blobs', 'faults'),
+      ...testAppEnv,
+      ADMIN_TOKEN,
+      // Retries every second or so rather than every hour: a webhook a fault made fail is retried within the test.
+      WEBHOOK_RETRY_BASE_MS: '1000',
+      // A lease whose answer a fault swallowed (the worker never learnt its assignment id) comes back
+      // within seconds instead of 15 or 30 minutes: the work API's documented recovery, on a test clock.
+      UNIT_LEASE_SECONDS: '15',
+      TASK_LEASE_SECONDS: '15',
+      // A crashed instance's partitions move to the others (or to its successor) after 10 s instead of 30 s.
+      KAFKA_SESSION_TIMEOUT_MS: '10000',
+    };
+    const file = path.join(root, '.cache', 'run', 'faults-stack.json');
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        gatewayUrl: `http://127.0.0.1:${ports.gateways[0]}`,
+        adminToken: ADMIN_TOKEN,
+        databaseUrl,
+        redisUrl: appEnv.REDIS_URL,
+        kafkaBrokers: kafka.brokers,
+        pids: {},
+        appEnv,
+        ports,
+      }),
+    );
+    process.env.WORKLINE_STACK_FILE = file;
+    process.env.DATABASE_URL = databaseUrl;
+    process.env.KAFKAJS_NO_PARTITIONER_WARNING = '1';
+  } catch (error) {
+    await infra.stopAll().catch(() => undefined);
+    throw error;
+  }
+};

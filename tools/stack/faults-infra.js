@@ -1,0 +1,156 @@
+'use strict';
+/**
+ * The private infrastructure of the fault suite (`npm run test:faults`): a PostgreSQL cluster of its own
+ * (initdb/pg_ctl into .cache/faults/pg), a redis-server and a Kafka broker on private ports. The suite
+ * restarts and flushes them on purpose, so they must not be the machine's shared servers nor the
+ * integration suite's.
+ *
+ * Used by the Jest global setup/teardown (tools/stack/faults-global-*.js) and, for the faults themselves
+ * (restart Kafka, restart PostgreSQL), by libs/testing/src/faults.ts inside the test process.
+ */
+const fs = require('node:fs');
+const path = require('node:path');
+const { spawnSync, execFileSync } = require('node:child_process');
+const { root } = require('./deps');
+const { step, ok, fail } = require('./log');
+const { waitFor, spawnPrefixed, stopProcess, readPid, isAlive, commandExists } = require('./process');
+const { startLocalKafka, brokerAnswers } = require('./kafka');
+
+const baseDir = path.join(root, '.cache', 'faults');
+const pgDir = path.join(baseDir, 'pg');
+const pgData = path.join(pgDir, 'data');
+const pgLog = path.join(pgDir, 'postgres.log');
+const redisPidFile = path.join(baseDir, 'redis.pid');
+const KAFKA_PROFILE = 'faults';
+const kafkaPidFile = path.join(root, '.cache', 'kafka', KAFKA_PROFILE, 'broker.pid');
+
+/**
+ * Private ports: FAULTS_*_PORT, else offsets from TEST_PORT (39100 by default) that the integration
+ * stack does not use (it takes TEST_PORT, TEST_PORT + 7 and TEST_KAFKA_PORT/+1).
+ */
+function faultPorts(env = process.env) {
+  const base = Number(env.TEST_PORT ?? 39100);
+  const port = (name, offset) => Number(env[name] ?? base + offset);
+  return {
+    kafka: port('FAULTS_KAFKA_PORT', 41),
+    kafkaController: port('FAULTS_KAFKA_CONTROLLER_PORT', 42),
+    postgres: port('FAULTS_PG_PORT', 43),
+    redis: port('FAULTS_REDIS_PORT', 44),
+    gateways: [port('FAULTS_GATEWAY_PORT', 45), port('FAULTS_GATEWAY_PORT', 45) + 1],
+  };
+}
+
+function pgBinDir() {
+  const candidates = [process.env.PG_BIN_DIR, '/usr/lib/postgresql/15/bin', '/usr/lib/postgresql/16/bin', '/usr/lib/postgresql/17/bin', '/usr/lib/postgresql/14/bin'];
+  for (const dir of candidates) if (dir && fs.existsSync(path.join(dir, 'pg_ctl'))) return dir;
+  if (commandExists('pg_ctl')) return path.dirname(execFileSync('sh', ['-c', 'command -v pg_ctl']).toString().trim());
+  fail('the fault suite needs PostgreSQL server binaries (initdb, pg_ctl): apt-get install postgresql, or set PG_BIN_DIR');
+}
+
+/** initdb refuses to run as root: as root, the cluster belongs to the postgres system user. */
+function pgOwner() {
+  if (typeof process.getuid !== 'function' || process.getuid() !== 0) return {};
+  const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
+  const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
+  return { uid, gid };
+}
+
+function pg(tool, args, { check = true } = {}) {
+  const owner = pgOwner();
+  const result = spawnSync(path.join(pgBinDir(), tool), args, { ...owner, cwd: pgDir, encoding: 'utf8', env: { ...process.env, LC_ALL: 'C' } });
+  if (check && result.status !== 0) fail(`${tool} ${args.join(' ')} failed (${result.status}): ${result.stderr || result.stdout}`);
+  return result;
+}
+
+function startPostgresServer(port) {
+  pg('pg_ctl', [
+    '-D', pgData, '-l', pgLog, '-w', '-t', '60',
+    '-o', `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories= -c max_connections=300 -c fsync=off -c full_page_writes=off`,
+    'start',
+  ]);
+}
+
+/** A fresh cluster under .cache/faults/pg on `port` (trust authentication on 127.0.0.1, user postgres). */
+async function startPrivatePostgres(port) {
+  const running = readPid(path.join(pgData, 'postmaster.pid'));
+  if (isAlive(running)) pg('pg_ctl', ['-D', pgData, '-m', 'immediate', 'stop'], { check: false });
+  fs.rmSync(pgDir, { recursive: true, force: true });
+  fs.mkdirSync(pgDir, { recursive: true });
+  const owner = pgOwner();
+  if (owner.uid !== undefined) fs.chownSync(pgDir, owner.uid, owner.gid);
+  step(`creating a private PostgreSQL cluster in ${path.relative(root, pgData)} (port ${port})`);
+  pg('initdb', ['-D', pgData, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
+  startPostgresServer(port);
+  ok(`private PostgreSQL ready (127.0.0.1:${port})`);
+}
+
+/**
+ * `pg_ctl stop -m immediate` (no checkpoint, every connection cut, like a crash: the restart replays the
+ * WAL) and start again on the same port.
+ */
+function restartPostgres(port) {
+  pg('pg_ctl', ['-D', pgData, '-m', 'immediate', 'stop']);
+  startPostgresServer(port);
+}
+
+function stopPrivatePostgres() {
+  if (!fs.existsSync(path.join(pgData, 'postmaster.pid'))) return;
+  pg('pg_ctl', ['-D', pgData, '-m', 'fast', 'stop'], { check: false });
+}
+
+async function startPrivateRedis(port) {
+  await stopProcess(readPid(redisPidFile) ?? 0, 5000).catch(() => undefined);
+  fs.mkdirSync(baseDir, { recursive: true });
+  step(`starting a private redis-server on port ${port}`);
+  const child = spawnPrefixed('redis', 'redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    env: process.env,
+    quiet: true,
+    logFile: path.join(baseDir, 'redis.log'),
+  });
+  fs.writeFileSync(redisPidFile, String(child.pid));
+  const Redis = require('ioredis');
+  await waitFor(
+    'the private redis-server to answer PING',
+    async () => {
+      const client = new Redis(`redis://127.0.0.1:${port}`, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+      client.on('error', () => undefined);
+      try {
+        await client.connect();
+        return (await client.ping()) === 'PONG';
+      } finally {
+        client.disconnect();
+      }
+    },
+    { timeoutMs: 15_000 },
+  );
+  ok(`private Redis ready (127.0.0.1:${port})`);
+}
+
+const startPrivateKafka = (ports, fresh = false) =>
+  startLocalKafka({ profile: KAFKA_PROFILE, port: ports.kafka, controllerPort: ports.kafkaController, fresh });
+
+/** SIGTERM the broker (a clean shutdown: the log is flushed), wait for it to exit, start it on the same data. */
+async function restartKafka(ports) {
+  await stopProcess(readPid(kafkaPidFile) ?? 0, 60_000);
+  await startPrivateKafka(ports, false);
+}
+
+async function stopAll() {
+  await stopProcess(readPid(kafkaPidFile) ?? 0, 20_000);
+  fs.rmSync(kafkaPidFile, { force: true });
+  await stopProcess(readPid(redisPidFile) ?? 0, 5000);
+  fs.rmSync(redisPidFile, { force: true });
+  stopPrivatePostgres();
+}
+
+module.exports = {
+  faultPorts,
+  startPrivatePostgres,
+  restartPostgres,
+  stopPrivatePostgres,
+  startPrivateRedis,
+  startPrivateKafka,
+  restartKafka,
+  brokerAnswers,
+  stopAll,
+};
