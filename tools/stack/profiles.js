@@ -1,7 +1,7 @@
 'use strict';
 /**
  * Where each mode runs. `start` is what `npm start` brings up; `test` is what `npm test` brings up,
- * on other ports and another database so both can run side by side.
+ * on other ports and another database so both can run side by side; `bench` is what the benchmarks bring up.
  */
 const profiles = {
   start: {
@@ -22,6 +22,17 @@ const profiles = {
     kafkaBrokers: process.env.TEST_KAFKA_BROKERS,
     kafkaPort: Number(process.env.TEST_KAFKA_PORT ?? 39092),
     kafkaControllerPort: Number(process.env.TEST_KAFKA_PORT ?? 39092) + 1,
+    freshData: true,
+  },
+  // `npm run bench*`: a stack of its own (fresh data), so a benchmark never disturbs the test stack.
+  bench: {
+    name: 'bench',
+    gatewayPort: Number(process.env.BENCH_PORT ?? 39300),
+    databaseUrl: process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/workline_bench',
+    redisUrl: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/14',
+    kafkaBrokers: process.env.BENCH_KAFKA_BROKERS,
+    kafkaPort: Number(process.env.BENCH_KAFKA_PORT ?? 39392),
+    kafkaControllerPort: Number(process.env.BENCH_KAFKA_PORT ?? 39392) + 1,
     freshData: true,
   },
 };
