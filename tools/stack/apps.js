@@ -10,10 +10,14 @@ const APPS = [...SERVICES, 'gateway'];
 
 const mainOf = (app) => path.join(root, 'dist', 'apps', app, 'src', 'main.js');
 
-/** Spawns one app from dist/ with `env`; its output goes to the console (prefixed) and to a log file. */
+/**
+ * Spawns one app from dist/ with `env`; its output goes to the console (prefixed) and to a log file.
+ * WORKLINE_NODE_ARGS adds node options NODE_OPTIONS refuses, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
+ */
 function spawnApp(app, env, { quiet = false, logDir } = {}) {
   const logFile = logDir ? path.join(logDir, `${app}.log`) : undefined;
-  return spawnPrefixed(app, process.execPath, ['--enable-source-maps', mainOf(app)], { env, logFile, quiet });
+  const nodeArgs = (env.WORKLINE_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+  return spawnPrefixed(app, process.execPath, [...nodeArgs, '--enable-source-maps', mainOf(app)], { env, logFile, quiet });
 }
 
 async function gatewayHealth(url) {
