@@ -13,6 +13,9 @@ interface Pending {
   timer: NodeJS.Timeout;
 }
 
+/** Reply partitions handled at once (the replies topic has 6). */
+const REPLY_PARTITIONS_AT_ONCE = 6;
+
 /** Raised when a service does not answer in time: it may be down, or Kafka may be. */
 export class RpcTimeoutError extends DomainError {
   constructor(readonly service: ServiceName, timeoutMs: number) {
@@ -55,6 +58,12 @@ export class KafkaRpcClient implements OnModuleInit, OnApplicationShutdown {
     await consumer.connect();
     await consumer.subscribe({ topics: [Topic.RpcReplies], fromBeginning: false });
     await consumer.run({
+      // Replies are only read live by this instance's own group (a restarted instance has a new group and
+      // new requests), so their offsets are never needed: committing them after every batch cost a round
+      // trip to Kafka that held up the next fetch, i.e. every reply waiting behind it.
+      autoCommit: false,
+      // One partition's batch never waits behind another's.
+      partitionsConsumedConcurrently: REPLY_PARTITIONS_AT_ONCE,
       eachMessage: async ({ message }) => {
         const correlationId = decodeHeaders(message.headers)[RpcHeader.CorrelationId];
         const waiting = correlationId ? this.pending.get(correlationId) : undefined;
