@@ -1,5 +1,5 @@
 import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { DomainError, ErrorCode, SERVICE_RPC_TOPIC, Topic, type RpcPattern, type ServiceName } from '@workline/contracts';
+import { DomainError, ErrorCode, SERVICE_RPC_TOPIC, Topic, TOPIC_SPECS, type RpcPattern, type ServiceName } from '@workline/contracts';
 import type { Consumer } from 'kafkajs';
 import { randomUUID } from 'node:crypto';
 import { createKafka, consumerGroupOf, type KafkaSettings } from './kafka.settings';
@@ -12,9 +12,6 @@ interface Pending {
   reject: (error: unknown) => void;
   timer: NodeJS.Timeout;
 }
-
-/** Reply partitions handled at once (the replies topic has 6). */
-const REPLY_PARTITIONS_AT_ONCE = 6;
 
 /** Raised when a service does not answer in time: it may be down, or Kafka may be. */
 export class RpcTimeoutError extends DomainError {
@@ -63,7 +60,7 @@ export class KafkaRpcClient implements OnModuleInit, OnApplicationShutdown {
       // trip to Kafka that held up the next fetch, i.e. every reply waiting behind it.
       autoCommit: false,
       // One partition's batch never waits behind another's.
-      partitionsConsumedConcurrently: REPLY_PARTITIONS_AT_ONCE,
+      partitionsConsumedConcurrently: TOPIC_SPECS[Topic.RpcReplies].partitions,
       eachMessage: async ({ message }) => {
         const correlationId = decodeHeaders(message.headers)[RpcHeader.CorrelationId];
         const waiting = correlationId ? this.pending.get(correlationId) : undefined;
