@@ -1,14 +1,22 @@
 /**
- * The load-generator process of bench/performance.ts: runs autocannon once and sends back the figures.
- * Each request carries its own id in place of __ID__ in the body; the ids answered 2xx are sent back so
- * the bench can check that every acknowledged record is in PostgreSQL.
+ * The load-generator process of the benchmarks (the load generator is never the process under test).
+ * It gets one job over IPC, runs it, sends back the figures and exits:
+ *  - `http`: autocannon against one URL. Each request carries its own id in place of __ID__ in the body;
+ *    the ids answered 2xx are sent back, so a bench can check that every acknowledged record was stored.
+ *  - `bots`: worker bots through the work API: lease the next unit, complete it, again, until 204 or the
+ *    time is up. Latency is that of one unit (next + complete).
+ *  - `kafka`: raw kafkajs produce of one small message per send (acks = all), `concurrency` sends at a time.
+ * Started through `runLoad` (bench/lib/load.ts).
  */
+import { Kafka, logLevel } from 'kafkajs';
+import type { LoadJob, LoadResult } from './lib/load';
+import { percentile } from './lib/common';
+
 interface Context {
   id?: string;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const autocannon = require('autocannon') as (options: object) => Promise<{
+type Autocannon = (options: object) => Promise<{
   requests: { total: number };
   latency: { p50: number; p99: number };
   duration: number;
@@ -17,21 +25,23 @@ const autocannon = require('autocannon') as (options: object) => Promise<{
   errors: number;
   timeouts: number;
 }>;
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const autocannon = require('autocannon') as Autocannon;
 
-process.once('message', async (options: { url: string; headers: Record<string, string>; body: string; connections: number; duration: number }) => {
+async function http(job: Extract<LoadJob, { kind: 'http' }>): Promise<LoadResult> {
   let next = 0;
   const acknowledged: string[] = [];
   const result = await autocannon({
-    url: options.url,
-    connections: options.connections,
-    duration: options.duration,
+    url: job.url,
+    connections: job.connections,
+    duration: job.seconds,
     requests: [
       {
-        method: 'POST',
-        headers: options.headers,
+        method: job.method ?? 'POST',
+        headers: job.headers,
         setupRequest: (request: { body?: string }, context: Context) => {
           context.id = `${process.pid}-${next++}`;
-          return { ...request, body: options.body.replace('__ID__', context.id) };
+          return { ...request, body: job.body.replace('__ID__', context.id) };
         },
         onResponse: (status: number, _body: string, context: Context) => {
           if (status >= 200 && status < 300 && context.id) acknowledged.push(context.id);
@@ -39,16 +49,88 @@ process.once('message', async (options: { url: string; headers: Record<string, s
       },
     ],
   });
-  process.send!({
-    requests: result.requests.total,
-    seconds: result.duration,
-    rps: result.requests.total / result.duration,
+  return {
+    perSecond: result.requests.total / result.duration,
     p50: result.latency.p50,
     p99: result.latency.p99,
-    status2xx: result['2xx'],
-    non2xx: result.non2xx,
-    errors: result.errors,
-    timeouts: result.timeouts,
+    count: result['2xx'],
+    failed: result.non2xx + result.errors + result.timeouts,
+    seconds: result.duration,
     acknowledged,
-  }, () => process.exit(0));
+  };
+}
+
+async function bots(job: Extract<LoadJob, { kind: 'bots' }>): Promise<LoadResult> {
+  const latencies: number[] = [];
+  let failed = 0;
+  let lastCompletion = 0;
+  const started = Date.now();
+  const until = started + job.seconds * 1000;
+  const post = async (path: string, headers: Record<string, string>, body: unknown) => {
+    const response = await fetch(`${job.base}${path}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const text = await response.text();
+    return { status: response.status, json: text ? JSON.parse(text) : undefined };
+  };
+  await Promise.all(
+    job.workers.map(async (worker, w) => {
+      while (Date.now() < until) {
+        const at = performance.now();
+        const next = await post('/workforce/v1/assignments/next', worker, { kind: 'unit', line_id: job.lineId });
+        if (next.status === 204) return;
+        if (next.status !== 200) {
+          failed++;
+          continue;
+        }
+        const done = await post(`/workforce/v1/assignments/${next.json.assignment_id}/complete`, worker, { output: { label: `bot-${w}`, score: 0.9 } });
+        if (done.status !== 200) {
+          failed++;
+          continue;
+        }
+        latencies.push(performance.now() - at);
+        lastCompletion = Date.now();
+      }
+    }),
+  );
+  const seconds = ((lastCompletion || Date.now()) - started) / 1000;
+  return { perSecond: latencies.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), count: latencies.length, failed, seconds, lastCompletion };
+}
+
+async function kafka(job: Extract<LoadJob, { kind: 'kafka' }>): Promise<LoadResult> {
+  const client = new Kafka({ clientId: 'bench-raw-produce', brokers: job.brokers, logLevel: logLevel.NOTHING });
+  const producer = client.producer({ allowAutoTopicCreation: false });
+  await producer.connect();
+  const latencies: number[] = [];
+  let failed = 0;
+  const value = JSON.stringify({ pattern: 'bench.raw', data: { n: 0, text: 'x'.repeat(200) } });
+  try {
+    // Warm-up: metadata and the connection to the leader.
+    await producer.send({ topic: job.topic, acks: -1, messages: [{ value }] });
+    const started = performance.now();
+    const until = started + job.seconds * 1000;
+    await Promise.all(
+      Array.from({ length: job.concurrency }, async () => {
+        while (performance.now() < until) {
+          const at = performance.now();
+          try {
+            await producer.send({ topic: job.topic, acks: -1, messages: [{ key: String(at), value }] });
+            latencies.push(performance.now() - at);
+          } catch {
+            failed++;
+          }
+        }
+      }),
+    );
+    const seconds = (performance.now() - started) / 1000;
+    return { perSecond: latencies.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), count: latencies.length, failed, seconds };
+  } finally {
+    await producer.disconnect();
+  }
+}
+
+process.once('message', (job: LoadJob) => {
+  const run = job.kind === 'http' ? http(job) : job.kind === 'bots' ? bots(job) : kafka(job);
+  run.then(
+    (result) => process.send!(result, () => process.exit(0)),
+    (error: unknown) => process.send!({ error: error instanceof Error ? error.stack : String(error) }, () => process.exit(1)),
+  );
 });

@@ -16,12 +16,16 @@ const mainOf = (app) => path.join(root, 'dist', 'apps', app, 'src', 'main.js');
  */
 const opsPorts = (gatewayPort) => Object.fromEntries(SERVICES.map((app, index) => [app, gatewayPort + index + 1]));
 
-/** Spawns one app from dist/ with `env`; its output goes to the console (prefixed) and to a log file. */
+/**
+ * Spawns one app from dist/ with `env`; its output goes to the console (prefixed) and to a log file.
+ * WORKLINE_NODE_ARGS adds node options NODE_OPTIONS refuses, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
+ */
 function spawnApp(app, env, { quiet = false, logDir } = {}) {
   const logFile = logDir ? path.join(logDir, `${app}.log`) : undefined;
   const ports = opsPorts(Number(env.PORT));
   const appEnv = ports[app] ? { ...env, HTTP_PORT: String(ports[app]) } : env;
-  return spawnPrefixed(app, process.execPath, ['--enable-source-maps', mainOf(app)], { env: appEnv, logFile, quiet });
+  const nodeArgs = (env.WORKLINE_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+  return spawnPrefixed(app, process.execPath, [...nodeArgs, '--enable-source-maps', mainOf(app)], { env: appEnv, logFile, quiet });
 }
 
 async function gatewayHealth(url) {

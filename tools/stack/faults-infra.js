@@ -25,11 +25,11 @@ const KAFKA_PROFILE = 'faults';
 const kafkaPidFile = path.join(root, '.cache', 'kafka', KAFKA_PROFILE, 'broker.pid');
 
 /**
- * Private ports: FAULTS_*_PORT, else offsets from TEST_PORT (39100 by default) that the integration
+ * Private ports: FAULTS_*_PORT, else offsets from TEST_PORT (29100 by default) that the integration
  * stack does not use (it takes TEST_PORT, TEST_PORT + 7 and TEST_KAFKA_PORT/+1).
  */
 function faultPorts(env = process.env) {
-  const base = Number(env.TEST_PORT ?? 39100);
+  const base = Number(env.TEST_PORT ?? 29100);
   const port = (name, offset) => Number(env[name] ?? base + offset);
   return {
     kafka: port('FAULTS_KAFKA_PORT', 41),

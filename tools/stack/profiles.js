@@ -1,8 +1,27 @@
 'use strict';
 /**
  * Where each mode runs. `start` is what `npm start` brings up; `test` is what `npm test` brings up,
- * on other ports and another database so both can run side by side.
+ * on other ports and another database so both can run side by side; `bench` is what the benchmarks bring up.
  */
+/**
+ * A stack on its own ports, database and Redis index, its data reset each run; `<PREFIX>_PORT`,
+ * `_DATABASE_URL`, `_REDIS_URL`, `_KAFKA_BROKERS` and `_KAFKA_PORT` (controller: port + 1) override.
+ */
+function isolated(name, prefix, defaults) {
+  const env = (key) => process.env[`${prefix}_${key}`];
+  const kafkaPort = Number(env('KAFKA_PORT') ?? defaults.kafkaPort);
+  return {
+    name,
+    gatewayPort: Number(env('PORT') ?? defaults.port),
+    databaseUrl: env('DATABASE_URL') ?? `postgresql://postgres@127.0.0.1:5432/${defaults.database}`,
+    redisUrl: env('REDIS_URL') ?? `redis://127.0.0.1:6379/${defaults.redisDb}`,
+    kafkaBrokers: env('KAFKA_BROKERS'),
+    kafkaPort,
+    kafkaControllerPort: kafkaPort + 1,
+    freshData: true,
+  };
+}
+
 const profiles = {
   start: {
     name: 'start',
@@ -14,16 +33,9 @@ const profiles = {
     kafkaControllerPort: 9093,
     freshData: false,
   },
-  test: {
-    name: 'test',
-    gatewayPort: Number(process.env.TEST_PORT ?? 29100),
-    databaseUrl: process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/workline_test',
-    redisUrl: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/15',
-    kafkaBrokers: process.env.TEST_KAFKA_BROKERS,
-    kafkaPort: Number(process.env.TEST_KAFKA_PORT ?? 29092),
-    kafkaControllerPort: Number(process.env.TEST_KAFKA_PORT ?? 29092) + 1,
-    freshData: true,
-  },
+  test: isolated('test', 'TEST', { port: 29100, database: 'workline_test', redisDb: 15, kafkaPort: 29092 }),
+  // `npm run bench*`: a stack of its own, so a benchmark never disturbs the test stack.
+  bench: isolated('bench', 'BENCH', { port: 29300, database: 'workline_bench', redisDb: 14, kafkaPort: 29392 }),
 };
 
 module.exports = { profiles };

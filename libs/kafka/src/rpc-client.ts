@@ -1,5 +1,5 @@
 import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { DomainError, ErrorCode, SERVICE_RPC_TOPIC, Topic, type RpcPattern, type ServiceName } from '@workline/contracts';
+import { DomainError, ErrorCode, SERVICE_RPC_TOPIC, Topic, TOPIC_SPECS, type RpcPattern, type ServiceName } from '@workline/contracts';
 import type { Consumer } from 'kafkajs';
 import { randomUUID } from 'node:crypto';
 import { consumerGroupOf, consumerTimeouts, createKafka, type KafkaSettings } from './kafka.settings';
@@ -54,6 +54,12 @@ export class KafkaRpcClient implements OnModuleInit, OnApplicationShutdown {
     await consumer.connect();
     await consumer.subscribe({ topics: [Topic.RpcReplies], fromBeginning: false });
     await consumer.run({
+      // Replies are only read live by this instance's own group (a restarted instance has a new group and
+      // new requests), so their offsets are never needed: committing them after every batch cost a round
+      // trip to Kafka that held up the next fetch, i.e. every reply waiting behind it.
+      autoCommit: false,
+      // One partition's batch never waits behind another's.
+      partitionsConsumedConcurrently: TOPIC_SPECS[Topic.RpcReplies].partitions,
       eachMessage: async ({ message }) => {
         const correlationId = decodeHeaders(message.headers)[RpcHeader.CorrelationId];
         const waiting = correlationId ? this.pending.get(correlationId) : undefined;

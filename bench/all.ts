@@ -1,0 +1,202 @@
+/**
+ * `npm run bench`: the benchmarks of every API group in one run, printed as one table and written to
+ * .cache/bench/results.md and .cache/bench/results.json. Not part of `npm test`. docs/benchmarks.md says
+ * what each row measures and against what.
+ *
+ * Starts the bench stack (BENCH_PORT, BENCH_KAFKA_PORT, BENCH_DATABASE_URL, BENCH_REDIS_URL; data reset),
+ * then, each Workline measure immediately followed by its baseline (the machine is shared: back-to-back
+ * pairs keep the ratio meaningful):
+ *   quality submissions  POST /v1/workstreams/:id/task_reviewed   vs a bare Fastify server answering 202
+ *   run creation         POST /v4/runs (one unit, HTTP Basic)      vs the same server answering 201
+ *   task creation        POST /v1/tasks (oversight)                vs the same server answering 201
+ *   unit completion      bots: next + complete on the work API     vs the same server answering 200, 200
+ *   webhook delivery     DeliveryRequested on Kafka → receiver 2xx vs a bare loop of POSTs to that receiver
+ *   raw Kafka produce    kafkajs, one message per send, acks=all   (the Kafka ceiling every row shares)
+ * HTTP load comes from the load-generator process (autocannon; bots), never from the process under test.
+ *
+ * Settings (env): BENCH_SECONDS (10) per measure, BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (32),
+ * BENCH_WORKERS (16 bots), BENCH_UNITS (5000), BENCH_DELIVERIES (2000).
+ */
+import 'reflect-metadata';
+import { BaseEnv, loadEnv } from '@workline/config';
+import { KafkaProducer } from '@workline/kafka';
+import { SecretBox } from '@workline/secrets';
+import { Kafka, logLevel } from 'kafkajs';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { startBaselineServer } from './lib/baseline';
+import { ADMIN_TOKEN, call, expectStatus, type Figures, fmt, newWorkstream, ROOT, startBenchStack } from './lib/common';
+import { runLoad, type LoadResult } from './lib/load';
+import { benchUnits, platformBaselineRoutes, platformTenant } from './lib/platform';
+import { qualityBaselineRoute, qualityLoad } from './lib/quality';
+import { CONCURRENCY, DISPATCHER_ENV, dispatcherRun, postLoop, startReceiver } from './lib/webhooks';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const WORKERS = Number(process.env.BENCH_WORKERS ?? 16);
+const UNITS = Number(process.env.BENCH_UNITS ?? 5000);
+const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 2000);
+
+interface Row {
+  measure: string;
+  unit: string;
+  workline: Figures;
+  baselineName: string;
+  baseline: Figures;
+}
+
+const strip = ({ perSecond, p50, p99, count, failed }: Figures): Figures => ({ perSecond, p50, p99, count, failed });
+
+function table(rows: Row[], kafka: Figures): string {
+  const ratio = (a: number, b: number, digits = 3) => (b > 0 && Number.isFinite(a) ? fmt(a / b, digits) : '-');
+  const lines = [
+    '| measure | Workline /s | p50 ms | p99 ms | baseline | baseline /s | p50 ms | p99 ms | throughput ratio | p50 ratio | p99 ratio | ÷ raw Kafka produce/s |',
+    '|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const { measure, unit, workline: w, baselineName, baseline: b } of rows) {
+    lines.push(
+      `| ${measure} (${unit}) | ${fmt(w.perSecond)} | ${fmt(w.p50, 0)} | ${fmt(w.p99, 0)} | ${baselineName} | ${fmt(b.perSecond)} | ${fmt(b.p50, 0)} | ${fmt(b.p99, 0)} | ${ratio(w.perSecond, b.perSecond)} | ${ratio(w.p50, Math.max(1, b.p50), 1)}x | ${ratio(w.p99, Math.max(1, b.p99), 1)}x | ${ratio(w.perSecond, kafka.perSecond)} |`,
+    );
+  }
+  lines.push(`| raw Kafka produce (kafkajs, 1 message/send, acks=all, ${CONNECTIONS} at once) | ${fmt(kafka.perSecond)} | ${fmt(kafka.p50, 0)} | ${fmt(kafka.p99, 0)} | - | - | - | - | - | - | - | 1.000 |`);
+  return lines.join('\n');
+}
+
+async function main(): Promise<void> {
+  const startedAt = Date.now();
+  const stack = await startBenchStack(DISPATCHER_ENV);
+  const base = stack.gatewayUrl;
+  const brokers = stack.env.KAFKA_BROKERS.split(',');
+  const db = new Client({ connectionString: stack.env.DATABASE_URL });
+  const receiver = await startReceiver();
+  const producer = new KafkaProducer({ brokers, app: 'bench', instanceId: randomUUID().slice(0, 8) });
+  const kafkaAdmin = new Kafka({ clientId: 'bench-admin', brokers, logLevel: logLevel.NOTHING }).admin();
+  const scratchTopic = `workline.bench.raw-${randomUUID().slice(0, 8)}.v1`;
+  const baselineServer = await startBaselineServer([
+    qualityBaselineRoute,
+    ...platformBaselineRoutes(),
+    { method: 'POST', url: '/v1/tasks', status: 201, body: { task_id: `tsk_${randomBytes(8).toString('hex')}` } },
+  ]);
+  const rows: Row[] = [];
+  const checks: Record<string, number> = {};
+  const http = (url: string, headers: Record<string, string>, body: unknown, seconds = SECONDS) =>
+    runLoad({ kind: 'http', url, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), connections: CONNECTIONS, seconds });
+  const step = (what: string) => console.log(`\n== ${what} (${((Date.now() - startedAt) / 1000).toFixed(0)} s)`);
+  try {
+    await db.connect();
+    await kafkaAdmin.connect();
+    await kafkaAdmin.createTopics({ waitForLeaders: true, topics: [{ topic: scratchTopic, numPartitions: 1, replicationFactor: 1 }] });
+
+    step('setting up tenants');
+    const quality = await newWorkstream(base);
+    const platform = await platformTenant(base, WORKERS);
+    const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
+    const configuration = await expectStatus(call(base, 'POST', `/admin/v1/workstreams/${quality.workstreamId}/configurations`, admin, { name: 'Bench' }), 201, 'configuration');
+    const grant = await expectStatus(call(base, 'POST', '/v1/signed-url', { 'x-api-key': quality.key }, { configuration_id: configuration.id }), 200, 'signed-url');
+    const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), randomBytes(200)]);
+    const put = await fetch(grant.media_upload_url, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: png });
+    if (put.status !== 200) throw new Error(`media upload answered ${put.status}: ${await put.text()}`);
+    await expectStatus(call(base, 'POST', '/v4/runs', platform.auth, { line_id: platform.lineId, units: benchUnits(UNITS) }), 201, 'big run');
+
+    step(`quality submissions: ${CONNECTIONS} connections, ${SECONDS} s each`);
+    await qualityLoad(base, quality.workstreamId, quality.key, CONNECTIONS, WARMUP);
+    const submitted = await qualityLoad(base, quality.workstreamId, quality.key, CONNECTIONS, SECONDS, db);
+    checks.quality_acknowledged = submitted.count;
+    checks.quality_lost = submitted.lost;
+    rows.push({
+      measure: 'quality submissions: POST task_reviewed',
+      unit: 'requests',
+      workline: strip(submitted),
+      baselineName: 'bare Fastify, 202',
+      baseline: strip(await qualityLoad(baselineServer.base, quality.workstreamId, quality.key, CONNECTIONS, SECONDS)),
+    });
+
+    step('run creation');
+    const smallRun = { line_id: platform.smallLineId, units: [{ identifier: 'one', text: 'small run' }] };
+    await http(`${base}/v4/runs`, platform.auth, smallRun, WARMUP);
+    rows.push({
+      measure: 'run creation: POST /v4/runs, 1 unit',
+      unit: 'requests',
+      workline: strip(await http(`${base}/v4/runs`, platform.auth, smallRun)),
+      baselineName: 'bare Fastify, 201',
+      baseline: strip(await http(`${baselineServer.base}/v4/runs`, platform.auth, smallRun)),
+    });
+
+    step('task creation');
+    const task = { media_key: grant.media_key, configuration_id: configuration.id };
+    await http(`${base}/v1/tasks`, { 'x-api-key': quality.key }, task, WARMUP);
+    rows.push({
+      measure: 'task creation: POST /v1/tasks',
+      unit: 'requests',
+      workline: strip(await http(`${base}/v1/tasks`, { 'x-api-key': quality.key }, task)),
+      baselineName: 'bare Fastify, 201',
+      baseline: strip(await http(`${baselineServer.base}/v1/tasks`, { 'x-api-key': quality.key }, task)),
+    });
+
+    step(`unit completion: ${WORKERS} bots`);
+    const worked: LoadResult = await runLoad({ kind: 'bots', base, workers: platform.workers, lineId: platform.lineId, seconds: SECONDS });
+    rows.push({
+      measure: `unit completion: ${WORKERS} bots, next + complete`,
+      unit: 'units',
+      workline: strip(worked),
+      baselineName: 'bare Fastify, 200 + 200',
+      baseline: strip(await runLoad({ kind: 'bots', base: baselineServer.base, workers: platform.workers, lineId: 'l', seconds: SECONDS })),
+    });
+
+    step(`webhook delivery: ${DELIVERIES} deliveries`);
+    const box = new SecretBox(loadEnv(BaseEnv, stack.env).secretsKey);
+    await dispatcherRun(receiver, producer, box, 0, Math.min(200, DELIVERIES));
+    const delivered = await dispatcherRun(receiver, producer, box, 0, DELIVERIES);
+    rows.push({
+      measure: `webhook delivery: DeliveryRequested → receiver 2xx, ${CONCURRENCY} at once`,
+      unit: 'deliveries',
+      workline: strip(delivered),
+      baselineName: `bare HTTP POST loop, ${CONCURRENCY} at once`,
+      baseline: strip(await postLoop(receiver, 0, DELIVERIES)),
+    });
+
+    step('raw Kafka produce');
+    const kafka = strip(await runLoad({ kind: 'kafka', brokers, topic: scratchTopic, concurrency: CONNECTIONS, seconds: SECONDS }));
+
+    const seconds = (Date.now() - startedAt) / 1000;
+    const markdown = [
+      `# npm run bench — ${new Date().toISOString()}`,
+      '',
+      `${SECONDS} s per measure after ${WARMUP} s warm-up, ${CONNECTIONS} connections, ${WORKERS} bots, ${DELIVERIES} deliveries; ` +
+        `load average at the end ${(await import('node:os')).loadavg().map((l) => l.toFixed(1)).join(' ')}; whole bench ${seconds.toFixed(0)} s.`,
+      'Ratios are Workline ÷ baseline (throughput: higher is better, 1 = as fast as the bare baseline; latency: lower is better).',
+      '',
+      table(rows, kafka),
+      '',
+      `Checks: ${checks.quality_acknowledged} quality submissions answered 202, ${checks.quality_lost} of them missing from PostgreSQL.`,
+    ].join('\n');
+    console.log(`\n${markdown}\n`);
+    const dir = join(ROOT, '.cache', 'bench');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'results.md'), `${markdown}\n`);
+    writeFileSync(
+      join(dir, 'results.json'),
+      `${JSON.stringify({ at: new Date().toISOString(), settings: { SECONDS, WARMUP, CONNECTIONS, WORKERS, UNITS, DELIVERIES }, rows, kafka, checks, seconds }, null, 2)}\n`,
+    );
+    console.log(`written to .cache/bench/results.md and .cache/bench/results.json`);
+    const failed = rows.filter((r) => r.workline.failed > 0).map((r) => `${r.measure}: ${r.workline.failed} failed`);
+    if (failed.length) console.warn(`operations that failed under load:\n  ${failed.join('\n  ')}`);
+    if (checks.quality_lost !== 0) process.exitCode = 1;
+  } finally {
+    baselineServer.stop();
+    await kafkaAdmin.deleteTopics({ topics: [scratchTopic] }).catch(() => undefined);
+    await Promise.allSettled([kafkaAdmin.disconnect(), producer.onApplicationShutdown(), receiver.close(), db.end()]);
+    await stack.stop();
+  }
+}
+
+main().then(
+  () => process.exit(process.exitCode ?? 0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,114 @@
+/**
+ * What every benchmark shares: the stack it starts, HTTP helpers, timing and figures.
+ * Compiled to .cache/bench-dist/bench/lib/, so the repository root is found by walking up.
+ */
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+function findRoot(from: string): string {
+  for (let dir = from; dir !== dirname(dir); dir = dirname(dir)) if (existsSync(join(dir, 'tools', 'stack', 'stack.js'))) return dir;
+  throw new Error(`no repository root above ${from}`);
+}
+
+export const ROOT = findRoot(__dirname);
+export const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
+export type Headers = Record<string, string>;
+
+export interface Stack {
+  gatewayUrl: string;
+  env: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { startStack } = require(join(ROOT, 'tools', 'stack', 'stack')) as { startStack: (profile: unknown, options: object) => Promise<Stack> };
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { profiles } = require(join(ROOT, 'tools', 'stack', 'profiles')) as { profiles: Record<string, unknown> };
+
+/**
+ * Starts the bench profile (BENCH_PORT, BENCH_KAFKA_PORT, BENCH_DATABASE_URL, BENCH_REDIS_URL; its data is
+ * reset) with rate limits and quotas off, so the figures are the system's and not its limits'.
+ */
+export function startBenchStack(extraEnv: Record<string, string> = {}): Promise<Stack> {
+  return startStack(profiles.bench, {
+    quietApps: true,
+    extraEnv: {
+      ADMIN_TOKEN,
+      LOG_LEVEL: 'warn',
+      KAFKAJS_NO_PARTITIONER_WARNING: '1',
+      WEBHOOK_ALLOW_PRIVATE: '1',
+      RATE_LIMIT_V1_PER_MINUTE: '0',
+      RATE_LIMIT_V3_PER_MINUTE: '0',
+      RATE_LIMIT_V4_PER_MINUTE: '0',
+      RATE_LIMIT_WORK_PER_MINUTE: '0',
+      RATE_LIMIT_ADMIN_PER_MINUTE: '0',
+      TASK_QUOTA_PER_DAY: '100000000',
+      TASK_QUOTA_PER_WEEK: '100000000',
+      TASK_QUOTA_PER_MONTH: '100000000',
+      ...extraEnv,
+    },
+  });
+}
+
+export async function call(base: string, method: string, path: string, headers: Headers, body?: unknown): Promise<{ status: number; json: any }> {
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, json: text ? JSON.parse(text) : undefined };
+}
+
+export async function expectStatus(promise: Promise<{ status: number; json: any }>, status: number, what: string): Promise<any> {
+  const result = await promise;
+  if (result.status !== status) throw new Error(`${what}: expected ${status}, got ${result.status} ${JSON.stringify(result.json)}`);
+  return result.json;
+}
+
+/** Runs `count` jobs with `concurrency` at a time; resolves with the elapsed seconds. */
+export async function timed(count: number, concurrency: number, job: (i: number) => Promise<void>): Promise<number> {
+  let next = 0;
+  const started = process.hrtime.bigint();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) await job(next++);
+    }),
+  );
+  return Number(process.hrtime.bigint() - started) / 1e9;
+}
+
+export const percentile = (values: number[], p: number): number => {
+  if (!values.length) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+};
+
+export const fmt = (n: number, digits = 1): string =>
+  Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : '-';
+
+/** Throughput and latency of one measured load. */
+export interface Figures {
+  /** operations per second */
+  perSecond: number;
+  /** latency percentiles, ms */
+  p50: number;
+  p99: number;
+  /** operations done */
+  count: number;
+  /** operations that failed (non-2xx, errors, timeouts) */
+  failed: number;
+}
+
+/** A tenant of the performance and oversight APIs: an account, a workstream (use case uc-1) and its key. */
+export async function newWorkstream(base: string, name = 'Bench'): Promise<{ accountId: string; workstreamId: string; key: string }> {
+  const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
+  const account = await expectStatus(call(base, 'POST', '/admin/v1/accounts', admin, { name }), 201, 'account');
+  const ws = await expectStatus(
+    call(base, 'POST', '/admin/v1/workstreams', admin, { account_id: account.id, name, use_cases: [{ id: 'uc-1', task_definition_ids: ['td-1', 'td-2'] }] }),
+    201,
+    'workstream',
+  );
+  const { key } = await expectStatus(call(base, 'POST', `/admin/v1/workstreams/${ws.id}/api-keys`, admin, {}), 201, 'api key');
+  return { accountId: account.id, workstreamId: ws.id, key };
+}

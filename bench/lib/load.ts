@@ -1,0 +1,29 @@
+/** Runs a load job in the load-generator process (bench/load-generator.ts) and returns its figures. */
+import { fork } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import type { Figures, Headers } from './common';
+
+export type LoadJob =
+  | { kind: 'http'; url: string; method?: string; headers: Headers; body: string; connections: number; seconds: number }
+  | { kind: 'bots'; base: string; workers: Headers[]; lineId: string; seconds: number }
+  | { kind: 'kafka'; brokers: string[]; topic: string; concurrency: number; seconds: number };
+
+export interface LoadResult extends Figures {
+  seconds: number;
+  /** `http`: the __ID__s of the requests answered 2xx. */
+  acknowledged?: string[];
+  /** `bots`: when the last unit was completed (epoch ms). */
+  lastCompletion?: number;
+}
+
+export async function runLoad(job: LoadJob): Promise<LoadResult> {
+  const child = fork(join(__dirname, '..', 'load-generator.js'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const exited = once(child, 'exit').then(([code]) => {
+    throw new Error(`the load generator exited (status ${code}) without figures`);
+  });
+  child.send(job);
+  const [result] = (await Promise.race([once(child, 'message'), exited])) as [LoadResult | { error: string }];
+  if ('error' in result) throw new Error(`load generator: ${result.error}`);
+  return result;
+}

@@ -1,0 +1,157 @@
+/**
+ * The webhook-delivery measures (bench/webhook-delivery.ts and bench/all.ts): a loopback receiver, the
+ * bare POST loop that is their baseline, and the dispatcher fed DeliveryRequested events through Kafka.
+ * Latency is from the event being handed to Kafka (or the POST loop starting a delivery) to the receiver
+ * getting the request it answers with 2xx.
+ */
+import { type DeliveryRequestedEvent, type EventEnvelope, Topic } from '@workline/contracts';
+import type { KafkaProducer, OutgoingMessage } from '@workline/kafka';
+import type { SecretBox } from '@workline/secrets';
+import { randomUUID } from 'node:crypto';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type Figures, percentile } from './common';
+
+/** Attempts one dispatcher instance makes at once (its default WEBHOOK_CONCURRENCY); the POST loop's too. */
+export const CONCURRENCY = 32;
+/** Retry base of the dispatcher under bench: short, so a failing scenario ends in seconds. */
+export const RETRY_BASE_MS = 50;
+/** What the dispatcher of a bench stack runs with. */
+export const DISPATCHER_ENV = { WEBHOOK_RETRY_BASE_MS: String(RETRY_BASE_MS), WEBHOOK_POLL_MS: '100' };
+
+export interface Receiver {
+  url: string;
+  failRate: number;
+  /** delivery id → time of the 2xx-answered request */
+  succeeded: Map<string, number>;
+  /** delivery id → called on its 2xx-answered request */
+  waiters: Map<string, () => void>;
+  requests: number;
+  close(): Promise<void>;
+}
+
+export async function startReceiver(): Promise<Receiver> {
+  const receiver: Receiver = { url: '', failRate: 0, succeeded: new Map(), waiters: new Map(), requests: 0, close: async () => undefined };
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      receiver.requests++;
+      if (Math.random() < receiver.failRate) return void res.writeHead(500).end('no');
+      const id = req.headers['x-svc-delivery-id'];
+      if (typeof id === 'string' && !receiver.succeeded.has(id)) receiver.succeeded.set(id, Date.now());
+      res.writeHead(200).end('ok');
+      if (typeof id === 'string') receiver.waiters.get(id)?.();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  receiver.close = () => {
+    server.closeAllConnections();
+    return new Promise((resolve) => server.close(() => resolve()));
+  };
+  return receiver;
+}
+
+export interface WebhookFigures extends Figures {
+  name: string;
+  /** POSTs the receiver got (retries included) */
+  requests: number;
+}
+
+/** One bare POST (a new connection, like the dispatcher's); resolves with the status. */
+export const postTo = (receiver: Receiver, id: string, body: string) =>
+  new Promise<number>((resolve, reject) => {
+    const req = request(receiver.url, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'x-svc-delivery-id': id } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+
+/** The baseline: a bare loop of POSTs (new connection each, like the dispatcher), CONCURRENCY at once. */
+export async function postLoop(receiver: Receiver, failRate: number, n: number): Promise<WebhookFigures> {
+  receiver.failRate = failRate;
+  receiver.succeeded.clear();
+  receiver.requests = 0;
+  const body = JSON.stringify({ uuid: randomUUID(), event_type: 'task.result_available' });
+  const latencies: number[] = [];
+  let next = 0;
+  const started = Date.now();
+  const post = (id: string) => postTo(receiver, id, body);
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < n) {
+        const id = `base-${next++}`;
+        const at = Date.now();
+        // Like the dispatcher, a failed POST is made again until it succeeds (without the wait).
+        while ((await post(id)) !== 200);
+        latencies.push(Date.now() - at);
+      }
+    }),
+  );
+  const seconds = (Date.now() - started) / 1000;
+  return { name: `baseline, ${failRate * 100}% failing`, perSecond: n / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), count: n, failed: 0, requests: receiver.requests };
+}
+
+
+export function deliveryEvent(receiver: Receiver, sealed: string, i: number, deliveryId = `bench-${randomUUID()}`): EventEnvelope<DeliveryRequestedEvent> {
+  const data: DeliveryRequestedEvent = {
+    delivery_id: deliveryId,
+    owner: { account_id: 'bench', workstream_id: 'bench' },
+    subject: { task_id: `task-${i}` },
+    event_type: 'task.result_available',
+    url: receiver.url,
+    body: JSON.stringify({ uuid: randomUUID(), event_type: 'task.result_available', task_id: `task-${i}` }),
+    signing: 'x-svc-signature',
+    sealed_secret: sealed,
+  };
+  return { id: randomUUID(), type: Topic.DeliveryRequested, occurred_at: new Date().toISOString(), data };
+}
+
+/** Unloaded latency: one delivery at a time, each waiting for its receipt (0 % failing). */
+export async function oneAtATime(receiver: Receiver, send: (i: number, id: string) => Promise<void>, name: string, sequential: number): Promise<WebhookFigures> {
+  receiver.failRate = 0;
+  receiver.succeeded.clear();
+  receiver.requests = 0;
+  const latencies: number[] = [];
+  const started = Date.now();
+  for (let i = 0; i < sequential; i++) {
+    const id = `one-${randomUUID()}`;
+    const received = new Promise<void>((resolve) => receiver.waiters.set(id, resolve));
+    const at = Date.now();
+    await send(i, id);
+    await received;
+    receiver.waiters.delete(id);
+    latencies.push(Date.now() - at);
+  }
+  return { name, perSecond: sequential / ((Date.now() - started) / 1000), p50: percentile(latencies, 50), p99: percentile(latencies, 99), count: sequential, failed: 0, requests: receiver.requests };
+}
+
+export async function dispatcherRun(receiver: Receiver, producer: KafkaProducer, box: SecretBox, failRate: number, count: number): Promise<WebhookFigures> {
+  receiver.failRate = failRate;
+  receiver.succeeded.clear();
+  receiver.requests = 0;
+  const sealed = box.seal('wlk_bench_key');
+  const sentAt = new Map<string, number>();
+  const started = Date.now();
+  for (let from = 0; from < count; from += 250) {
+    const batch: OutgoingMessage[] = [];
+    const ids: string[] = [];
+    for (let i = from; i < Math.min(count, from + 250); i++) {
+      const envelope = deliveryEvent(receiver, sealed, i);
+      batch.push({ key: envelope.data.delivery_id, value: envelope });
+      ids.push(envelope.data.delivery_id);
+    }
+    const at = Date.now();
+    for (const id of ids) sentAt.set(id, at);
+    await producer.send(Topic.DeliveryRequested, batch);
+  }
+  const deadline = Date.now() + 600_000;
+  while (receiver.succeeded.size < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  if (receiver.succeeded.size < count) throw new Error(`only ${receiver.succeeded.size} of ${count} deliveries arrived`);
+  const seconds = (Math.max(...receiver.succeeded.values()) - started) / 1000;
+  const latencies = [...sentAt].map(([id, at]) => receiver.succeeded.get(id)! - at);
+  return { name: `dispatcher, ${failRate * 100}% failing`, perSecond: count / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), count, failed: 0, requests: receiver.requests };
+}
+
