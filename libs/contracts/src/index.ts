@@ -3,6 +3,7 @@ export * from './services';
 export * from './errors';
 export * from './keyset-cursor';
 export * from './validation';
+export * from './idempotency';
 export * from './events/envelope';
 export * from './events/performance.events';
 export * from './events/delivery.events';

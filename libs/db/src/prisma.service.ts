@@ -33,3 +33,6 @@ export class PrismaService extends PrismaClient implements OnModuleInit, OnAppli
     }
   }
 }
+
+/** A write refused by a unique index (Prisma P2002): the row already exists. */
+export const isUniqueViolation = (error: unknown): boolean => (error as { code?: string } | null)?.code === 'P2002';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError, ErrorCode } from '@workline/contracts';
-import { PrismaService } from '@workline/db';
+import { isUniqueViolation, PrismaService } from '@workline/db';
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { hashPassword, newSecret, SecretBox, sha256, verifyPassword } from '@workline/secrets';
 
@@ -50,8 +50,6 @@ const slug = (name: string) =>
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '')
     .slice(0, 24) || 'account';
-
-const isUniqueViolation = (error: unknown) => (error as { code?: string })?.code === 'P2002';
 
 /** Accounts (Basic credentials), API keys and workers: who may call Workline. */
 @Injectable()
