@@ -7,7 +7,7 @@ import {
   MediaGrantCreateRequest,
   type MediaLocation,
   RpcPattern,
-  type TaskCreatedView,
+  type TaskCreateReply,
   TaskCreateRequest,
   TaskGetRequest,
   TaskListRequest,
@@ -37,7 +37,7 @@ export class TasksRpcController {
   }
 
   @MessagePattern(RpcPattern.TaskCreate)
-  createTask(@Payload() payload: unknown): Promise<TaskCreatedView> {
+  createTask(@Payload() payload: unknown): Promise<TaskCreateReply> {
     return this.tasks.create(validateContract(TaskCreateRequest, payload));
   }
 

@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { type LineListRequest, RpcPattern, type RunAbortRequest, type RunCreateRequest, type RunGetRequest } from '@workline/contracts';
+import { type LineListRequest, RpcPattern, type RunAbortRequest, type RunCreateReply, type RunCreateRequest, type RunGetRequest } from '@workline/contracts';
 import { LinesService, RunsService } from '@workline/platform';
 
 /** Platform API v4 and v3 over request-reply; the gateway has authenticated the account. */
@@ -17,7 +17,7 @@ export class RunsRpcController {
   }
 
   @MessagePattern(RpcPattern.RunCreate)
-  create(@Payload() payload: RunCreateRequest): Promise<object> {
+  create(@Payload() payload: RunCreateRequest): Promise<RunCreateReply> {
     return this.runs.create(payload);
   }
 

@@ -42,13 +42,3 @@ export function idempotencyKeyReused(key: string): DomainError {
   const message = `${IDEMPOTENCY_KEY_HEADER} ${JSON.stringify(key)} was already used with another request: send the same request to get its answer again, or a new key for a new request`;
   return new DomainError(ErrorCode.Validation, `Invalid request: ${message}`, [{ field: IDEMPOTENCY_KEY_HEADER, message }]);
 }
-
-/**
- * The answer to a creation with a key: the row stored under it (created now, or earlier by the same
- * request) or the conflict. `stored` is undefined when nothing is stored under the key yet.
- */
-export function replayOf<Row extends { idempotencyHash: string | null }>(key: string, fingerprint: string, stored: Row | null): Row | undefined {
-  if (!stored) return undefined;
-  if (stored.idempotencyHash !== fingerprint) throw idempotencyKeyReused(key);
-  return stored;
-}

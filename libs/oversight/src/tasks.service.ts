@@ -12,7 +12,7 @@ import {
   type MediaLocation,
   type MetadataItemView,
   type TagView,
-  type TaskCreatedView,
+  type TaskCreateReply,
   type TaskCreateRequest,
   type TaskGetRequest,
   type TaskListRequest,
@@ -23,7 +23,7 @@ import {
   type TaskView,
   UPLOAD_MEDIA_TYPES,
 } from '@workline/contracts';
-import { type Prisma, PrismaService } from '@workline/db';
+import { createOnce, type IdempotencyStamp, type Prisma, PrismaService } from '@workline/db';
 import { SecretBox } from '@workline/secrets';
 import { randomBytes } from 'node:crypto';
 import { bucketSpec, BucketsService } from './buckets.service';
@@ -83,7 +83,26 @@ export class TasksService {
     this.box = new SecretBox(options.secretsKey);
   }
 
-  async create(request: TaskCreateRequest): Promise<TaskCreatedView> {
+  /**
+   * Creates a task; with an Idempotency-Key, at most once per workstream and key (createOnce): the same
+   * request again answers the task created first.
+   */
+  async create(request: TaskCreateRequest): Promise<TaskCreateReply> {
+    const { workstream_id: workstreamId, idempotency_key: key } = request;
+    const { value, replayed } = await createOnce({
+      key,
+      // What the client sent: the workstream is the key's scope, the sealed key differs on every request.
+      request: { ...request, workstream_id: undefined, account_id: undefined, sealed_api_key: undefined, idempotency_key: undefined, replay_only: undefined },
+      find: (idempotencyKey) =>
+        this.prisma.oversightTask.findUnique({ where: { workstreamId_idempotencyKey: { workstreamId, idempotencyKey } }, select: { id: true, idempotencyHash: true } }),
+      create: (stamp) => this.insert(request, stamp),
+      replay: (row) => row.id,
+      replayOnly: request.replay_only,
+    });
+    return value === undefined ? { replayed: false } : { task_id: value, replayed };
+  }
+
+  private async insert(request: TaskCreateRequest, stamp: IdempotencyStamp): Promise<string> {
     await this.configurations.ofWorkstream(request.workstream_id, request.configuration_id);
     const mediaType = request.bucket_id ? await this.bucketMediaType(request, request.bucket_id) : await this.uploadedMediaType(request);
     const callback = request.callback_url ? parseCallbackUrl(request.callback_url) : undefined;
@@ -101,9 +120,11 @@ export class TasksService {
         sealedApiKey: request.sealed_api_key,
         state: 'QUEUED',
         existingTags: (request.existing_tags ?? []).map((t) => ({ value: t.value, confidence_score: t.confidence_score })),
+        ...stamp,
       },
+      select: { id: true },
     });
-    return { task_id: row.id };
+    return row.id;
   }
 
   async get(request: TaskGetRequest): Promise<TaskView> {

@@ -7,11 +7,12 @@ import {
   type PlatformApi,
   type RunAbortRequest,
   type RunAbortRequestedEvent,
+  type RunCreateReply,
   type RunCreateRequest,
   type RunGetRequest,
   Topic,
 } from '@workline/contracts';
-import { type Prisma, PrismaService } from '@workline/db';
+import { createOnce, type IdempotencyStamp, type Prisma, PrismaService } from '@workline/db';
 import { enqueueEvent, OutboxRelay, type Tx } from '@workline/kafka';
 import { SecretBox } from '@workline/secrets';
 import { randomUUID } from 'node:crypto';
@@ -35,6 +36,8 @@ interface RunRow extends RunRecord {
   unitCount: number;
 }
 
+const created = (api: PlatformApi, run: RunRecord): object => (api === 'v4' ? v4Created(run) : v3Created(run));
+
 /** Production runs (v4) and batches (v3): one domain, two presentations. */
 @Injectable()
 export class RunsService {
@@ -48,7 +51,23 @@ export class RunsService {
     this.secrets = new SecretBox(settings.secretsKey);
   }
 
-  async create(request: RunCreateRequest): Promise<object> {
+  /**
+   * Creates a run (v4) or batch (v3); with an Idempotency-Key, at most once per account and key
+   * (createOnce): the same request again answers the original creation's view (status as created).
+   */
+  async create(request: RunCreateRequest): Promise<RunCreateReply> {
+    const { account_id: accountId, api } = request;
+    const { value, replayed } = await createOnce({
+      key: request.idempotency_key,
+      request: { api, body: request.body },
+      find: (idempotencyKey) => this.prisma.productionRun.findUnique({ where: { accountId_idempotencyKey: { accountId, idempotencyKey } } }),
+      create: (stamp) => this.insert(request, stamp),
+      replay: (row) => created(api, { ...row, status: RunStatus.Processing }),
+    });
+    return { view: value as object, replayed };
+  }
+
+  private async insert(request: RunCreateRequest, stamp: IdempotencyStamp): Promise<object> {
     const { api } = request;
     const parsed = parseRunRequest(api, request.body);
     const errors = runRequestErrors(api);
@@ -79,6 +98,7 @@ export class RunsService {
             unitCount: parsed.units.length,
             pendingUnits: parsed.units.length,
             createdAt,
+            ...stamp,
           },
         });
         for (let start = 0; start < parsed.units.length; start += UNIT_INSERT_BATCH) {
@@ -97,7 +117,7 @@ export class RunsService {
       },
       { timeout: 60_000, maxWait: 10_000 },
     );
-    return api === 'v4' ? v4Created(run) : v3Created(run);
+    return created(api, run);
   }
 
   async get(request: RunGetRequest): Promise<object> {

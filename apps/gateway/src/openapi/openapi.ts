@@ -3,6 +3,7 @@
  * written to docs/openapi.json by `npm run openapi`. openapi.spec.ts checks that every route the gateway's
  * controllers declare is here and nothing else; openapi.integration-spec.ts calls every operation.
  */
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENT_REPLAYED_HEADER } from '@workline/contracts';
 
 export type Security = 'apiKey' | 'basic' | 'apiKeyOrBasic' | 'worker' | 'admin' | 'signedUrl' | 'none';
 
@@ -15,6 +16,8 @@ interface Operation {
   /** Error statuses beyond the ones every route of the group has. */
   errors?: number[];
   body?: 'json' | 'csv' | 'media';
+  /** Takes an optional Idempotency-Key header (a creation a client may retry safely). */
+  idempotent?: true;
   /** Documentation of the operation in docs/. */
   doc: string;
 }
@@ -77,7 +80,7 @@ const OPERATIONS: Record<string, Partial<Record<Method, Operation>>> = {
   '/v1/workstreams/{workstreamId}/reports/throughput': { get: { summary: 'Throughput report', tag: 'performance', security: 'apiKey', ok: [200, 'The report'], errors: [403, 404, 422], doc: 'docs/performance-api.md' } },
   '/uploads/performance/{uploadId}': { put: { summary: 'Upload a CSV file to a presigned URL', tag: 'performance', security: 'signedUrl', ok: [200, 'The upload'], errors: [404, 409, 413, 415, 422], body: 'csv', doc: 'docs/performance-api.md' } },
   '/v1/signed-url': { post: { summary: 'Get a presigned media upload URL', tag: 'oversight', security: 'apiKey', ok: [200, 'The upload URL'], errors: BODY_ERRORS, body: 'json', doc: 'docs/oversight-api.md' } },
-  '/v1/tasks': { post: { summary: 'Create an oversight task', tag: 'oversight', security: 'apiKey', ok: [201, 'The task'], errors: [...BODY_ERRORS, 403, 404], body: 'json', doc: 'docs/oversight-api.md' } },
+  '/v1/tasks': { post: { summary: 'Create an oversight task', tag: 'oversight', security: 'apiKey', ok: [201, 'The task'], errors: [...BODY_ERRORS, 403, 404], body: 'json', idempotent: true, doc: 'docs/oversight-api.md' } },
   '/v1/tasks/{taskId}': { get: { summary: 'Read an oversight task', tag: 'oversight', security: 'apiKey', ok: [200, 'The task'], errors: [404], doc: 'docs/oversight-api.md' } },
   '/uploads/media/{mediaKey}': { put: { summary: 'Upload media to a presigned URL', tag: 'oversight', security: 'signedUrl', ok: [200, 'The stored media'], errors: [413, 415], body: 'media', doc: 'docs/oversight-api.md' } },
   '/media/tasks/{taskId}': { get: { summary: 'Download the media of a task (signed URL given to workers)', tag: 'oversight', security: 'signedUrl', ok: [200, 'The media bytes'], errors: [404], doc: 'docs/oversight-api.md' } },
@@ -88,13 +91,13 @@ const OPERATIONS: Record<string, Partial<Record<Method, Operation>>> = {
     get: { summary: 'List the account\'s lines', tag: 'platform v4', security: 'basic', ok: [200, 'The lines'], doc: 'docs/platform-api.md' },
     post: { summary: 'Create a line', tag: 'platform v4', security: 'basic', ok: [201, 'The line'], errors: BODY_ERRORS, body: 'json', doc: 'docs/platform-api.md' },
   },
-  '/v4/runs': { post: { summary: 'Create a run', tag: 'platform v4', security: 'basic', ok: [201, 'The run'], errors: [...BODY_ERRORS, 404], body: 'json', doc: 'docs/platform-api.md' } },
+  '/v4/runs': { post: { summary: 'Create a run', tag: 'platform v4', security: 'basic', ok: [201, 'The run'], errors: [...BODY_ERRORS, 404], body: 'json', idempotent: true, doc: 'docs/platform-api.md' } },
   '/v4/runs/{id}': {
     get: { summary: 'Read a run with a page of its units', tag: 'platform v4', security: 'basic', ok: [200, 'The run'], errors: [404, 422], doc: 'docs/platform-api.md' },
     delete: { summary: 'Runs cannot be deleted (403; 404 for another account\'s run)', tag: 'platform v4', security: 'basic', ok: [200, 'Never'], errors: [403, 404], doc: 'docs/platform-api.md' },
   },
   '/v4/runs/{id}/abort': { post: { summary: 'Abort a run', tag: 'platform v4', security: 'basic', ok: [202, 'The run, aborting'], errors: [404, 409], doc: 'docs/platform-api.md' } },
-  '/v3/tasks': { post: { summary: 'Create a task (deprecated: use POST /v4/runs)', tag: 'platform v3', security: 'basic', ok: [200, 'The task'], errors: [400, 410, 413, 415], body: 'json', doc: 'docs/platform-api.md' } },
+  '/v3/tasks': { post: { summary: 'Create a task (deprecated: use POST /v4/runs)', tag: 'platform v3', security: 'basic', ok: [200, 'The task'], errors: [400, 410, 413, 415, 422], body: 'json', idempotent: true, doc: 'docs/platform-api.md' } },
   '/v3/tasks/{taskId}': { get: { summary: 'Read a task (deprecated: use GET /v4/runs/{id})', tag: 'platform v3', security: 'basic', ok: [200, 'The task'], errors: [404, 410], doc: 'docs/platform-api.md' } },
   '/workforce/v1/assignments/next': { post: { summary: 'Lease the next unit or task', tag: 'work', security: 'worker', ok: [200, 'The assignment (204: nothing to do)'], errors: BODY_ERRORS, body: 'json', doc: 'docs/work-api.md' } },
   '/workforce/v1/assignments/{assignmentId}/complete': { post: { summary: 'Complete an assignment', tag: 'work', security: 'worker', ok: [200, 'Completed'], errors: [...BODY_ERRORS, 404, 409], body: 'json', doc: 'docs/work-api.md' } },
@@ -128,11 +131,24 @@ const RATE_HEADERS = {
   'X-RateLimit-Reset': { schema: { type: 'integer' }, description: 'Seconds until one more request is accepted' },
 };
 
+const IDEMPOTENCY_PARAMETER = {
+  name: IDEMPOTENCY_KEY_HEADER,
+  in: 'header',
+  required: false,
+  schema: { type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX_LENGTH, pattern: '^[\\x20-\\x7E]+$' },
+  description:
+    'Makes the creation safe to retry: the same key with the same body answers the first creation again (same status and resource, ' +
+    'nothing created twice); with another body it is a 422. Scope: the workstream (tasks) or account (runs). See docs/decisions.md.',
+};
+
+const REPLAYED_HEADER = { schema: { type: 'string', enum: ['true'] }, description: 'Present when the answer replays an earlier creation with the same Idempotency-Key' };
+
 function operation(method: Method, path: string, op: Operation): object {
   const limited = !['none', 'signedUrl'].includes(op.security);
+  const okHeaders = { ...(limited ? RATE_HEADERS : {}), ...(op.idempotent ? { [IDEMPOTENT_REPLAYED_HEADER]: REPLAYED_HEADER } : {}) };
   const statuses = [...new Set([...AUTH_ERRORS[op.security], ...(op.errors ?? [])])].sort((a, b) => a - b);
   const responses: Record<string, object> = {
-    [op.ok[0]]: { description: op.ok[1], ...(limited ? { headers: RATE_HEADERS } : {}) },
+    [op.ok[0]]: { description: op.ok[1], ...(Object.keys(okHeaders).length ? { headers: okHeaders } : {}) },
   };
   for (const status of statuses) {
     responses[status] = {
@@ -140,7 +156,8 @@ function operation(method: Method, path: string, op: Operation): object {
       ...(status === 429 ? { headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'Seconds to wait' }, ...RATE_HEADERS } } : {}),
     };
   }
-  const params = [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
+  const params: object[] = [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
+  if (op.idempotent) params.push(IDEMPOTENCY_PARAMETER);
   return {
     operationId: `${method}${path.replace(/[{}]/g, '').replace(/[^a-zA-Z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
     summary: op.summary,

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Headers, HttpCode, HttpStatus, Param, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, HttpStatus, Param, Post, Res, UseGuards } from '@nestjs/common';
 import { CallbackUrlError, checkCallbackUrl } from '@workline/callback-url';
 import {
   type ConfigurationGetRequest,
@@ -14,15 +14,18 @@ import {
   RpcPattern,
   ServiceName,
   type TaskCreatedView,
+  type TaskCreateReply,
   type TaskCreateRequest,
   type TaskGetRequest,
   type TaskView,
 } from '@workline/contracts';
 import { KafkaRpcClient } from '@workline/kafka';
 import { SecretBox, signPath, urlSigningKey } from '@workline/secrets';
+import type { Response } from 'express';
 import { ApiKeyGuard } from '../auth/guards';
 import { CurrentPrincipal, type PrincipalOf } from '../auth/principal';
 import { GatewayEnv } from '../gateway.env';
+import { IdempotencyKey, markReplayed } from '../http/idempotency';
 import { OversightApiEnv } from './oversight-api.env';
 import { TaskQuota } from './task-quota';
 
@@ -70,6 +73,8 @@ export class OversightController {
     @CurrentPrincipal() principal: ApiKeyPrincipal,
     @Headers('x-api-key') apiKey: string,
     @Body() body: CreateTaskDto,
+    @IdempotencyKey() key: string | undefined,
+    @Res({ passthrough: true }) response: Response,
   ): Promise<TaskCreatedView> {
     if (body.callback_url !== undefined) {
       try {
@@ -80,27 +85,43 @@ export class OversightController {
       }
     }
     const workstreamId = await this.workstreamFor(principal, body.configuration_id);
+    const request: TaskCreateRequest = {
+      ...body,
+      workstream_id: workstreamId,
+      account_id: principal.accountId,
+      sealed_api_key: this.box.seal(apiKey),
+      ...(key !== undefined ? { idempotency_key: key } : {}),
+    };
     const reservation = await this.quota.reserve(workstreamId);
     if ('refused' in reservation) {
+      // A retry of a task created earlier gets its answer even when the quota is used up since.
+      const replay = key !== undefined ? await this.createOrReplay(response, { ...request, replay_only: true }) : undefined;
+      if (replay?.task_id !== undefined) return { task_id: replay.task_id };
       const { window, limit, resetsAt } = reservation.refused;
       throw DomainError.tooManyRequests(
         `Task quota exceeded: this workstream may create ${limit} tasks per ${window}; retry after ${resetsAt.toISOString()} or ask support to raise the quota`,
         (resetsAt.getTime() - Date.now()) / 1000,
       );
     }
-    const request: TaskCreateRequest = {
-      ...body,
-      workstream_id: workstreamId,
-      account_id: principal.accountId,
-      sealed_api_key: this.box.seal(apiKey),
-    };
+    let reply: TaskCreateReply;
     try {
-      return await this.rpc.request<TaskCreatedView>(ServiceName.Oversight, RpcPattern.TaskCreate, request);
+      reply = await this.createOrReplay(response, request);
     } catch (error) {
       // A refused creation does not count; an unanswered one might have happened, so it keeps counting.
       if (error instanceof DomainError && error.code !== ErrorCode.Unavailable) await reservation.release();
       throw error;
     }
+    // A replay created nothing: the creation it repeats was counted already.
+    if (reply.replayed) await reservation.release();
+    if (reply.task_id === undefined) throw new Error('oversight answered a task creation without a task');
+    return { task_id: reply.task_id };
+  }
+
+  /** Creates the task, or finds the one created earlier under the same Idempotency-Key (marked as a replay). */
+  private async createOrReplay(response: Response, request: TaskCreateRequest): Promise<TaskCreateReply> {
+    const reply = await this.rpc.request<TaskCreateReply>(ServiceName.Oversight, RpcPattern.TaskCreate, request);
+    markReplayed(response, reply.replayed);
+    return reply;
   }
 
   @Get('tasks/:taskId')

@@ -1,8 +1,11 @@
-import { Controller, Get, HttpCode, HttpStatus, Param, Post, UseGuards } from '@nestjs/common';
-import { RpcPattern, type RunCreateRequest, type RunGetRequest, ServiceName } from '@workline/contracts';
+import { Controller, Get, HttpCode, HttpStatus, Param, Post, Res, UseGuards } from '@nestjs/common';
+import { RpcPattern, type RunGetRequest, ServiceName } from '@workline/contracts';
 import { KafkaRpcClient } from '@workline/kafka';
 import { BasicAuthGuard } from '../auth/guards';
 import { CurrentPrincipal, type PrincipalOf } from '../auth/principal';
+import type { Response } from 'express';
+import { IdempotencyKey } from '../http/idempotency';
+import { createRun } from './create-run';
 import { RawJsonBody } from './raw-body';
 
 /** Platform API v3 (deprecated, docs/platform-api.md): batches are v4 runs presented with v3 names. */
@@ -13,9 +16,13 @@ export class PlatformV3Controller {
 
   @Post('tasks')
   @HttpCode(HttpStatus.OK)
-  create(@CurrentPrincipal() caller: PrincipalOf<'account'>, @RawJsonBody() body: unknown): Promise<unknown> {
-    const request: RunCreateRequest = { account_id: caller.accountId, api: 'v3', body };
-    return this.rpc.request(ServiceName.PlatformRuns, RpcPattern.RunCreate, request);
+  create(
+    @CurrentPrincipal() caller: PrincipalOf<'account'>,
+    @RawJsonBody() body: unknown,
+    @IdempotencyKey() key: string | undefined,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<object> {
+    return createRun(this.rpc, response, { account_id: caller.accountId, api: 'v3', body, ...(key !== undefined ? { idempotency_key: key } : {}) });
   }
 
   @Get('tasks/:taskId')

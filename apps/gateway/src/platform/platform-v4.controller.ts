@@ -1,17 +1,19 @@
-import { Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
 import {
   DomainError,
   ErrorCode,
   type LineListRequest,
   RpcPattern,
   type RunAbortRequest,
-  type RunCreateRequest,
   type RunGetRequest,
   ServiceName,
 } from '@workline/contracts';
 import { KafkaRpcClient } from '@workline/kafka';
 import { BasicAuthGuard } from '../auth/guards';
 import { CurrentPrincipal, type PrincipalOf } from '../auth/principal';
+import type { Response } from 'express';
+import { IdempotencyKey } from '../http/idempotency';
+import { createRun } from './create-run';
 import { RawJsonBody } from './raw-body';
 
 /** Largest page of the unit pagination extension (also the most units a run holds). */
@@ -50,9 +52,13 @@ export class PlatformV4Controller {
 
   @Post('runs')
   @HttpCode(HttpStatus.CREATED)
-  create(@CurrentPrincipal() caller: PrincipalOf<'account'>, @RawJsonBody() body: unknown): Promise<unknown> {
-    const request: RunCreateRequest = { account_id: caller.accountId, api: 'v4', body };
-    return this.rpc.request(ServiceName.PlatformRuns, RpcPattern.RunCreate, request);
+  create(
+    @CurrentPrincipal() caller: PrincipalOf<'account'>,
+    @RawJsonBody() body: unknown,
+    @IdempotencyKey() key: string | undefined,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<object> {
+    return createRun(this.rpc, response, { account_id: caller.accountId, api: 'v4', body, ...(key !== undefined ? { idempotency_key: key } : {}) });
   }
 
   @Get('runs/:id')

@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsArray, IsISO8601, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
+import { IsArray, IsBoolean, IsISO8601, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
 import { ListTasksQuery, TagDto } from '../http/oversight.dto';
 
 /** RPC payloads between the gateway and oversight (RpcPattern.MediaGrantCreate, TaskCreate, ...). */
@@ -57,7 +57,17 @@ export class TaskCreateRequest {
   /** Already checked by the gateway (checkCallbackUrl). */
   @IsOptional() @IsString() callback_url?: string;
   @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => TagDto) existing_tags?: TagDto[];
+  /** The client's Idempotency-Key (already checked by the gateway with parseIdempotencyKey). */
+  @IsOptional() @IsString() idempotency_key?: string;
+  /**
+   * Only answer a replay (the quota is full): the task already created under idempotency_key, or
+   * `{replayed: false}` without creating anything.
+   */
+  @IsOptional() @IsBoolean() replay_only?: boolean;
 }
+
+/** RpcPattern.TaskCreate's answer: the task, and whether it was created earlier under the same key. */
+export type TaskCreateReply = { task_id: string; replayed: boolean } | { task_id?: undefined; replayed: false };
 
 export class TaskGetRequest {
   @IsString() account_id!: string;

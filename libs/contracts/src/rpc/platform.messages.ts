@@ -15,6 +15,14 @@ export interface RunCreateRequest {
   account_id: string;
   api: PlatformApi;
   body: unknown;
+  /** The client's Idempotency-Key (already checked by the gateway with parseIdempotencyKey). */
+  idempotency_key?: string;
+}
+
+/** RpcPattern.RunCreate's answer: the creation view (v4 or v3), and whether it replays an earlier creation. */
+export interface RunCreateReply {
+  view: object;
+  replayed: boolean;
 }
 
 export interface RunGetRequest {

@@ -1,0 +1,13 @@
+import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, parseIdempotencyKey } from '@workline/contracts';
+import type { Request, Response } from 'express';
+
+/** `@IdempotencyKey() key: string | undefined`: the request's Idempotency-Key; a malformed one is a 422. */
+export const IdempotencyKey = createParamDecorator((_data: unknown, context: ExecutionContext): string | undefined => {
+  return parseIdempotencyKey(context.switchToHttp().getRequest<Request>().headers[IDEMPOTENCY_KEY_HEADER.toLowerCase()]);
+});
+
+/** Marks an answer that replays an earlier creation (`Idempotent-Replayed: true`). */
+export function markReplayed(response: Response, replayed: boolean): void {
+  if (replayed) response.setHeader(IDEMPOTENT_REPLAYED_HEADER, 'true');
+}

@@ -1,0 +1,51 @@
+import { idempotencyKeyReused, requestFingerprint } from '@workline/contracts';
+import { isUniqueViolation } from './prisma.service';
+
+/** What a created row stores of the client's Idempotency-Key: both null without a key. */
+export interface IdempotencyStamp {
+  idempotencyKey: string | null;
+  idempotencyHash: string | null;
+}
+
+export interface CreateOnce<Row extends { idempotencyHash: string | null }, T> {
+  /** The client's Idempotency-Key; without one the creation simply runs. */
+  key: string | undefined;
+  /** What makes two requests the same one (fingerprinted with requestFingerprint). */
+  request: unknown;
+  /** The row stored under the key in the caller's scope (workstream, account), or null. */
+  find: (key: string) => Promise<Row | null>;
+  /** Checks and creates, writing the stamp on the created row in the same transaction as the creation. */
+  create: (stamp: IdempotencyStamp) => Promise<T>;
+  /** The answer of the original creation, from its stored row. */
+  replay: (row: Row) => T;
+  /** Only look for a replay (never create): `value` is undefined when nothing is stored under the key. */
+  replayOnly?: boolean;
+}
+
+/**
+ * Runs a creation at most once per key (docs/decisions.md, "Idempotent creation"). A key already stored
+ * replays the original answer when the request is the same, and is a 422 when it is another one. Two
+ * requests racing with one key both try to insert; the unique index on the key refuses the second, which
+ * then replays the first one's row.
+ */
+export async function createOnce<Row extends { idempotencyHash: string | null }, T>(options: CreateOnce<Row, T>): Promise<{ value?: T; replayed: boolean }> {
+  const { key } = options;
+  if (key === undefined) return options.replayOnly ? { replayed: false } : { value: await options.create({ idempotencyKey: null, idempotencyHash: null }), replayed: false };
+  const fingerprint = requestFingerprint(options.request);
+  const replayed = async (): Promise<{ value: T; replayed: true } | undefined> => {
+    const stored = await options.find(key);
+    if (!stored) return undefined;
+    if (stored.idempotencyHash !== fingerprint) throw idempotencyKeyReused(key);
+    return { value: options.replay(stored), replayed: true };
+  };
+  const earlier = await replayed();
+  if (earlier) return earlier;
+  if (options.replayOnly) return { replayed: false };
+  try {
+    return { value: await options.create({ idempotencyKey: key, idempotencyHash: fingerprint }), replayed: false };
+  } catch (error) {
+    const raced = isUniqueViolation(error) ? await replayed() : undefined;
+    if (raced) return raced;
+    throw error;
+  }
+}
