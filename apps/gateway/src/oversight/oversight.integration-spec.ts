@@ -13,6 +13,7 @@ import { sign, verify } from '@workline/signature';
 import { S3BlobStore, type S3Settings } from '@workline/blob-store';
 import { adminCreate, adminHeaders, type AppInstance, eventually, http, LoopbackReceiver, startAppInstance, testStack } from '@workline/testing';
 import { Kafka, logLevel, type Consumer } from 'kafkajs';
+import Redis from 'ioredis';
 import { Pool } from 'pg';
 import S3rver from 's3rver';
 import { createServer } from 'node:net';
@@ -76,12 +77,15 @@ async function uploaded(tenant: Tenant, bytes: Buffer, contentType: string, conf
   return g.media_key;
 }
 
-async function createTask(tenant: Tenant, body: Record<string, unknown>, base?: string) {
-  return http<{ task_id: string; message?: string; errors?: { field: string }[] }>('POST', `${base ?? testStack().gatewayUrl}/v1/tasks`, {
-    headers: asKey(tenant.key),
+async function createTask(tenant: Tenant, body: Record<string, unknown>, base?: string, headers: Record<string, string> = {}) {
+  return http<{ task_id: string; message?: string; errors?: { field: string; message: string }[] }>('POST', `${base ?? testStack().gatewayUrl}/v1/tasks`, {
+    headers: { ...asKey(tenant.key), ...headers },
     body,
   });
 }
+
+const idempotencyKey = () => `retry-${randomBytes(8).toString('hex')}`;
+const withKey = (key: string) => ({ 'idempotency-key': key });
 
 async function created(tenant: Tenant, body: Record<string, unknown>): Promise<string> {
   const result = await createTask(tenant, body);
@@ -795,6 +799,99 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
     });
   });
 
+  describe('Idempotency-Key on POST /v1/tasks (safe retries)', () => {
+    const receiver = new LoopbackReceiver();
+    const redis = new Redis(testStack().redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+    const tasksOf = async (workstreamId: string, mediaKey: string) =>
+      Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM oversight_task WHERE workstream_id = $1 AND media_key = $2', [workstreamId, mediaKey])).rows[0].n);
+    const todaysQuota = async (workstreamId: string) => Number((await redis.get(`quota:tasks:${workstreamId}:d${new Date().toISOString().slice(0, 10)}`)) ?? '0');
+
+    beforeAll(async () => {
+      await receiver.start();
+      await redis.connect();
+    });
+
+    afterAll(async () => {
+      await receiver.stop();
+      redis.disconnect();
+    });
+
+    it('a retry with the same key and body answers the same task (Idempotent-Replayed), creates nothing, and the webhook is delivered once', async () => {
+      const key = idempotencyKey();
+      const mediaKey = await uploaded(tenant, PNG(), 'image/png');
+      const body = { media_key: mediaKey, configuration_id: tenant.configurationId, callback_url: receiver.url('/idempotent-task'), existing_tags: [{ value: 'cat', confidence_score: 0.5 }] };
+      const first = await createTask(tenant, body, undefined, withKey(key));
+      expect(first.status).toBe(201);
+      expect(first.headers.get('idempotent-replayed')).toBeNull();
+      // The same request, its keys in another order: the same answer, marked as a replay.
+      const reordered = { existing_tags: [{ confidence_score: 0.5, value: 'cat' }], callback_url: body.callback_url, configuration_id: body.configuration_id, media_key: mediaKey };
+      const retry = await createTask(tenant, reordered, undefined, withKey(key));
+      expect(retry.status).toBe(201);
+      expect(retry.body).toEqual({ task_id: first.body.task_id });
+      expect(retry.headers.get('idempotent-replayed')).toBe('true');
+      expect(await tasksOf(tenant.workstreamId, mediaKey)).toBe(1);
+
+      const assignment = await lease(worker, first.body.task_id);
+      expect((await work(worker, `/${assignment.assignment_id}/complete`, { updated_tags: [{ value: 'dog', confidence_score: 0.9 }] })).status).toBe(200);
+      // A retry after completion still answers the task, and requests no second webhook.
+      const late = await createTask(tenant, body, undefined, withKey(key));
+      expect({ status: late.status, body: late.body, replayed: late.headers.get('idempotent-replayed') }).toEqual({ status: 201, body: { task_id: first.body.task_id }, replayed: 'true' });
+      await eventually(
+        async () => (await db.query<{ status: string }>('SELECT status FROM delivery WHERE task_id = $1', [first.body.task_id])).rows.map((row) => row.status).join() === 'delivered',
+        { what: 'the one delivery of the task to be delivered' },
+      );
+      expect(receiver.on('/idempotent-task').map((request) => JSON.parse(request.rawBody.toString('utf8')).task_id)).toEqual([first.body.task_id]);
+      expect(events.deliveriesOf(first.body.task_id)).toHaveLength(1);
+      expect(await tasksOf(tenant.workstreamId, mediaKey)).toBe(1);
+    });
+
+    it('the same key with another body is a 422 naming the header; nothing is created or changed; keys are per workstream', async () => {
+      const key = idempotencyKey();
+      const mediaKey = await uploaded(tenant, PNG(), 'image/png');
+      const first = await createTask(tenant, { media_key: mediaKey, configuration_id: tenant.configurationId }, undefined, withKey(key));
+      expect(first.status).toBe(201);
+      const otherMedia = await uploaded(tenant, PNG(), 'image/png');
+      const message = `Idempotency-Key "${key}" was already used with another request: send the same request to get its answer again, or a new key for a new request`;
+      const changed = await createTask(tenant, { media_key: otherMedia, configuration_id: tenant.configurationId }, undefined, withKey(key));
+      expect({ status: changed.status, body: changed.body }).toEqual({ status: 422, body: { message: `Invalid request: ${message}`, errors: [{ field: 'Idempotency-Key', message }] } });
+      const tagged = await createTask(tenant, { media_key: mediaKey, configuration_id: tenant.configurationId, existing_tags: [{ value: 'x', confidence_score: 1 }] }, undefined, withKey(key));
+      expect(tagged.status).toBe(422);
+      expect(await tasksOf(tenant.workstreamId, otherMedia)).toBe(0);
+      expect((await taskStatus(tenant, first.body.task_id)).body).toMatchObject({ state: 'QUEUED', media_key: mediaKey });
+      expect((await taskStatus(tenant, first.body.task_id)).body).not.toHaveProperty('result');
+      // Another workstream's key space is its own.
+      const theirs = await createTask(other, { media_key: await uploaded(other, PNG(), 'image/png'), configuration_id: other.configurationId }, undefined, withKey(key));
+      expect(theirs.status).toBe(201);
+      expect(theirs.body.task_id).not.toBe(first.body.task_id);
+      expect(theirs.headers.get('idempotent-replayed')).toBeNull();
+    });
+
+    it('a malformed Idempotency-Key is a 422 naming the header, and nothing is created', async () => {
+      const mediaKey = await uploaded(tenant, PNG(), 'image/png');
+      const message = 'Idempotency-Key header must be 1 to 255 printable ASCII characters';
+      for (const bad of ['', 'x'.repeat(256), 'cl\u00e9']) {
+        const result = await createTask(tenant, { media_key: mediaKey, configuration_id: tenant.configurationId }, undefined, withKey(bad));
+        expect({ status: result.status, body: result.body }).toEqual({ status: 422, body: { message: `Invalid request: ${message}`, errors: [{ field: 'Idempotency-Key', message }] } });
+      }
+      expect(await tasksOf(tenant.workstreamId, mediaKey)).toBe(0);
+      const longest = await createTask(tenant, { media_key: mediaKey, configuration_id: tenant.configurationId }, undefined, withKey(`${'k'.repeat(127)} ${'~'.repeat(127)}`));
+      expect(longest.status).toBe(201);
+    });
+
+    it('five requests at once with one key create one task, and the quota counts it once', async () => {
+      const fresh = await newTenant();
+      const key = idempotencyKey();
+      const mediaKey = await uploaded(fresh, PNG(), 'image/png');
+      const body = { media_key: mediaKey, configuration_id: fresh.configurationId };
+      const results = await Promise.all(Array.from({ length: 5 }, () => createTask(fresh, body, undefined, withKey(key))));
+      expect(results.map((result) => result.status)).toEqual([201, 201, 201, 201, 201]);
+      expect(new Set(results.map((result) => result.body.task_id)).size).toBe(1);
+      expect(results.filter((result) => result.headers.get('idempotent-replayed') === null)).toHaveLength(1);
+      expect(await tasksOf(fresh.workstreamId, mediaKey)).toBe(1);
+      expect(await todaysQuota(fresh.workstreamId)).toBe(1);
+    });
+  });
+
   describe('limits (a second gateway with small limits)', () => {
     let gateway: AppInstance;
     let base: string;
@@ -849,6 +946,23 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       const neighbour = await newTenant();
       const otherWorkstream = await createTask(neighbour, { media_key: await uploaded(neighbour, PNG(), 'image/png'), configuration_id: neighbour.configurationId }, base);
       expect(otherWorkstream.status).toBe(201);
+    });
+
+    it('retries with an Idempotency-Key are not charged again, and still answer once the quota is used up', async () => {
+      const fresh = await newTenant();
+      const key = idempotencyKey();
+      const body = { media_key: await uploaded(fresh, PNG(), 'image/png'), configuration_id: fresh.configurationId };
+      const first = await createTask(fresh, body, base, withKey(key));
+      expect(first.status).toBe(201);
+      for (let i = 0; i < 3; i++) expect((await createTask(fresh, body, base, withKey(key))).body).toEqual({ task_id: first.body.task_id });
+      // The three retries used nothing: one more task fits the daily quota of 2, then it is full.
+      expect((await createTask(fresh, { media_key: await uploaded(fresh, PNG(), 'image/png'), configuration_id: fresh.configurationId }, base, withKey(idempotencyKey()))).status).toBe(201);
+      const over = await createTask(fresh, { media_key: await uploaded(fresh, PNG(), 'image/png'), configuration_id: fresh.configurationId }, base, withKey(idempotencyKey()));
+      expect(over.status).toBe(429);
+      const replay = await createTask(fresh, body, base, withKey(key));
+      expect({ status: replay.status, body: replay.body, replayed: replay.headers.get('idempotent-replayed') }).toEqual({ status: 201, body: { task_id: first.body.task_id }, replayed: 'true' });
+      const changed = await createTask(fresh, { ...body, existing_tags: [] }, base, withKey(key));
+      expect(changed.status).toBe(422);
     });
   });
 });
