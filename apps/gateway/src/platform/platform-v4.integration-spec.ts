@@ -9,6 +9,7 @@ import {
   flagUnit,
   http,
   ISO_SECONDS,
+  LoopbackReceiver,
   nextUnit,
   openSealed,
   type PlatformAccount,
@@ -16,6 +17,7 @@ import {
 } from '@workline/testing';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
 
 
 interface RunView {
@@ -252,6 +254,81 @@ describe('platform API v4: lines, runs, abort, callbacks (real Kafka and Postgre
       await workLine(line.lineId);
       await deliveries.first(marker.body.id);
       expect(deliveries.of(created.body.id)).toEqual([]);
+    });
+  });
+
+  describe('Idempotency-Key on POST /v4/runs (safe retries)', () => {
+    const receiver = new LoopbackReceiver();
+    const withKey = (account: PlatformAccount, key: string) => ({ ...account.auth, 'idempotency-key': key });
+    const createWithKey = (account: PlatformAccount, key: string, body: unknown) => http<RunView & { message?: string }>('POST', '/v4/runs', { headers: withKey(account, key), body });
+    const newKey = () => `run-${randomUUID()}`;
+
+    beforeAll(() => receiver.start());
+    afterAll(() => receiver.stop());
+
+    it('a retry with the same key and body answers the same run (Idempotent-Replayed), creates nothing, and the callback is posted once', async () => {
+      const account = await createPlatformAccount('Idempotent');
+      const key = newKey();
+      const body = { line_id: account.lineId, callback_url: receiver.url('/idempotent-run'), units: [{ identifier: 'a', n: 1 }, { identifier: 'b' }] };
+      const first = await createWithKey(account, key, body);
+      expect(first.status).toBe(201);
+      expect(first.headers.get('idempotent-replayed')).toBeNull();
+      const reordered = { units: [{ n: 1, identifier: 'a' }, { identifier: 'b' }], callback_url: body.callback_url, line_id: account.lineId };
+      const retry = await createWithKey(account, key, reordered);
+      expect({ status: retry.status, body: retry.body, replayed: retry.headers.get('idempotent-replayed') }).toEqual({ status: 201, body: first.body, replayed: 'true' });
+      expect(await runsOfLine(account.lineId)).toBe(1);
+      expect(await prisma.productionUnit.count({ where: { runId: first.body.id } })).toBe(2);
+
+      await workLine(account.lineId);
+      expect((await getRun(account, first.body.id)).body.status).toBe('Processed');
+      // Even after the run is processed, a retry answers the creation as it was, and posts nothing again.
+      const late = await createWithKey(account, key, body);
+      expect({ status: late.status, body: late.body, replayed: late.headers.get('idempotent-replayed') }).toEqual({ status: 201, body: first.body, replayed: 'true' });
+      await eventually(async () => (await prisma.delivery.findMany({ where: { runId: first.body.id } })).map((d) => d.status).join() === 'delivered', {
+        what: 'the one callback of the run to be delivered',
+      });
+      expect(receiver.on('/idempotent-run').map((request) => JSON.parse(request.rawBody.toString('utf8')).id)).toEqual([first.body.id]);
+      expect(deliveries.of(first.body.id)).toHaveLength(1);
+      expect(await runsOfLine(account.lineId)).toBe(1);
+    });
+
+    it('the same key with another body is a 422 naming the header, nothing is created; keys are per account', async () => {
+      const key = newKey();
+      const first = await createWithKey(acme, key, { line_id: acme.lineId, units: [{ identifier: 'one' }] });
+      expect(first.status).toBe(201);
+      const before = await runsOfLine(acme.lineId);
+      const changed = await createWithKey(acme, key, { line_id: acme.lineId, units: [{ identifier: 'two' }] });
+      const message = `Idempotency-Key "${key}" was already used with another request: send the same request to get its answer again, or a new key for a new request`;
+      expect({ status: changed.status, body: changed.body }).toEqual({ status: 422, body: { message: `Invalid request: ${message}` } });
+      // The v3 creation is another request, even with the same units.
+      const asV3 = await http('POST', '/v3/tasks', { headers: withKey(acme, key), body: { template_id: acme.lineId, resources: [{ identifier: 'one' }] } });
+      expect({ status: asV3.status, body: asV3.body }).toEqual({ status: 422, body: { status: 422, error: `Invalid request: ${message}` } });
+      expect(await runsOfLine(acme.lineId)).toBe(before);
+      expect((await getRun(acme, first.body.id)).body.units.map((unit) => unit.input)).toEqual([{ identifier: 'one' }]);
+      const theirs = await createWithKey(other, key, { line_id: other.lineId, units: [{ identifier: 'one' }] });
+      expect(theirs.status).toBe(201);
+      expect(theirs.body.id).not.toBe(first.body.id);
+    });
+
+    it('a malformed Idempotency-Key is a 422 naming the header, and nothing is created', async () => {
+      const account = await createPlatformAccount('Malformed key');
+      for (const bad of ['', 'k'.repeat(256), 'cl\u00e9']) {
+        const result = await createWithKey(account, bad, { line_id: account.lineId, units: [{}] });
+        expect({ status: result.status, body: result.body }).toEqual({ status: 422, body: { message: 'Invalid request: Idempotency-Key header must be 1 to 255 printable ASCII characters' } });
+      }
+      expect(await runsOfLine(account.lineId)).toBe(0);
+    });
+
+    it('five requests at once with one key create one run', async () => {
+      const account = await createPlatformAccount('Concurrent');
+      const key = newKey();
+      const body = { line_id: account.lineId, units: Array.from({ length: 50 }, (_, i) => ({ identifier: `u${i}` })) };
+      const results = await Promise.all(Array.from({ length: 5 }, () => createWithKey(account, key, body)));
+      expect(results.map((result) => result.status)).toEqual([201, 201, 201, 201, 201]);
+      expect(new Set(results.map((result) => result.body.id)).size).toBe(1);
+      expect(results.filter((result) => result.headers.get('idempotent-replayed') === null)).toHaveLength(1);
+      expect(await runsOfLine(account.lineId)).toBe(1);
+      expect(await prisma.productionUnit.count({ where: { lineId: account.lineId } })).toBe(50);
     });
   });
 
