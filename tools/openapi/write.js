@@ -1,5 +1,7 @@
 'use strict';
 /** `npm run openapi`: writes the gateway's OpenAPI document (apps/gateway/src/openapi/openapi.ts) to docs/openapi.json. */
+// The document names contracts (header names, limits): load the decorator metadata they need.
+require('reflect-metadata');
 const fs = require('node:fs');
 const path = require('node:path');
 

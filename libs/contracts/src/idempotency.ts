@@ -15,12 +15,21 @@ export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
 /** 1 to 255 printable ASCII characters (0x20-0x7E). */
 const KEY_PATTERN = new RegExp(`^[\\x20-\\x7e]{1,${IDEMPOTENCY_KEY_MAX_LENGTH}}$`);
 
+/**
+ * A refused key: 422 `Invalid request: ...` naming the header, or with the platform API v3's code
+ * (102, "Data is invalid: ...") when `v3Code` is given.
+ */
+function keyError(message: string, v3Code?: number): DomainError {
+  return v3Code === undefined
+    ? new DomainError(ErrorCode.Validation, `Invalid request: ${message}`, [{ field: IDEMPOTENCY_KEY_HEADER, message }])
+    : new DomainError(ErrorCode.Validation, `Data is invalid: ${message}`, undefined, v3Code);
+}
+
 /** The header's value as sent (undefined when absent); a malformed one is a 422 naming the header. */
-export function parseIdempotencyKey(value: string | string[] | undefined): string | undefined {
+export function parseIdempotencyKey(value: string | string[] | undefined, v3Code?: number): string | undefined {
   if (value === undefined) return undefined;
   if (typeof value === 'string' && KEY_PATTERN.test(value)) return value;
-  const message = `${IDEMPOTENCY_KEY_HEADER} header must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} printable ASCII characters`;
-  throw new DomainError(ErrorCode.Validation, `Invalid request: ${message}`, [{ field: IDEMPOTENCY_KEY_HEADER, message }]);
+  throw keyError(`${IDEMPOTENCY_KEY_HEADER} header must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} printable ASCII characters`, v3Code);
 }
 
 /** JSON with object keys sorted at every depth: equal values give equal text whatever the key order. */
@@ -38,7 +47,9 @@ export function requestFingerprint(value: unknown): string {
 }
 
 /** The same key sent again with another request: 422, nothing is created or changed. */
-export function idempotencyKeyReused(key: string): DomainError {
-  const message = `${IDEMPOTENCY_KEY_HEADER} ${JSON.stringify(key)} was already used with another request: send the same request to get its answer again, or a new key for a new request`;
-  return new DomainError(ErrorCode.Validation, `Invalid request: ${message}`, [{ field: IDEMPOTENCY_KEY_HEADER, message }]);
+export function idempotencyKeyReused(key: string, v3Code?: number): DomainError {
+  return keyError(
+    `${IDEMPOTENCY_KEY_HEADER} ${JSON.stringify(key)} was already used with another request: send the same request to get its answer again, or a new key for a new request`,
+    v3Code,
+  );
 }

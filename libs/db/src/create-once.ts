@@ -18,6 +18,8 @@ export interface CreateOnce<Row extends { idempotencyHash: string | null }, T> {
   create: (stamp: IdempotencyStamp) => Promise<T>;
   /** The answer of the original creation, from its stored row. */
   replay: (row: Row) => T;
+  /** Platform API v3 requests: the v3 error code of a key used with another request. */
+  v3Code?: number;
   /** Only look for a replay (never create): `value` is undefined when nothing is stored under the key. */
   replayOnly?: boolean;
 }
@@ -35,7 +37,7 @@ export async function createOnce<Row extends { idempotencyHash: string | null },
   const replayed = async (): Promise<{ value: T; replayed: true } | undefined> => {
     const stored = await options.find(key);
     if (!stored) return undefined;
-    if (stored.idempotencyHash !== fingerprint) throw idempotencyKeyReused(key);
+    if (stored.idempotencyHash !== fingerprint) throw idempotencyKeyReused(key, options.v3Code);
     return { value: options.replay(stored), replayed: true };
   };
   const earlier = await replayed();

@@ -63,6 +63,7 @@ export class RunsService {
       find: (idempotencyKey) => this.prisma.productionRun.findUnique({ where: { accountId_idempotencyKey: { accountId, idempotencyKey } } }),
       create: (stamp) => this.insert(request, stamp),
       replay: (row) => created(api, { ...row, status: RunStatus.Processing }),
+      ...(api === 'v3' ? { v3Code: V3.DataInvalid } : {}),
     });
     return { view: value as object, replayed };
   }

@@ -2,9 +2,12 @@ import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, parseIdempotencyKey } from '@workline/contracts';
 import type { Request, Response } from 'express';
 
-/** `@IdempotencyKey() key: string | undefined`: the request's Idempotency-Key; a malformed one is a 422. */
-export const IdempotencyKey = createParamDecorator((_data: unknown, context: ExecutionContext): string | undefined => {
-  return parseIdempotencyKey(context.switchToHttp().getRequest<Request>().headers[IDEMPOTENCY_KEY_HEADER.toLowerCase()]);
+/**
+ * `@IdempotencyKey() key: string | undefined`: the request's Idempotency-Key; a malformed one is a 422
+ * (`@IdempotencyKey(102)` on v3: the v3 code "Data is invalid").
+ */
+export const IdempotencyKey = createParamDecorator((v3Code: number | undefined, context: ExecutionContext): string | undefined => {
+  return parseIdempotencyKey(context.switchToHttp().getRequest<Request>().headers[IDEMPOTENCY_KEY_HEADER.toLowerCase()], v3Code);
 });
 
 /** Marks an answer that replays an earlier creation (`Idempotent-Replayed: true`). */

@@ -8,6 +8,9 @@ import { IdempotencyKey } from '../http/idempotency';
 import { createRun } from './create-run';
 import { RawJsonBody } from './raw-body';
 
+/** The v3 code of a malformed Idempotency-Key (spec's v3 code table: data invalid). */
+const V3_DATA_INVALID = 102;
+
 /** Platform API v3 (deprecated, docs/platform-api.md): batches are v4 runs presented with v3 names. */
 @Controller('v3')
 @UseGuards(BasicAuthGuard)
@@ -19,7 +22,7 @@ export class PlatformV3Controller {
   create(
     @CurrentPrincipal() caller: PrincipalOf<'account'>,
     @RawJsonBody() body: unknown,
-    @IdempotencyKey() key: string | undefined,
+    @IdempotencyKey(V3_DATA_INVALID) key: string | undefined,
     @Res({ passthrough: true }) response: Response,
   ): Promise<object> {
     return createRun(this.rpc, response, { account_id: caller.accountId, api: 'v3', body, ...(key !== undefined ? { idempotency_key: key } : {}) });

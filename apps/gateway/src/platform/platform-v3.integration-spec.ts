@@ -118,7 +118,7 @@ describe('platform API v3 (deprecated): batches over v4 runs (real Kafka and Pos
     expect([abortV3.status, abortV3.body]).toEqual([404, { status: 404, error: 'Not found' }]);
   });
 
-  it('Idempotency-Key: a retry answers the same batch (200, Idempotent-Replayed) and creates nothing; a malformed key is a 422', async () => {
+  it('Idempotency-Key: a retry answers the same batch (200, Idempotent-Replayed) and creates nothing; a malformed key is 102 (HTTP 400)', async () => {
     const key = `batch-${Date.now()}-${Math.random()}`;
     const body = { template_id: other.lineId, resources: [{ identifier: 'once' }] };
     const headers = { ...other.auth, 'idempotency-key': key };
@@ -130,7 +130,7 @@ describe('platform API v3 (deprecated): batches over v4 runs (real Kafka and Pos
     const batch = await getBatch(other, first.body.task_id);
     expect(batch.body.resources).toHaveLength(1);
     const malformed = await http('POST', '/v3/tasks', { headers: { ...other.auth, 'idempotency-key': 'k'.repeat(256) }, body });
-    expect({ status: malformed.status, body: malformed.body }).toEqual({ status: 422, body: { status: 422, error: 'Invalid request: Idempotency-Key header must be 1 to 255 printable ASCII characters' } });
+    expect({ status: malformed.status, body: malformed.body }).toEqual({ status: 400, body: { status: 102, error: 'Data is invalid: Idempotency-Key header must be 1 to 255 printable ASCII characters' } });
   });
 
   describe('errors: {status: code, error}', () => {

@@ -302,7 +302,7 @@ describe('platform API v4: lines, runs, abort, callbacks (real Kafka and Postgre
       expect({ status: changed.status, body: changed.body }).toEqual({ status: 422, body: { message: `Invalid request: ${message}` } });
       // The v3 creation is another request, even with the same units.
       const asV3 = await http('POST', '/v3/tasks', { headers: withKey(acme, key), body: { template_id: acme.lineId, resources: [{ identifier: 'one' }] } });
-      expect({ status: asV3.status, body: asV3.body }).toEqual({ status: 422, body: { status: 422, error: `Invalid request: ${message}` } });
+      expect({ status: asV3.status, body: asV3.body }).toEqual({ status: 400, body: { status: 102, error: `Data is invalid: ${message}` } });
       expect(await runsOfLine(acme.lineId)).toBe(before);
       expect((await getRun(acme, first.body.id)).body.units.map((unit) => unit.input)).toEqual([{ identifier: 'one' }]);
       const theirs = await createWithKey(other, key, { line_id: other.lineId, units: [{ identifier: 'one' }] });
