@@ -17,6 +17,14 @@ export class GatewayEnv extends BaseEnv {
   @IsInt() @Min(1024) @Max(256 * 1024 * 1024)
   BODY_LIMIT_BYTES: number = 10 * 1024 * 1024;
 
+  /**
+   * How long an idle keep-alive connection stays open. Longer than the idle timeout of whatever sits in front
+   * (60 s on common load balancers): a server that closes first races the client's next request on that
+   * connection, which then fails with "socket hang up" (or a load balancer's 502).
+   */
+  @IsInt() @Min(1000) @Max(600_000)
+  HTTP_KEEP_ALIVE_MS: number = 65_000;
+
   /** false withdraws the deprecated platform API v3: /v3 answers 410. */
   @IsIn(['0', '1', 'true', 'false'])
   V3_ENABLED: string = 'true';

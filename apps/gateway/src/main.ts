@@ -38,11 +38,15 @@ async function bootstrap(): Promise<void> {
   app.useGlobalPipes(new StrictValidationPipe());
   app.useGlobalFilters(new HttpExceptionFilter());
   await app.listen(env.PORT, '0.0.0.0');
+  const server = app.getHttpServer() as Server;
+  server.keepAliveTimeout = env.HTTP_KEEP_ALIVE_MS;
+  // Node's rule: headersTimeout must exceed keepAliveTimeout, or a slow first request on a kept connection is cut.
+  server.headersTimeout = env.HTTP_KEEP_ALIVE_MS + 1000;
   installGracefulShutdown('gateway', {
     drain: () => (app.get(GatewayLifecycle).draining = true),
     delayMs: env.SHUTDOWN_DELAY_MS,
     stop: async () => {
-      await closeHttpServer(app.getHttpServer() as Server);
+      await closeHttpServer(server);
       // Only now the modules: Kafka request-reply, Redis and the database close after the last answer.
       await app.close();
     },
