@@ -16,6 +16,17 @@ async function ping(url) {
   }
 }
 
+/** A redis-server on a loopback port that keeps nothing on disk. */
+function spawnRedisServer(port, { logFile } = {}) {
+  return spawnPrefixed('redis', 'redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    env: process.env,
+    quiet: true,
+    logFile,
+  });
+}
+
+const waitForRedis = (url, what) => waitFor(`${what} to answer PING`, () => ping(url), { timeoutMs: 15_000 });
+
 /**
  * Reuses the Redis server in `url`, or starts a private redis-server when it is local and absent.
  * Returns the child process it started, if any, so the caller can stop it.
@@ -33,15 +44,10 @@ async function ensureRedis(url) {
     );
   }
   step(`starting redis-server on port ${u.port || 6379}`);
-  const child = spawnPrefixed(
-    'redis',
-    'redis-server',
-    ['--port', String(u.port || 6379), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { env: process.env, quiet: true },
-  );
-  await waitFor('redis-server to answer PING', () => ping(url), { timeoutMs: 15_000 });
+  const child = spawnRedisServer(u.port || 6379);
+  await waitForRedis(url, 'redis-server');
   ok(`Redis started (${u.host})`);
   return child;
 }
 
-module.exports = { ensureRedis };
+module.exports = { ensureRedis, spawnRedisServer, waitForRedis };
