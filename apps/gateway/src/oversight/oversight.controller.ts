@@ -90,7 +90,7 @@ export class OversightController {
       workstream_id: workstreamId,
       account_id: principal.accountId,
       sealed_api_key: this.box.seal(apiKey),
-      idempotency_key: key,
+      ...(key !== undefined ? { idempotency_key: key } : {}),
     };
     const reservation = await this.quota.reserve(workstreamId);
     if ('refused' in reservation) {

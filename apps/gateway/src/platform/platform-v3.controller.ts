@@ -25,7 +25,7 @@ export class PlatformV3Controller {
     @IdempotencyKey(V3_DATA_INVALID) key: string | undefined,
     @Res({ passthrough: true }) response: Response,
   ): Promise<object> {
-    return createRun(this.rpc, response, { account_id: caller.accountId, api: 'v3', body, idempotency_key: key });
+    return createRun(this.rpc, response, { account_id: caller.accountId, api: 'v3', body, ...(key !== undefined ? { idempotency_key: key } : {}) });
   }
 
   @Get('tasks/:taskId')

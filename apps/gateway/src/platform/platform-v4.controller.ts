@@ -58,7 +58,7 @@ export class PlatformV4Controller {
     @IdempotencyKey() key: string | undefined,
     @Res({ passthrough: true }) response: Response,
   ): Promise<object> {
-    return createRun(this.rpc, response, { account_id: caller.accountId, api: 'v4', body, idempotency_key: key });
+    return createRun(this.rpc, response, { account_id: caller.accountId, api: 'v4', body, ...(key !== undefined ? { idempotency_key: key } : {}) });
   }
 
   @Get('runs/:id')
