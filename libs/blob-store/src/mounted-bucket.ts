@@ -3,9 +3,6 @@ import { open, stat } from 'node:fs/promises';
 import { resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 
-/** How many first bytes sniffMediaType needs to tell every type it knows. */
-export const SNIFF_BYTES = 16;
-
 /**
  * What a file's first bytes say it is. Mounted buckets carry no content types of their own (they are
  * the client's storage), so the bucket rule (images only) is checked on the bytes, not on a name.
@@ -74,8 +71,8 @@ export class FsMountedBucket implements MountedBucket {
     if (!info?.isFile()) return undefined;
     const file = await open(path, 'r');
     try {
-      const buffer = Buffer.alloc(SNIFF_BYTES);
-      const { bytesRead } = await file.read(buffer, 0, SNIFF_BYTES, 0);
+      const buffer = Buffer.alloc(16);
+      const { bytesRead } = await file.read(buffer, 0, 16, 0);
       return { size: info.size, mediaType: sniffMediaType(buffer.subarray(0, bytesRead)) };
     } finally {
       await file.close();

@@ -2,8 +2,10 @@ import type { MountedBucketSpec } from '@workline/contracts';
 import type { SecretBox } from '@workline/secrets';
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
-import { assertMountedKey, FsMountedBucket, type MountedBucket, MountedBucketError, MountedObjectError, SNIFF_BYTES, sniffMediaType } from './mounted-bucket';
+import { assertMountedKey, FsMountedBucket, type MountedBucket, MountedBucketError, MountedObjectError, sniffMediaType } from './mounted-bucket';
 import { EMPTY_SHA256, S3Client, S3Error, type S3Settings } from './s3-blob-store';
+
+const SNIFF_BYTES = 16;
 
 /** Reads at most `limit` bytes of a stream, then lets the rest go. */
 async function firstBytes(stream: IncomingMessage, limit: number): Promise<Buffer> {
