@@ -40,17 +40,12 @@ export class AppMetrics {
       },
     });
   }
-
-  /**
-   * `assignments_leased{kind}`: work a worker holds now (lease not expired). Platform-runs publishes the
-   * units, oversight the tasks, under one name so a dashboard sums them.
-   */
-  assignmentsLeased(kind: 'unit' | 'task', count: () => Promise<number>): void {
-    this.gauge('assignments_leased', 'Work currently leased to workers (lease not expired), by kind: unit (platform-runs) or task (oversight)', ['kind'], async () => [
-      { labels: { kind }, value: await count() },
-    ]);
-  }
 }
 
 /** Seconds: 1 ms to 10 s. */
 export const DURATION_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** Metrics several apps publish under one name (each with its own label values). */
+export const SharedMetric = {
+  AssignmentsLeased: { name: 'assignments_leased', help: 'Work currently leased to workers (lease not expired), by kind: unit (platform-runs) or task (oversight)' },
+} as const;
