@@ -13,8 +13,7 @@ const path = require('node:path');
 const { spawnSync, execFileSync } = require('node:child_process');
 const { root } = require('./deps');
 const { step, ok, fail } = require('./log');
-const { stopProcess, readPid, isAlive, commandExists } = require('./process');
-const { spawnRedisServer, waitForRedis } = require('./redis');
+const { waitFor, spawnPrefixed, stopProcess, readPid, isAlive, commandExists } = require('./process');
 const { startLocalKafka, brokerAnswers } = require('./kafka');
 
 const baseDir = path.join(root, '.cache', 'faults');
@@ -27,7 +26,7 @@ const kafkaPidFile = path.join(root, '.cache', 'kafka', KAFKA_PROFILE, 'broker.p
 
 /**
  * Private ports: FAULTS_*_PORT, else offsets from TEST_PORT (29100 by default) that the integration
- * stack does not use (it takes TEST_PORT to TEST_PORT + 4 and TEST_KAFKA_PORT/+1).
+ * stack does not use (it takes TEST_PORT, TEST_PORT + 7 and TEST_KAFKA_PORT/+1).
  */
 function faultPorts(env = process.env) {
   const base = Number(env.TEST_PORT ?? 29100);
@@ -103,9 +102,27 @@ async function startPrivateRedis(port) {
   await stopProcess(readPid(redisPidFile) ?? 0, 5000).catch(() => undefined);
   fs.mkdirSync(baseDir, { recursive: true });
   step(`starting a private redis-server on port ${port}`);
-  const child = spawnRedisServer(port, { logFile: path.join(baseDir, 'redis.log') });
+  const child = spawnPrefixed('redis', 'redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    env: process.env,
+    quiet: true,
+    logFile: path.join(baseDir, 'redis.log'),
+  });
   fs.writeFileSync(redisPidFile, String(child.pid));
-  await waitForRedis(`redis://127.0.0.1:${port}`, 'the private redis-server');
+  const Redis = require('ioredis');
+  await waitFor(
+    'the private redis-server to answer PING',
+    async () => {
+      const client = new Redis(`redis://127.0.0.1:${port}`, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+      client.on('error', () => undefined);
+      try {
+        await client.connect();
+        return (await client.ping()) === 'PONG';
+      } finally {
+        client.disconnect();
+      }
+    },
+    { timeoutMs: 15_000 },
+  );
   ok(`private Redis ready (127.0.0.1:${port})`);
 }
 

@@ -16,17 +16,6 @@ async function ping(url) {
   }
 }
 
-/** A redis-server on a loopback port that keeps nothing on disk. */
-function spawnRedisServer(port, { logFile } = {}) {
-  return spawnPrefixed('redis', 'redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-    env: process.env,
-    quiet: true,
-    logFile,
-  });
-}
-
-const waitForRedis = (url, what) => waitFor(`${what} to answer PING`, () => ping(url), { timeoutMs: 15_000 });
-
 /**
  * Reuses the Redis server in `url`, or starts a private redis-server when it is local and absent.
  * Returns the child process it started, if any, so the caller can stop it.
@@ -44,10 +33,15 @@ async function ensureRedis(url) {
     );
   }
   step(`starting redis-server on port ${u.port || 6379}`);
-  const child = spawnRedisServer(u.port || 6379);
-  await waitForRedis(url, 'redis-server');
+  const child = spawnPrefixed(
+    'redis',
+    'redis-server',
+    ['--port', String(u.port || 6379), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { env: process.env, quiet: true },
+  );
+  await waitFor('redis-server to answer PING', () => ping(url), { timeoutMs: 15_000 });
   ok(`Redis started (${u.host})`);
   return child;
 }
 
-module.exports = { ensureRedis, spawnRedisServer, waitForRedis };
+module.exports = { ensureRedis };
