@@ -22,9 +22,6 @@ export const KAFKA_SETTINGS = Symbol('KAFKA_SETTINGS');
 
 export const consumerGroupOf = (app: string) => `workline-${app}`;
 
-/** Kafka client id of one instance of an app (what a consumer group lists as its members). */
-export const clientIdOf = (app: string, instanceId: string) => `${consumerGroupOf(app)}-${instanceId}`;
-
 const levels: Record<number, 'error' | 'warn' | 'log' | 'debug'> = {
   [logLevel.ERROR]: 'error',
   [logLevel.WARN]: 'warn',
@@ -49,7 +46,7 @@ function nestLogCreator() {
 
 export function createKafka(settings: KafkaSettings): Kafka {
   return new Kafka({
-    clientId: clientIdOf(settings.app, settings.instanceId),
+    clientId: `workline-${settings.app}-${settings.instanceId}`,
     brokers: settings.brokers,
     logLevel: logLevel.WARN,
     logCreator: nestLogCreator,

@@ -1,11 +1,11 @@
-import { ALL_SERVICES } from '@workline/contracts';
-import { clientIdOf, consumerGroupOf, createKafka } from '@workline/kafka';
+import { createKafka } from '@workline/kafka';
 import { randomUUID } from 'node:crypto';
 import { eventually } from './eventually';
 import { type AppInstance, startAppInstance } from './instances';
 import { testStack } from './stack';
 
-export const FLEET_APPS = [...ALL_SERVICES, 'gateway'] as const;
+export const SERVICE_APPS = ['performance', 'oversight', 'platform-runs', 'webhook-dispatcher'] as const;
+export const FLEET_APPS = [...SERVICE_APPS, 'gateway'] as const;
 export type FleetApp = (typeof FLEET_APPS)[number];
 
 interface Member {
@@ -85,13 +85,13 @@ export class Fleet {
         const admin = probe.admin();
         await admin.connect();
         try {
-          const { groups } = await admin.describeGroups(ALL_SERVICES.map(consumerGroupOf));
-          for (const app of ALL_SERVICES) {
-            const group = groups.find((g) => g.groupId === consumerGroupOf(app));
-            const expected = [...this.members.values()].filter((m) => m.app === app).map((m) => clientIdOf(app, m.instanceId));
+          const { groups } = await admin.describeGroups(SERVICE_APPS.map((app) => `workline-${app}`));
+          for (const app of SERVICE_APPS) {
+            const group = groups.find((g) => g.groupId === `workline-${app}`);
+            const expected = [...this.members.values()].filter((m) => m.app === app).map((m) => `workline-${app}-${m.instanceId}`);
             const clients = group?.members.map((m) => m.clientId) ?? [];
             if (group?.state !== 'Stable' || clients.length !== expected.length || expected.some((id) => !clients.includes(id))) {
-              throw new Error(`consumer group ${consumerGroupOf(app)} is ${group?.state} with [${clients.join(', ')}], waiting for [${expected.join(', ')}]`);
+              throw new Error(`consumer group workline-${app} is ${group?.state} with [${clients.join(', ')}], waiting for [${expected.join(', ')}]`);
             }
           }
         } finally {

@@ -2,7 +2,6 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { ALL_SERVICES } from '@workline/contracts';
 import { eventually } from './eventually';
 import { testStack } from './stack';
 
@@ -10,7 +9,7 @@ const ROOT = join(__dirname, '..', '..', '..');
 
 const STOP_GRACE_MS = 20_000;
 
-const SERVICES = new Set<string>(ALL_SERVICES);
+const SERVICES = new Set(['performance', 'oversight', 'platform-runs', 'webhook-dispatcher']);
 
 export interface AppInstance {
   process: ChildProcess;
