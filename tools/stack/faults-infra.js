@@ -17,7 +17,10 @@ const { waitFor, spawnPrefixed, stopProcess, readPid, isAlive, commandExists } =
 const { startLocalKafka, brokerAnswers } = require('./kafka');
 
 const baseDir = path.join(root, '.cache', 'faults');
-const pgDir = path.join(baseDir, 'pg');
+// As root the cluster belongs to the postgres user, who may not reach into the checkout (a clone under a
+// mode-700 directory such as mktemp's): its directory then lives in /tmp, one per checkout.
+const runsAsRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+const pgDir = runsAsRoot ? path.join('/tmp', `workline-faults-pg-${require('node:crypto').createHash('sha256').update(root).digest('hex').slice(0, 12)}`) : path.join(baseDir, 'pg');
 const pgData = path.join(pgDir, 'data');
 const pgLog = path.join(pgDir, 'postgres.log');
 const redisPidFile = path.join(baseDir, 'redis.pid');
