@@ -84,7 +84,7 @@ export class BaseEnv {
   }
 }
 
-/** Raised with one line per bad variable, each naming it. */
+/** Raised with one line per bad variable, each naming it and its rule (never its value). */
 export class EnvError extends Error {}
 
 const numeric = /^-?\d+$/;
@@ -100,10 +100,9 @@ export function loadEnv<T extends object>(cls: new () => T, source: NodeJS.Proce
   const instance = plainToInstance(cls, { ...defaults, ...raw });
   const errors = validateSync(instance);
   if (errors.length) {
-    const lines = errors.map((e) => {
-      const given = source[e.property];
-      return `  ${e.property}: ${Object.values(e.constraints ?? {}).join('; ')}${given !== undefined ? ` (got "${given}")` : ''}`;
-    });
+    // Names the variable and the rule it breaks, never the value: secrets (ADMIN_TOKEN, SECRETS_KEY) and
+    // URLs with passwords in them (DATABASE_URL, REDIS_URL) would otherwise end up in the start-up log.
+    const lines = errors.map((e) => `  ${e.property}: ${Object.values(e.constraints ?? {}).join('; ')}`);
     throw new EnvError(`Invalid environment:\n${lines.join('\n')}`);
   }
   return instance;
