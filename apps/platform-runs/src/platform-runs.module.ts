@@ -15,7 +15,7 @@ export class PlatformRunsModule {
     const own = loadEnvOrExit(PlatformRunsEnv, 'platform-runs');
     const platform: PlatformSettings = {
       secretsKey: env.secretsKey,
-      allowPrivateCallbacks: env.allowPrivateCallbacks,
+      callbackPolicy: env.callbackPolicy,
       unitLeaseSeconds: own.UNIT_LEASE_SECONDS,
     };
     return {

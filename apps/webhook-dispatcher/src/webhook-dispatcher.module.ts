@@ -23,7 +23,7 @@ export class WebhookDispatcherModule {
           instanceId: settings.instanceId,
           secretsKey: env.secretsKey,
           retryBaseMs: env.WEBHOOK_RETRY_BASE_MS,
-          allowPrivate: env.allowPrivateCallbacks,
+          callbackPolicy: env.callbackPolicy,
           pollMs: env.WEBHOOK_POLL_MS,
           concurrency: env.WEBHOOK_CONCURRENCY,
           leaseMs: LEASE_MS,

@@ -1,4 +1,4 @@
-import { blockedAddressReason, CallbackUrlError, checkCallbackUrl, parseCallbackUrl } from './callback-url';
+import { blockedAddressReason, CallbackUrlError, checkCallbackUrl, parseAddressRange, parseCallbackUrl } from './callback-url';
 
 describe('callback URL policy', () => {
   it.each([
@@ -24,11 +24,18 @@ describe('callback URL policy', () => {
     ['::ffff:7f00:1', 'a loopback address'],
     ['::ffff:169.254.169.254', 'a cloud metadata address'],
     ['64:ff9b::10.0.0.1', 'a private address'],
+    ['64:ff9b::a9fe:a9fe', 'a cloud metadata address'],
+    ['::ffff:0:10.0.0.1', 'a private address'],
+    ['2002:7f00:1::', 'a loopback address'],
+    ['2002:a9fe:a9fe::1', 'a cloud metadata address'],
+    ['2002:c0a8:101:5::1', 'a private address'],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'a Teredo tunnel address'],
+    ['64:ff9b:1::a00:1', 'a local-use NAT64 address'],
   ])('refuses %s (%s)', (ip, reason) => {
     expect(blockedAddressReason(ip)).toBe(reason);
   });
 
-  it.each(['93.184.216.34', '8.8.8.8', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8'])('accepts the public address %s', (ip) => {
+  it.each(['93.184.216.34', '8.8.8.8', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '2002:808:808::1', '64:ff9b::8.8.8.8'])('accepts the public address %s', (ip) => {
     expect(blockedAddressReason(ip)).toBeUndefined();
   });
 
@@ -49,7 +56,33 @@ describe('callback URL policy', () => {
   it('refuses literal private hosts and names that resolve to loopback; allowPrivate lifts it', async () => {
     await expect(checkCallbackUrl('http://127.0.0.1:8080/cb')).rejects.toThrow('callback_url must point to a public address: 127.0.0.1 is a loopback address');
     await expect(checkCallbackUrl('http://[::1]/cb')).rejects.toThrow('::1 is a loopback address');
-    await expect(checkCallbackUrl('http://localhost/cb')).rejects.toThrow(/localhost resolves to (127\.0\.0\.1|::1), which is a loopback address/);
     await expect(checkCallbackUrl('http://localhost/cb', { allowPrivate: true })).resolves.toMatchObject({ host: 'localhost' });
+  });
+
+  it('says a name resolves to "a private address", never which one', async () => {
+    const refusal = checkCallbackUrl('http://localhost/cb');
+    await expect(refusal).rejects.toThrow('callback_url must point to a public address: localhost resolves to a private address');
+    await expect(refusal).rejects.not.toThrow(/127\.0\.0\.1|::1|loopback/);
+  });
+
+  it('lets listed ranges through and nothing else; metadata addresses never', async () => {
+    const allowed = ['127.0.0.1', '10.20.0.0/16', 'fd00::/8'].map((text) => parseAddressRange(text)!);
+    expect(blockedAddressReason('127.0.0.1', allowed)).toBeUndefined();
+    expect(blockedAddressReason('::ffff:127.0.0.1', allowed)).toBeUndefined();
+    expect(blockedAddressReason('127.0.0.2', allowed)).toBe('a loopback address');
+    expect(blockedAddressReason('::1', allowed)).toBe('a loopback address');
+    expect(blockedAddressReason('10.20.255.1', allowed)).toBeUndefined();
+    expect(blockedAddressReason('10.21.0.1', allowed)).toBe('a private address');
+    expect(blockedAddressReason('fd12::1', allowed)).toBeUndefined();
+    expect(blockedAddressReason('169.254.169.254', [parseAddressRange('169.254.0.0/16')!])).toBe('a cloud metadata address');
+    await expect(checkCallbackUrl('http://127.0.0.1:9/cb', { allowedRanges: ['127.0.0.1'] })).resolves.toMatchObject({ host: '127.0.0.1' });
+    await expect(checkCallbackUrl('http://127.0.0.2:9/cb', { allowedRanges: ['127.0.0.1'] })).rejects.toThrow('127.0.0.2 is a loopback address');
+  });
+
+  it('parses address ranges', () => {
+    expect(parseAddressRange('10.20.0.0/16')).toEqual({ family: 4, start: 0x0a140000n, end: 0x0a14ffffn });
+    expect(parseAddressRange('10.20.1.2/16')).toEqual({ family: 4, start: 0x0a140000n, end: 0x0a14ffffn });
+    expect(parseAddressRange('::1')).toEqual({ family: 6, start: 1n, end: 1n });
+    for (const bad of ['10.0.0.0/33', '10.0.0/8', 'fd00::/129', 'example.com', '10.0.0.0/8/1', '10.0.0.0/x', '']) expect(parseAddressRange(bad)).toBeUndefined();
   });
 });

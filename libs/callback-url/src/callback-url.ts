@@ -1,4 +1,4 @@
-import { lookup } from 'node:dns/promises';
+import { lookup, Resolver } from 'node:dns/promises';
 import { isIP } from 'node:net';
 
 /**
@@ -6,7 +6,8 @@ import { isIP } from 'node:net';
  * into Workline's own network: loopback, private, link-local, CGNAT, multicast, reserved and cloud
  * metadata addresses are refused, for IPv4 and IPv6. It is checked when a task or run is created (on the
  * URL's host as resolved then) and again by the dispatcher right before each attempt, on the address it
- * actually connects to. `allowPrivate` (WEBHOOK_ALLOW_PRIVATE=1) lifts it for local development and tests.
+ * actually connects to. WEBHOOK_ALLOW_PRIVATE lifts it (`1`, local development) or lets chosen ranges through
+ * (a list); WEBHOOK_DNS_SERVERS resolves names with chosen servers instead of the system's (CallbackPolicy).
  */
 
 type Range = [bigint, bigint, string];
@@ -68,20 +69,62 @@ const BLOCKED_V6: Range[] = [
 
 const find = (ranges: Range[], n: bigint) => ranges.find(([start, end]) => n >= start && n <= end)?.[2];
 
-/** Why an IP address may not be called back, or undefined when it is a public address. */
-export function blockedAddressReason(ip: string): string | undefined {
-  const family = isIP(ip);
-  if (family === 4) return find(BLOCKED_V4, v4(ip));
-  if (family !== 6) return 'not an IP address';
-  const n = v6(ip);
-  // IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d) and NAT64 (64:ff9b::/96) carry an IPv4 address.
+const METADATA = 'a cloud metadata address';
+
+/** Prefixes refused whole because what they reach depends on a relay or translator we do not control. */
+const TUNNELLED_V6: Range[] = [c6('2001::', 32, 'a Teredo tunnel address'), c6('64:ff9b:1::', 48, 'a local-use NAT64 address')];
+
+/**
+ * The IPv4 address an IPv6 address carries, for the forms that reach it: IPv4-mapped (::ffff:a.b.c.d),
+ * IPv4-translated (::ffff:0:a.b.c.d), IPv4-compatible (::a.b.c.d), NAT64 (64:ff9b::/96, RFC 6052) and
+ * 6to4 (2002:AABB:CCDD::/48, RFC 3056).
+ */
+function embeddedV4(n: bigint): bigint | undefined {
   const low32 = n & 0xffffffffn;
   const high96 = n >> 32n;
-  if (high96 === 0xffffn || (high96 === 0n && low32 > 1n) || high96 === v6('64:ff9b::') >> 32n) {
-    const embedded = [24n, 16n, 8n, 0n].map((shift) => String((low32 >> shift) & 0xffn)).join('.');
-    return find(BLOCKED_V4, v4(embedded));
-  }
-  return find(BLOCKED_V6, n);
+  if (high96 === 0xffffn || high96 === 0xffff0000n || (high96 === 0n && low32 > 1n) || high96 === v6('64:ff9b::') >> 32n) return low32;
+  if (n >> 112n === 0x2002n) return (n >> 80n) & 0xffffffffn;
+  return undefined;
+}
+
+/** An address range given as `a.b.c.d/bits`, `v6::/bits` or a single address (WEBHOOK_ALLOW_PRIVATE). */
+export interface AddressRange {
+  family: 4 | 6;
+  start: bigint;
+  end: bigint;
+}
+
+/** Parses `10.20.0.0/16`, `fd00::/8` or `127.0.0.1`; undefined when it is none of these. */
+export function parseAddressRange(text: string): AddressRange | undefined {
+  const [ip, bitsText, ...rest] = text.trim().split('/');
+  const family = isIP(ip);
+  if (rest.length || (family !== 4 && family !== 6)) return undefined;
+  const width = family === 4 ? 32 : 128;
+  const bits = bitsText === undefined ? width : /^\d{1,3}$/.test(bitsText) ? Number(bitsText) : NaN;
+  if (!(bits >= 0 && bits <= width)) return undefined;
+  const [start, end] = cidr(family === 4 ? v4(ip) : v6(ip), bits, width, '');
+  return { family, start, end };
+}
+
+const within = (ranges: readonly AddressRange[], family: 4 | 6, n: bigint) => ranges.some((r) => r.family === family && n >= r.start && n <= r.end);
+
+/**
+ * Why an IP address may not be called back, or undefined when it may: a public address, or a non-public
+ * one inside `allowed` (cloud metadata addresses never are). An IPv6 address carrying an IPv4 one is
+ * judged by the IPv4 address.
+ */
+export function blockedAddressReason(ip: string, allowed: readonly AddressRange[] = []): string | undefined {
+  const family = isIP(ip);
+  if (family !== 4 && family !== 6) return 'not an IP address';
+  const judge = (ranges: Range[], fam: 4 | 6, n: bigint) => {
+    const reason = find(ranges, n);
+    return reason && (reason === METADATA || !within(allowed, fam, n)) ? reason : undefined;
+  };
+  if (family === 4) return judge(BLOCKED_V4, 4, v4(ip));
+  const n = v6(ip);
+  const carried = embeddedV4(n);
+  if (carried !== undefined) return judge(BLOCKED_V4, 4, carried);
+  return judge([...TUNNELLED_V6, ...BLOCKED_V6], 6, n);
 }
 
 export class CallbackUrlError extends Error {}
@@ -114,26 +157,75 @@ export function parseCallbackUrl(raw: string): ParsedCallbackUrl {
   return { url: url.toString(), authorization, host: url.hostname.replace(/^\[|\]$/g, '') };
 }
 
-/** Resolves `host` and returns its addresses, refusing any that is not public (unless allowPrivate). */
-export async function resolvePublicAddresses(host: string, { allowPrivate = false } = {}): Promise<string[]> {
-  const addresses = isIP(host) ? [host] : (await lookup(host, { all: true, verbatim: true }).catch(() => [])).map((a) => a.address);
+/**
+ * How callback URLs are checked, from WEBHOOK_ALLOW_PRIVATE and WEBHOOK_DNS_SERVERS (BaseEnv
+ * `callbackPolicy`). The default (all empty) refuses every non-public address and resolves names with the
+ * system resolver.
+ */
+export interface CallbackPolicy {
+  /** Lifts the guard for every address (WEBHOOK_ALLOW_PRIVATE=1): local development and tests only. */
+  allowPrivate?: boolean;
+  /** Non-public addresses or CIDR ranges allowed anyway (WEBHOOK_ALLOW_PRIVATE=<list>). */
+  allowedRanges?: readonly string[];
+  /** `ip` or `ip:port` of DNS servers asked directly (A and AAAA) instead of the system resolver. */
+  dnsServers?: readonly string[];
+}
+
+const DNS_TIMEOUT_MS = 2000;
+const resolvers = new Map<string, Resolver>();
+
+/** A resolver per server list, kept: each asks those servers only, never /etc/hosts or the system's. */
+function resolverFor(servers: readonly string[]): Resolver {
+  const key = servers.join(',');
+  let resolver = resolvers.get(key);
+  if (!resolver) {
+    resolver = new Resolver({ timeout: DNS_TIMEOUT_MS, tries: 2 });
+    resolver.setServers([...servers]);
+    resolvers.set(key, resolver);
+  }
+  return resolver;
+}
+
+/** Every address `host` resolves to now; none when it does not resolve (or the resolver fails). */
+async function addressesOf(host: string, dnsServers: readonly string[] = []): Promise<string[]> {
+  if (isIP(host)) return [host];
+  if (!dnsServers.length) return (await lookup(host, { all: true, verbatim: true }).catch(() => [])).map((a) => a.address);
+  const resolver = resolverFor(dnsServers);
+  const [a, aaaa] = await Promise.all([resolver.resolve4(host).catch(() => []), resolver.resolve6(host).catch(() => [])]);
+  return [...a, ...aaaa];
+}
+
+const rangesOf = (policy: CallbackPolicy) =>
+  (policy.allowedRanges ?? []).map((text) => {
+    const range = parseAddressRange(text);
+    if (!range) throw new Error(`not an address range: ${text}`);
+    return range;
+  });
+
+/**
+ * Resolves `host` and returns its addresses, refusing the host when any of them is not public (unless the
+ * policy allows it). A refused name is reported as resolving to "a private address", without the address
+ * or its kind: the message reaches the client, and must not map Workline's internal DNS for it.
+ */
+export async function resolvePublicAddresses(host: string, policy: CallbackPolicy = {}): Promise<string[]> {
+  const addresses = await addressesOf(host, policy.dnsServers);
   if (!addresses.length) throw new CallbackUrlError(`callback_url host ${host} does not resolve`);
-  if (!allowPrivate) {
+  if (!policy.allowPrivate) {
+    const allowed = rangesOf(policy);
     for (const address of addresses) {
-      const reason = blockedAddressReason(address);
-      if (reason) {
-        throw new CallbackUrlError(
-          `callback_url must point to a public address: ${host}${address === host ? '' : ` resolves to ${address}, which`} is ${reason}`,
-        );
-      }
+      const reason = blockedAddressReason(address, allowed);
+      if (!reason) continue;
+      throw new CallbackUrlError(
+        `callback_url must point to a public address: ${address === host ? `${host} is ${reason}` : `${host} resolves to a private address`}`,
+      );
     }
   }
   return addresses;
 }
 
 /** The check at creation time: parse, then resolve and refuse non-public hosts. */
-export async function checkCallbackUrl(raw: string, options: { allowPrivate?: boolean } = {}): Promise<ParsedCallbackUrl> {
+export async function checkCallbackUrl(raw: string, policy: CallbackPolicy = {}): Promise<ParsedCallbackUrl> {
   const parsed = parseCallbackUrl(raw);
-  await resolvePublicAddresses(parsed.host, options);
+  await resolvePublicAddresses(parsed.host, policy);
   return parsed;
 }

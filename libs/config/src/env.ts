@@ -1,10 +1,52 @@
 import 'reflect-metadata';
 import { plainToInstance } from 'class-transformer';
-import { IsIn, IsInt, IsString, Matches, Max, Min, MinLength, ValidateIf, validateSync } from 'class-validator';
+import { IsIn, IsInt, IsString, Matches, Max, Min, MinLength, ValidateBy, ValidateIf, validateSync } from 'class-validator';
 import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 
 const DEVELOPMENT_SECRETS_KEY = 'workline-development-secrets-key-do-not-use-in-production';
+
+const listOf = (text: string) =>
+  text
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+
+/** `10.20.0.0/16`, `fd00::/8` or a single address. */
+function isAddressRange(text: string): boolean {
+  const [ip, bits, ...rest] = text.split('/');
+  const family = isIP(ip);
+  if (rest.length || !family) return false;
+  return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
+}
+
+/** `1.1.1.1`, `1.1.1.1:53`, `2606:4700:4700::1111` or `[2606:4700:4700::1111]:53`. */
+function isDnsServer(text: string): boolean {
+  const bracketed = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(text);
+  if (bracketed) return isIP(bracketed[1]) === 6 && (bracketed[2] === undefined || Number(bracketed[2]) <= 65535);
+  if (isIP(text)) return true;
+  const withPort = /^([\d.]+):(\d{1,5})$/.exec(text);
+  return !!withPort && isIP(withPort[1]) === 4 && Number(withPort[2]) <= 65535;
+}
+
+const IsCallbackAllowance = () =>
+  ValidateBy({
+    name: 'isCallbackAllowance',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && (['0', '1', 'true', 'false'].includes(value.trim()) || (listOf(value).length > 0 && listOf(value).every(isAddressRange))),
+      defaultMessage: () => 'WEBHOOK_ALLOW_PRIVATE must be 0, 1, or a comma-separated list of addresses or CIDR ranges (e.g. 10.20.0.0/16)',
+    },
+  });
+
+const IsDnsServerList = () =>
+  ValidateBy({
+    name: 'isDnsServerList',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && listOf(value).every(isDnsServer),
+      defaultMessage: () => 'WEBHOOK_DNS_SERVERS must be a comma-separated list of ip or ip:port ([ipv6]:port)',
+    },
+  });
 
 /** Settings every app reads. Defaults suit a local `npm start`; see the README's configuration table. */
 export class BaseEnv {
@@ -58,12 +100,23 @@ export class BaseEnv {
   @IsString()
   BLOB_DIR: string = '.cache/blobs';
 
-  /** 1 lets callback URLs point at loopback and private addresses (local development and tests only). */
-  @IsIn(['0', '1', 'true', 'false'])
+  /**
+   * The SSRF guard of callback URLs: 0 refuses every non-public address; 1 lifts it (local development);
+   * a comma-separated list of addresses or CIDR ranges lets those through (cloud metadata addresses never).
+   */
+  @IsCallbackAllowance()
   WEBHOOK_ALLOW_PRIVATE: string = '0';
 
-  get allowPrivateCallbacks(): boolean {
-    return this.WEBHOOK_ALLOW_PRIVATE === '1' || this.WEBHOOK_ALLOW_PRIVATE === 'true';
+  /** `ip` or `ip:port` list: callback hosts are resolved by asking these DNS servers, not the system resolver. */
+  @IsDnsServerList()
+  WEBHOOK_DNS_SERVERS: string = '';
+
+  /** How callback URLs are checked (a CallbackPolicy of libs/callback-url). */
+  get callbackPolicy(): { allowPrivate: boolean; allowedRanges: string[]; dnsServers: string[] } {
+    const allow = this.WEBHOOK_ALLOW_PRIVATE.trim();
+    const allowPrivate = allow === '1' || allow === 'true';
+    const allowedRanges = allowPrivate || allow === '0' || allow === 'false' ? [] : listOf(allow);
+    return { allowPrivate, allowedRanges, dnsServers: listOf(this.WEBHOOK_DNS_SERVERS) };
   }
 
   /**

@@ -1,3 +1,5 @@
+import type { CallbackPolicy } from '@workline/callback-url';
+
 /** Injection token of DeliveryOptions. */
 export const DELIVERY_OPTIONS = Symbol('DELIVERY_OPTIONS');
 
@@ -11,8 +13,8 @@ export interface DeliveryOptions {
   secretsKey: string;
   /** Scales the retry waits (1 h, 2 h, 4 h, 8 h at the default of one hour). */
   retryBaseMs: number;
-  /** Lifts the SSRF guard (WEBHOOK_ALLOW_PRIVATE=1, development and tests only). */
-  allowPrivate: boolean;
+  /** The SSRF guard checked before every attempt (WEBHOOK_ALLOW_PRIVATE, WEBHOOK_DNS_SERVERS). */
+  callbackPolicy: CallbackPolicy;
   /** How often an idle scheduler looks for due deliveries. */
   pollMs: number;
   /** Attempts one instance makes at once. */

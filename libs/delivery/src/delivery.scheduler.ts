@@ -163,7 +163,7 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestro
     let result: AttemptResult;
     try {
       const headers = this.headersFor(delivery);
-      const target = await resolveDeliveryTarget(delivery.url, this.options.allowPrivate);
+      const target = await resolveDeliveryTarget(delivery.url, this.options.callbackPolicy);
       result = await postOnce({ target, body: delivery.body, headers });
     } catch (error) {
       const why = error instanceof CallbackUrlError ? `refused: ${error.message}` : message(error);

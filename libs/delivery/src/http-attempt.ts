@@ -1,4 +1,4 @@
-import { CallbackUrlError, resolvePublicAddresses } from '@workline/callback-url';
+import { type CallbackPolicy, CallbackUrlError, resolvePublicAddresses } from '@workline/callback-url';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
@@ -15,14 +15,14 @@ export interface DeliveryTarget {
 
 /**
  * The SSRF check at delivery time: resolves the URL's host now (DNS may have changed since the task was
- * created) and refuses any non-public address unless `allowPrivate`. The attempt then connects to the
+ * created) and refuses any non-public address the policy does not allow. The attempt then connects to the
  * address checked here, never to a second lookup (DNS rebinding).
  */
-export async function resolveDeliveryTarget(rawUrl: string, allowPrivate: boolean): Promise<DeliveryTarget> {
+export async function resolveDeliveryTarget(rawUrl: string, policy: CallbackPolicy): Promise<DeliveryTarget> {
   const url = new URL(rawUrl);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CallbackUrlError('callback_url must use http or https');
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  const [address] = await resolvePublicAddresses(host, { allowPrivate });
+  const [address] = await resolvePublicAddresses(host, policy);
   return { url, address, family: isIP(address) === 6 ? 6 : 4 };
 }
 

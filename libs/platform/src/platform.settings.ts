@@ -1,8 +1,11 @@
+import type { CallbackPolicy } from '@workline/callback-url';
+
 /** What the platform domain reads from the environment (platform-runs' PlatformRunsEnv). */
 export interface PlatformSettings {
   /** Seals callback credentials (SecretBox, shared SECRETS_KEY). */
   secretsKey: string;
-  allowPrivateCallbacks: boolean;
+  /** The SSRF guard of callback URLs (WEBHOOK_ALLOW_PRIVATE, WEBHOOK_DNS_SERVERS). */
+  callbackPolicy: CallbackPolicy;
   /** How long a worker holds a unit before it goes back to the queue. */
   unitLeaseSeconds: number;
 }

@@ -77,7 +77,7 @@ export class RunsService {
     let callback: { url: string; authorization?: string } | undefined;
     if (parsed.callbackUrl !== undefined) {
       try {
-        callback = await checkCallbackUrl(parsed.callbackUrl, { allowPrivate: this.settings.allowPrivateCallbacks });
+        callback = await checkCallbackUrl(parsed.callbackUrl, this.settings.callbackPolicy);
       } catch (error) {
         if (error instanceof CallbackUrlError) throw errors.badData('callback_url', error.message);
         throw error;

@@ -78,7 +78,7 @@ export class OversightController {
   ): Promise<TaskCreatedView> {
     if (body.callback_url !== undefined) {
       try {
-        await checkCallbackUrl(body.callback_url, { allowPrivate: this.env.allowPrivateCallbacks });
+        await checkCallbackUrl(body.callback_url, this.env.callbackPolicy);
       } catch (error) {
         if (!(error instanceof CallbackUrlError)) throw error;
         throw new DomainError(ErrorCode.Validation, `Invalid request: ${error.message}`, [{ field: 'callback_url', message: error.message }]);
