@@ -15,7 +15,7 @@ import {
   ErrorCode,
   keysetPage,
 } from '@workline/contracts';
-import { type Delivery, type DeliveryAttempt, type Prisma, PrismaService } from '@workline/db';
+import { type DeliveryAttempt, type Prisma, PrismaService } from '@workline/db';
 import { currentRequestId } from '@workline/observability';
 import { SecretBox } from '@workline/secrets';
 import { DELIVERY_OPTIONS, type DeliveryOptions } from './delivery.options';
@@ -24,7 +24,30 @@ import { DeliveryScheduler } from './delivery.scheduler';
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
-export function toDeliveryView(row: Delivery): DeliveryView {
+/**
+ * The columns the Delivery API shows, and the only ones its queries read: a delivery's body (up to the
+ * event's size, ~10 MB) and its sealed secrets stay in PostgreSQL, so a page of 100 large deliveries
+ * costs the dispatcher a few kilobytes, not a gigabyte.
+ */
+export const DELIVERY_VIEW_COLUMNS = {
+  id: true,
+  eventType: true,
+  taskId: true,
+  runId: true,
+  url: true,
+  status: true,
+  attemptCount: true,
+  nextAttemptAt: true,
+  lastStatusCode: true,
+  lastError: true,
+  createdAt: true,
+  deliveredAt: true,
+  deadAt: true,
+} as const satisfies Prisma.DeliverySelect;
+
+export type DeliveryViewRow = Prisma.DeliveryGetPayload<{ select: typeof DELIVERY_VIEW_COLUMNS }>;
+
+export function toDeliveryView(row: DeliveryViewRow): DeliveryView {
   return {
     id: row.id,
     event_type: row.eventType,
@@ -113,6 +136,7 @@ export class DeliveriesService {
       where: { AND: where },
       orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
       take: limit + 1,
+      select: DELIVERY_VIEW_COLUMNS,
     });
     const { page, next_cursor } = keysetPage(rows, limit);
     return { deliveries: page.map(toDeliveryView), next_cursor };
@@ -121,7 +145,7 @@ export class DeliveriesService {
   async get(request: DeliveryGetRequest): Promise<DeliveryDetailView> {
     const row = await this.prisma.delivery.findFirst({
       where: { AND: [{ id: request.delivery_id }, scopeWhere(request.scope)] },
-      include: { attempts: { orderBy: { number: 'asc' } } },
+      select: { ...DELIVERY_VIEW_COLUMNS, attempts: { orderBy: { number: 'asc' } } },
     });
     if (!row) throw notFound(request.delivery_id);
     return { ...toDeliveryView(row), attempts: row.attempts.map(toAttemptView) };
@@ -138,12 +162,12 @@ export class DeliveriesService {
       if (!found) throw notFound(request.delivery_id);
       const [locked] = await tx.$queryRaw<{ in_flight: boolean }[]>`
         select (lease_token is not null and lease_until > now()) as in_flight from delivery where id = ${found.id} for update`;
-      if (locked.in_flight) return tx.delivery.update({ where: { id: found.id }, data: { redeliverRequested: true } });
+      if (locked.in_flight) return tx.delivery.update({ where: { id: found.id }, data: { redeliverRequested: true }, select: DELIVERY_VIEW_COLUMNS });
       await tx.$executeRaw`
         update delivery set status = 'pending', next_attempt_at = now(), dead_at = null,
           round_failures = case when status = 'pending' then round_failures else 0 end, updated_at = now()
         where id = ${found.id}`;
-      return tx.delivery.findUniqueOrThrow({ where: { id: found.id } });
+      return tx.delivery.findUniqueOrThrow({ where: { id: found.id }, select: DELIVERY_VIEW_COLUMNS });
     });
     this.scheduler.poke();
     return { ...toDeliveryView(row), status: 'pending' };

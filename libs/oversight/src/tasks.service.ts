@@ -46,6 +46,23 @@ interface TaskRow {
   updatedAt: Date;
 }
 
+/** What the admin task list shows, and all it reads: never the sealed API key or callback credentials. */
+const ADMIN_TASK_VIEW_COLUMNS = {
+  id: true,
+  state: true,
+  mediaKey: true,
+  configurationId: true,
+  bucketId: true,
+  existingTags: true,
+  updatedTags: true,
+  metadata: true,
+  error: true,
+  createdAt: true,
+  updatedAt: true,
+  workstreamId: true,
+  accountId: true,
+} as const satisfies Prisma.OversightTaskSelect;
+
 export function toTaskView(row: TaskRow): TaskView {
   const view: TaskView = {
     task_id: row.id,
@@ -141,7 +158,12 @@ export class TasksService {
     if (request.workstream_id !== undefined) where.push({ workstreamId: request.workstream_id });
     if (request.state !== undefined) where.push({ state: request.state });
     if (request.cursor !== undefined) where.push(afterCursor(request.cursor));
-    const rows = await this.prisma.oversightTask.findMany({ where: { AND: where }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: limit + 1 });
+    const rows = await this.prisma.oversightTask.findMany({
+      where: { AND: where },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      take: limit + 1,
+      select: ADMIN_TASK_VIEW_COLUMNS,
+    });
     const { page, next_cursor } = keysetPage(rows, limit);
     const tasks: AdminTaskView[] = page.map((row) => ({ ...toTaskView(row), workstream_id: row.workstreamId, account_id: row.accountId }));
     return { tasks, next_cursor };

@@ -194,3 +194,69 @@ describe('Delivery API: scoped listing, detail with attempts, redelivery', () =>
     expect(unknown.body).toEqual({ message: 'delivery dlv_unknown not found' });
   });
 });
+
+/**
+ * A page of large deliveries: the list and the detail read only the columns they show (libs/delivery
+ * DELIVERY_VIEW_COLUMNS, checked query by query in deliveries.service.spec.ts), so bodies of several
+ * megabytes each cost the dispatcher nothing when a client lists them.
+ */
+describe('Delivery API over deliveries with multi-megabyte bodies', () => {
+  const suffix = randomUUID().slice(0, 8);
+  const receiver = new LoopbackReceiver();
+  const requester = new DeliveryRequester();
+  const BODY_BYTES = 4 * 1024 * 1024;
+  const events: DeliveryRequestedEvent[] = [];
+  let key: string;
+
+  beforeAll(async () => {
+    await receiver.start();
+    // Pending for the whole file: each delivery is attempted once (the body is sent in full) and then waits.
+    receiver.respond(`/large-${suffix}`, () => ({ status: 503, headers: { 'retry-after': '600' } }));
+    const account = await adminCreate<{ id: string }>('/accounts', { name: 'Large Bodies' });
+    const workstream = await adminCreate<{ id: string }>('/workstreams', { account_id: account.id, name: `large-${suffix}`, use_cases: [] });
+    key = (await adminCreate<{ key: string }>(`/workstreams/${workstream.id}/api-keys`, {})).key;
+    for (let n = 0; n < 5; n++) {
+      // Each body is distinct, so a mix-up between deliveries would show at the receiver.
+      const body = JSON.stringify({ n, padding: String(n).repeat(BODY_BYTES) });
+      events.push(
+        await requester.request({
+          owner: { account_id: account.id, workstream_id: workstream.id },
+          subject: { task_id: `large-${n}-${suffix}` },
+          event_type: 'task.result_available',
+          signing: 'x-svc-signature',
+          sealed_secret: requester.box.seal(key),
+          url: receiver.url(`/large-${suffix}`),
+          body,
+        }),
+      );
+    }
+    await eventually(() => receiver.on(`/large-${suffix}`).length >= 5, { what: 'each large delivery to be attempted', timeoutMs: 90_000 });
+  });
+
+  afterAll(async () => {
+    await requester.close();
+    await receiver.stop();
+  });
+
+  it('sends the bodies in full, and lists and shows the deliveries without them', async () => {
+    const sent = receiver.on(`/large-${suffix}`).map((request) => (JSON.parse(request.rawBody.toString('utf8')) as { n: number }).n);
+    expect([...new Set(sent)].sort()).toEqual([0, 1, 2, 3, 4]);
+    for (const request of receiver.on(`/large-${suffix}`)) expect(request.rawBody.length).toBeGreaterThan(BODY_BYTES);
+
+    const page = await http<DeliveryPage>('GET', '/v1/deliveries?limit=100', { headers: { 'x-api-key': key } });
+    expect(page.status).toBe(200);
+    expect(page.body.deliveries.map((d) => d.id).sort()).toEqual(events.map((e) => e.delivery_id).sort());
+    for (const delivery of page.body.deliveries) {
+      expect(Object.keys(delivery).sort()).toEqual(
+        ['attempt_count', 'created_at', 'dead_at', 'delivered_at', 'event_type', 'id', 'last_error', 'last_status_code', 'next_attempt_at', 'run_id', 'status', 'task_id', 'url'].sort(),
+      );
+      expect(delivery).toMatchObject({ status: 'pending', last_status_code: 503, url: receiver.url(`/large-${suffix}`) });
+    }
+    expect(JSON.stringify(page.body).length).toBeLessThan(10_000);
+
+    const detail = await http<DeliveryDetailView>('GET', `/v1/deliveries/${events[0].delivery_id}`, { headers: { 'x-api-key': key } });
+    expect(detail.status).toBe(200);
+    expect(detail.body).toMatchObject({ id: events[0].delivery_id, task_id: `large-0-${suffix}`, attempts: [expect.objectContaining({ number: 1, status_code: 503 })] });
+    expect(detail.body).not.toHaveProperty('body');
+  });
+});
