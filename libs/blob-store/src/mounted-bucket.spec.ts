@@ -1,6 +1,8 @@
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { FsMountedBucket, MountedObjectError, sniffMediaType } from './mounted-bucket';
 
 describe('mounted buckets', () => {
@@ -29,5 +31,71 @@ describe('mounted buckets', () => {
     const chunks: Buffer[] = [];
     for await (const chunk of got!.stream) chunks.push(chunk as Buffer);
     expect(Buffer.concat(chunks)).toHaveLength(10);
+  });
+
+  describe('symbolic links and special files', () => {
+    const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2]);
+    const read = async (stream: Readable) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of stream) chunks.push(chunk as Buffer);
+      return Buffer.concat(chunks).toString('latin1');
+    };
+    const made: string[] = [];
+    afterAll(() => made.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+    /** A bucket root, and beside it (outside the bucket) a file the client must never get. */
+    const layout = () => {
+      const base = mkdtempSync(join(tmpdir(), 'bucket-links-'));
+      made.push(base);
+      const root = join(base, 'root');
+      mkdirSync(join(root, 'a'), { recursive: true });
+      writeFileSync(join(root, 'a', 'x.png'), PNG);
+      mkdirSync(join(base, 'host'));
+      writeFileSync(join(base, 'host', 'secret.png'), Buffer.concat([PNG, Buffer.from('host secret')]));
+      return { base, root, secret: join(base, 'host', 'secret.png') };
+    };
+
+    it('refuses a file swapped for a link after it was checked, and serves nothing through it', async () => {
+      const { root, secret } = layout();
+      const bucket = new FsMountedBucket(root);
+      await expect(bucket.head('a/x.png')).resolves.toEqual({ size: 10, mediaType: 'image/png' });
+      unlinkSync(join(root, 'a', 'x.png'));
+      symlinkSync(secret, join(root, 'a', 'x.png'));
+      await expect(bucket.head('a/x.png')).rejects.toThrow('object key "a/x.png" is a symbolic link: mounted buckets serve regular files only');
+      await expect(bucket.head('a/x.png')).rejects.toBeInstanceOf(MountedObjectError);
+      await expect(bucket.get('a/x.png')).resolves.toBeUndefined();
+    });
+
+    it('refuses a directory on the way that became a link, and links that stay inside the bucket', async () => {
+      const { base, root } = layout();
+      const bucket = new FsMountedBucket(root);
+      renameSync(join(root, 'a'), join(base, 'moved'));
+      symlinkSync(join(base, 'host'), join(root, 'a'));
+      await expect(bucket.head('a/secret.png')).rejects.toThrow('object key "a/secret.png" goes through a symbolic link');
+      await expect(bucket.get('a/secret.png')).resolves.toBeUndefined();
+      mkdirSync(join(root, 'b'));
+      writeFileSync(join(root, 'b', 'real.png'), PNG);
+      symlinkSync(join(root, 'b', 'real.png'), join(root, 'b', 'alias.png'));
+      await expect(bucket.head('b/alias.png')).rejects.toBeInstanceOf(MountedObjectError);
+      await expect(bucket.head('b/real.png')).resolves.toEqual({ size: 10, mediaType: 'image/png' });
+    });
+
+    it('follows a root that is itself a link (the operator chose it), and reads what it checked', async () => {
+      const { base, root } = layout();
+      symlinkSync(root, join(base, 'mounted'));
+      const bucket = new FsMountedBucket(join(base, 'mounted'));
+      const got = await bucket.get('a/x.png');
+      expect(got?.size).toBe(10);
+      expect(await read(got!.stream)).toBe(PNG.toString('latin1'));
+    });
+
+    it('does not open a FIFO (it would wait for a writer) or a directory', async () => {
+      const { root } = layout();
+      execFileSync('mkfifo', [join(root, 'a', 'pipe.png')]);
+      const bucket = new FsMountedBucket(root);
+      await expect(bucket.head('a/pipe.png')).resolves.toBeUndefined();
+      await expect(bucket.get('a/pipe.png')).resolves.toBeUndefined();
+      await expect(bucket.get('a')).resolves.toBeUndefined();
+    });
   });
 });

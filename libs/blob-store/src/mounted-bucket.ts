@@ -1,5 +1,5 @@
-import { createReadStream } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { type FileHandle, open, readlink, realpath } from 'node:fs/promises';
 import { resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 
@@ -48,41 +48,83 @@ export interface MountedBucket {
 
 /**
  * Driver "fs": a directory. Keys are relative paths inside the root; a key that would leave the root is
- * refused.
+ * refused, and so is any symbolic link on the way (the root itself, set by the operator, may be one): the
+ * bucket is the client's storage, so a file may be swapped for a link to anywhere on the host after a task
+ * was created. Each read opens the file once without following a final link (O_NOFOLLOW), then checks on
+ * the open descriptor that it is a regular file whose real path is exactly the key's path under the real
+ * root (no link in a directory on the way either), and reads from that descriptor: what was checked is
+ * what is served.
  */
 export class FsMountedBucket implements MountedBucket {
   private readonly root: string;
+  private realRoot?: Promise<string>;
 
   constructor(root: string) {
     this.root = resolve(root);
   }
 
-  private path(key: string): string {
+  /** The object's file, open and checked; undefined when there is no such regular file. */
+  private async openObject(key: string): Promise<{ file: FileHandle; size: number } | undefined> {
     assertMountedKey(key);
-    const path = resolve(this.root, key);
-    if (!path.startsWith(this.root + sep)) throw new MountedObjectError(`object key ${JSON.stringify(key)} leaves the bucket`);
-    return path;
+    this.realRoot ??= realpath(this.root);
+    const root = await this.realRoot.catch(() => undefined);
+    if (!root) return undefined;
+    const path = resolve(root, key);
+    if (!path.startsWith(root + sep)) throw new MountedObjectError(`object key ${JSON.stringify(key)} leaves the bucket`);
+    // O_NONBLOCK: opening a FIFO someone left in the bucket must not wait for a writer.
+    const file = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ELOOP') throw new MountedObjectError(`object key ${JSON.stringify(key)} is a symbolic link: mounted buckets serve regular files only`);
+      return undefined;
+    });
+    if (!file) return undefined;
+    try {
+      const info = await file.stat();
+      if (!info.isFile()) {
+        await file.close();
+        return undefined;
+      }
+      if ((await realPathOf(file, path)) !== path) {
+        throw new MountedObjectError(`object key ${JSON.stringify(key)} goes through a symbolic link: mounted buckets serve regular files only`);
+      }
+      return { file, size: info.size };
+    } catch (error) {
+      await file.close().catch(() => undefined);
+      throw error;
+    }
   }
 
   /** Size and sniffed media type of an object; undefined when there is no such file. */
   async head(key: string): Promise<{ size: number; mediaType: string | undefined } | undefined> {
-    const path = this.path(key);
-    const info = await stat(path).catch(() => undefined);
-    if (!info?.isFile()) return undefined;
-    const file = await open(path, 'r');
+    const object = await this.openObject(key);
+    if (!object) return undefined;
     try {
       const buffer = Buffer.alloc(16);
-      const { bytesRead } = await file.read(buffer, 0, 16, 0);
-      return { size: info.size, mediaType: sniffMediaType(buffer.subarray(0, bytesRead)) };
+      const { bytesRead } = await object.file.read(buffer, 0, 16, 0);
+      return { size: object.size, mediaType: sniffMediaType(buffer.subarray(0, bytesRead)) };
     } finally {
-      await file.close();
+      await object.file.close();
     }
   }
 
+  /** The object's bytes, read from the descriptor that was checked; undefined when it is not a plain file here. */
   async get(key: string): Promise<{ size: number; stream: Readable } | undefined> {
-    const path = this.path(key);
-    const info = await stat(path).catch(() => undefined);
-    if (!info?.isFile()) return undefined;
-    return { size: info.size, stream: createReadStream(path) };
+    const object = await this.openObject(key).catch((error: unknown) => {
+      if (error instanceof MountedObjectError) return undefined;
+      throw error;
+    });
+    if (!object) return undefined;
+    return { size: object.size, stream: object.file.createReadStream({ start: 0 }) };
+  }
+}
+
+/**
+ * Where an open file really is: Linux names it in /proc/self/fd (no race with a later rename or swap);
+ * elsewhere the path is resolved again, which is the best the platform offers.
+ */
+async function realPathOf(file: FileHandle, path: string): Promise<string> {
+  try {
+    return await readlink(`/proc/self/fd/${file.fd}`);
+  } catch {
+    return realpath(path);
   }
 }

@@ -19,7 +19,7 @@ import S3rver from 's3rver';
 import { createServer } from 'node:net';
 import { Readable } from 'node:stream';
 import { createHmac, randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -660,6 +660,56 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       const delivery = await events.delivery(taskId);
       expect(delivery.event_type).toBe('task.error');
       expect((await events.taskEvent(Topic.TaskError, taskId)).error).toBe(`media gone.jpg can no longer be read from bucket ${bucketId}`);
+    });
+  });
+
+  describe('mounted buckets: files swapped for symbolic links after the task was created', () => {
+    let bucketId: string;
+    let hostDirectory: string;
+    /** A file of the host outside every bucket, that starts like a PNG: served if a link were followed. */
+    let hostFile: string;
+    const HOST_SECRET = `host-secret-${randomBytes(8).toString('hex')}`;
+
+    beforeAll(async () => {
+      hostDirectory = mkdtempSync(join(tmpdir(), 'workline-host-'));
+      hostFile = join(hostDirectory, 'private.png');
+      writeFileSync(hostFile, Buffer.concat([PNG(), Buffer.from(HOST_SECRET)]));
+      ({ id: bucketId } = await adminCreate<{ id: string }>(`/workstreams/${tenant.workstreamId}/buckets`, { driver: 'fs', root: bucketRoot }));
+    });
+
+    afterAll(() => rmSync(hostDirectory, { recursive: true, force: true }));
+
+    const swapForLink = (key: string) => {
+      unlinkSync(join(bucketRoot, key));
+      symlinkSync(hostFile, join(bucketRoot, key));
+    };
+
+    it('a link put in after the worker got its media URL is not served (404), the host file stays unread', async () => {
+      writeFileSync(join(bucketRoot, 'swapped-late.png'), PNG());
+      const taskId = await created(tenant, { media_key: 'swapped-late.png', bucket_id: bucketId, configuration_id: tenant.configurationId });
+      const assignment = await lease(worker, taskId);
+      swapForLink('swapped-late.png');
+      const media = await fetch(assignment.media_url);
+      const body = await media.text();
+      expect(media.status).toBe(404);
+      expect(JSON.parse(body)).toEqual({ message: `the media of task ${taskId} can no longer be read` });
+      expect(body).not.toContain(HOST_SECRET);
+      expect((await work(worker, `/${assignment.assignment_id}/flag`, { reason: 'media gone' })).status).toBe(200);
+    });
+
+    it('a link put in before the task is leased fails the task (task.error); a link is refused at creation (422)', async () => {
+      writeFileSync(join(bucketRoot, 'swapped-early.png'), PNG());
+      const taskId = await created(tenant, { media_key: 'swapped-early.png', bucket_id: bucketId, configuration_id: tenant.configurationId });
+      swapForLink('swapped-early.png');
+      await drainQueue(worker);
+      const status = await taskStatus(tenant, taskId);
+      expect(status.body).toMatchObject({ state: 'ERROR', error: { message: expect.stringMatching(/^media swapped-early\.png could not be read: .*symbolic link/) } });
+      const refused = await createTask(tenant, { media_key: 'swapped-early.png', bucket_id: bucketId, configuration_id: tenant.configurationId });
+      expect(refused.status).toBe(422);
+      expect(refused.body).toMatchObject({
+        message: 'Invalid request: object key "swapped-early.png" is a symbolic link: mounted buckets serve regular files only',
+        errors: [{ field: 'media_key' }],
+      });
     });
   });
 
