@@ -28,9 +28,11 @@ function spawnApp(app, env, { quiet = false, logDir } = {}) {
   return spawnPrefixed(app, process.execPath, [...nodeArgs, '--enable-source-maps', mainOf(app)], { env: appEnv, logFile, quiet });
 }
 
-async function gatewayHealth(url) {
+/** The gateway's /health, with the admin token so a start that fails can show what is down. */
+async function gatewayHealth(url, adminToken) {
   try {
-    const response = await fetch(`${url}/health`, { signal: AbortSignal.timeout(5000) });
+    const headers = adminToken ? { authorization: `Bearer ${adminToken}` } : {};
+    const response = await fetch(`${url}/health`, { headers, signal: AbortSignal.timeout(5000) });
     return { status: response.status, body: await response.json() };
   } catch (error) {
     return { status: 0, body: { message: error.message } };
@@ -54,7 +56,7 @@ async function startApps({ env, gatewayUrl, quiet, logDir, timeoutMs = 120_000 }
     async () => {
       const dead = [...children].find(([, c]) => c.exitCode !== null);
       if (dead) throw new Error(`${dead[0]} exited during start-up (status ${dead[1].exitCode})`);
-      last = await gatewayHealth(gatewayUrl);
+      last = await gatewayHealth(gatewayUrl, env.ADMIN_TOKEN);
       return last.status === 200;
     },
     { timeoutMs, intervalMs: 500 },

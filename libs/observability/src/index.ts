@@ -4,3 +4,4 @@ export * from './metrics';
 export * from './ops-server';
 export * from './observability.module';
 export * from './shutdown';
+export * from './cached-check';

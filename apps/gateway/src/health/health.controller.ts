@@ -1,12 +1,18 @@
-import { Controller, Get, Res } from '@nestjs/common';
+import { type CanActivate, Controller, type ExecutionContext, Get, Injectable, Req, Res, UseGuards } from '@nestjs/common';
 import { ALL_SERVICES, type HealthReply, RpcPattern } from '@workline/contracts';
 import { PrismaService } from '@workline/db';
 import { KafkaRpcClient } from '@workline/kafka';
+import { CachedCheck } from '@workline/observability';
 import { RedisService } from '@workline/redis';
 import type { Response } from 'express';
+import { AdminTokenGuard } from '../auth/guards';
+import type { AuthenticatedRequest } from '../auth/principal';
 import { GatewayLifecycle } from './lifecycle';
 
 const PROBE_TIMEOUT_MS = 3000;
+
+/** How long an anonymous caller is answered from the last check (docs/operations.md "Health and metrics"). */
+export const HEALTH_CACHE_MS = 2000;
 
 interface ComponentHealth {
   status: 'up' | 'down';
@@ -14,18 +20,47 @@ interface ComponentHealth {
   instance_id?: string;
 }
 
+interface HealthReport {
+  healthy: boolean;
+  /** What is down, for the admin token: e.g. "platform-runs: no answer over Kafka". */
+  problems: string[];
+  components: Record<string, ComponentHealth>;
+}
+
 /**
- * GET /health (and GET /health/ready, its name for orchestrators): 200 only when the gateway reaches its database and Redis, and every service answers over
- * Kafka and reaches its own database; otherwise 503 with a message naming each part that is down.
+ * Anonymous callers (load balancers, orchestrators) pass; a request with an Authorization header must carry
+ * the admin token, checked by the admin guard (401 otherwise, counted by the failed-authentication limiter),
+ * so /health never becomes an unlimited oracle for guessing it.
+ */
+@Injectable()
+export class HealthDetailsGuard implements CanActivate {
+  constructor(private readonly admin: AdminTokenGuard) {}
+
+  canActivate(context: ExecutionContext): Promise<boolean> | boolean {
+    const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    return request.headers.authorization === undefined ? true : this.admin.canActivate(context);
+  }
+}
+
+/**
+ * GET /health (and GET /health/ready, its name for orchestrators): 200 only when the gateway reaches its
+ * database and Redis, and every service answers over Kafka and reaches its own database; otherwise 503.
+ * Anonymous callers get `{status}` only, from a check made at most every HEALTH_CACHE_MS and shared by
+ * everyone asking meanwhile (a flood of probes costs one round of RPCs); the admin token gets a fresh
+ * check with what is down and per-component details (instance ids, database errors).
  */
 @Controller('health')
 export class HealthController {
+  private readonly check: CachedCheck<HealthReport>;
+
   constructor(
     private readonly prisma: PrismaService,
     private readonly rpc: KafkaRpcClient,
     private readonly redis: RedisService,
     private readonly lifecycle: GatewayLifecycle,
-  ) {}
+  ) {
+    this.check = new CachedCheck(() => this.probe(), HEALTH_CACHE_MS);
+  }
 
   /** Liveness: the process is up and its event loop answers; dependencies are readiness's business. */
   @Get('live')
@@ -34,16 +69,34 @@ export class HealthController {
   }
 
   @Get('ready')
-  ready(@Res() response: Response): Promise<void> {
-    return this.check(response);
+  @UseGuards(HealthDetailsGuard)
+  ready(@Req() request: AuthenticatedRequest, @Res() response: Response): Promise<void> {
+    return this.answer(request, response);
   }
 
   @Get()
-  async check(@Res() response: Response): Promise<void> {
+  @UseGuards(HealthDetailsGuard)
+  health(@Req() request: AuthenticatedRequest, @Res() response: Response): Promise<void> {
+    return this.answer(request, response);
+  }
+
+  private async answer(request: AuthenticatedRequest, response: Response): Promise<void> {
+    const admin = request.principal?.kind === 'admin';
     if (this.lifecycle.draining) {
-      response.status(503).json({ status: 'draining', message: 'Shutting down: not taking new work' });
+      response.status(503).json({ status: 'draining', ...(admin ? { message: 'Shutting down: not taking new work' } : {}) });
       return;
     }
+    const report = admin ? await this.check.refresh() : await this.check.get();
+    const status = report.healthy ? 'ok' : 'unavailable';
+    response.status(report.healthy ? 200 : 503);
+    if (!admin) {
+      response.json({ status });
+      return;
+    }
+    response.json({ status, ...(report.healthy ? {} : { message: `Down: ${report.problems.join('; ')}` }), components: report.components });
+  }
+
+  private async probe(): Promise<HealthReport> {
     const components: Record<string, ComponentHealth> = {};
     const problems: string[] = [];
     const [gatewayDb, redis] = await Promise.all([this.prisma.probe(), this.redis.probe()]);
@@ -68,11 +121,6 @@ export class HealthController {
         }
       }),
     );
-    const healthy = problems.length === 0;
-    response.status(healthy ? 200 : 503).json({
-      status: healthy ? 'ok' : 'unavailable',
-      ...(healthy ? {} : { message: `Down: ${problems.sort().join('; ')}` }),
-      components,
-    });
+    return { healthy: problems.length === 0, problems: problems.sort(), components };
   }
 }

@@ -1,4 +1,4 @@
-import { http, metricSample } from '@workline/testing';
+import { adminHeaders, http, metricSample } from '@workline/testing';
 
 /** The value of one sample of the Prometheus text, 0 when the series does not exist yet. */
 const sample = (text: string, name: string, labels: Record<string, string>): number => metricSample(text, name, labels) ?? 0;
@@ -8,7 +8,7 @@ describe('gateway liveness, readiness and Prometheus metrics', () => {
     const live = await http('GET', '/health/live');
     expect(live.status).toBe(200);
     expect(live.body).toEqual({ status: 'ok' });
-    const ready = await http<{ status: string; components: Record<string, { status: string }> }>('GET', '/health/ready');
+    const ready = await http<{ status: string; components: Record<string, { status: string }> }>('GET', '/health/ready', { headers: adminHeaders() });
     expect(ready.status).toBe(200);
     expect(ready.body.status).toBe('ok');
     expect(Object.keys(ready.body.components).sort()).toEqual(['gateway', 'oversight', 'performance', 'platform-runs', 'redis', 'webhook-dispatcher']);

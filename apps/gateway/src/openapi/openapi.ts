@@ -61,8 +61,19 @@ const AUTH_ERRORS: Record<Security, number[]> = {
 const BODY_ERRORS = [400, 413, 415, 422];
 
 const OPERATIONS: Record<string, Partial<Record<Method, Operation>>> = {
-  '/health': { get: { summary: 'Readiness of the gateway (PostgreSQL, Redis, Kafka)', tag: 'operations', security: 'none', ok: [200, 'Ready'], errors: [503], doc: 'docs/operations.md' } },
-  '/health/ready': { get: { summary: 'Readiness (the same checks as /health)', tag: 'operations', security: 'none', ok: [200, 'Ready'], errors: [503], doc: 'docs/operations.md' } },
+  '/health': {
+    get: {
+      summary: 'Readiness of the gateway (PostgreSQL, Redis, Kafka): {status} for anyone; every component with the admin token (optional Bearer)',
+      tag: 'operations',
+      security: 'none',
+      ok: [200, 'Ready'],
+      errors: [401, 429, 503],
+      doc: 'docs/operations.md',
+    },
+  },
+  '/health/ready': {
+    get: { summary: 'Readiness (the same checks and answers as /health)', tag: 'operations', security: 'none', ok: [200, 'Ready'], errors: [401, 429, 503], doc: 'docs/operations.md' },
+  },
   '/health/live': { get: { summary: 'Liveness: the process is up', tag: 'operations', security: 'none', ok: [200, 'Alive'], doc: 'docs/operations.md' } },
   '/metrics': { get: { summary: 'Prometheus metrics (text format)', tag: 'operations', security: 'none', ok: [200, 'Metrics'], doc: 'docs/operations.md' } },
   '/docs': { get: { summary: 'This API description as an HTML page', tag: 'operations', security: 'none', ok: [200, 'HTML'], doc: 'docs/operations.md' } },
