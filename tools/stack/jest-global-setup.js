@@ -7,10 +7,13 @@ const { profiles } = require('./profiles');
 const { startStack } = require('./stack');
 const { opsPorts } = require('./apps');
 const { testAppEnv } = require('./test-env');
+const { startTestDns } = require('./test-dns');
 
 const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 
 module.exports = async function globalSetup() {
+  const dns = await startTestDns();
+  globalThis.__WORKLINE_TEST_DNS__ = dns;
   const stack = await startStack(profiles.test, {
     quietApps: !process.env.WORKLINE_TEST_VERBOSE,
     extraEnv: {
@@ -21,6 +24,11 @@ module.exports = async function globalSetup() {
       LOG_LEVEL: 'log',
       // Retry waits of 300 ms, 600 ms, 1.2 s, 2.4 s instead of hours (docs/webhooks.md "Decisions").
       WEBHOOK_RETRY_BASE_MS: '300',
+      // The SSRF guard on, as in production, with one exception: 127.0.0.1, where the tests' receivers
+      // listen (every other loopback, private, link-local or metadata address is refused). Callback hosts
+      // are resolved by the test DNS server, whose names say what they resolve to (tools/stack/test-dns.js).
+      WEBHOOK_ALLOW_PRIVATE: '127.0.0.1',
+      WEBHOOK_DNS_SERVERS: dns.server,
     },
   });
   globalThis.__WORKLINE_STACK__ = stack;

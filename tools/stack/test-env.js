@@ -3,7 +3,7 @@
 const testAppEnv = {
   LOG_LEVEL: 'warn',
   KAFKAJS_NO_PARTITIONER_WARNING: '1',
-  // Test receivers listen on loopback.
+  // Test receivers listen on loopback. The integration stack narrows this to 127.0.0.1 (jest-global-setup.js).
   WEBHOOK_ALLOW_PRIVATE: '1',
   // Every test request comes from 127.0.0.1: the failed-authentication limit is tested on its own
   // gateway instance (identity-lifecycle.integration-spec.ts), not on the shared one.

@@ -69,6 +69,10 @@ describe('callback URL policy', () => {
     const allowed = ['127.0.0.1', '10.20.0.0/16', 'fd00::/8'].map((text) => parseAddressRange(text)!);
     expect(blockedAddressReason('127.0.0.1', allowed)).toBeUndefined();
     expect(blockedAddressReason('::ffff:127.0.0.1', allowed)).toBeUndefined();
+    // 6to4 and NAT64 reach 127.0.0.1 through a relay or translator: only an IPv6 range names them.
+    expect(blockedAddressReason('2002:7f00:1::', allowed)).toBe('a loopback address');
+    expect(blockedAddressReason('64:ff9b::7f00:1', allowed)).toBe('a loopback address');
+    expect(blockedAddressReason('64:ff9b::7f00:1', [parseAddressRange('64:ff9b::/96')!])).toBeUndefined();
     expect(blockedAddressReason('127.0.0.2', allowed)).toBe('a loopback address');
     expect(blockedAddressReason('::1', allowed)).toBe('a loopback address');
     expect(blockedAddressReason('10.20.255.1', allowed)).toBeUndefined();

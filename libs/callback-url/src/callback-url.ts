@@ -79,11 +79,12 @@ const TUNNELLED_V6: Range[] = [c6('2001::', 32, 'a Teredo tunnel address'), c6('
  * IPv4-translated (::ffff:0:a.b.c.d), IPv4-compatible (::a.b.c.d), NAT64 (64:ff9b::/96, RFC 6052) and
  * 6to4 (2002:AABB:CCDD::/48, RFC 3056).
  */
-function embeddedV4(n: bigint): bigint | undefined {
+function embeddedV4(n: bigint): { v4: bigint; mapped: boolean } | undefined {
   const low32 = n & 0xffffffffn;
   const high96 = n >> 32n;
-  if (high96 === 0xffffn || high96 === 0xffff0000n || (high96 === 0n && low32 > 1n) || high96 === v6('64:ff9b::') >> 32n) return low32;
-  if (n >> 112n === 0x2002n) return (n >> 80n) & 0xffffffffn;
+  if (high96 === 0xffffn) return { v4: low32, mapped: true };
+  if (high96 === 0xffff0000n || (high96 === 0n && low32 > 1n) || high96 === v6('64:ff9b::') >> 32n) return { v4: low32, mapped: false };
+  if (n >> 112n === 0x2002n) return { v4: (n >> 80n) & 0xffffffffn, mapped: false };
   return undefined;
 }
 
@@ -111,20 +112,22 @@ const within = (ranges: readonly AddressRange[], family: 4 | 6, n: bigint) => ra
 /**
  * Why an IP address may not be called back, or undefined when it may: a public address, or a non-public
  * one inside `allowed` (cloud metadata addresses never are). An IPv6 address carrying an IPv4 one is
- * judged by the IPv4 address.
+ * refused for the IPv4 address's reason. A listed range lets through addresses of its own family as they
+ * are connected to: an IPv4-mapped address is its IPv4 address, but a 6to4 or NAT64 one goes through a
+ * relay or translator, so only an IPv6 range that names it lets it through.
  */
 export function blockedAddressReason(ip: string, allowed: readonly AddressRange[] = []): string | undefined {
   const family = isIP(ip);
   if (family !== 4 && family !== 6) return 'not an IP address';
-  const judge = (ranges: Range[], fam: 4 | 6, n: bigint) => {
-    const reason = find(ranges, n);
-    return reason && (reason === METADATA || !within(allowed, fam, n)) ? reason : undefined;
-  };
-  if (family === 4) return judge(BLOCKED_V4, 4, v4(ip));
+  const refused = (reason: string | undefined, listed: boolean) => (reason && (reason === METADATA || !listed) ? reason : undefined);
+  if (family === 4) {
+    const n = v4(ip);
+    return refused(find(BLOCKED_V4, n), within(allowed, 4, n));
+  }
   const n = v6(ip);
   const carried = embeddedV4(n);
-  if (carried !== undefined) return judge(BLOCKED_V4, 4, carried);
-  return judge([...TUNNELLED_V6, ...BLOCKED_V6], 6, n);
+  if (carried) return refused(find(BLOCKED_V4, carried.v4), carried.mapped ? within(allowed, 4, carried.v4) : within(allowed, 6, n));
+  return refused(find([...TUNNELLED_V6, ...BLOCKED_V6], n), within(allowed, 6, n));
 }
 
 export class CallbackUrlError extends Error {}

@@ -10,3 +10,4 @@ export * from './logs';
 export * from './oversight';
 export * from './fleet';
 export * from './faults';
+export * from './test-dns';

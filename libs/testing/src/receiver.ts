@@ -24,8 +24,8 @@ export type Responder = (request: ReceivedRequest, nth: number) => ReceiverReply
 const OK: Responder = () => ({ status: 200, body: 'ok' });
 
 /**
- * A real HTTP receiver on 127.0.0.1 for callback tests: records every request per path and answers as
- * the path's responder says (200 "ok" by default).
+ * A real HTTP receiver on loopback (127.0.0.1 unless told otherwise) for callback tests: records every
+ * request per path and answers as the path's responder says (200 "ok" by default).
  */
 export class LoopbackReceiver {
   readonly requests: ReceivedRequest[] = [];
@@ -33,6 +33,9 @@ export class LoopbackReceiver {
   private readonly timers = new Set<NodeJS.Timeout>();
   private server?: Server;
   private port = 0;
+
+  /** `host`: the loopback address to listen on (127.0.0.2 is loopback too, but not the test stack's allowed one). */
+  constructor(private readonly host = '127.0.0.1') {}
 
   async start(): Promise<this> {
     this.server = createServer((req, res) => {
@@ -55,14 +58,14 @@ export class LoopbackReceiver {
         this.timers.add(timer);
       });
     });
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => this.server!.listen(0, this.host, resolve));
     this.port = (this.server.address() as AddressInfo).port;
     return this;
   }
 
   /** The URL of `path` on this receiver. */
   url(path: string): string {
-    return `http://127.0.0.1:${this.port}${path}`;
+    return `http://${this.host}:${this.port}${path}`;
   }
 
   respond(path: string, responder: Responder): void {
