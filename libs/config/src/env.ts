@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { type CallbackPolicy, parseAddressRange } from '@workline/callback-url';
 import { plainToInstance } from 'class-transformer';
 import { IsIn, IsInt, IsString, Matches, Max, Min, MinLength, ValidateBy, ValidateIf, validateSync } from 'class-validator';
 import { randomBytes } from 'node:crypto';
@@ -13,14 +14,6 @@ const listOf = (text: string) =>
     .map((item) => item.trim())
     .filter(Boolean);
 
-/** `10.20.0.0/16`, `fd00::/8` or a single address. */
-function isAddressRange(text: string): boolean {
-  const [ip, bits, ...rest] = text.split('/');
-  const family = isIP(ip);
-  if (rest.length || !family) return false;
-  return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
-}
-
 /** `1.1.1.1`, `1.1.1.1:53`, `2606:4700:4700::1111` or `[2606:4700:4700::1111]:53`. */
 function isDnsServer(text: string): boolean {
   const bracketed = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(text);
@@ -34,7 +27,7 @@ const IsCallbackAllowance = () =>
   ValidateBy({
     name: 'isCallbackAllowance',
     validator: {
-      validate: (value: unknown) => typeof value === 'string' && (['0', '1', 'true', 'false'].includes(value.trim()) || (listOf(value).length > 0 && listOf(value).every(isAddressRange))),
+      validate: (value: unknown) => typeof value === 'string' && (['0', '1', 'true', 'false'].includes(value.trim()) || (listOf(value).length > 0 && listOf(value).every((item) => parseAddressRange(item) !== undefined))),
       defaultMessage: () => 'WEBHOOK_ALLOW_PRIVATE must be 0, 1, or a comma-separated list of addresses or CIDR ranges (e.g. 10.20.0.0/16)',
     },
   });
@@ -111,8 +104,8 @@ export class BaseEnv {
   @IsDnsServerList()
   WEBHOOK_DNS_SERVERS: string = '';
 
-  /** How callback URLs are checked (a CallbackPolicy of libs/callback-url). */
-  get callbackPolicy(): { allowPrivate: boolean; allowedRanges: string[]; dnsServers: string[] } {
+  /** How callback URLs are checked (libs/callback-url). */
+  get callbackPolicy(): CallbackPolicy {
     const allow = this.WEBHOOK_ALLOW_PRIVATE.trim();
     const allowPrivate = allow === '1' || allow === 'true';
     const allowedRanges = allowPrivate || allow === '0' || allow === 'false' ? [] : listOf(allow);
