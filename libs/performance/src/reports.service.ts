@@ -10,6 +10,7 @@ import {
 import { PrismaService } from '@workline/db';
 import { parseDateTime, type PerformanceKind } from './record-rules';
 import { validationError } from './records.service';
+import { reportCsv } from './report-csv';
 import { WorkstreamsService } from './workstreams.service';
 
 /** The column each report is filtered on, and the SQL of each grouping (a fixed list: never user text). */
@@ -58,7 +59,7 @@ export class ReportsService {
     const groups = kind === 'quality' ? await this.quality(workstream.id, query.group_by, from!, to!) : await this.throughput(workstream.id, query.group_by, from!, to!);
     const report = { workstream_id: workstream.id, kind, from: from!, to: to!, group_by: query.group_by ?? null, groups };
     if (query.format !== 'csv') return report;
-    return { csv: toCsv(kind, report), file_name: `${kind}-report-${workstream.id}.csv` };
+    return { csv: reportCsv(kind, report), file_name: `${kind}-report-${workstream.id}.csv` };
   }
 
   private async quality(workstreamId: string, group: ReportGroup | undefined, from: string | null, to: string | null): Promise<QualityReportGroup[]> {
@@ -107,28 +108,4 @@ export class ReportsService {
       to,
     );
   }
-}
-
-const csvCell = (value: unknown): string => {
-  const text = value === null || value === undefined ? '' : String(value);
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-};
-
-function toCsv(kind: PerformanceKind, report: PerformanceReport<QualityReportGroup | ThroughputReportGroup>): string {
-  const keyColumn = report.group_by ?? 'group';
-  // Without group_by the one row is "all"; with it, an empty key means "none" (e.g. no use case sent).
-  const noKey = report.group_by ? '' : 'all';
-  let header: string[];
-  let lines: unknown[][];
-  if (kind === 'quality') {
-    const groups = report.groups as QualityReportGroup[];
-    const types = [...new Set(groups.flatMap((g) => Object.keys(g.errors)))].sort();
-    header = [keyColumn, 'count', 'mean_score', 'p50_score', 'p90_score', 'min_score', 'max_score', ...types.map((t) => `errors.${t}`)];
-    lines = groups.map((g) => [g.key ?? noKey, g.count, g.mean_score, g.p50_score, g.p90_score, g.min_score, g.max_score, ...types.map((t) => g.errors[t] ?? 0)]);
-  } else {
-    const groups = report.groups as ThroughputReportGroup[];
-    header = [keyColumn, 'records', 'tasks', 'subtasks', 'duration_seconds', 'mean_duration_seconds', 'tasks_per_hour'];
-    lines = groups.map((g) => [g.key ?? noKey, g.records, g.tasks, g.subtasks, g.duration_seconds, g.mean_duration_seconds, g.tasks_per_hour]);
-  }
-  return [header, ...lines].map((line) => line.map(csvCell).join(',')).join('\r\n') + '\r\n';
 }

@@ -416,6 +416,28 @@ describe('workstream performance API: bulk CSV through presigned URLs, and repor
       expect(tp.text.split('\r\n')[1].split(',').slice(0, 3)).toEqual(['all', '120', String(throughput.reduce((a, r) => a + r.tasks, 0))]);
     });
 
+    it('format=csv neutralises client text that a spreadsheet would run as a formula (OWASP CSV injection)', async () => {
+      const tenant = await newWorkstream();
+      const workers = ['=HYPERLINK("http://x","y")', '+1+2', '-2+3', '@SUM(A1:A2)', '\tTAB', 'ann@example.com'];
+      for (const worker_id of workers) {
+        const submitted = await http('POST', `/v1/workstreams/${tenant.id}/task_reviewed`, {
+          headers: { 'x-api-key': tenant.key },
+          body: { use_case_id: 'uc-1', task_definition_id: 'td-1', worker_id, review_completed_at: '2024-06-01T12:00:00Z', review_score: 0.5 },
+        });
+        expect(submitted.status).toBe(202);
+      }
+      const result = await http('GET', `/v1/workstreams/${tenant.id}/reports/quality?group_by=worker&format=csv`, { headers: { 'x-api-key': tenant.key } });
+      expect(result.status).toBe(200);
+      const firstCells = result.text
+        .split('\r\n')
+        .slice(1, -1)
+        .map((line) => line.slice(0, line.lastIndexOf(',1,0.5,0.5,0.5,0.5,0.5')));
+      // Sorted by key as PostgreSQL sorts; each formula-like worker_id is one quoted cell starting with '.
+      expect(firstCells.sort()).toEqual(
+        [`"'=HYPERLINK(""http://x"",""y"")"`, `"'+1+2"`, `"'-2+3"`, `"'@SUM(A1:A2)"`, `"'\tTAB"`, 'ann@example.com'].sort(),
+      );
+    });
+
     it('422 for a bad group_by, format or bound, from not before to, or an unknown parameter; 403 for another key', async () => {
       const cases: [string, string, string][] = [
         ['?group_by=month', 'group_by', 'group_by must be one of: day, worker, use_case, task_definition'],
