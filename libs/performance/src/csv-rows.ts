@@ -1,3 +1,4 @@
+import type { FieldError } from '@workline/contracts';
 import { FIELDS, type PerformanceKind } from './record-rules';
 
 /**
@@ -14,7 +15,13 @@ export const CSV_MAP_PREFIXES: Record<PerformanceKind, Record<string, string>> =
 export type CsvColumn = { field: string; key?: undefined } | { field: string; key: string };
 
 const MAP_RULES = new Set(['countMap', 'stringMap', 'scalarMap']);
-const NUMBER = /^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i;
+
+/**
+ * Longest number cell, in characters (spaces around it not counted): far more than a double needs
+ * (17 significant digits, a sign, a point and an exponent), short enough that a row of huge "numbers" is
+ * refused at once with a message saying why.
+ */
+export const CSV_NUMBER_MAX_CHARS = 64;
 
 /** Reads the header row; an error (naming the columns) makes the whole upload fail before any row. */
 export function csvColumns(kind: PerformanceKind, header: string[]): { columns: CsvColumn[] } | { error: string } {
@@ -43,28 +50,93 @@ export function csvColumns(kind: PerformanceKind, header: string[]): { columns: 
   return { columns };
 }
 
-const asNumber = (cell: string): number | string => (NUMBER.test(cell.trim()) ? Number(cell.trim()) : cell);
+const [PLUS, MINUS, POINT, ZERO, NINE, UPPER_E, LOWER_E] = ['+', '-', '.', '0', '9', 'E', 'e'].map((c) => c.charCodeAt(0));
+
+/**
+ * Is `text` a number in decimal notation (`0.75`, `3`, `-1e-2`, `.5`, `5.`)? One pass from left to right
+ * that reads each character at most once, so the time is linear in the length whatever the text. The
+ * regular expression this replaces (`^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$`) accepted the same language
+ * but backtracked quadratically on a long run of digits followed by anything else (60,000 digits: seconds
+ * of CPU, during which the service answered nothing). Takes any string-like value so a test can count reads.
+ */
+export function isDecimalNumber(text: Pick<string, 'length' | 'charCodeAt'>): boolean {
+  const end = text.length;
+  let i = 0;
+  let code = end > 0 ? text.charCodeAt(0) : -1;
+  const advance = () => {
+    i++;
+    code = i < end ? text.charCodeAt(i) : -1;
+  };
+  const digitRun = () => {
+    const start = i;
+    while (code >= ZERO && code <= NINE) advance();
+    return i - start;
+  };
+  if (code === PLUS || code === MINUS) advance();
+  let digits = digitRun();
+  if (code === POINT) {
+    advance();
+    digits += digitRun();
+  }
+  if (digits === 0) return false;
+  if (code === LOWER_E || code === UPPER_E) {
+    advance();
+    if (code === PLUS || code === MINUS) advance();
+    if (digitRun() === 0) return false;
+  }
+  return i === end;
+}
+
+/** A CSV row turned into the body the JSON endpoint would get, and what its cells alone make wrong. */
+export interface CsvRowInput {
+  body: Record<string, unknown>;
+  /** Cells no rule can accept (a number cell longer than CSV_NUMBER_MAX_CHARS); their fields are left out of body. */
+  errors: FieldError[];
+}
+
+/** The number a cell holds; undefined when it holds none (or is longer than CSV_NUMBER_MAX_CHARS). */
+function cellNumber(cell: string): number | undefined {
+  const text = cell.trim();
+  return text.length <= CSV_NUMBER_MAX_CHARS && isDecimalNumber(text) ? Number(text) : undefined;
+}
 
 /** One row's cells → a body. Empty cells are "not sent"; numbers, booleans and maps are read from text. */
-export function csvRowToInput(kind: PerformanceKind, columns: CsvColumn[], cells: string[]): Record<string, unknown> {
+export function csvRowToInput(kind: PerformanceKind, columns: CsvColumn[], cells: string[]): CsvRowInput {
   const fields = FIELDS[kind];
   const body: Record<string, unknown> = {};
+  const errors: FieldError[] = [];
+  /** A number field's cell: its number, else its text for the field's rule to name; nothing when too long. */
+  const numberCell = (field: string, cell: string): number | string | undefined => {
+    if (cell.trim().length <= CSV_NUMBER_MAX_CHARS) return cellNumber(cell) ?? cell;
+    errors.push({ field, message: `${field} must be a number of at most ${CSV_NUMBER_MAX_CHARS} characters` });
+    return undefined;
+  };
   columns.forEach((column, i) => {
     const cell = cells[i] ?? '';
     if (cell === '') return;
     if (column.key !== undefined) {
       const rule = fields[column.field].rule;
       const map = (body[column.field] ??= {}) as Record<string, unknown>;
-      map[column.key] = rule === 'countMap' || rule === 'scalarMap' ? asNumber(cell) : cell;
+      if (rule === 'countMap') {
+        const value = numberCell(`${column.field}.${column.key}`, cell);
+        if (value !== undefined) map[column.key] = value;
+      } else if (rule === 'scalarMap') {
+        // A measurement is a number when the cell is one, otherwise text (held to the text length limit).
+        map[column.key] = cellNumber(cell) ?? cell;
+      } else {
+        map[column.key] = cell;
+      }
       return;
     }
     switch (fields[column.field].rule) {
       case 'score':
       case 'seconds':
       case 'count':
-      case 'positiveCount':
-        body[column.field] = asNumber(cell);
+      case 'positiveCount': {
+        const value = numberCell(column.field, cell);
+        if (value !== undefined) body[column.field] = value;
         return;
+      }
       case 'boolean': {
         const word = cell.trim().toLowerCase();
         body[column.field] = word === 'true' ? true : word === 'false' ? false : cell;
@@ -77,5 +149,5 @@ export function csvRowToInput(kind: PerformanceKind, columns: CsvColumn[], cells
         body[column.field] = cell;
     }
   });
-  return body;
+  return { body, errors };
 }

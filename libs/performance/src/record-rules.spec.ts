@@ -38,7 +38,8 @@ describe('CSV rows', () => {
   it('maps prefixed columns to map fields and reads numbers and booleans', () => {
     const header = csvColumns('quality', ['use_case_id', 'task_definition_id', 'worker_id', 'review_completed_at', 'review_score', 'replace_duplicate', 'errors.a', 'metadata.m', 'measurements.n', 'measurements.l']);
     if ('error' in header) throw new Error(header.error);
-    const body = csvRowToInput('quality', header.columns, ['uc-1', 'td-1', 'w', ' 2024-05-01T00:00:00Z ', '0.5', 'FALSE', '3', '7', '1.5', 'car']);
+    const { body, errors } = csvRowToInput('quality', header.columns, ['uc-1', 'td-1', 'w', ' 2024-05-01T00:00:00Z ', '0.5', 'FALSE', '3', '7', '1.5', 'car']);
+    expect(errors).toEqual([]);
     expect(body).toEqual({
       use_case_id: 'uc-1',
       task_definition_id: 'td-1',
@@ -55,7 +56,7 @@ describe('CSV rows', () => {
   it('leaves empty cells out and keeps unreadable numbers as text for the rules to name', () => {
     const header = csvColumns('throughput', ['worker_id', 'task_completed_at', 'task_count']);
     if ('error' in header) throw new Error(header.error);
-    expect(csvRowToInput('throughput', header.columns, ['w', '', 'two'])).toEqual({ worker_id: 'w', task_count: 'two' });
+    expect(csvRowToInput('throughput', header.columns, ['w', '', 'two'])).toEqual({ body: { worker_id: 'w', task_count: 'two' }, errors: [] });
   });
 
   it('refuses unknown, repeated and missing required columns', () => {

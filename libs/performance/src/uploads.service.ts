@@ -16,6 +16,7 @@ import { OutboxRelay } from '@workline/kafka';
 import { parse } from 'csv-parse';
 import { randomUUID } from 'node:crypto';
 import { type CsvColumn, csvColumns, csvRowToInput } from './csv-rows';
+import { EventLoopTurns } from './event-loop-turns';
 import { checkRecord, type PerformanceKind, type RecordInputOf, type WorkstreamConfig } from './record-rules';
 import { storeRecords } from './record-store';
 import { WorkstreamsService } from './workstreams.service';
@@ -33,6 +34,8 @@ export const UPLOAD_LIMITS = {
   /** A processing upload whose instance has not reported for this long is taken over by another. */
   staleAfterSeconds: 120,
   pollMs: 2000,
+  /** Longest stretch of row checking before the import lets RPC handling and heartbeats run. */
+  cpuSliceMs: 20,
 } as const;
 
 interface UploadRow {
@@ -227,6 +230,7 @@ export class UploadsService implements OnApplicationBootstrap, OnApplicationShut
     let columns: CsvColumn[] | undefined;
     let records = 0;
     let batch = new Batch(kind);
+    const turns = new EventLoopTurns(UPLOAD_LIMITS.cpuSliceMs);
     try {
       for await (const { record: cells, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
         if (!columns) {
@@ -236,6 +240,7 @@ export class UploadsService implements OnApplicationBootstrap, OnApplicationShut
           continue;
         }
         records++;
+        await turns.take();
         if (records <= upload.rowsProcessed) continue;
         batch.add(info.lines, columns, cells, workstream);
         if (batch.size >= UPLOAD_LIMITS.batchRows) {
@@ -301,10 +306,15 @@ class Batch {
       this.rejections.push({ row, errors: [{ field: '(row)', message: `the row has ${cells.length} fields, the header has ${columns.length}` }] });
       return;
     }
+    const input = csvRowToInput(this.kind, columns, cells);
     // A CSV row may leave workstream_id out: the upload's workstream is meant (a value must still match).
-    const body = { workstream_id: workstream.id, ...csvRowToInput(this.kind, columns, cells) };
-    const checked = checkRecord(this.kind, body, workstream);
-    if (checked.ok) this.records.push({ row, record: checked.record });
-    else this.rejections.push({ row, errors: checked.errors });
+    const checked = checkRecord(this.kind, { workstream_id: workstream.id, ...input.body }, workstream);
+    if (checked.ok && !input.errors.length) {
+      this.records.push({ row, record: checked.record });
+      return;
+    }
+    // A cell refused as it stands was left out of the body: the rules' "is required" for it would mislead.
+    const ruleErrors = checked.ok ? [] : checked.errors.filter((error) => !input.errors.some((cell) => cell.field === error.field));
+    this.rejections.push({ row, errors: [...input.errors, ...ruleErrors] });
   }
 }

@@ -264,6 +264,40 @@ describe('workstream performance API: bulk CSV through presigned URLs, and repor
       ]);
     });
 
+    it('refuses 60 KB number cells row by row, and keeps answering RPCs (submissions, upload status) while such a file imports', async () => {
+      const ws = await newWorkstream();
+      const rows = 30_000;
+      const longEvery = 6_000; // five rows with a 60 KB "number": seconds of CPU each for a backtracking pattern
+      const huge = `${'1'.repeat(60_000)}x`;
+      const lines = ['use_case_id,task_definition_id,unique_id,worker_id,review_completed_at,review_score'];
+      for (let i = 1; i <= rows; i++) lines.push(`uc-1,td-1,r${i},worker-${i % 7},2024-05-01T08:00:00Z,${i % longEvery === 0 ? huge : '0.5'}`);
+      const { upload_url, upload_id } = (await presign(ws)).body;
+      expect((await put(upload_url, lines.join('\n'))).status).toBe(200);
+
+      // Alternate a status read and a quality submission (both RPCs to the performance service) until the
+      // import ends; every one must be answered (a blocked service would make the gateway answer 503).
+      const answers: { what: string; status: number }[] = [];
+      const statesSeen = new Set<string>();
+      let upload: Upload | undefined;
+      for (let i = 0; !upload; i++) {
+        const status = await getUpload(ws, upload_id);
+        answers.push({ what: 'upload status', status: status.status });
+        statesSeen.add(status.body.state);
+        if (['completed', 'failed'].includes(status.body.state)) upload = status.body;
+        const submitted = await http('POST', `/v1/workstreams/${ws.id}/task_reviewed`, {
+          headers: { 'x-api-key': ws.key },
+          body: { use_case_id: 'uc-2', task_definition_id: 'td-3', unique_id: `during-${i}`, worker_id: 'w', review_completed_at: '2024-05-02T08:00:00Z', review_score: 0.7 },
+        });
+        answers.push({ what: 'submission', status: submitted.status });
+      }
+      expect(answers.filter((answer) => answer.status !== (answer.what === 'submission' ? 202 : 200))).toEqual([]);
+      // The requests overlapped the import: at least one status read was answered while it ran.
+      expect(statesSeen.has('processing')).toBe(true);
+      const long = Array.from({ length: rows / longEvery }, (_, k) => (k + 1) * longEvery + 1);
+      expect(upload).toMatchObject({ state: 'completed', rows_processed: rows, rows_stored: rows - long.length, rows_rejected: long.length });
+      expect(upload!.rejections).toEqual(long.map((row) => ({ row, errors: [{ field: 'review_score', message: 'review_score must be a number of at most 64 characters' }] })));
+    }, 120_000);
+
     it('imports a 200,000-row file streamed from the test, and caps the stored rejections', async () => {
       const ws = await newWorkstream();
       const total = 200_000;
