@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -24,6 +24,18 @@ describe('FsBlobStore', () => {
   it('refuses a stream over the limit and keeps nothing', async () => {
     await expect(store.put('big.bin', Readable.from([Buffer.alloc(600), Buffer.alloc(600)]), { contentType: 'application/octet-stream', maxBytes: 1000 })).rejects.toBeInstanceOf(BlobTooLargeError);
     expect(await store.head('big.bin')).toBeUndefined();
+  });
+
+  it('deletes a folder: its blobs, their descriptions and a leftover temporary file, and nothing beside it', async () => {
+    await store.put('uploads/u1/a.csv', Readable.from(['a']), { contentType: 'text/csv' });
+    await store.put('uploads/u1/b.csv', Readable.from(['b']), { contentType: 'text/csv' });
+    await store.put('uploads/u10/c.csv', Readable.from(['c']), { contentType: 'text/csv' });
+    writeFileSync(join(root, 'uploads/u1/.interrupted.partial'), 'half');
+    await store.deleteFolder('uploads/u1/');
+    expect(existsSync(join(root, 'uploads/u1'))).toBe(false);
+    expect(await store.head('uploads/u10/c.csv')).toEqual({ size: 1, contentType: 'text/csv' });
+    await expect(store.deleteFolder('uploads/u1/')).resolves.toBeUndefined();
+    for (const folder of ['uploads/u10', '../', 'uploads/../../', '/']) await expect(store.deleteFolder(folder)).rejects.toThrow(/invalid blob/);
   });
 
   it('refuses keys that would escape its directory', async () => {

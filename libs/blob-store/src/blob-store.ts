@@ -27,6 +27,8 @@ export interface BlobStore {
   head(key: string): Promise<BlobMeta | undefined>;
   get(key: string): Promise<{ meta: BlobMeta; stream: Readable } | undefined>;
   delete(key: string): Promise<void>;
+  /** Deletes every blob whose key starts with `folder` (`<key>/`), leftovers of interrupted writes included. */
+  deleteFolder(folder: string): Promise<void>;
 }
 
 const KEY = /^[A-Za-z0-9][A-Za-z0-9._\-/]{0,511}$/;
@@ -35,6 +37,12 @@ export function assertBlobKey(key: string): void {
   if (!KEY.test(key) || key.split('/').some((part) => part === '..' || part === '.' || part === '')) {
     throw new Error(`invalid blob key: ${JSON.stringify(key)}`);
   }
+}
+
+/** A folder is a valid key followed by one slash: `performance-uploads/upl_1/`. */
+export function assertBlobFolder(folder: string): void {
+  if (!folder.endsWith('/')) throw new Error(`invalid blob folder (no trailing slash): ${JSON.stringify(folder)}`);
+  assertBlobKey(folder.slice(0, -1));
 }
 
 /** Counts bytes as they pass and fails the stream past `limit`. */
@@ -98,5 +106,11 @@ export class FsBlobStore implements BlobStore {
   async delete(key: string): Promise<void> {
     const path = this.path(key);
     await Promise.all([rm(path, { force: true }), rm(`${path}.meta.json`, { force: true })]);
+  }
+
+  async deleteFolder(folder: string): Promise<void> {
+    assertBlobFolder(folder);
+    // A write in progress keeps its temporary file in the same directory (see put), so it goes too.
+    await rm(this.path(folder.slice(0, -1)), { recursive: true, force: true });
   }
 }

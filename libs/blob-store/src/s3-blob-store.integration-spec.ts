@@ -53,6 +53,17 @@ describe('S3 blob store (against s3rver)', () => {
     await expect(store.get('media/med_a-b.c_d')).resolves.toBeUndefined();
   });
 
+  it('deletes every object of a folder, over several listing pages, and nothing beside it', async () => {
+    const store = new S3BlobStore(settings);
+    const keys = Array.from({ length: 1005 }, (_, i) => `uploads/u1/${i}.csv`);
+    for (let i = 0; i < keys.length; i += 50) await Promise.all(keys.slice(i, i + 50).map((key) => store.put(key, Readable.from(['x']), { contentType: 'text/csv' })));
+    await store.put('uploads/u10/kept.csv', Readable.from(['y']), { contentType: 'text/csv' });
+    await store.deleteFolder('uploads/u1/');
+    const left = await Promise.all([keys[0], keys[999], keys[1004]].map((key) => store.head(key)));
+    expect(left).toEqual([undefined, undefined, undefined]);
+    await expect(store.head('uploads/u10/kept.csv')).resolves.toEqual({ size: 1, contentType: 'text/csv' });
+  });
+
   it('refuses a body over the limit and stores nothing', async () => {
     const store = new S3BlobStore(settings);
     await expect(store.put('media/too-big', Readable.from([Buffer.alloc(600), Buffer.alloc(600)]), { contentType: 'text/plain', maxBytes: 1000 })).rejects.toBeInstanceOf(BlobTooLargeError);

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { assertBlobKey, type BlobMeta, type BlobStore, byteLimit } from './blob-store';
+import { assertBlobFolder, assertBlobKey, type BlobMeta, type BlobStore, byteLimit } from './blob-store';
 
 export interface S3Settings {
   /** e.g. https://s3.eu-west-1.amazonaws.com or http://127.0.0.1:9000 (MinIO and other S3-compatible stores). */
@@ -197,6 +197,25 @@ export class S3BlobStore implements BlobStore {
     }
     await this.s3.expectOk(response, `DELETE ${key}`);
     response.resume();
+  }
+
+  /**
+   * Lists the folder (ListObjects version 1, the widest support among S3-compatible stores; up to 1,000 keys
+   * a page) and deletes what it finds until it is empty.
+   */
+  async deleteFolder(folder: string): Promise<void> {
+    assertBlobFolder(folder);
+    for (;;) {
+      const response = await this.s3.send('GET', undefined, EMPTY_SHA256, { query: { prefix: folder } });
+      await this.s3.expectOk(response, `list ${folder}`);
+      const chunks: Buffer[] = [];
+      for await (const chunk of response) chunks.push(chunk as Buffer);
+      const listing = Buffer.concat(chunks).toString('utf8');
+      const keys = [...listing.matchAll(/<Key>([^<]*)<\/Key>/g)].map(([, key]) => key);
+      for (const key of keys) await this.delete(key);
+      // Deleted keys leave the listing, so the next page is the first page again.
+      if (!keys.length || !listing.includes('<IsTruncated>true</IsTruncated>')) return;
+    }
   }
 }
 
