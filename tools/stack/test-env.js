@@ -15,6 +15,8 @@ const testAppEnv = {
   RATE_LIMIT_WORK_PER_MINUTE: '1000000',
   RATE_LIMIT_ADMIN_PER_MINUTE: '1000000',
   WEBHOOK_POLL_MS: '100',
+  // The upload sweeps (performance, oversight) run every second, so their tests wait seconds, not minutes.
+  UPLOAD_SWEEP_INTERVAL_SECONDS: '1',
 };
 
 module.exports = { testAppEnv };

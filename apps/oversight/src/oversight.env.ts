@@ -16,6 +16,17 @@ export class OversightEnv extends BaseEnv {
   @IsInt() @Min(10) @Max(7 * 24 * 3600)
   TASK_LEASE_SECONDS: number = 30 * 60;
 
+  /**
+   * How long after its upload URL expired a media_key can still be used to create tasks. Then the grant is
+   * removed, and its media deleted unless a task uses it (docs/oversight-api.md).
+   */
+  @IsInt() @Min(0) @Max(365 * 24 * 3600)
+  MEDIA_KEY_RETENTION_SECONDS: number = 24 * 3600;
+
+  /** How often expired upload grants are looked for (docs/operations.md, "Upload file sweeps"). */
+  @IsInt() @Min(1) @Max(86_400)
+  UPLOAD_SWEEP_INTERVAL_SECONDS: number = 600;
+
   get publicUrl(): string {
     return (this.PUBLIC_URL ?? `http://127.0.0.1:${this.PORT}`).replace(/\/+$/, '');
   }

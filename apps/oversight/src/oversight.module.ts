@@ -25,6 +25,8 @@ export class OversightModule {
       secretsKey: env.secretsKey,
       blobs,
       leaseSeconds: env.TASK_LEASE_SECONDS,
+      mediaKeyRetentionSeconds: env.MEDIA_KEY_RETENTION_SECONDS,
+      uploadSweepSeconds: env.UPLOAD_SWEEP_INTERVAL_SECONDS,
     };
     return {
       module: OversightModule,

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { ServiceName } from '@workline/contracts';
 import { runService } from '@workline/kafka';
+import { PerformanceEnv } from './performance.env';
 import { PerformanceModule } from './performance.module';
 
-runService(ServiceName.Performance, (env, settings) => PerformanceModule.register(env, settings));
+runService(ServiceName.Performance, (env, settings) => PerformanceModule.register(env, settings), PerformanceEnv);

@@ -4,6 +4,7 @@ import {
   PerformanceRecordSubmitRequest,
   type PerformanceRecordReply,
   PerformanceReportRequest,
+  PerformanceUploadCheckOpenRequest,
   PerformanceUploadCreateRequest,
   PerformanceUploadGetRequest,
   PerformanceUploadReceivedRequest,
@@ -37,6 +38,11 @@ export class PerformanceApiRpcController {
   @MessagePattern(RpcPattern.PerformanceUploadCreate)
   createUpload(@Payload() payload: unknown): Promise<PerformanceUploadView> {
     return this.uploads.create(validateContract(PerformanceUploadCreateRequest, payload));
+  }
+
+  @MessagePattern(RpcPattern.PerformanceUploadCheckOpen)
+  checkUploadOpen(@Payload() payload: unknown): Promise<PerformanceUploadView> {
+    return this.uploads.checkOpen(validateContract(PerformanceUploadCheckOpenRequest, payload));
   }
 
   @MessagePattern(RpcPattern.PerformanceUploadReceived)

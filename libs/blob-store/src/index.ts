@@ -3,3 +3,4 @@ export * from './mounted-bucket';
 export * from './s3-blob-store';
 export * from './blob-store.env';
 export * from './s3-mounted-bucket';
+export * from './periodic-sweep';

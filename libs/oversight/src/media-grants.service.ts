@@ -1,16 +1,40 @@
-import { Injectable } from '@nestjs/common';
-import type { MediaGrantCreateReply, MediaGrantCreateRequest } from '@workline/contracts';
-import { PrismaService } from '@workline/db';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { type BlobStore, PeriodicSweep } from '@workline/blob-store';
+import { DomainError, type MediaGrantCreateReply, type MediaGrantCreateRequest } from '@workline/contracts';
+import { type Prisma, PrismaService } from '@workline/db';
 import { randomBytes } from 'node:crypto';
 import { ConfigurationsService } from './configurations.service';
+import { mediaBlobKey, OVERSIGHT_OPTIONS, type OversightOptions } from './oversight.options';
 
-/** Upload grants: the media_key behind a signed upload URL, bound to a workstream and configuration. */
+/** Grants looked at per sweep query (the sweep goes on until a query finds fewer). */
+const SWEEP_BATCH = 100;
+
+export const unknownMediaKey = (mediaKey: string) =>
+  DomainError.notFound(`media ${mediaKey} not found: get a media_key from POST /v1/signed-url, or send bucket_id for media in a mounted bucket`);
+
+/**
+ * Upload grants: the media_key behind a signed upload URL, bound to a workstream and configuration. A grant
+ * lives until MEDIA_KEY_RETENTION_SECONDS after its URL expired; the periodic sweep then removes it, and
+ * deletes its media unless a task uses it, so abandoned uploads do not fill the blob store.
+ */
 @Injectable()
-export class MediaGrantsService {
+export class MediaGrantsService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(MediaGrantsService.name);
+  private readonly blobs: BlobStore;
+  private readonly retentionSeconds: number;
+  private readonly sweeper: PeriodicSweep;
+
   constructor(
     private readonly prisma: PrismaService,
     private readonly configurations: ConfigurationsService,
-  ) {}
+    @Inject(OVERSIGHT_OPTIONS) options: OversightOptions,
+  ) {
+    this.blobs = options.blobs;
+    this.retentionSeconds = options.mediaKeyRetentionSeconds;
+    this.sweeper = new PeriodicSweep('media grant sweep', options.uploadSweepSeconds * 1000, async () => (await this.sweep()) === SWEEP_BATCH, (message) =>
+      this.logger.warn(message),
+    );
+  }
 
   async create(request: MediaGrantCreateRequest): Promise<MediaGrantCreateReply> {
     await this.configurations.ofWorkstream(request.workstream_id, request.configuration_id);
@@ -25,5 +49,43 @@ export class MediaGrantsService {
       },
     });
     return { media_key: id };
+  }
+
+  /**
+   * Inside a task creation's transaction: holds the grant until the task is committed, so the sweep cannot
+   * delete the media in between (it locks the grant for update). 404 when the sweep removed it first.
+   */
+  async holdForTask(tx: Prisma.TransactionClient, mediaKey: string): Promise<void> {
+    const held = await tx.$queryRaw<{ id: string }[]>`select id from oversight_media_grant where id = ${mediaKey} for share`;
+    if (!held.length) throw unknownMediaKey(mediaKey);
+  }
+
+  onApplicationBootstrap(): void {
+    this.sweeper.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.sweeper.stop();
+  }
+
+  /** One batch of grants past their retention; returns how many it looked at. */
+  async sweep(): Promise<number> {
+    const cutoff = new Date(Date.now() - this.retentionSeconds * 1000);
+    const grants = await this.prisma.oversightMediaGrant.findMany({ where: { expiresAt: { lt: cutoff } }, select: { id: true }, orderBy: { expiresAt: 'asc' }, take: SWEEP_BATCH });
+    for (const { id } of grants) await this.retire(id);
+    return grants.length;
+  }
+
+  /** Removes a grant; its media too unless a task uses it (tasks read their media for as long as they exist). */
+  private async retire(id: string): Promise<void> {
+    await this.prisma.$transaction(async (tx) => {
+      // skip locked: a task creation holding the grant is under way; the next sweep sees its task.
+      const locked = await tx.$queryRaw<{ id: string }[]>`select id from oversight_media_grant where id = ${id} for update skip locked`;
+      if (!locked.length) return;
+      const used = await tx.oversightTask.findFirst({ where: { mediaKey: id, bucketId: null }, select: { id: true } });
+      // Deleted before the grant's row: if this fails the transaction rolls back and the next sweep retries.
+      if (!used) await this.blobs.delete(mediaBlobKey(id));
+      await tx.oversightMediaGrant.delete({ where: { id } });
+    });
   }
 }

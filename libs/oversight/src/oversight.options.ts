@@ -10,6 +10,10 @@ export interface OversightOptions {
   blobs: BlobStore;
   /** How long a worker holds a task before it goes back to the queue. */
   leaseSeconds: number;
+  /** How long after its upload URL expired a media_key still creates tasks; then unused media is deleted. */
+  mediaKeyRetentionSeconds: number;
+  /** How often the sweep of expired upload grants runs. */
+  uploadSweepSeconds: number;
 }
 
 export const OVERSIGHT_OPTIONS = Symbol('OVERSIGHT_OPTIONS');

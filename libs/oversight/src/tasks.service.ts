@@ -28,6 +28,7 @@ import { SecretBox } from '@workline/secrets';
 import { randomBytes } from 'node:crypto';
 import { bucketSpec, BucketsService } from './buckets.service';
 import { ConfigurationsService } from './configurations.service';
+import { MediaGrantsService, unknownMediaKey } from './media-grants.service';
 import { mediaBlobKey, OVERSIGHT_OPTIONS, type OversightOptions } from './oversight.options';
 
 const invalid = (field: string, message: string) => new DomainError(ErrorCode.Validation, `Invalid request: ${message}`, [{ field, message }]);
@@ -94,6 +95,7 @@ export class TasksService {
     private readonly prisma: PrismaService,
     private readonly configurations: ConfigurationsService,
     private readonly buckets: BucketsService,
+    private readonly grants: MediaGrantsService,
     @Inject(OVERSIGHT_OPTIONS) options: OversightOptions,
   ) {
     this.blobs = options.blobs;
@@ -123,23 +125,26 @@ export class TasksService {
     await this.configurations.ofWorkstream(request.workstream_id, request.configuration_id);
     const mediaType = request.bucket_id ? await this.bucketMediaType(request, request.bucket_id) : await this.uploadedMediaType(request);
     const callback = request.callback_url ? parseCallbackUrl(request.callback_url) : undefined;
-    const row = await this.prisma.oversightTask.create({
-      data: {
-        id: `tsk_${randomBytes(16).toString('base64url')}`,
-        workstreamId: request.workstream_id,
-        accountId: request.account_id,
-        configurationId: request.configuration_id,
-        mediaKey: request.media_key,
-        bucketId: request.bucket_id ?? null,
-        mediaType,
-        callbackUrl: callback?.url ?? null,
-        sealedAuthorization: callback?.authorization ? this.box.seal(callback.authorization) : null,
-        sealedApiKey: request.sealed_api_key,
-        state: 'QUEUED',
-        existingTags: (request.existing_tags ?? []).map((t) => ({ value: t.value, confidence_score: t.confidence_score })),
-        ...stamp,
-      },
-      select: { id: true },
+    const row = await this.prisma.$transaction(async (tx) => {
+      if (!request.bucket_id) await this.grants.holdForTask(tx, request.media_key);
+      return tx.oversightTask.create({
+        data: {
+          id: `tsk_${randomBytes(16).toString('base64url')}`,
+          workstreamId: request.workstream_id,
+          accountId: request.account_id,
+          configurationId: request.configuration_id,
+          mediaKey: request.media_key,
+          bucketId: request.bucket_id ?? null,
+          mediaType,
+          callbackUrl: callback?.url ?? null,
+          sealedAuthorization: callback?.authorization ? this.box.seal(callback.authorization) : null,
+          sealedApiKey: request.sealed_api_key,
+          state: 'QUEUED',
+          existingTags: (request.existing_tags ?? []).map((t) => ({ value: t.value, confidence_score: t.confidence_score })),
+          ...stamp,
+        },
+        select: { id: true },
+      });
     });
     return row.id;
   }
@@ -194,9 +199,7 @@ export class TasksService {
 
   private async uploadedMediaType(request: TaskCreateRequest): Promise<string> {
     const grant = MEDIA_KEY_PATTERN.test(request.media_key) ? await this.prisma.oversightMediaGrant.findUnique({ where: { id: request.media_key } }) : null;
-    if (!grant || grant.workstreamId !== request.workstream_id) {
-      throw DomainError.notFound(`media ${request.media_key} not found: get a media_key from POST /v1/signed-url, or send bucket_id for media in a mounted bucket`);
-    }
+    if (!grant || grant.workstreamId !== request.workstream_id) throw unknownMediaKey(request.media_key);
     if (grant.configurationId !== request.configuration_id) {
       throw invalid('configuration_id', `media ${request.media_key} was granted for configuration ${grant.configurationId}: send the same configuration_id`);
     }

@@ -1,15 +1,17 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import type { BlobStore } from '@workline/blob-store';
+import { type BlobStore, PeriodicSweep } from '@workline/blob-store';
 import {
   DomainError,
   ErrorCode,
   type FieldError,
+  type PerformanceUploadCheckOpenRequest,
   type PerformanceUploadCreateRequest,
   type PerformanceUploadGetRequest,
   type PerformanceUploadKind,
   type PerformanceUploadReceivedRequest,
   type PerformanceUploadState,
   type PerformanceUploadView,
+  performanceUploadFolder,
 } from '@workline/contracts';
 import { PrismaService } from '@workline/db';
 import { OutboxRelay } from '@workline/kafka';
@@ -23,6 +25,8 @@ import { WorkstreamsService } from './workstreams.service';
 
 export const BLOB_STORE = Symbol('BLOB_STORE');
 export const INSTANCE_ID = Symbol('INSTANCE_ID');
+/** How often the upload file sweep runs, in seconds (UPLOAD_SWEEP_INTERVAL_SECONDS). */
+export const UPLOAD_SWEEP_SECONDS = Symbol('UPLOAD_SWEEP_SECONDS');
 
 export const UPLOAD_LIMITS = {
   /** Rows checked and committed per transaction (also how often progress becomes visible). */
@@ -36,6 +40,13 @@ export const UPLOAD_LIMITS = {
   pollMs: 2000,
   /** Longest stretch of row checking before the import lets RPC handling and heartbeats run. */
   cpuSliceMs: 20,
+  /**
+   * How long after an unused upload URL expired its folder is deleted: a PUT that began before the expiry
+   * may still be streaming (it will be refused at the end), and its file must not vanish under it.
+   */
+  expiredFilesGraceSeconds: 3600,
+  /** Uploads handled per sweep query (the sweep goes on until a query finds fewer). */
+  sweepBatch: 100,
 } as const;
 
 interface UploadRow {
@@ -60,6 +71,17 @@ interface UploadRow {
   finishedAt: Date | null;
 }
 
+/** Why an upload takes no file (any more); undefined while it still does. */
+function closedUpload(row: { id: string; state: string; expiresAt: Date }): DomainError | undefined {
+  const waiting = row.state === 'awaiting_upload' || row.state === 'expired';
+  if (!waiting) return alreadyReceived(row.id);
+  if (row.state === 'expired' || row.expiresAt.getTime() <= Date.now()) return new DomainError(ErrorCode.Forbidden, 'Forbidden: this upload URL has expired');
+  return undefined;
+}
+
+const alreadyReceived = (id: string) =>
+  new DomainError(ErrorCode.Conflict, `upload ${id} has already been received; generate a new presigned URL for another file`);
+
 class UploadFailed extends Error {}
 class ClaimLost extends Error {}
 
@@ -74,6 +96,7 @@ export class UploadsService implements OnApplicationBootstrap, OnApplicationShut
   private running = false;
   private loop?: Promise<void>;
   private wake?: () => void;
+  private readonly sweeper: PeriodicSweep;
 
   constructor(
     private readonly prisma: PrismaService,
@@ -81,7 +104,12 @@ export class UploadsService implements OnApplicationBootstrap, OnApplicationShut
     private readonly outbox: OutboxRelay,
     @Inject(BLOB_STORE) private readonly blobs: BlobStore,
     @Inject(INSTANCE_ID) private readonly instanceId: string,
-  ) {}
+    @Inject(UPLOAD_SWEEP_SECONDS) sweepSeconds: number,
+  ) {
+    this.sweeper = new PeriodicSweep('upload file sweep', sweepSeconds * 1000, async () => (await this.sweep()) === UPLOAD_LIMITS.sweepBatch, (message) =>
+      this.logger.warn(message),
+    );
+  }
 
   async create(request: PerformanceUploadCreateRequest): Promise<PerformanceUploadView> {
     const workstream = await this.workstreams.authorize(request.caller, request.workstream_id);
@@ -99,6 +127,18 @@ export class UploadsService implements OnApplicationBootstrap, OnApplicationShut
     return this.view(row);
   }
 
+  /**
+   * Asked before the gateway reads a PUT's body, so a used or expired upload URL costs no bytes on disk.
+   * The view tells the gateway the upload's kind (its size limit). `received` checks again: two PUTs may race.
+   */
+  async checkOpen(request: PerformanceUploadCheckOpenRequest): Promise<PerformanceUploadView> {
+    const row = await this.prisma.performanceUpload.findUnique({ where: { id: request.upload_id } });
+    if (!row) throw DomainError.notFound(`upload ${request.upload_id} not found`);
+    const closed = closedUpload(row);
+    if (closed) throw closed;
+    return this.view(row);
+  }
+
   /** The gateway stored the bytes under blob_key: queue the upload (once; a second PUT is 409). */
   async received(request: PerformanceUploadReceivedRequest): Promise<PerformanceUploadView> {
     const updated = await this.prisma.performanceUpload.updateMany({
@@ -107,10 +147,7 @@ export class UploadsService implements OnApplicationBootstrap, OnApplicationShut
     });
     const row = await this.prisma.performanceUpload.findUnique({ where: { id: request.upload_id } });
     if (!row) throw DomainError.notFound(`upload ${request.upload_id} not found`);
-    if (!updated.count) {
-      if (row.state === 'awaiting_upload') throw new DomainError(ErrorCode.Forbidden, 'Forbidden: this upload URL has expired');
-      throw new DomainError(ErrorCode.Conflict, `upload ${row.id} has already been received; generate a new presigned URL for another file`);
-    }
+    if (!updated.count) throw closedUpload(row) ?? alreadyReceived(row.id);
     this.wake?.();
     return this.view(row);
   }
@@ -155,12 +192,13 @@ export class UploadsService implements OnApplicationBootstrap, OnApplicationShut
   onApplicationBootstrap(): void {
     this.running = true;
     this.loop = this.run();
+    this.sweeper.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.running = false;
     this.wake?.();
-    await this.loop;
+    await Promise.all([this.loop, this.sweeper.stop()]);
   }
 
   private async run(): Promise<void> {
@@ -202,20 +240,69 @@ export class UploadsService implements OnApplicationBootstrap, OnApplicationShut
 
   private async process(id: string): Promise<void> {
     const upload = await this.prisma.performanceUpload.findUniqueOrThrow({ where: { id } });
+    let finished: boolean;
     try {
       await this.importRows(upload);
-      await this.finish(id, { state: 'completed' });
-      if (upload.blobKey) await this.blobs.delete(upload.blobKey);
+      finished = await this.finish(id, { state: 'completed' });
     } catch (error) {
       if (error instanceof ClaimLost) return;
       const failure = error instanceof UploadFailed ? error.message : `the file could not be read as CSV: ${error instanceof Error ? error.message : String(error)}`;
       this.logger.warn(`upload ${id} failed: ${failure}`);
-      await this.finish(id, { state: 'failed', failure });
+      finished = await this.finish(id, { state: 'failed', failure });
+    }
+    // A failed upload is final too (a new file needs a new URL): its file is of no more use either way.
+    // Not when another instance has taken the upload over: it is reading the file.
+    if (finished) await this.deleteFiles(id);
+  }
+
+  /** True when this instance still held the upload and recorded its end. */
+  private async finish(id: string, data: { state: 'completed' | 'failed'; failure?: string }): Promise<boolean> {
+    const updated = await this.prisma.performanceUpload.updateMany({ where: { id, claimedBy: this.instanceId }, data: { ...data, finishedAt: new Date() } });
+    return updated.count === 1;
+  }
+
+  /**
+   * Deletes every file of the upload (its folder: the file processed, and any a PUT left behind) and then
+   * forgets the blob key. A failure here is logged and left to the sweep, which looks for exactly that.
+   */
+  private async deleteFiles(id: string): Promise<void> {
+    try {
+      await this.blobs.deleteFolder(performanceUploadFolder(id));
+      await this.prisma.performanceUpload.updateMany({ where: { id, state: { in: ['completed', 'failed'] } }, data: { blobKey: null } });
+    } catch (error) {
+      this.logger.warn(`files of upload ${id} not deleted yet, the sweep will retry: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 
-  private async finish(id: string, data: { state: 'completed' | 'failed'; failure?: string }): Promise<void> {
-    await this.prisma.performanceUpload.updateMany({ where: { id, claimedBy: this.instanceId }, data: { ...data, finishedAt: new Date() } });
+  /**
+   * The periodic sweep (every UPLOAD_SWEEP_INTERVAL_SECONDS): files of finished uploads that were not
+   * deleted when they finished (a crash, a storage error), and files of uploads whose URL expired without a
+   * file being queued (a PUT whose gateway stopped before telling this service). Expired uploads become
+   * `expired` once their folder is gone. Idempotent, so instances may sweep at the same time.
+   * Returns the number of uploads swept.
+   */
+  async sweep(): Promise<number> {
+    const cutoff = new Date(Date.now() - UPLOAD_LIMITS.expiredFilesGraceSeconds * 1000);
+    const rows = await this.prisma.performanceUpload.findMany({
+      where: {
+        OR: [
+          { state: { in: ['completed', 'failed'] }, blobKey: { not: null } },
+          { state: 'awaiting_upload', expiresAt: { lt: cutoff } },
+        ],
+      },
+      select: { id: true, state: true },
+      orderBy: { createdAt: 'asc' },
+      take: UPLOAD_LIMITS.sweepBatch,
+    });
+    for (const row of rows) {
+      await this.blobs.deleteFolder(performanceUploadFolder(row.id));
+      if (row.state === 'awaiting_upload') {
+        await this.prisma.performanceUpload.updateMany({ where: { id: row.id, state: 'awaiting_upload', expiresAt: { lt: cutoff } }, data: { state: 'expired' } });
+      } else {
+        await this.prisma.performanceUpload.updateMany({ where: { id: row.id, state: row.state }, data: { blobKey: null } });
+      }
+    }
+    return rows.length;
   }
 
   private async importRows(upload: UploadRow): Promise<void> {

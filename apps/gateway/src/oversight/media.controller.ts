@@ -1,5 +1,5 @@
 import { Controller, Get, Inject, Param, Put, Req, Res } from '@nestjs/common';
-import { type BlobStore, BlobTooLargeError, openMountedBucket } from '@workline/blob-store';
+import { type BlobStore, openMountedBucket } from '@workline/blob-store';
 import {
   DomainError,
   ErrorCode,
@@ -13,9 +13,10 @@ import {
 import { KafkaRpcClient } from '@workline/kafka';
 import { SecretBox, urlSigningKey } from '@workline/secrets';
 import type { Request, Response } from 'express';
-import { PassThrough, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { GatewayEnv } from '../gateway.env';
+import { storeUploadBody } from '../http/upload-body';
 import { MEDIA_BLOB_STORE, OversightApiEnv } from './oversight-api.env';
 import { assertSignedRequest } from './signed-media';
 
@@ -51,21 +52,11 @@ export class MediaController {
     if (!(UPLOAD_MEDIA_TYPES as readonly string[]).includes(contentType)) {
       throw new DomainError(ErrorCode.UnsupportedMediaType, `Content-Type ${contentType} is not supported: use one of ${supported}`);
     }
+    // The URL's signed expiry is the grant's: while the signature holds, the grant takes a file (a second
+    // PUT replaces the first), so nothing else needs asking before the body is read.
     const limit = this.settings.MEDIA_MAX_BYTES;
-    if (Number(request.headers['content-length'] ?? 0) > limit) throw tooLarge(limit);
-    // The store reads from a pass-through so that a refusal mid-stream leaves the request itself intact
-    // (drained below), and the client still gets its 413 instead of a reset connection.
-    const body = new PassThrough();
-    request.pipe(body);
-    try {
-      const meta = await this.blobs.put(`media/${mediaKey}`, body, { contentType, maxBytes: limit });
-      response.status(200).json({ media_key: mediaKey, content_type: meta.contentType, size: meta.size });
-    } catch (error) {
-      request.unpipe(body);
-      request.resume();
-      if (error instanceof BlobTooLargeError) throw tooLarge(limit);
-      throw error;
-    }
+    const meta = await storeUploadBody(this.blobs, `media/${mediaKey}`, request, { contentType, maxBytes: limit, tooLarge: () => tooLarge(limit) });
+    response.status(200).json({ media_key: mediaKey, content_type: meta.contentType, size: meta.size });
   }
 
   @Get('media/tasks/:taskId')

@@ -19,7 +19,7 @@ import S3rver from 's3rver';
 import { createServer } from 'node:net';
 import { Readable } from 'node:stream';
 import { createHmac, randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -289,6 +289,32 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       }
       const task = await createTask(tenant, { media_key: g.media_key, configuration_id: tenant.configurationId });
       expect(task.status).toBe(409);
+    });
+
+    it('the sweep removes grants a day past their URL expiry, deleting their media unless a task uses it', async () => {
+      const mediaFile = (mediaKey: string) => join(testStack().appEnv.BLOB_DIR, 'media', mediaKey);
+      const expiredHoursAgo = (mediaKey: string, hours: number) =>
+        db.query(`update oversight_media_grant set expires_at = now() - make_interval(hours => $2) where id = $1`, [mediaKey, hours]);
+      const grantExists = async (mediaKey: string) => (await db.query('select 1 from oversight_media_grant where id = $1', [mediaKey])).rowCount === 1;
+      // Set up first: within MEDIA_KEY_RETENTION_SECONDS (a day) of its URL's expiry, so kept, and usable.
+      const recent = await uploaded(tenant, PNG(), 'image/png');
+      await expiredHoursAgo(recent, 23);
+      const unused = await uploaded(tenant, PNG(), 'image/png');
+      const used = await uploaded(tenant, PNG(), 'image/png');
+      const task = await created(tenant, { media_key: used, configuration_id: tenant.configurationId });
+      await expiredHoursAgo(unused, 25);
+      await expiredHoursAgo(used, 25);
+
+      await eventually(async () => (!(await grantExists(unused)) && !(await grantExists(used))) || undefined, { what: 'both old grants swept', timeoutMs: 30_000 });
+      expect([existsSync(mediaFile(unused)), existsSync(mediaFile(used)), existsSync(mediaFile(recent))]).toEqual([false, true, true]);
+      expect(await grantExists(recent)).toBe(true);
+      const late = await createTask(tenant, { media_key: unused, configuration_id: tenant.configurationId });
+      expect(late).toMatchObject({
+        status: 404,
+        body: { message: `media ${unused} not found: get a media_key from POST /v1/signed-url, or send bucket_id for media in a mounted bucket` },
+      });
+      expect((await createTask(tenant, { media_key: recent, configuration_id: tenant.configurationId })).status).toBe(201);
+      expect((await taskStatus(tenant, task)).status).toBe(200);
     });
 
     it('404 for a configuration of another workstream or an unknown one; 422 naming a missing field', async () => {

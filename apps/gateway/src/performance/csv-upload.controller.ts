@@ -1,18 +1,22 @@
 import { Controller, HttpCode, HttpStatus, Param, Put, Req } from '@nestjs/common';
-import { BlobTooLargeError, FsBlobStore } from '@workline/blob-store';
-import { DomainError, ErrorCode, type PerformanceUploadView, RpcPattern, ServiceName } from '@workline/contracts';
-import { KafkaRpcClient } from '@workline/kafka';
+import { FsBlobStore } from '@workline/blob-store';
+import { DomainError, ErrorCode, performanceUploadFolder, type PerformanceUploadView, RpcPattern, ServiceName } from '@workline/contracts';
+import { KafkaRpcClient, RpcTimeoutError } from '@workline/kafka';
 import { checkSignedPath } from '@workline/secrets';
 import type { Request } from 'express';
 import { randomUUID } from 'node:crypto';
 import { GatewayEnv } from '../gateway.env';
-import { CSV_UPLOAD_MAX_BYTES, CSV_UPLOAD_PREFIX, csvUploadPath, uploadSigningKey } from './upload-url';
+import { storeUploadBody } from '../http/upload-body';
+import { PerformanceApiEnv } from './performance-api.env';
+import { CSV_UPLOAD_PREFIX, csvUploadPath, uploadSigningKey } from './upload-url';
 
 const REFUSED = {
   missing: 'Forbidden: the upload URL must carry its expires and signature parameters',
   tampered: 'Forbidden: the upload URL signature is invalid',
   expired: 'Forbidden: this upload URL has expired',
 } as const;
+
+const tooLarge = (limit: number) => new DomainError(ErrorCode.PayloadTooLarge, `CSV file is larger than the limit of ${limit} bytes`);
 
 /**
  * PUT <upload_url>: the presigned URL itself is the credential (no x-api-key). The CSV is streamed into
@@ -25,6 +29,7 @@ export class CsvUploadController {
   constructor(
     private readonly rpc: KafkaRpcClient,
     private readonly env: GatewayEnv,
+    private readonly settings: PerformanceApiEnv,
   ) {
     this.blobs = new FsBlobStore(env.BLOB_DIR);
   }
@@ -40,24 +45,24 @@ export class CsvUploadController {
     if (mediaType !== 'text/csv' || (charset && !['utf-8', 'utf8', 'us-ascii'].includes(charset))) {
       throw new DomainError(ErrorCode.UnsupportedMediaType, `Content-Type must be text/csv (UTF-8) (got ${contentType || 'none'})`);
     }
-    const blobKey = `performance-uploads/${uploadId}/${randomUUID()}.csv`;
-    let bytes: number;
-    try {
-      bytes = (await this.blobs.put(blobKey, request, { contentType: 'text/csv', maxBytes: CSV_UPLOAD_MAX_BYTES })).size;
-    } catch (error) {
-      if (error instanceof BlobTooLargeError) {
-        throw new DomainError(ErrorCode.PayloadTooLarge, `CSV file is larger than the limit of ${CSV_UPLOAD_MAX_BYTES} bytes`);
-      }
-      throw error;
-    }
+    // Before a byte of the body: a used or expired upload is refused (409, 403) instead of after a
+    // file of up to the limit has been written, and the upload's kind gives the limit.
+    const open = await this.rpc.request<PerformanceUploadView>(ServiceName.Performance, RpcPattern.PerformanceUploadCheckOpen, { upload_id: uploadId });
+    const limit = this.settings.csvMaxBytes(open.kind);
+    // Each PUT writes a file of its own, so a racing second PUT never overwrites the first one's.
+    const blobKey = `${performanceUploadFolder(uploadId)}${randomUUID()}.csv`;
+    const { size } = await storeUploadBody(this.blobs, blobKey, request, { contentType: 'text/csv', maxBytes: limit, tooLarge: () => tooLarge(limit) });
     try {
       return await this.rpc.request<PerformanceUploadView>(ServiceName.Performance, RpcPattern.PerformanceUploadReceived, {
         upload_id: uploadId,
         blob_key: blobKey,
-        bytes,
+        bytes: size,
       });
     } catch (error) {
-      await this.blobs.delete(blobKey);
+      // Refused (a racing PUT won, or the URL expired meanwhile): the file is of no use. Without an answer
+      // the upload may have been queued with it, so it stays: the service deletes its upload's files when
+      // the upload ends, or when its URL has expired unused (docs/operations.md, "Upload file sweeps").
+      if (!(error instanceof RpcTimeoutError)) await this.blobs.delete(blobKey);
       throw error;
     }
   }

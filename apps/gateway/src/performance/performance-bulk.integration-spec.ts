@@ -1,8 +1,13 @@
+import { FsBlobStore } from '@workline/blob-store';
 import { loadEnv, BaseEnv } from '@workline/config';
-import type { PerformanceUploadView, QualityReportGroup as QualityGroup, ThroughputReportGroup as ThroughputGroup } from '@workline/contracts';
+import { type PerformanceUploadView, performanceUploadFolder, type QualityReportGroup as QualityGroup, type ThroughputReportGroup as ThroughputGroup } from '@workline/contracts';
 import { PrismaService } from '@workline/db';
 import { sha256, signPath } from '@workline/secrets';
-import { adminCreate, eventually, http, testStack } from '@workline/testing';
+import { adminCreate, type AppInstance, eventually, http, startGateway, testStack } from '@workline/testing';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
 
 type Upload = PerformanceUploadView;
 
@@ -24,6 +29,30 @@ function percentile(values: number[], p: number): number {
 }
 
 const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+
+/**
+ * A PUT that announces `declaredBytes` but sends only the first KiB, then waits for the answer: a server
+ * that decides before reading the body answers; one that reads first never does (reported as status 0).
+ */
+function putHeadersOnly(url: string, declaredBytes: number, waitMs = 15_000): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(url, { method: 'PUT', headers: { 'content-type': 'text/csv', 'content-length': String(declaredBytes) } }, (response) => {
+      let body = '';
+      response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      response.on('end', () => {
+        clearTimeout(timer);
+        request.destroy();
+        resolve({ status: response.statusCode ?? 0, body });
+      });
+    });
+    const timer = setTimeout(() => {
+      request.destroy();
+      resolve({ status: 0, body: `no answer within ${waitMs} ms while the body was still owed` });
+    }, waitMs);
+    request.on('error', reject);
+    request.write(Buffer.alloc(1024, 'a'));
+  });
+}
 
 describe('workstream performance API: bulk CSV through presigned URLs, and reports (real stack)', () => {
   const stack = testStack();
@@ -286,7 +315,7 @@ describe('workstream performance API: bulk CSV through presigned URLs, and repor
         if (['completed', 'failed'].includes(status.body.state)) upload = status.body;
         const submitted = await http('POST', `/v1/workstreams/${ws.id}/task_reviewed`, {
           headers: { 'x-api-key': ws.key },
-          body: { use_case_id: 'uc-2', task_definition_id: 'td-3', unique_id: `during-${i}`, worker_id: 'w', review_completed_at: '2024-05-02T08:00:00Z', review_score: 0.7 },
+          body: { workstream_id: ws.id, use_case_id: 'uc-2', task_definition_id: 'td-3', unique_id: `during-${i}`, worker_id: 'w', review_completed_at: '2024-05-02T08:00:00Z', review_score: 0.7 },
         });
         answers.push({ what: 'submission', status: submitted.status });
       }
@@ -337,6 +366,129 @@ describe('workstream performance API: bulk CSV through presigned URLs, and repor
       expect(overall.body.groups).toHaveLength(1);
       expect(overall.body.groups[0].count).toBe(total - rejected);
     }, 400_000);
+  });
+
+  describe('upload files on disk, and size limits', () => {
+    const blobDir = stack.appEnv.BLOB_DIR;
+    const folderOf = (uploadId: string) => join(blobDir, performanceUploadFolder(uploadId));
+    const uploadRow = (uploadId: string) => prisma.performanceUpload.findUniqueOrThrow({ where: { id: uploadId } });
+
+    it('refuses a PUT to an upload already received before reading its body (409)', async () => {
+      const ws = await newWorkstream();
+      const { upload_url, upload_id } = (await presign(ws)).body;
+      expect((await put(upload_url, `${QUALITY_HEADER}\n`)).status).toBe(200);
+      const second = await putHeadersOnly(upload_url, 1024 * 1024 * 1024);
+      expect({ status: second.status, body: second.body }).toEqual({
+        status: 409,
+        body: JSON.stringify({ message: `upload ${upload_id} has already been received; generate a new presigned URL for another file` }),
+      });
+      expect(await finished(ws, upload_id)).toMatchObject({ state: 'completed' });
+    });
+
+    it('deletes the files of a failed upload, as of a completed one', async () => {
+      const ws = await newWorkstream();
+      const failed = await uploadCsv(ws, 'quality', 'use_case_id,colour\nuc-1,red');
+      expect(failed).toMatchObject({ state: 'failed', failure: expect.stringMatching(/^unknown CSV column\(s\): colour/) });
+      const completed = await uploadCsv(ws, 'quality', `${QUALITY_HEADER}\nuc-1,td-1,,ann@example.com,2024-05-01T10:00:00Z,0.9,,,,,,,`);
+      expect(completed).toMatchObject({ state: 'completed', rows_stored: 1 });
+      for (const upload of [failed, completed]) {
+        // The service deletes the folder just after recording the end: wait for it, briefly.
+        await eventually(async () => !existsSync(folderOf(upload.upload_id)) || undefined, { what: `files of ${upload.state} upload ${upload.upload_id} deleted`, timeoutMs: 10_000 });
+        expect((await uploadRow(upload.upload_id)).blobKey).toBeNull();
+      }
+    });
+
+    it('the sweep deletes the files of uploads whose URL expired unused (after an hour of grace), and those a finished upload kept', async () => {
+      const ws = await newWorkstream();
+      const store = new FsBlobStore(blobDir);
+      // What a gateway stopped between storing a file and telling the service leaves behind.
+      const leaveFiles = async (uploadId: string) => {
+        await store.put(`${performanceUploadFolder(uploadId)}left-behind.csv`, Readable.from([`${QUALITY_HEADER}\n`]), { contentType: 'text/csv' });
+        writeFileSync(join(folderOf(uploadId), '.interrupted.partial'), 'half a file');
+      };
+      const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000);
+      const inGrace = (await presign(ws)).body.upload_id;
+      await leaveFiles(inGrace);
+      await prisma.performanceUpload.update({ where: { id: inGrace }, data: { expiresAt: minutesAgo(1) } });
+      const pastGrace = (await presign(ws)).body.upload_id;
+      await leaveFiles(pastGrace);
+      await prisma.performanceUpload.update({ where: { id: pastGrace }, data: { expiresAt: minutesAgo(61) } });
+      // A finished upload whose files were not deleted (its service stopped first): set up last, so the
+      // sweep that removes them has also looked at both expired uploads.
+      const done = await uploadCsv(ws, 'quality', `${QUALITY_HEADER}\n`);
+      expect(done.state).toBe('completed');
+      await eventually(async () => ((await uploadRow(done.upload_id)).blobKey === null && !existsSync(folderOf(done.upload_id))) || undefined, {
+        what: 'the completed upload\'s own files deleted',
+        timeoutMs: 10_000,
+      });
+      const blobKey = `${performanceUploadFolder(done.upload_id)}still-here.csv`;
+      await store.put(blobKey, Readable.from(['x']), { contentType: 'text/csv' });
+      await prisma.performanceUpload.update({ where: { id: done.upload_id }, data: { blobKey } });
+
+      await eventually(async () => (!existsSync(folderOf(done.upload_id)) && (await uploadRow(done.upload_id)).blobKey === null) || undefined, {
+        what: `the folder of finished upload ${done.upload_id} swept`,
+        timeoutMs: 30_000,
+      });
+      await eventually(async () => !existsSync(folderOf(pastGrace)) || undefined, { what: `the folder of expired upload ${pastGrace} swept`, timeoutMs: 10_000 });
+      expect((await uploadRow(pastGrace)).state).toBe('expired');
+      expect((await getUpload(ws, pastGrace)).body).toMatchObject({ state: 'expired', bytes: null, rows_processed: 0 });
+      // Within the grace a PUT begun before the expiry may still be streaming: its folder is left alone.
+      expect(readdirSync(folderOf(inGrace)).sort()).toEqual(['.interrupted.partial', 'left-behind.csv', 'left-behind.csv.meta.json']);
+      expect((await uploadRow(inGrace)).state).toBe('awaiting_upload');
+      expect((await getUpload(ws, inGrace)).body.state).toBe('expired');
+      expect((await getUpload(ws, done.upload_id)).body).toMatchObject({ state: 'completed', rows_processed: 0 });
+    });
+
+    describe('per-kind limits (a second gateway with small ones)', () => {
+      let gateway: AppInstance & { url: string };
+
+      beforeAll(async () => {
+        gateway = await startGateway({ QUALITY_CSV_MAX_BYTES: '2048', THROUGHPUT_CSV_MAX_BYTES: '1024' });
+      }, 90_000);
+
+      afterAll(async () => {
+        await gateway.stop();
+      });
+
+      const presignThere = async (ws: { id: string; key: string }, kind: string) =>
+        (await http<Presigned>('POST', `${gateway.url}/v1/workstreams/${ws.id}/performance/generate-presigned-url`, { headers: { 'x-api-key': ws.key }, body: { kind } })).body;
+      const throughputCsv = (bytes: number) => {
+        const head = 'worker_id,task_completed_at,metadata.note\nw1,2024-05-01T10:00:00Z,';
+        return head + 'n'.repeat(bytes - head.length);
+      };
+
+      it('413 over THROUGHPUT_CSV_MAX_BYTES, declared (before reading) or streamed; the upload stays open and takes a file within the limit', async () => {
+        const ws = await newWorkstream();
+        const { upload_url, upload_id } = await presignThere(ws, 'throughput');
+        const tooLarge = { message: 'CSV file is larger than the limit of 1024 bytes' };
+        expect(await put(upload_url, throughputCsv(1025))).toEqual({ status: 413, body: tooLarge });
+        const declared = await putHeadersOnly(upload_url, 1025);
+        expect({ status: declared.status, body: JSON.parse(declared.body) as unknown }).toEqual({ status: 413, body: tooLarge });
+        async function* chunked(): AsyncGenerator<Uint8Array> {
+          const csv = throughputCsv(1200);
+          for (let i = 0; i < csv.length; i += 300) yield Buffer.from(csv.slice(i, i + 300));
+        }
+        expect(await put(upload_url, chunked())).toEqual({ status: 413, body: tooLarge });
+        expect(existsSync(folderOf(upload_id)) ? readdirSync(folderOf(upload_id)) : []).toEqual([]);
+        expect((await getUpload(ws, upload_id)).body.state).toBe('awaiting_upload');
+        const within = await put(upload_url, throughputCsv(1024));
+        expect(within).toMatchObject({ status: 200, body: { state: 'queued', bytes: 1024 } });
+        expect(await finished(ws, upload_id)).toMatchObject({ state: 'completed', rows_stored: 1 });
+      });
+
+      it('a quality CSV has its own limit, QUALITY_CSV_MAX_BYTES', async () => {
+        const ws = await newWorkstream();
+        const row = 'uc-1,td-1,,ann@example.com,2024-05-01T10:00:00Z,0.9,,,,,,,';
+        const csv = [QUALITY_HEADER, ...Array.from({ length: 20 }, () => row)].join('\n');
+        expect(Buffer.byteLength(csv)).toBeGreaterThan(1024);
+        expect(Buffer.byteLength(csv)).toBeLessThanOrEqual(2048);
+        const { upload_url, upload_id } = await presignThere(ws, 'quality');
+        expect((await put(upload_url, csv)).status).toBe(200);
+        expect(await finished(ws, upload_id)).toMatchObject({ state: 'completed', rows_stored: 20 });
+        const over = await presignThere(ws, 'quality');
+        expect(await put(over.upload_url, `${csv}\n${'x'.repeat(2048)}`)).toEqual({ status: 413, body: { message: 'CSV file is larger than the limit of 2048 bytes' } });
+      });
+    });
   });
 
   describe('reports', () => {
@@ -456,7 +608,7 @@ describe('workstream performance API: bulk CSV through presigned URLs, and repor
       for (const worker_id of workers) {
         const submitted = await http('POST', `/v1/workstreams/${tenant.id}/task_reviewed`, {
           headers: { 'x-api-key': tenant.key },
-          body: { use_case_id: 'uc-1', task_definition_id: 'td-1', worker_id, review_completed_at: '2024-06-01T12:00:00Z', review_score: 0.5 },
+          body: { workstream_id: tenant.id, use_case_id: 'uc-1', task_definition_id: 'td-1', worker_id, review_completed_at: '2024-06-01T12:00:00Z', review_score: 0.5 },
         });
         expect(submitted.status).toBe(202);
       }

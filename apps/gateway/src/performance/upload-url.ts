@@ -5,9 +5,6 @@ import { RAW_BODY_PREFIX } from '../http/json-body';
 /** How long a CSV upload URL stays valid. */
 export const CSV_UPLOAD_URL_TTL_SECONDS = 3600;
 
-/** Largest CSV file accepted on an upload URL (streamed to the blob store, never held in memory). */
-export const CSV_UPLOAD_MAX_BYTES = 2 * 1024 * 1024 * 1024;
-
 export const CSV_UPLOAD_PREFIX = `${RAW_BODY_PREFIX}performance/`;
 
 export const csvUploadPath = (uploadId: string) => `${CSV_UPLOAD_PREFIX}${uploadId}`;

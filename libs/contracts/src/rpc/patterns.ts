@@ -11,6 +11,8 @@ export enum RpcPattern {
   QualityRecordSubmit = 'performance.quality-record.submit',
   ThroughputRecordSubmit = 'performance.throughput-record.submit',
   PerformanceUploadCreate = 'performance.upload.create',
+  /** Before the gateway reads a PUT's body: may this upload still take a file? (its view, or 403/404/409) */
+  PerformanceUploadCheckOpen = 'performance.upload.check-open',
   PerformanceUploadReceived = 'performance.upload.received',
   PerformanceUploadGet = 'performance.upload.get',
   QualityReport = 'performance.report.quality',

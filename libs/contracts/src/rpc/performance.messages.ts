@@ -30,6 +30,17 @@ export class PerformanceUploadCreateRequest {
   @IsInt() @Min(1) expires_in_seconds!: number;
 }
 
+export class PerformanceUploadCheckOpenRequest {
+  @IsString() upload_id!: string;
+}
+
+/**
+ * Blob-store folder of an upload's files: the gateway writes each PUT's file under it (a random name, so
+ * concurrent PUTs never overwrite each other's), and the performance service deletes the whole folder
+ * when the upload is over or its URL expired unused.
+ */
+export const performanceUploadFolder = (uploadId: string) => `performance-uploads/${uploadId}/`;
+
 export class PerformanceUploadReceivedRequest {
   @IsString() upload_id!: string;
   @IsString() blob_key!: string;
