@@ -296,10 +296,12 @@ describe('workstream performance API: bulk CSV through presigned URLs, and repor
     it('refuses 60 KB number cells row by row, and keeps answering RPCs (submissions, upload status) while such a file imports', async () => {
       const ws = await newWorkstream();
       const rows = 30_000;
-      const longEvery = 6_000; // five rows with a 60 KB "number": seconds of CPU each for a backtracking pattern
+      // Three rows with two 60 KB "numbers" each: a backtracking pattern spent longer on one such row than
+      // the gateway waits for an answer (RPC_TIMEOUT_MS, 10 s).
+      const longEvery = 10_000;
       const huge = `${'1'.repeat(60_000)}x`;
-      const lines = ['use_case_id,task_definition_id,unique_id,worker_id,review_completed_at,review_score'];
-      for (let i = 1; i <= rows; i++) lines.push(`uc-1,td-1,r${i},worker-${i % 7},2024-05-01T08:00:00Z,${i % longEvery === 0 ? huge : '0.5'}`);
+      const lines = ['use_case_id,task_definition_id,unique_id,worker_id,review_completed_at,review_score,review_duration'];
+      for (let i = 1; i <= rows; i++) lines.push(`uc-1,td-1,r${i},worker-${i % 7},2024-05-01T08:00:00Z,${i % longEvery === 0 ? `${huge},${huge}` : '0.5,12'}`);
       const { upload_url, upload_id } = (await presign(ws)).body;
       expect((await put(upload_url, lines.join('\n'))).status).toBe(200);
 
@@ -324,7 +326,15 @@ describe('workstream performance API: bulk CSV through presigned URLs, and repor
       expect(statesSeen.has('processing')).toBe(true);
       const long = Array.from({ length: rows / longEvery }, (_, k) => (k + 1) * longEvery + 1);
       expect(upload).toMatchObject({ state: 'completed', rows_processed: rows, rows_stored: rows - long.length, rows_rejected: long.length });
-      expect(upload!.rejections).toEqual(long.map((row) => ({ row, errors: [{ field: 'review_score', message: 'review_score must be a number of at most 64 characters' }] })));
+      expect(upload!.rejections).toEqual(
+        long.map((row) => ({
+          row,
+          errors: [
+            { field: 'review_score', message: 'review_score must be a number of at most 64 characters' },
+            { field: 'review_duration', message: 'review_duration must be a number of at most 64 characters' },
+          ],
+        })),
+      );
     }, 120_000);
 
     it('imports a 200,000-row file streamed from the test, and caps the stored rejections', async () => {
