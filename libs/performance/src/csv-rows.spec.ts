@@ -1,13 +1,4 @@
 import { CSV_NUMBER_MAX_CHARS, csvColumns, csvRowToInput, isDecimalNumber } from './csv-rows';
-import { checkRecord, type WorkstreamConfig } from './record-rules';
-
-const workstream: WorkstreamConfig = {
-  id: 'ws-1',
-  account_id: 'acc-1',
-  use_cases: [{ id: 'uc-1', task_definition_ids: ['td-1'] }],
-  qc_score_threshold: 0.5,
-  qc_sample_rate: 0,
-};
 
 /** The pattern isDecimalNumber replaced: the same language, quadratic on long digit runs (kept to check the language). */
 const FORMER_NUMBER_PATTERN = /^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i;
@@ -27,7 +18,7 @@ function counted(text: string): { value: Pick<string, 'length' | 'charCodeAt'>; 
   };
 }
 
-const QUALITY_HEADER = ['use_case_id', 'task_definition_id', 'worker_id', 'review_completed_at', 'review_score', 'errors.missing_box', 'measurements.size'];
+const QUALITY_HEADER = ['use_case_id', 'task_definition_id', 'worker_id', 'review_completed_at', 'review_score', 'errors.missing_box'];
 const columnsOf = (header: string[]) => {
   const result = csvColumns('quality', header);
   if ('error' in result) throw new Error(result.error);
@@ -59,7 +50,7 @@ describe('isDecimalNumber', () => {
 describe('CSV number cells', () => {
   it(`refuses a 60 KB cell of digits in a number column, naming the column and the limit of ${CSV_NUMBER_MAX_CHARS} characters`, () => {
     const digits = `${'1'.repeat(60_000)}x`;
-    const row = csvRowToInput('quality', columnsOf(QUALITY_HEADER), ['uc-1', 'td-1', 'w', '2024-05-01T00:00:00Z', digits, '1'.repeat(60_000), '']);
+    const row = csvRowToInput('quality', columnsOf(QUALITY_HEADER), ['uc-1', 'td-1', 'w', '2024-05-01T00:00:00Z', digits, '1'.repeat(60_000)]);
     expect(row.errors).toEqual([
       { field: 'review_score', message: `review_score must be a number of at most ${CSV_NUMBER_MAX_CHARS} characters` },
       { field: 'errors.missing_box', message: `errors.missing_box must be a number of at most ${CSV_NUMBER_MAX_CHARS} characters` },
@@ -69,17 +60,10 @@ describe('CSV number cells', () => {
 
   it(`reads a number of exactly ${CSV_NUMBER_MAX_CHARS} characters (spaces around it not counted)`, () => {
     const score = `  0.${'0'.repeat(CSV_NUMBER_MAX_CHARS - 3)}1 `;
-    const row = csvRowToInput('quality', columnsOf(QUALITY_HEADER), ['uc-1', 'td-1', 'w', '2024-05-01T00:00:00Z', score, '2', '']);
+    const row = csvRowToInput('quality', columnsOf(QUALITY_HEADER), ['uc-1', 'td-1', 'w', '2024-05-01T00:00:00Z', score, '2']);
     expect(row).toEqual({
       body: { use_case_id: 'uc-1', task_definition_id: 'td-1', worker_id: 'w', review_completed_at: '2024-05-01T00:00:00Z', review_score: 1e-62, errors: { missing_box: 2 } },
       errors: [],
     });
-  });
-
-  it('keeps a long measurement as text, so the text limit of map values names it', () => {
-    const row = csvRowToInput('quality', columnsOf(QUALITY_HEADER), ['uc-1', 'td-1', 'w', '2024-05-01T00:00:00Z', '1', '', '7'.repeat(60_000)]);
-    expect(row.errors).toEqual([]);
-    const checked = checkRecord('quality', { workstream_id: 'ws-1', ...row.body }, workstream);
-    expect(checked).toEqual({ ok: false, errors: [{ field: 'review_measurements.size', message: 'review_measurements.size must be at most 1000 characters' }] });
   });
 });

@@ -59,6 +59,17 @@ describe('CSV rows', () => {
     expect(csvRowToInput('throughput', header.columns, ['w', '', 'two'])).toEqual({ body: { worker_id: 'w', task_count: 'two' }, errors: [] });
   });
 
+  it('keeps a long measurement as text, so the text limit of map values names it', () => {
+    const header = csvColumns('quality', ['use_case_id', 'task_definition_id', 'worker_id', 'review_completed_at', 'review_score', 'measurements.size']);
+    if ('error' in header) throw new Error(header.error);
+    const row = csvRowToInput('quality', header.columns, ['uc-1', 'td-1', 'w', '2024-05-01T00:00:00Z', '1', '7'.repeat(60_000)]);
+    expect(row.errors).toEqual([]);
+    expect(checkRecord('quality', { workstream_id: 'ws-1', ...row.body }, workstream)).toEqual({
+      ok: false,
+      errors: [{ field: 'review_measurements.size', message: 'review_measurements.size must be at most 1000 characters' }],
+    });
+  });
+
   it('refuses unknown, repeated and missing required columns', () => {
     expect(csvColumns('throughput', ['worker_id', 'task_completed_at', 'errors.x'])).toEqual({
       error: 'unknown CSV column(s): errors.x (columns are the record\'s field names, plus metadata.<key>)',
