@@ -11,8 +11,8 @@ import { GatewayMetrics } from './http/metrics';
 @Global()
 @Module({})
 export class GatewayCoreModule {
-  static register(env: GatewayEnv): DynamicModule {
-    const providers = [{ provide: GatewayEnv, useValue: env }, { provide: GatewayMetrics, useValue: new GatewayMetrics() }, { provide: GatewayLifecycle, useValue: new GatewayLifecycle() }, AdminTokenGuard, ApiKeyGuard, BasicAuthGuard, WorkerGuard];
+  static register(env: GatewayEnv, metrics: GatewayMetrics): DynamicModule {
+    const providers = [{ provide: GatewayEnv, useValue: env }, { provide: GatewayMetrics, useValue: metrics }, { provide: GatewayLifecycle, useValue: new GatewayLifecycle() }, AdminTokenGuard, ApiKeyGuard, BasicAuthGuard, WorkerGuard];
     return { module: GatewayCoreModule, providers, exports: providers };
   }
 }

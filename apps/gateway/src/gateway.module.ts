@@ -8,6 +8,7 @@ import { DeliveriesModule } from './deliveries/deliveries.module';
 import { GatewayCoreModule } from './gateway-core.module';
 import type { GatewayEnv } from './gateway.env';
 import { HealthController } from './health/health.controller';
+import { GatewayMetrics } from './http/metrics';
 import { ApiKeyController } from './identity/api-key.controller';
 import { DocsController } from './identity/docs.controller';
 import { MetricsController } from './health/metrics.controller';
@@ -22,14 +23,20 @@ import { WorkController } from './work/work.controller';
 @Module({})
 export class GatewayModule {
   static register(env: GatewayEnv): DynamicModule {
+    const metrics = new GatewayMetrics();
     return {
       module: GatewayModule,
       imports: [
         DbModule.forRoot(env.DATABASE_URL),
         KafkaModule.forRoot({ settings: kafkaSettingsFrom(env, 'gateway'), rpcClientTimeoutMs: env.RPC_TIMEOUT_MS }),
         RedisModule.forRoot(env.REDIS_URL),
-        IdentityModule.forRoot(env.secretsKey, { limit: env.AUTH_FAILURE_LIMIT, windowSeconds: env.AUTH_FAILURE_WINDOW_SECONDS }),
-        GatewayCoreModule.register(env),
+        IdentityModule.forRoot({
+          secretsKey: env.secretsKey,
+          failedAuth: { limit: env.AUTH_FAILURE_LIMIT, windowSeconds: env.AUTH_FAILURE_WINDOW_SECONDS },
+          adminToken: env.ADMIN_TOKEN,
+          observer: metrics.identityObserver(),
+        }),
+        GatewayCoreModule.register(env, metrics),
         // Feature modules (one per API area) go here.
         DeliveriesModule,
         PlatformModule,

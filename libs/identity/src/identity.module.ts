@@ -1,21 +1,32 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { SecretBox } from '@workline/secrets';
-import { FailedAuthLimiter, type FailedAuthPolicy } from './failed-auth-limiter';
-import { IdentityService } from './identity.service';
 import { RedisService } from '@workline/redis';
+import { SecretBox } from '@workline/secrets';
+import { Authenticator } from './authenticator';
+import { FailedAuthLimiter, type FailedAuthPolicy } from './failed-auth-limiter';
+import { IDENTITY_OBSERVER, type IdentityObserver, IdentityService } from './identity.service';
+
+export interface IdentityOptions {
+  secretsKey: string;
+  failedAuth: FailedAuthPolicy;
+  /** The operators' bearer token (`ADMIN_TOKEN`). */
+  adminToken: string;
+  observer?: IdentityObserver;
+}
 
 @Module({})
 export class IdentityModule {
-  static forRoot(secretsKey: string, failedAuthPolicy: FailedAuthPolicy): DynamicModule {
+  static forRoot(options: IdentityOptions): DynamicModule {
     return {
       module: IdentityModule,
       global: true,
       providers: [
-        { provide: SecretBox, useValue: new SecretBox(secretsKey) },
+        { provide: SecretBox, useValue: new SecretBox(options.secretsKey) },
+        ...(options.observer ? [{ provide: IDENTITY_OBSERVER, useValue: options.observer }] : []),
         IdentityService,
-        { provide: FailedAuthLimiter, inject: [RedisService], useFactory: (redis: RedisService) => new FailedAuthLimiter(redis, failedAuthPolicy) },
+        { provide: FailedAuthLimiter, inject: [RedisService], useFactory: (redis: RedisService) => new FailedAuthLimiter(redis, options.failedAuth) },
+        { provide: Authenticator, inject: [IdentityService, FailedAuthLimiter], useFactory: (identity: IdentityService, limiter: FailedAuthLimiter) => new Authenticator(identity, limiter, options.adminToken) },
       ],
-      exports: [IdentityService, SecretBox, FailedAuthLimiter],
+      exports: [IdentityService, SecretBox, FailedAuthLimiter, Authenticator],
     };
   }
 }

@@ -1,7 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { DomainError, ErrorCode } from '@workline/contracts';
 import { isUniqueViolation, PrismaService } from '@workline/db';
-import { createHmac, randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { hashPassword, newSecret, SecretBox, sha256, verifyPassword } from '@workline/secrets';
 
 export interface NewAccount {
@@ -31,11 +31,34 @@ export interface ApiKeyView {
   rotated_from_id: string | null;
 }
 
-/** Verified Basic credential pairs kept per gateway instance (see authenticateAccount). */
-const VERIFIED_CACHE_SIZE = 10_000;
-
 /** last_used_at is written at most this often per key, so authentication stays a read. */
 const LAST_USED_RESOLUTION_MS = 60_000;
+
+/** What authentication needs of an API key. */
+export interface ApiKeyRow {
+  id: string;
+  accountId: string;
+  workstreamId: string | null;
+  revokedAt: Date | null;
+  expiresAt: Date | null;
+  lastUsedAt: Date | null;
+}
+
+/** What a password check needs of an account. */
+export interface AccountLogin {
+  id: string;
+  username: string;
+  passwordHash: string;
+}
+
+/** Counts what authentication costs (exported as metrics by the gateway). */
+export interface IdentityObserver {
+  passwordChecked(): void;
+}
+
+export const IDENTITY_OBSERVER = Symbol('IdentityObserver');
+
+const NO_OBSERVER: IdentityObserver = { passwordChecked: () => undefined };
 
 export interface WorkerPrincipal {
   workerId: string;
@@ -54,12 +77,10 @@ const slug = (name: string) =>
 /** Accounts (Basic credentials), API keys and workers: who may call Workline. */
 @Injectable()
 export class IdentityService {
-  private readonly verified = new Map<string, string>();
-  private readonly verifiedKey = randomBytes(32);
-
   constructor(
     private readonly prisma: PrismaService,
     private readonly secrets: SecretBox,
+    @Optional() @Inject(IDENTITY_OBSERVER) private readonly observer: IdentityObserver = NO_OBSERVER,
   ) {}
 
   async createAccount(name: string): Promise<NewAccount> {
@@ -76,22 +97,6 @@ export class IdentityService {
     return account;
   }
 
-  /** HTTP Basic check for the platform API; undefined when the credentials are wrong. */
-  async authenticateAccount(username: string, password: string): Promise<{ accountId: string } | undefined> {
-    const account = await this.prisma.account.findUnique({ where: { username } });
-    // scrypt costs tens of milliseconds of CPU: a credential pair already verified against the account's
-    // *current* hash is accepted without it. A password reset changes the hash, so the old password stops
-    // at once on every instance. Entries are keyed by an HMAC under a per-process key, never the password.
-    const cacheKey = createHmac('sha256', this.verifiedKey).update(`${username}\0${password}`).digest('base64');
-    if (account && this.verified.get(cacheKey) === account.passwordHash) return { accountId: account.id };
-    // Verify against a dummy hash when the user is unknown, so timing does not reveal which usernames exist.
-    const ok = await verifyPassword(password, account?.passwordHash ?? DUMMY_HASH);
-    if (!account || !ok) return undefined;
-    if (this.verified.size >= VERIFIED_CACHE_SIZE) this.verified.delete(this.verified.keys().next().value!);
-    this.verified.set(cacheKey, account.passwordHash);
-    return { accountId: account.id };
-  }
-
   /** A workstream key (workstreamId set) or a project-level key valid for every workstream of the account. */
   async createApiKey(accountId: string, workstreamId: string | null): Promise<{ id: string; key: string }> {
     const { row, key } = this.newApiKeyRow(accountId, workstreamId);
@@ -105,20 +110,37 @@ export class IdentityService {
     return { row, key };
   }
 
-  /**
-   * No cache: every request looks its key up (a unique index on the hash), so a revocation, a rotation's
-   * end and a password reset take effect at once on every gateway instance.
-   */
-  async authenticateApiKey(key: string): Promise<ApiKeyPrincipal | undefined> {
-    const found = await this.prisma.apiKey.findUnique({ where: { keyHash: sha256(key) } });
-    const now = new Date();
-    if (!found || found.revokedAt || (found.expiresAt && found.expiresAt <= now)) return undefined;
-    if (!found.lastUsedAt || now.getTime() - found.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
-      void this.prisma.apiKey
-        .updateMany({ where: { id: found.id, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: new Date(now.getTime() - LAST_USED_RESOLUTION_MS) } }] }, data: { lastUsedAt: now } })
-        .catch(() => undefined);
-    }
-    return { keyId: found.id, accountId: found.accountId, workstreamId: found.workstreamId };
+  /** The row behind an API key's hash (raw SQL: this runs on every cache miss of the request path). */
+  async findApiKey(keyHash: string): Promise<ApiKeyRow | undefined> {
+    const rows = await this.prisma.$queryRaw<ApiKeyRow[]>`
+      SELECT id, account_id AS "accountId", workstream_id AS "workstreamId", revoked_at AS "revokedAt", expires_at AS "expiresAt", last_used_at AS "lastUsedAt"
+      FROM identity_api_key WHERE key_hash = ${keyHash}`;
+    return rows[0];
+  }
+
+  /** Records a key's use; written at most once a minute per key, so authentication stays a read. */
+  touchApiKey(id: string, lastUsedAt: Date | null, now = new Date()): boolean {
+    if (lastUsedAt && now.getTime() - lastUsedAt.getTime() <= LAST_USED_RESOLUTION_MS) return false;
+    const threshold = new Date(now.getTime() - LAST_USED_RESOLUTION_MS);
+    void this.prisma.$executeRaw`UPDATE identity_api_key SET last_used_at = ${now} WHERE id = ${id} AND (last_used_at IS NULL OR last_used_at < ${threshold})`.catch(() => undefined);
+    return true;
+  }
+
+  async findAccountByUsername(username: string): Promise<AccountLogin | undefined> {
+    const rows = await this.prisma.$queryRaw<AccountLogin[]>`SELECT id, username, password_hash AS "passwordHash" FROM identity_account WHERE username = ${username}`;
+    return rows[0];
+  }
+
+  /** scrypt, tens of milliseconds on the shared thread pool: a dummy hash when the account is unknown, so timing does not tell. */
+  async checkPassword(password: string, account: AccountLogin | undefined): Promise<boolean> {
+    this.observer.passwordChecked();
+    const ok = await verifyPassword(password, account?.passwordHash ?? DUMMY_HASH);
+    return ok && account !== undefined;
+  }
+
+  async findWorker(tokenHash: string): Promise<WorkerPrincipal | undefined> {
+    const rows = await this.prisma.$queryRaw<WorkerPrincipal[]>`SELECT id AS "workerId", email, name FROM identity_worker WHERE token_hash = ${tokenHash}`;
+    return rows[0];
   }
 
   async listApiKeys(filter: { accountId?: string; workstreamId?: string }): Promise<ApiKeyView[]> {
@@ -187,11 +209,6 @@ export class IdentityService {
       throw error;
     }
     return { id, token };
-  }
-
-  async authenticateWorker(token: string): Promise<WorkerPrincipal | undefined> {
-    const worker = await this.prisma.worker.findUnique({ where: { tokenHash: sha256(token) } });
-    return worker ? { workerId: worker.id, email: worker.email, name: worker.name } : undefined;
   }
 }
 

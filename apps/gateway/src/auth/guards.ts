@@ -1,9 +1,7 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { DomainError, ErrorCode } from '@workline/contracts';
-import { FailedAuthLimiter, IdentityService } from '@workline/identity';
-import { safeEqual } from '@workline/secrets';
-import { GatewayEnv } from '../gateway.env';
-import type { AuthenticatedRequest, Principal } from './principal';
+import { Authenticator, type Credential, FailedAuthLimiter } from '@workline/identity';
+import type { AuthenticatedRequest } from './principal';
 
 const unauthorized = (message: string) => new DomainError(ErrorCode.Unauthorized, message);
 
@@ -12,19 +10,31 @@ const requestOf = (context: ExecutionContext) => context.switchToHttp().getReque
 /** The token of `Authorization: Bearer <token>`, if that is what the request carries. */
 const bearerToken = (request: AuthenticatedRequest) => /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1];
 
+/** The x-api-key header, if present and not empty. */
+export const apiKeyOf = (request: AuthenticatedRequest) => {
+  const key = request.headers['x-api-key'];
+  return typeof key === 'string' && key ? key : undefined;
+};
+
+/** The username and password of `Authorization: Basic`, if well-formed. */
+export function basicCredentialOf(request: AuthenticatedRequest): Credential | undefined {
+  const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(request.headers.authorization ?? '');
+  const decoded = match ? Buffer.from(match[1], 'base64').toString('utf8') : '';
+  const colon = decoded.indexOf(':');
+  return colon < 0 ? undefined : { kind: 'account', username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
 /**
- * Every credential check goes through here: a source over its failed-authentication limit gets 429 first,
- * and each failure is counted. `check` returns the principal, or an error message for 401.
+ * Every credential check goes through here: the authenticator applies the failed-authentication limits
+ * (429 when the credential's bucket is full) and the principal is attached to the request.
+ * `credential` undefined means none (or a malformed one) was presented: 401 with `missing`.
  */
-async function authenticate(limiter: FailedAuthLimiter, request: AuthenticatedRequest, check: () => Promise<Principal | string>): Promise<true> {
-  const source = request.ip ?? request.socket.remoteAddress ?? 'unknown';
-  await limiter.assertAllowed(source);
-  const result = await check();
-  if (typeof result === 'string') {
-    await limiter.recordFailure(source);
-    throw unauthorized(result);
-  }
-  request.principal = result;
+async function authenticate(authenticator: Authenticator, request: AuthenticatedRequest, credential: Credential | undefined, messages: { missing: string; invalid: string }, limiter: FailedAuthLimiter): Promise<true> {
+  if (!credential) throw unauthorized(messages.missing);
+  const verdict = await authenticator.authenticate(request.ip ?? request.socket.remoteAddress ?? 'unknown', credential);
+  if (verdict.outcome === 'locked') throw limiter.lockedOut(verdict.retryAfter);
+  if (verdict.outcome === 'invalid') throw unauthorized(messages.invalid);
+  request.principal = verdict.principal;
   return true;
 }
 
@@ -32,18 +42,14 @@ async function authenticate(limiter: FailedAuthLimiter, request: AuthenticatedRe
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
   constructor(
-    private readonly identity: IdentityService,
+    private readonly authenticator: Authenticator,
     private readonly limiter: FailedAuthLimiter,
   ) {}
 
   canActivate(context: ExecutionContext): Promise<boolean> {
     const request = requestOf(context);
-    return authenticate(this.limiter, request, async () => {
-      const key = request.headers['x-api-key'];
-      if (typeof key !== 'string' || !key) return 'Missing x-api-key header';
-      const found = await this.identity.authenticateApiKey(key);
-      return found ? { kind: 'api-key', ...found } : 'Invalid x-api-key';
-    });
+    const key = apiKeyOf(request);
+    return authenticate(this.authenticator, request, key ? { kind: 'api-key', key } : undefined, { missing: 'Missing x-api-key header', invalid: 'Invalid x-api-key' }, this.limiter);
   }
 }
 
@@ -51,20 +57,13 @@ export class ApiKeyGuard implements CanActivate {
 @Injectable()
 export class BasicAuthGuard implements CanActivate {
   constructor(
-    private readonly identity: IdentityService,
+    private readonly authenticator: Authenticator,
     private readonly limiter: FailedAuthLimiter,
   ) {}
 
   canActivate(context: ExecutionContext): Promise<boolean> {
     const request = requestOf(context);
-    return authenticate(this.limiter, request, async () => {
-      const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(request.headers.authorization ?? '');
-      const decoded = match ? Buffer.from(match[1], 'base64').toString('utf8') : '';
-      const colon = decoded.indexOf(':');
-      if (colon < 0) return 'Bad credentials';
-      const found = await this.identity.authenticateAccount(decoded.slice(0, colon), decoded.slice(colon + 1));
-      return found ? { kind: 'account', accountId: found.accountId } : 'Bad credentials';
-    });
+    return authenticate(this.authenticator, request, basicCredentialOf(request), { missing: 'Bad credentials', invalid: 'Bad credentials' }, this.limiter);
   }
 }
 
@@ -72,18 +71,14 @@ export class BasicAuthGuard implements CanActivate {
 @Injectable()
 export class WorkerGuard implements CanActivate {
   constructor(
-    private readonly identity: IdentityService,
+    private readonly authenticator: Authenticator,
     private readonly limiter: FailedAuthLimiter,
   ) {}
 
   canActivate(context: ExecutionContext): Promise<boolean> {
     const request = requestOf(context);
-    return authenticate(this.limiter, request, async () => {
-      const token = bearerToken(request);
-      if (!token) return 'Missing worker token: send Authorization: Bearer <worker token>';
-      const worker = await this.identity.authenticateWorker(token);
-      return worker ? { kind: 'worker', ...worker } : 'Invalid worker token';
-    });
+    const token = bearerToken(request);
+    return authenticate(this.authenticator, request, token ? { kind: 'worker', token } : undefined, { missing: 'Missing worker token: send Authorization: Bearer <worker token>', invalid: 'Invalid worker token' }, this.limiter);
   }
 }
 
@@ -91,15 +86,14 @@ export class WorkerGuard implements CanActivate {
 @Injectable()
 export class AdminTokenGuard implements CanActivate {
   constructor(
-    private readonly env: GatewayEnv,
+    private readonly authenticator: Authenticator,
     private readonly limiter: FailedAuthLimiter,
   ) {}
 
   canActivate(context: ExecutionContext): Promise<boolean> {
     const request = requestOf(context);
-    return authenticate(this.limiter, request, async () => {
-      const token = bearerToken(request);
-      return token && safeEqual(token, this.env.ADMIN_TOKEN) ? { kind: 'admin' } : 'Missing or invalid admin token: send Authorization: Bearer <ADMIN_TOKEN>';
-    });
+    const token = bearerToken(request);
+    const message = 'Missing or invalid admin token: send Authorization: Bearer <ADMIN_TOKEN>';
+    return authenticate(this.authenticator, request, token ? { kind: 'admin', token } : undefined, { missing: message, invalid: message }, this.limiter);
   }
 }

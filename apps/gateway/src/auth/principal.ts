@@ -1,12 +1,8 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
+import type { Principal } from '@workline/identity';
 import type { Request } from 'express';
 
-/** Who is calling, as established by one of the auth guards. */
-export type Principal =
-  | { kind: 'api-key'; keyId: string; accountId: string; workstreamId: string | null }
-  | { kind: 'account'; accountId: string }
-  | { kind: 'worker'; workerId: string; email: string; name: string }
-  | { kind: 'admin' };
+export type { Principal } from '@workline/identity';
 
 export type PrincipalOf<K extends Principal['kind']> = Extract<Principal, { kind: K }>;
 

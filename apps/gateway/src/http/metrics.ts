@@ -1,4 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
+import type { IdentityObserver } from '@workline/identity';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 
 /** Route label of requests the router did not match (404s, and refusals by middleware before routing). */
@@ -26,8 +27,18 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
+  private readonly passwordChecks = new Counter({
+    name: 'auth_password_checks_total',
+    help: 'Passwords checked with scrypt (cache misses of HTTP Basic authentication that the failed-authentication limiter let through)',
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
+  }
+
+  identityObserver(): IdentityObserver {
+    return { passwordChecked: () => this.passwordChecks.inc() };
   }
 
   /** Express middleware, installed first so it times everything, including requests refused by middleware. */

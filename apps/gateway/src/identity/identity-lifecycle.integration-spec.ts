@@ -13,6 +13,11 @@ const randomSource = () => `198.18.${Math.floor(Math.random() * 250)}.${Math.flo
  * 127.0.0.1 by other test files must not block this file's requests, so they come from an address of their own.
  */
 const thisClient = randomSource();
+/** auth_password_checks_total of a gateway: how many scrypt checks it ran. */
+const passwordChecks = async (base: string) => {
+  const metrics = await http('GET', `${base}/metrics`);
+  return Number(/^auth_password_checks_total (\d+)/m.exec(metrics.text)?.[1] ?? NaN);
+};
 const describeKey = (key: string, base = '') =>
   http<{ id: string; scope: string; workstream_id: string | null }>('GET', `${base}/v1/api-key`, { headers: { 'x-api-key': key, 'x-forwarded-for': thisClient } });
 
@@ -39,6 +44,15 @@ describe('identity lifecycle: project keys, listing, revocation, rotation, brute
   afterAll(async () => {
     await other?.stop();
   });
+
+  const newAccount = async () => {
+    const account = await adminCreate<{ username: string; password: string }>('/accounts', { name: 'Guessed Inc' });
+    secrets.push(account.password);
+    return account;
+  };
+  /** GET /v4/lines on the second gateway with HTTP Basic, as the client address `address`. */
+  const linesFrom = (address: string, user: string, pass: string) =>
+    http('GET', `${other.url}/v4/lines`, { headers: { authorization: `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`, 'x-forwarded-for': address } });
 
   it('issues project-level keys valid for the whole account, and workstream keys limited to their workstream', async () => {
     const project = await adminCreate<Key>(`/accounts/${accountId}/api-keys`, {});
@@ -163,7 +177,7 @@ describe('identity lifecycle: project keys, listing, revocation, rotation, brute
     expect((await http('POST', '/admin/v1/accounts/no-such-account/credentials/reset', { headers: adminHeaders() })).status).toBe(404);
   });
 
-  it('refuses a source with too many failed authentications with 429 and Retry-After, even with a good key', async () => {
+  it('answers 429 past the limit of wrong API keys from one address, yet serves a right key from it (keys cannot be guessed)', async () => {
     const { key } = await adminCreate<Key>(`/workstreams/${workstreamId}/api-keys`, {});
     secrets.push(key);
     const attacker = randomSource();
@@ -171,14 +185,60 @@ describe('identity lifecycle: project keys, listing, revocation, rotation, brute
       const result = await http('GET', `${other.url}/v1/api-key`, { headers: { 'x-api-key': `wlk_guess_${i}`, 'x-forwarded-for': attacker } });
       expect(result.status).toBe(401);
     }
-    const blocked = await http<{ message: string }>('GET', `${other.url}/v1/api-key`, { headers: { 'x-api-key': key, 'x-forwarded-for': attacker } });
+    const blocked = await http<{ message: string }>('GET', `${other.url}/v1/api-key`, { headers: { 'x-api-key': 'wlk_guess_more', 'x-forwarded-for': attacker } });
     expect(blocked.status).toBe(429);
     expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(blocked.body.message).toMatch(/^Too many failed authentications from this address; retry in \d+ s$/);
+    // Behind a proxy with TRUST_PROXY=0 every client has this address: a right key still works.
+    expect((await http('GET', `${other.url}/v1/api-key`, { headers: { 'x-api-key': key, 'x-forwarded-for': attacker } })).status).toBe(200);
+    // Other credential families have buckets of their own.
+    const account = await newAccount();
+    expect((await linesFrom(attacker, account.username, account.password)).status).toBe(200);
+  });
+
+  it('refuses the admin token from an address past its limit of wrong admin tokens, even when right (it may be guessable)', async () => {
+    const attacker = randomSource();
+    const wrong = { authorization: `Bearer ${'x'.repeat(32)}`, 'x-forwarded-for': attacker };
+    for (let i = 0; i < 5; i++) expect((await http('GET', `${other.url}/admin/v1/api-keys`, { headers: wrong })).status).toBe(401);
+    expect((await http('GET', `${other.url}/admin/v1/api-keys`, { headers: wrong })).status).toBe(429);
     const blockedAdmin = await http('POST', `${other.url}/admin/v1/accounts`, { headers: { ...adminHeaders(), 'x-forwarded-for': attacker }, body: { name: 'x' } });
     expect(blockedAdmin.status).toBe(429);
-    const someoneElse = await http('GET', `${other.url}/v1/api-key`, { headers: { 'x-api-key': key, 'x-forwarded-for': randomSource() } });
-    expect(someoneElse.status).toBe(200);
+    expect((await http('GET', `${other.url}/admin/v1/api-keys`, { headers: { ...adminHeaders(), 'x-forwarded-for': randomSource() } })).status).toBe(200);
+  });
+
+  it('checks at most the limit of 300 concurrent wrong passwords for one account, then locks that account (only) out from that address', async () => {
+    const attacker = randomSource();
+    const { username, password } = await newAccount();
+    const checksBefore = await passwordChecks(other.url);
+    const answers = await Promise.all(Array.from({ length: 300 }, (_, i) => linesFrom(attacker, username, `wrong-${i}`)));
+    const checks = (await passwordChecks(other.url)) - checksBefore;
+    expect(checks).toBeGreaterThan(0);
+    expect(checks).toBeLessThanOrEqual(5);
+    const statuses = answers.map((answer) => answer.status);
+    expect(statuses.filter((status) => status === 401).length).toBe(checks);
+    expect(statuses.filter((status) => status === 429).length).toBe(300 - checks);
+    expect(answers.find((answer) => answer.status === 429)?.body).toEqual({ message: expect.stringMatching(/^Too many failed authentications from this address; retry in \d+ s$/) });
+    // The right password from that address is refused too (else guessing would go on past the limit), without a check ...
+    const locked = await linesFrom(attacker, username, password);
+    expect(locked.status).toBe(429);
+    expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await passwordChecks(other.url)).toBe(checksBefore + checks);
+    // ... while the account from any other address, and every other account from this one, are served.
+    expect((await linesFrom(randomSource(), username, password)).status).toBe(200);
+    const neighbour = await newAccount();
+    expect((await linesFrom(attacker, neighbour.username, neighbour.password)).status).toBe(200);
+  });
+
+  it('checks at most the limit of 300 concurrent logins with unknown usernames, and they lock out no real account', async () => {
+    const attacker = randomSource();
+    const checksBefore = await passwordChecks(other.url);
+    const answers = await Promise.all(Array.from({ length: 300 }, (_, i) => linesFrom(attacker, `nobody-${i}`, 'guess')));
+    const checks = (await passwordChecks(other.url)) - checksBefore;
+    expect(checks).toBeLessThanOrEqual(5);
+    expect(answers.filter((answer) => answer.status === 401).length).toBe(checks);
+    expect(answers.filter((answer) => answer.status === 429).length).toBe(300 - checks);
+    const account = await newAccount();
+    expect((await linesFrom(attacker, account.username, account.password)).status).toBe(200);
   });
 
   it('marks every /v3 response deprecated with Sunset and a Link to the migration notes; V3_ENABLED=false answers 410', async () => {

@@ -1,0 +1,61 @@
+import type { ChainableCommander } from 'ioredis';
+import type Redis from 'ioredis';
+
+/**
+ * One command of a pipelined round trip: its owner queues it and reads its own reply, so several owners
+ * (identity epoch, failed-auth check, rate limit) can share one round trip without knowing each other.
+ */
+export interface Pipelined<T> {
+  queue(pipeline: ChainableCommander): void;
+  read(reply: unknown): T;
+}
+
+type Replies<T extends readonly Pipelined<unknown>[]> = { [K in keyof T]: T[K] extends Pipelined<infer R> ? R : never };
+
+/** Sends every command in one pipeline (one write, one round trip); rejects when Redis cannot answer. */
+export async function roundTrip<T extends readonly Pipelined<unknown>[]>(redis: Redis, ...commands: T): Promise<Replies<T>> {
+  const pipeline = redis.pipeline();
+  for (const command of commands) command.queue(pipeline);
+  const replies = (await pipeline.exec()) ?? [];
+  return commands.map((command, index) => {
+    const [error, reply] = replies[index] ?? [new Error('Redis gave no reply'), undefined];
+    if (error) throw error;
+    return command.read(reply);
+  }) as Replies<T>;
+}
+
+/**
+ * A Lua script run as a custom command (EVALSHA after the first use on a connection), in a pipeline or alone.
+ * Scripts make a check and its update atomic across every gateway instance.
+ */
+export class RedisScript {
+  private static defined = new WeakMap<Redis, Set<string>>();
+
+  constructor(
+    private readonly name: string,
+    private readonly lua: string,
+    private readonly keys = 1,
+  ) {}
+
+  /** Queues the script with its keys and arguments, defining it on the client first if needed. */
+  command<T>(redis: Redis, args: (string | number)[], read: (reply: unknown) => T): Pipelined<T> {
+    this.defineOn(redis);
+    return {
+      queue: (pipeline) => (pipeline as unknown as Record<string, (...values: (string | number)[]) => unknown>)[this.name](...args),
+      read,
+    };
+  }
+
+  async run<T>(redis: Redis, args: (string | number)[], read: (reply: unknown) => T): Promise<T> {
+    const [reply] = await roundTrip(redis, this.command(redis, args, read));
+    return reply;
+  }
+
+  private defineOn(redis: Redis): void {
+    const names = RedisScript.defined.get(redis) ?? new Set<string>();
+    if (names.has(this.name)) return;
+    redis.defineCommand(this.name, { numberOfKeys: this.keys, lua: this.lua });
+    names.add(this.name);
+    RedisScript.defined.set(redis, names);
+  }
+}
