@@ -11,15 +11,20 @@ const rateHeaders = (headers: Headers) => ({
   retryAfter: headers.get('retry-after'),
 });
 
+const basicOf = (username: string, password: string) => `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
+
 describe('per-credential rate limits and body limits (own gateways with low limits)', () => {
   let gateway: Gateway;
   let unlimited: Gateway;
   let apiKey: string;
+  let account: { id: string; username: string; password: string };
+  let newKey: () => Promise<string>;
 
   beforeAll(async () => {
-    const account = await adminCreate<{ id: string }>('/accounts', { name: 'Rate Limited Inc' });
+    account = await adminCreate<{ id: string; username: string; password: string }>('/accounts', { name: 'Rate Limited Inc' });
     const workstream = await adminCreate<{ id: string }>('/workstreams', { account_id: account.id, name: 'WS', use_cases: [] });
-    apiKey = (await adminCreate<{ key: string }>(`/workstreams/${workstream.id}/api-keys`, {})).key;
+    newKey = async () => (await adminCreate<{ key: string }>(`/workstreams/${workstream.id}/api-keys`, {})).key;
+    apiKey = await newKey();
     // TRUST_PROXY lets each test act as a client address of its own for unauthenticated requests.
     [gateway, unlimited] = await Promise.all([
       startGateway({
@@ -60,23 +65,54 @@ describe('per-credential rate limits and body limits (own gateways with low limi
     expect(Number(h.retryAfter)).toBe(h.reset);
     expect(h.reset).toBeGreaterThanOrEqual(1);
     expect(h.reset).toBeLessThanOrEqual(60);
-    // Refused before authentication: a refused request is not counted and does not reach the key lookup.
+    // A refused request is not counted: the key stays refused until its earlier requests age out.
     const stillRefused = await http('GET', `${gateway.url}/v1/api-key`, { headers: { 'x-api-key': apiKey } });
     expect(stillRefused.status).toBe(429);
   });
 
-  it('keeps one budget per credential and per API group', async () => {
-    const first = `wlk_${randomUUID()}`;
-    const second = `wlk_${randomUUID()}`;
-    for (let i = 0; i < LIMIT; i++) expect((await http('GET', `${gateway.url}/v1/api-key`, { headers: { 'x-api-key': first } })).status).toBe(401);
+  it('keeps one budget per principal and per API group', async () => {
+    const [first, second] = await Promise.all([newKey(), newKey()]);
+    for (let i = 0; i < LIMIT; i++) expect((await http('GET', `${gateway.url}/v1/api-key`, { headers: { 'x-api-key': first } })).status).toBe(200);
     expect((await http('GET', `${gateway.url}/v1/api-key`, { headers: { 'x-api-key': first } })).status).toBe(429);
-    // Another credential, and the same credential on another API group, still have their budget.
+    // Another key has its budget, and so has an account on each platform API version.
     const other = await http('GET', `${gateway.url}/v1/api-key`, { headers: { 'x-api-key': second } });
-    expect(other.status).toBe(401);
+    expect(other.status).toBe(200);
     expect(other.headers.get('x-ratelimit-remaining')).toBe('2');
-    const otherGroup = await http('POST', `${gateway.url}/workforce/v1/assignments/next`, { headers: { 'x-api-key': first }, body: { kind: 'unit' } });
+    const basic = { authorization: basicOf(account.username, account.password) };
+    for (let i = 0; i < LIMIT; i++) expect((await http('GET', `${gateway.url}/v4/lines`, { headers: basic })).status).toBe(200);
+    expect((await http('GET', `${gateway.url}/v4/lines`, { headers: basic })).status).toBe(429);
+    const otherGroup = await http('GET', `${gateway.url}/v3/tasks/nothing`, { headers: basic });
     expect(otherGroup.status).not.toBe(429);
     expect(otherGroup.headers.get('x-ratelimit-remaining')).toBe('2');
+  });
+
+  it('counts a principal however its credential is spelled: 300 re-spellings of an exhausted Authorization header all get 429', async () => {
+    const fresh = await adminCreate<{ username: string; password: string }>('/accounts', { name: 'Respelled Inc' });
+    const encoded = Buffer.from(`${fresh.username}:${fresh.password}`).toString('base64');
+    const worker = await adminCreate<{ token: string }>('/workers', { email: `respelled.${randomUUID()}@example.com`, name: 'Respelled' });
+    /** The scheme in one of 32 letter cases, then 1 to 10 spaces: 320 spellings the gateway reads as the same credential. */
+    const spelling = (scheme: string, i: number, value: string) =>
+      `${[...scheme].map((letter, bit) => ((i >> bit) & 1 ? letter.toUpperCase() : letter.toLowerCase())).join('')}${' '.repeat(1 + (Math.floor(i / 32) % 10))}${value}`;
+    for (let i = 0; i < LIMIT; i++) {
+      expect((await http('GET', `${gateway.url}/v4/lines`, { headers: { authorization: `Basic ${encoded}` } })).status).toBe(200);
+      const work = await http('POST', `${gateway.url}/workforce/v1/assignments/next`, { headers: { authorization: `Bearer ${worker.token}` }, body: { kind: 'nothing' } });
+      expect(work.status).toBe(422);
+    }
+    const [platform, work] = await Promise.all([
+      Promise.all(Array.from({ length: 300 }, (_, i) => http<{ message: string }>('GET', `${gateway.url}/v4/lines`, { headers: { authorization: spelling('basic', i, encoded) } }))),
+      Promise.all(Array.from({ length: 300 }, (_, i) => http('POST', `${gateway.url}/workforce/v1/assignments/next`, { headers: { authorization: spelling('bearer', i, worker.token) }, body: { kind: 'nothing' } }))),
+    ]);
+    expect(platform.map((answer) => answer.status)).toEqual(Array(300).fill(429));
+    expect(work.map((answer) => answer.status)).toEqual(Array(300).fill(429));
+    expect(platform[299].body).toEqual({ message: expect.stringMatching(/^Rate limit of 3 requests per minute exceeded; retry in \d+ s$/) });
+  });
+
+  it('counts failed authentications against the client address, whatever credential they try', async () => {
+    const client = { 'x-forwarded-for': `198.18.${Math.floor(Math.random() * 250)}.7` };
+    for (let i = 0; i < LIMIT; i++) expect((await http('GET', `${gateway.url}/v1/api-key`, { headers: { ...client, 'x-api-key': `wlk_${randomUUID()}` } })).status).toBe(401);
+    expect((await http('GET', `${gateway.url}/v1/api-key`, { headers: { ...client, 'x-api-key': `wlk_${randomUUID()}` } })).status).toBe(429);
+    // A right key from that address is counted against its own budget.
+    expect((await http('GET', `${gateway.url}/v1/api-key`, { headers: { ...client, 'x-api-key': await newKey() } })).status).toBe(200);
   });
 
   it('answers 429 in each API group\'s error shape', async () => {

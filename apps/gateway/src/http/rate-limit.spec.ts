@@ -1,13 +1,14 @@
-import { rateLimitSubject, windowState } from './rate-limit';
+import { type Principal, principalSubject } from '@workline/identity';
+import { addressSubject, windowState } from './rate-limit';
 
 describe('rate limit subject and window arithmetic', () => {
-  it('counts the API key, else the Authorization value, else the client address, never the secret itself', () => {
-    const byKey = rateLimitSubject({ headers: { 'x-api-key': 'wlk_secret', authorization: 'Basic abc' }, ip: '10.0.0.1' });
-    expect(byKey).toMatch(/^c:[0-9a-f]{64}$/);
-    expect(byKey).not.toContain('wlk_secret');
-    expect(rateLimitSubject({ headers: { authorization: 'Basic abc' }, ip: '10.0.0.1' })).not.toBe(byKey);
-    expect(rateLimitSubject({ headers: { 'x-api-key': 'wlk_secret' }, ip: '10.0.0.2' })).toBe(byKey);
-    expect(rateLimitSubject({ headers: {}, ip: '10.0.0.1' })).toBe('a:10.0.0.1');
+  it('counts the verified principal, never the secret or its spelling, and requests without one by address', () => {
+    const key: Principal = { kind: 'api-key', keyId: 'k1', accountId: 'a1', workstreamId: null };
+    expect(principalSubject(key)).toBe('api-key:k1');
+    expect(principalSubject({ kind: 'account', accountId: 'a1' })).toBe('account:a1');
+    expect(principalSubject({ kind: 'worker', workerId: 'w1', email: 'w@example.com', name: 'W' })).toBe('worker:w1');
+    expect(principalSubject({ kind: 'admin' })).toBe('admin');
+    expect(addressSubject('10.0.0.1')).toBe('address:10.0.0.1');
   });
 
   it('reports the remaining budget and the seconds until the oldest request leaves the window', () => {

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { HttpStatus } from '@nestjs/common';
-import type { RedisService } from '@workline/redis';
-import { sha256 } from '@workline/secrets';
-import type { NextFunction, Request, Response } from 'express';
-import { apiGroupOf, type ApiGroup, writeProblem } from './problem';
+import { type Pipelined, RedisScript, type RedisService, roundTrip } from '@workline/redis';
+import type { Request, Response } from 'express';
+import { type ApiGroup, writeProblem } from './problem';
 
 export const RATE_LIMIT_WINDOW_MS = 60_000;
 
@@ -42,15 +41,11 @@ return {allowed, count, oldest[2] or tostring(now)}
 `;
 
 /**
- * Who is counted: the credential presented (x-api-key, else Authorization), hashed so Redis never holds a
- * secret; without one, the client address. Counting before authentication means a flood of bad keys costs
- * one Redis round trip each, never a database lookup or a password hash.
+ * Who is counted: the verified principal (`principalSubject`: an API key, an account, a worker, the admin),
+ * so re-spelling a credential's header cannot open a fresh budget; a request without a valid credential is
+ * counted against its client address.
  */
-export function rateLimitSubject(request: Pick<Request, 'headers' | 'ip'>): string {
-  const apiKey = request.headers['x-api-key'];
-  const credential = (Array.isArray(apiKey) ? apiKey[0] : apiKey) ?? request.headers.authorization;
-  return credential ? `c:${sha256(credential)}` : `a:${request.ip ?? 'unknown'}`;
-}
+export const addressSubject = (address: string) => `address:${address}`;
 
 export function windowState(allowed: boolean, limit: number, count: number, oldestMs: number, nowMs: number): WindowState {
   return {
@@ -60,6 +55,8 @@ export function windowState(allowed: boolean, limit: number, count: number, olde
     resetSeconds: Math.max(1, Math.ceil((oldestMs + RATE_LIMIT_WINDOW_MS - nowMs) / 1000)),
   };
 }
+
+const SLIDING_WINDOW_SCRIPT = new RedisScript('rateLimitTake', SLIDING_WINDOW);
 
 export class RateLimiter {
   constructor(
@@ -71,39 +68,42 @@ export class RateLimiter {
     return this.policy[group] ?? 0;
   }
 
-  /** Counts one request; undefined when the group is unlimited or Redis cannot answer (fail open). */
-  async take(group: ApiGroup, subject: string): Promise<WindowState | undefined> {
+  /** Counts one request, as a command of a shared round trip; undefined when the group is unlimited. */
+  command(group: ApiGroup, subject: string): Pipelined<WindowState> | undefined {
     const limit = this.limitOf(group);
     if (limit <= 0) return undefined;
     const now = Date.now();
-    try {
-      const [allowed, count, oldest] = (await this.redis.eval(SLIDING_WINDOW, 1, `rate-limit:${group}:${subject}`, now, RATE_LIMIT_WINDOW_MS, limit, `${now}-${randomUUID()}`)) as [number, number, string];
+    return SLIDING_WINDOW_SCRIPT.command(this.redis, [`rate-limit:${group}:${subject}`, now, RATE_LIMIT_WINDOW_MS, limit, `${now}-${randomUUID()}`], (reply) => {
+      const [allowed, count, oldest] = reply as [number, number, string];
       return windowState(allowed === 1, limit, count, Number(oldest), now);
+    });
+  }
+
+  /** Counts one request; undefined when the group is unlimited or Redis cannot answer (fail open). */
+  async take(group: ApiGroup, subject: string): Promise<WindowState | undefined> {
+    const command = this.command(group, subject);
+    if (!command) return undefined;
+    try {
+      const [state] = await roundTrip(this.redis, command);
+      return state;
     } catch {
       // Redis holds only what may be lost: without it requests are served unlimited rather than refused.
       return undefined;
     }
   }
 
-  /** Express middleware, installed before body parsing and authentication. */
-  middleware() {
-    return (request: Request, response: Response, next: NextFunction) => {
-      const group = apiGroupOf(request.path);
-      this.take(group, rateLimitSubject(request)).then(
-        (state) => {
-          if (!state) return next();
-          response.setHeader('X-RateLimit-Limit', String(state.limit));
-          response.setHeader('X-RateLimit-Remaining', String(state.remaining));
-          response.setHeader('X-RateLimit-Reset', String(state.resetSeconds));
-          if (state.allowed) return next();
-          writeProblem(request, response, {
-            status: HttpStatus.TOO_MANY_REQUESTS,
-            message: `Rate limit of ${state.limit} requests per minute exceeded; retry in ${state.resetSeconds} s`,
-            headers: { 'Retry-After': String(state.resetSeconds) },
-          });
-        },
-        next,
-      );
-    };
+  /** Sets the limit headers; answers 429 and returns false when the request is over the limit. */
+  admit(request: Request, response: Response, state: WindowState | undefined): boolean {
+    if (!state) return true;
+    response.setHeader('X-RateLimit-Limit', String(state.limit));
+    response.setHeader('X-RateLimit-Remaining', String(state.remaining));
+    response.setHeader('X-RateLimit-Reset', String(state.resetSeconds));
+    if (state.allowed) return true;
+    writeProblem(request, response, {
+      status: HttpStatus.TOO_MANY_REQUESTS,
+      message: `Rate limit of ${state.limit} requests per minute exceeded; retry in ${state.resetSeconds} s`,
+      headers: { 'Retry-After': String(state.resetSeconds) },
+    });
+    return false;
   }
 }
