@@ -2,6 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { RedisService } from '@workline/redis';
 import { SecretBox } from '@workline/secrets';
 import { Authenticator } from './authenticator';
+import { IdentityEpoch } from './identity-epoch';
 import { FailedAuthLimiter, type FailedAuthPolicy } from './failed-auth-limiter';
 import { IDENTITY_OBSERVER, type IdentityObserver, IdentityService } from './identity.service';
 
@@ -24,9 +25,14 @@ export class IdentityModule {
         ...(options.observer ? [{ provide: IDENTITY_OBSERVER, useValue: options.observer }] : []),
         IdentityService,
         { provide: FailedAuthLimiter, inject: [RedisService], useFactory: (redis: RedisService) => new FailedAuthLimiter(redis, options.failedAuth) },
-        { provide: Authenticator, inject: [IdentityService, FailedAuthLimiter], useFactory: (identity: IdentityService, limiter: FailedAuthLimiter) => new Authenticator(identity, limiter, options.adminToken) },
+        IdentityEpoch,
+        {
+          provide: Authenticator,
+          inject: [IdentityService, FailedAuthLimiter, IdentityEpoch, RedisService],
+          useFactory: (identity: IdentityService, limiter: FailedAuthLimiter, epoch: IdentityEpoch, redis: RedisService) => new Authenticator(identity, limiter, epoch, redis, options.adminToken),
+        },
       ],
-      exports: [IdentityService, SecretBox, FailedAuthLimiter, Authenticator],
+      exports: [IdentityService, SecretBox, FailedAuthLimiter, Authenticator, IdentityEpoch],
     };
   }
 }

@@ -2,6 +2,7 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { DomainError, ErrorCode } from '@workline/contracts';
 import { isUniqueViolation, PrismaService } from '@workline/db';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { IdentityEpoch } from './identity-epoch';
 import { hashPassword, newSecret, SecretBox, sha256, verifyPassword } from '@workline/secrets';
 
 export interface NewAccount {
@@ -54,11 +55,13 @@ export interface AccountLogin {
 /** Counts what authentication costs (exported as metrics by the gateway). */
 export interface IdentityObserver {
   passwordChecked(): void;
+  /** One identity looked up in PostgreSQL (a cache miss of authentication). */
+  lookedUp(kind: 'api-key' | 'account' | 'worker'): void;
 }
 
 export const IDENTITY_OBSERVER = Symbol('IdentityObserver');
 
-const NO_OBSERVER: IdentityObserver = { passwordChecked: () => undefined };
+const NO_OBSERVER: IdentityObserver = { passwordChecked: () => undefined, lookedUp: () => undefined };
 
 export interface WorkerPrincipal {
   workerId: string;
@@ -80,8 +83,22 @@ export class IdentityService {
   constructor(
     private readonly prisma: PrismaService,
     private readonly secrets: SecretBox,
+    @Optional() private readonly epoch?: IdentityEpoch,
     @Optional() @Inject(IDENTITY_OBSERVER) private readonly observer: IdentityObserver = NO_OBSERVER,
   ) {}
+
+  /**
+   * Makes a committed identity change take effect on every gateway before the admin call answers: each
+   * gateway's cached principals stop being trusted. Without Redis the change is stored but could not be
+   * announced, so the call answers 503 rather than a 2xx that might not hold everywhere.
+   */
+  private async announceChange(what: string): Promise<void> {
+    try {
+      await this.epoch?.bump();
+    } catch {
+      throw new DomainError(ErrorCode.Unavailable, `${what} is stored, but the gateways could not be told (Redis unavailable): retry the call`);
+    }
+  }
 
   async createAccount(name: string): Promise<NewAccount> {
     const id = randomUUID();
@@ -112,6 +129,7 @@ export class IdentityService {
 
   /** The row behind an API key's hash (raw SQL: this runs on every cache miss of the request path). */
   async findApiKey(keyHash: string): Promise<ApiKeyRow | undefined> {
+    this.observer.lookedUp('api-key');
     const rows = await this.prisma.$queryRaw<ApiKeyRow[]>`
       SELECT id, account_id AS "accountId", workstream_id AS "workstreamId", revoked_at AS "revokedAt", expires_at AS "expiresAt", last_used_at AS "lastUsedAt"
       FROM identity_api_key WHERE key_hash = ${keyHash}`;
@@ -127,6 +145,7 @@ export class IdentityService {
   }
 
   async findAccountByUsername(username: string): Promise<AccountLogin | undefined> {
+    this.observer.lookedUp('account');
     const rows = await this.prisma.$queryRaw<AccountLogin[]>`SELECT id, username, password_hash AS "passwordHash" FROM identity_account WHERE username = ${username}`;
     return rows[0];
   }
@@ -139,6 +158,7 @@ export class IdentityService {
   }
 
   async findWorker(tokenHash: string): Promise<WorkerPrincipal | undefined> {
+    this.observer.lookedUp('worker');
     const rows = await this.prisma.$queryRaw<WorkerPrincipal[]>`SELECT id AS "workerId", email, name FROM identity_worker WHERE token_hash = ${tokenHash}`;
     return rows[0];
   }
@@ -168,6 +188,7 @@ export class IdentityService {
     const found = await this.prisma.apiKey.findUnique({ where: { id } });
     if (!found) throw DomainError.notFound(`API key ${id} not found`);
     if (!found.revokedAt) await this.prisma.apiKey.update({ where: { id }, data: { revokedAt: new Date() } });
+    await this.announceChange(`The revocation of API key ${id}`);
   }
 
   /**
@@ -187,6 +208,7 @@ export class IdentityService {
       this.prisma.apiKey.create({ data: { ...fresh.row, rotatedFromId: old.id } }),
       this.prisma.apiKey.update({ where: { id }, data: { expiresAt: old.expiresAt && old.expiresAt < overlapEnds ? old.expiresAt : overlapEnds } }),
     ]);
+    await this.announceChange(`The rotation of API key ${id}`);
     return { id: fresh.row.id, key: fresh.key };
   }
 
@@ -196,6 +218,7 @@ export class IdentityService {
     if (!account) throw DomainError.notFound(`account ${accountId} not found`);
     const password = randomBytes(18).toString('base64url');
     await this.prisma.account.update({ where: { id: accountId }, data: { passwordHash: await hashPassword(password) } });
+    await this.announceChange(`The new password of account ${accountId}`);
     return { id: account.id, username: account.username, password };
   }
 

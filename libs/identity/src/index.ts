@@ -2,3 +2,4 @@ export * from './identity.service';
 export * from './identity.module';
 export * from './failed-auth-limiter';
 export * from './authenticator';
+export * from './identity-epoch';

@@ -12,8 +12,12 @@ export interface Pipelined<T> {
 
 type Replies<T extends readonly Pipelined<unknown>[]> = { [K in keyof T]: T[K] extends Pipelined<infer R> ? R : never };
 
-/** Sends every command in one pipeline (one write, one round trip); rejects when Redis cannot answer. */
+/**
+ * Sends every command in one pipeline (one write, one round trip); rejects when Redis cannot answer, at
+ * once when it is not connected: callers fail open, and a request must not wait out reconnection attempts.
+ */
 export async function roundTrip<T extends readonly Pipelined<unknown>[]>(redis: Redis, ...commands: T): Promise<Replies<T>> {
+  if (redis.status !== 'ready') throw new Error(`Redis is not connected (${redis.status})`);
   const pipeline = redis.pipeline();
   for (const command of commands) command.queue(pipeline);
   const replies = (await pipeline.exec()) ?? [];

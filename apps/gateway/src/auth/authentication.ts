@@ -66,11 +66,13 @@ export function authentication(authenticator: Authenticator, rateLimiter: RateLi
     const credential = presentedCredential(group, request);
     const address = clientAddress(request);
     const verify = async () => {
-      const verdict = credential ? await authenticator.authenticate(address, credential) : undefined;
-      const subject = verdict?.outcome === 'verified' ? principalSubject(verdict.principal) : addressSubject(address);
+      // On a cache hit the rate-limit take travels in authentication's one Redis round trip.
+      const checked = credential ? await authenticator.authenticate(address, credential, (subject) => rateLimiter.command(group, subject)) : undefined;
+      const verdict = checked?.verdict;
       request.authentication = { credential, verdict };
       if (verdict?.outcome === 'verified') request.principal = verdict.principal;
-      return rateLimiter.take(group, subject);
+      if (checked?.alongside) return checked.alongside;
+      return rateLimiter.take(group, verdict?.outcome === 'verified' ? principalSubject(verdict.principal) : addressSubject(address));
     };
     verify().then((state) => {
       if (rateLimiter.admit(request, response, state)) next();

@@ -13,7 +13,7 @@ const unauthorized = (message: string) => new DomainError(ErrorCode.Unauthorized
 async function authenticationOf(authenticator: Authenticator, request: RequestWithAuthentication, group: ApiGroup): Promise<Authentication> {
   if (request.authentication) return request.authentication;
   const credential = presentedCredential(group, request);
-  const verdict = credential ? await authenticator.authenticate(clientAddress(request), credential) : undefined;
+  const verdict = credential ? (await authenticator.authenticate(clientAddress(request), credential)).verdict : undefined;
   if (verdict?.outcome === 'verified') request.principal = verdict.principal;
   return (request.authentication = { credential, verdict });
 }

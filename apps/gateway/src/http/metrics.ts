@@ -33,12 +33,19 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
+  private readonly identityLookups = new Counter({
+    name: 'auth_identity_lookups_total',
+    help: 'Identities (API keys, accounts, workers) looked up in PostgreSQL by authentication: misses of the gateway cache of verified principals',
+    labelNames: ['kind'],
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
   }
 
   identityObserver(): IdentityObserver {
-    return { passwordChecked: () => this.passwordChecks.inc() };
+    return { passwordChecked: () => this.passwordChecks.inc(), lookedUp: (kind) => this.identityLookups.inc({ kind }) };
   }
 
   /** Express middleware, installed first so it times everything, including requests refused by middleware. */
