@@ -18,72 +18,59 @@ async function authenticationOf(authenticator: Authenticator, request: RequestWi
   return (request.authentication = { credential, verdict });
 }
 
+/** What a guard admits, and its 401 messages when the credential is missing (or malformed) and when it is wrong. */
+interface GuardRule {
+  kind: Principal['kind'];
+  /** The API group whose credential the guard reads when the middleware has not run. */
+  group: ApiGroup;
+  missing: string;
+  invalid: string;
+}
+
 /**
- * Admits a request whose principal is one of `kinds`; otherwise 429 when its credential's failed-auth
- * bucket is full, else 401 with `message(authentication)`.
+ * Admits a request whose principal is of the rule's kind; otherwise 429 when its credential's failed-auth
+ * bucket is full, else 401.
  */
 @Injectable()
 abstract class PrincipalGuard implements CanActivate {
-  protected abstract readonly kinds: Principal['kind'][];
-  protected abstract readonly group: ApiGroup;
+  protected abstract readonly rule: GuardRule;
 
   constructor(
     private readonly authenticator: Authenticator,
     private readonly limiter: FailedAuthLimiter,
   ) {}
 
-  protected abstract refusal(authentication: Authentication): string;
-
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<RequestWithAuthentication>();
-    const authentication = await authenticationOf(this.authenticator, request, this.group);
-    const verdict = authentication.verdict;
-    if (verdict?.outcome === 'verified' && this.kinds.includes(verdict.principal.kind)) return true;
+    const { credential, verdict } = await authenticationOf(this.authenticator, request, this.rule.group);
+    if (verdict?.outcome === 'verified' && verdict.principal.kind === this.rule.kind) return true;
     if (verdict?.outcome === 'locked') throw this.limiter.lockedOut(verdict.retryAfter);
-    throw unauthorized(this.refusal(authentication));
+    throw unauthorized(credential?.kind === this.rule.kind ? this.rule.invalid : this.rule.missing);
   }
 }
 
 /** x-api-key for the workstream performance and oversight APIs (/v1). */
 @Injectable()
 export class ApiKeyGuard extends PrincipalGuard {
-  protected readonly kinds: Principal['kind'][] = ['api-key'];
-  protected readonly group = 'v1';
-
-  protected refusal(authentication: Authentication): string {
-    return authentication.credential?.kind === 'api-key' ? 'Invalid x-api-key' : 'Missing x-api-key header';
-  }
+  protected readonly rule: GuardRule = { kind: 'api-key', group: 'v1', missing: 'Missing x-api-key header', invalid: 'Invalid x-api-key' };
 }
 
 /** HTTP Basic with the account's username and password, for the platform API (/v4, /v3). */
 @Injectable()
 export class BasicAuthGuard extends PrincipalGuard {
-  protected readonly kinds: Principal['kind'][] = ['account'];
-  protected readonly group = 'v4';
-
-  protected refusal(): string {
-    return 'Bad credentials';
-  }
+  protected readonly rule: GuardRule = { kind: 'account', group: 'v4', missing: 'Bad credentials', invalid: 'Bad credentials' };
 }
 
 /** `Authorization: Bearer <worker token>` for the work API. */
 @Injectable()
 export class WorkerGuard extends PrincipalGuard {
-  protected readonly kinds: Principal['kind'][] = ['worker'];
-  protected readonly group = 'work';
-
-  protected refusal(authentication: Authentication): string {
-    return authentication.credential?.kind === 'worker' ? 'Invalid worker token' : 'Missing worker token: send Authorization: Bearer <worker token>';
-  }
+  protected readonly rule: GuardRule = { kind: 'worker', group: 'work', missing: 'Missing worker token: send Authorization: Bearer <worker token>', invalid: 'Invalid worker token' };
 }
+
+const ADMIN_TOKEN_REFUSAL = 'Missing or invalid admin token: send Authorization: Bearer <ADMIN_TOKEN>';
 
 /** `Authorization: Bearer <ADMIN_TOKEN>`, compared in constant time. */
 @Injectable()
 export class AdminTokenGuard extends PrincipalGuard {
-  protected readonly kinds: Principal['kind'][] = ['admin'];
-  protected readonly group = 'admin';
-
-  protected refusal(): string {
-    return 'Missing or invalid admin token: send Authorization: Bearer <ADMIN_TOKEN>';
-  }
+  protected readonly rule: GuardRule = { kind: 'admin', group: 'admin', missing: ADMIN_TOKEN_REFUSAL, invalid: ADMIN_TOKEN_REFUSAL };
 }
