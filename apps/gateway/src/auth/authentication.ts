@@ -9,6 +9,8 @@ export interface Authentication {
   /** The credential presented, if any (malformed ones are not). */
   credential?: Credential;
   verdict?: Verdict;
+  /** Authentication could not be done (e.g. PostgreSQL down): the guard throws it, so the API group's error body is used. */
+  error?: unknown;
 }
 
 export type RequestWithAuthentication = AuthenticatedRequest & { authentication?: Authentication };
@@ -67,9 +69,14 @@ export function authentication(authenticator: Authenticator, rateLimiter: RateLi
     const address = clientAddress(request);
     const verify = async () => {
       // On a cache hit the rate-limit take travels in authentication's one Redis round trip.
-      const checked = credential ? await authenticator.authenticate(address, credential, (subject) => rateLimiter.command(group, subject)) : undefined;
+      const checked = credential
+        ? await authenticator.authenticate(address, credential, (subject) => rateLimiter.command(group, subject)).catch((error: unknown) => {
+            request.authentication = { credential, error };
+            return undefined;
+          })
+        : undefined;
       const verdict = checked?.verdict;
-      request.authentication = { credential, verdict };
+      request.authentication ??= { credential, verdict };
       if (verdict?.outcome === 'verified') request.principal = verdict.principal;
       if (checked?.alongside) return checked.alongside;
       return rateLimiter.take(group, verdict?.outcome === 'verified' ? principalSubject(verdict.principal) : addressSubject(address));

@@ -42,7 +42,8 @@ abstract class PrincipalGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<RequestWithAuthentication>();
-    const { credential, verdict } = await authenticationOf(this.authenticator, request, this.rule.group);
+    const { credential, verdict, error } = await authenticationOf(this.authenticator, request, this.rule.group);
+    if (error) throw error;
     if (verdict?.outcome === 'verified' && verdict.principal.kind === this.rule.kind) return true;
     if (verdict?.outcome === 'locked') throw this.limiter.lockedOut(verdict.retryAfter);
     throw unauthorized(credential?.kind === this.rule.kind ? this.rule.invalid : this.rule.missing);
