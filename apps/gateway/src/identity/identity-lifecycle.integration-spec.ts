@@ -225,6 +225,8 @@ describe('identity lifecycle: project keys, listing, revocation, rotation, brute
     expect(await passwordChecks(other.url)).toBe(checksBefore + checks);
     // ... while the account from any other address, and every other account from this one, are served.
     expect((await linesFrom(randomSource(), username, password)).status).toBe(200);
+    // Now verified and cached by this gateway, the right password is still refused from the locked address.
+    expect((await linesFrom(attacker, username, password)).status).toBe(429);
     const neighbour = await newAccount();
     expect((await linesFrom(attacker, neighbour.username, neighbour.password)).status).toBe(200);
   });
