@@ -230,7 +230,9 @@ describe('Delivery API over deliveries with multi-megabyte bodies', () => {
         }),
       );
     }
-    await eventually(() => receiver.on(`/large-${suffix}`).length >= 5, { what: 'each large delivery to be attempted', timeoutMs: 90_000 });
+    // Distinct bodies, not requests: one delivery attempted twice (e.g. a lease taken over) must not stand in for another.
+    const attempted = () => new Set(receiver.on(`/large-${suffix}`).map((request) => (JSON.parse(request.rawBody.toString('utf8')) as { n: number }).n)).size;
+    await eventually(() => attempted() === 5, { what: 'each large delivery to be attempted', timeoutMs: 90_000 });
   });
 
   afterAll(async () => {
