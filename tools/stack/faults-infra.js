@@ -10,10 +10,11 @@
  */
 const fs = require('node:fs');
 const path = require('node:path');
-const { spawnSync, execFileSync } = require('node:child_process');
+const { execFileSync } = require('node:child_process');
 const { root } = require('./deps');
 const { step, ok, fail } = require('./log');
-const { waitFor, spawnPrefixed, stopProcess, readPid, isAlive, commandExists } = require('./process');
+const { waitFor, spawnPrefixed, stopProcess, readPid, commandExists } = require('./process');
+const { pgCluster } = require('./pg-cluster');
 const { startLocalKafka, brokerAnswers } = require('./kafka');
 
 const baseDir = path.join(root, '.cache', 'faults');
@@ -22,7 +23,6 @@ const baseDir = path.join(root, '.cache', 'faults');
 const runsAsRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 const pgDir = runsAsRoot ? path.join('/tmp', `workline-faults-pg-${require('node:crypto').createHash('sha256').update(root).digest('hex').slice(0, 12)}`) : path.join(baseDir, 'pg');
 const pgData = path.join(pgDir, 'data');
-const pgLog = path.join(pgDir, 'postgres.log');
 const redisPidFile = path.join(baseDir, 'redis.pid');
 const KAFKA_PROFILE = 'faults';
 const kafkaPidFile = path.join(root, '.cache', 'kafka', KAFKA_PROFILE, 'broker.pid');
@@ -50,40 +50,16 @@ function pgBinDir() {
   fail('the fault suite needs PostgreSQL server binaries (initdb, pg_ctl): apt-get install postgresql, or set PG_BIN_DIR');
 }
 
-/** initdb refuses to run as root: as root, the cluster belongs to the postgres system user. */
-function pgOwner() {
-  if (typeof process.getuid !== 'function' || process.getuid() !== 0) return {};
-  const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
-  const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
-  return { uid, gid };
-}
-
-function pg(tool, args, { check = true } = {}) {
-  const owner = pgOwner();
-  const result = spawnSync(path.join(pgBinDir(), tool), args, { ...owner, cwd: pgDir, encoding: 'utf8', env: { ...process.env, LC_ALL: 'C' } });
-  if (check && result.status !== 0) fail(`${tool} ${args.join(' ')} failed (${result.status}): ${result.stderr || result.stdout}`);
-  return result;
-}
-
-function startPostgresServer(port) {
-  pg('pg_ctl', [
-    '-D', pgData, '-l', pgLog, '-w', '-t', '60',
-    '-o', `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories= -c max_connections=300 -c fsync=off -c full_page_writes=off`,
-    'start',
-  ]);
-}
+// Made on first use: the binaries are looked up only when the suite needs its cluster.
+let cluster;
+const privateCluster = () =>
+  (cluster ??= pgCluster({ binDir: pgBinDir(), dir: pgDir, settings: { max_connections: 300, fsync: 'off', full_page_writes: 'off' } }));
 
 /** A fresh cluster under .cache/faults/pg on `port` (trust authentication on 127.0.0.1, user postgres). */
 async function startPrivatePostgres(port) {
-  const running = readPid(path.join(pgData, 'postmaster.pid'));
-  if (isAlive(running)) pg('pg_ctl', ['-D', pgData, '-m', 'immediate', 'stop'], { check: false });
-  fs.rmSync(pgDir, { recursive: true, force: true });
-  fs.mkdirSync(pgDir, { recursive: true });
-  const owner = pgOwner();
-  if (owner.uid !== undefined) fs.chownSync(pgDir, owner.uid, owner.gid);
   step(`creating a private PostgreSQL cluster in ${path.relative(root, pgData)} (port ${port})`);
-  pg('initdb', ['-D', pgData, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
-  startPostgresServer(port);
+  privateCluster().initialise();
+  privateCluster().start(port);
   ok(`private PostgreSQL ready (127.0.0.1:${port})`);
 }
 
@@ -92,13 +68,13 @@ async function startPrivatePostgres(port) {
  * WAL) and start again on the same port.
  */
 function restartPostgres(port) {
-  pg('pg_ctl', ['-D', pgData, '-m', 'immediate', 'stop']);
-  startPostgresServer(port);
+  privateCluster().stop('immediate');
+  privateCluster().start(port);
 }
 
 function stopPrivatePostgres() {
   if (!fs.existsSync(path.join(pgData, 'postmaster.pid'))) return;
-  pg('pg_ctl', ['-D', pgData, '-m', 'fast', 'stop'], { check: false });
+  privateCluster().stop('fast');
 }
 
 async function startPrivateRedis(port) {
