@@ -22,6 +22,8 @@ function isolated(name, prefix, defaults) {
   };
 }
 
+const path = require('node:path');
+
 const profiles = {
   start: {
     name: 'start',
@@ -32,6 +34,8 @@ const profiles = {
     kafkaPort: 9092,
     kafkaControllerPort: 9093,
     freshData: false,
+    // Where the embedded PostgreSQL keeps its cluster when it runs (tools/stack/postgres.js decides).
+    embeddedPostgresDir: path.join(__dirname, '..', '..', '.cache', 'postgres', 'start'),
   },
   test: isolated('test', 'TEST', { port: 29100, database: 'workline_test', redisDb: 15, kafkaPort: 29092 }),
   // `npm run bench*`: a stack of its own, so a benchmark never disturbs the test stack.

