@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsIn, IsObject, IsOptional, IsString, IsUrl, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
+import { IsIn, IsInt, IsObject, IsOptional, IsString, IsUrl, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
 
 /**
  * Topic.DeliveryRequested: "post this exact body to this URL, durably, with retries". Written by
@@ -21,6 +21,8 @@ export class DeliverySubject {
 export const DELIVERY_SIGNING = ['x-svc-signature', 'none'] as const;
 export type DeliverySigning = (typeof DELIVERY_SIGNING)[number];
 
+const DELIVERY_URL_RULES = { require_tld: false, require_protocol: true, protocols: ['http', 'https'] };
+
 export class DeliveryRequestedEvent {
   /** Stable id of this delivery, sent as X-SVC-Delivery-Id and unchanged across retries. */
   @IsString() @MaxLength(100) delivery_id!: string;
@@ -30,7 +32,7 @@ export class DeliveryRequestedEvent {
   /** e.g. task.result_available, task.error, run.processed, batch.completed */
   @IsString() event_type!: string;
   /** Without userinfo: credentials travel in sealed_authorization. */
-  @IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https'] }) url!: string;
+  @IsUrl(DELIVERY_URL_RULES) url!: string;
   /** The exact bytes to send (UTF-8 JSON text); signed as they are. */
   @IsString() body!: string;
   @IsIn(DELIVERY_SIGNING) signing!: DeliverySigning;
@@ -43,12 +45,13 @@ export class DeliveryRequestedEvent {
 }
 
 /** Topic.DeliveryDead: a delivery failed its last retry. */
-export interface DeliveryDeadEvent {
-  delivery_id: string;
-  owner: DeliveryOwner;
-  subject: DeliverySubject;
-  event_type: string;
-  url: string;
-  attempts: number;
-  last_error: string;
+export class DeliveryDeadEvent {
+  @IsString() @MaxLength(100) delivery_id!: string;
+  @IsObject() @ValidateNested() @Type(() => DeliveryOwner) owner!: DeliveryOwner;
+  @IsObject() @ValidateNested() @Type(() => DeliverySubject) subject!: DeliverySubject;
+  @IsString() event_type!: string;
+  @IsUrl(DELIVERY_URL_RULES) url!: string;
+  @IsInt() @Min(1) attempts!: number;
+  /** The last attempt's error or HTTP status. */
+  @IsString() last_error!: string;
 }

@@ -1,5 +1,6 @@
 import { Type } from 'class-transformer';
-import { IsArray, IsIn, IsISO8601, IsNumber, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
+import { IsArray, IsIn, IsInt, IsISO8601, IsNumber, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
+import { JSONSchema } from 'class-validator-jsonschema';
 import { UseCaseDto } from '../http/admin.dto';
 
 /** Topic.WorkstreamCreated: a workstream exists; services that keep per-workstream state may prepare. */
@@ -15,28 +16,32 @@ export class WorkstreamCreatedEvent {
 export const QC_REASONS = ['below_threshold', 'sampled'] as const;
 export type QcReason = (typeof QC_REASONS)[number];
 
-/** A stored quality review record as events carry it (the task_reviewed fields, dates in UTC ISO 8601). */
-export interface QualityReviewRecordData {
-  use_case_id: string;
-  task_definition_id: string;
-  dataset_id: string | null;
-  asset_id: string | null;
-  task_id: string | null;
-  unique_id: string | null;
-  task_url: string | null;
-  task_completed_at: string | null;
-  worker_id: string;
-  review_completed_at: string;
-  review_duration: number | null;
-  reviewed_by: string | null;
-  review_score: number;
-  review_explanation: string | null;
-  errors: Record<string, number>;
-  review_type: string | null;
-  task_review_count: number | null;
-  subtask_review_count: number | null;
-  review_metadata: Record<string, string> | null;
-  review_measurements: Record<string, string | number | boolean> | null;
+/**
+ * A stored quality review record as events carry it (the task_reviewed fields, dates in UTC ISO 8601). Its
+ * three maps have value shapes class-validator cannot state: each spells its JSON Schema once, here.
+ */
+export class QualityReviewRecordData {
+  @IsString() use_case_id!: string;
+  @IsString() task_definition_id!: string;
+  @IsOptional() @IsString() dataset_id!: string | null;
+  @IsOptional() @IsString() asset_id!: string | null;
+  @IsOptional() @IsString() task_id!: string | null;
+  @IsOptional() @IsString() unique_id!: string | null;
+  @IsOptional() @IsString() task_url!: string | null;
+  @IsOptional() @IsISO8601() task_completed_at!: string | null;
+  @IsString() worker_id!: string;
+  @IsISO8601() review_completed_at!: string;
+  @IsOptional() @IsNumber() review_duration!: number | null;
+  @IsOptional() @IsString() reviewed_by!: string | null;
+  @IsNumber() review_score!: number;
+  @IsOptional() @IsString() review_explanation!: string | null;
+  @IsObject() @JSONSchema({ additionalProperties: { type: 'number' } }) errors!: Record<string, number>;
+  @IsOptional() @IsString() review_type!: string | null;
+  @IsOptional() @IsInt() task_review_count!: number | null;
+  @IsOptional() @IsInt() subtask_review_count!: number | null;
+  @IsOptional() @IsObject() @JSONSchema({ additionalProperties: { type: 'string' } }) review_metadata!: Record<string, string> | null;
+  @IsOptional() @IsObject() @JSONSchema({ additionalProperties: { type: ['string', 'number', 'boolean'] } })
+  review_measurements!: Record<string, string | number | boolean> | null;
 }
 
 /**
@@ -54,5 +59,5 @@ export class QualityReviewForQcEvent {
   @IsIn(['stored', 'replaced']) outcome!: 'stored' | 'replaced';
   /** Set when the record came from a CSV upload. */
   @IsOptional() @IsString() upload_id!: string | null;
-  @IsObject() record!: QualityReviewRecordData;
+  @IsObject() @ValidateNested() @Type(() => QualityReviewRecordData) record!: QualityReviewRecordData;
 }
