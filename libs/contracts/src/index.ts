@@ -18,3 +18,5 @@ export * from './rpc/platform.messages';
 export * from './rpc/oversight.messages';
 export * from './http/performance.dto';
 export * from './rpc/performance.messages';
+export * from './topic-catalog';
+export * from './asyncapi/asyncapi';
