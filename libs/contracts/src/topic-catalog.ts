@@ -1,6 +1,7 @@
 import { DeadLetterHeaders, DomainEventHeaders } from './events/envelope';
 import { DeliveryDeadEvent, DeliveryRequestedEvent } from './events/delivery.events';
-import { OversightTaskEvent } from './events/oversight.events';
+import { OversightTaskEvent, type TaskEventType } from './events/oversight.events';
+import type { TaskState } from './http/oversight.dto';
 import { QualityReviewForQcEvent, WorkstreamCreatedEvent } from './events/performance.events';
 import { RunAbortRequestedEvent } from './rpc/platform.messages';
 import { ServiceName } from './services';
@@ -44,9 +45,20 @@ const rpc = (service: WorklineApp): TopicContract => ({
   envelope: 'rpc',
 });
 
+const oversightTaskTopic = (state: TaskState, eventType: TaskEventType): TopicContract => ({
+  audience: 'public',
+  summary: `An oversight task became ${state}; \`event\` is the webhook event object (${eventType}).`,
+  producers: [ServiceName.Oversight],
+  consumers: [],
+  otherReaders: 'other services',
+  key: 'task id',
+  payload: OversightTaskEvent,
+  envelope: 'domain-event',
+});
+
 /**
  * Who writes and reads each topic, its key and its payload: stated once, here. The AsyncAPI document
- * (docs/asyncapi.json, GET /docs/asyncapi.json) and docs/events.md are derived from it.
+ * (docs/asyncapi.json, GET /docs/asyncapi.json) is derived from it; docs/events.md summarises it.
  */
 export const TOPIC_CATALOG: Record<Topic, TopicContract> = {
   [Topic.WorkstreamCreated]: {
@@ -70,26 +82,8 @@ export const TOPIC_CATALOG: Record<Topic, TopicContract> = {
     payload: QualityReviewForQcEvent,
     envelope: 'domain-event',
   },
-  [Topic.TaskResultAvailable]: {
-    audience: 'public',
-    summary: 'An oversight task became COMPLETED; `event` is the webhook event object (task.result_available).',
-    producers: [ServiceName.Oversight],
-    consumers: [],
-    otherReaders: 'other services',
-    key: 'task id',
-    payload: OversightTaskEvent,
-    envelope: 'domain-event',
-  },
-  [Topic.TaskError]: {
-    audience: 'public',
-    summary: 'An oversight task became ERROR; `event` is the webhook event object (task.error).',
-    producers: [ServiceName.Oversight],
-    consumers: [],
-    otherReaders: 'other services',
-    key: 'task id',
-    payload: OversightTaskEvent,
-    envelope: 'domain-event',
-  },
+  [Topic.TaskResultAvailable]: oversightTaskTopic('COMPLETED', 'task.result_available'),
+  [Topic.TaskError]: oversightTaskTopic('ERROR', 'task.error'),
   [Topic.DeliveryDead]: {
     audience: 'public',
     summary: 'A webhook or callback delivery failed its last retry (dead; POST /v1/deliveries/{id}/redeliver tries again).',

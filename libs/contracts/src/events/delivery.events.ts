@@ -21,9 +21,8 @@ export class DeliverySubject {
 export const DELIVERY_SIGNING = ['x-svc-signature', 'none'] as const;
 export type DeliverySigning = (typeof DELIVERY_SIGNING)[number];
 
-const DELIVERY_URL_RULES = { require_tld: false, require_protocol: true, protocols: ['http', 'https'] };
-
-export class DeliveryRequestedEvent {
+/** Which delivery, whose, about what and where it goes: what a delivery's request and its dead event share. */
+export class DeliveryIdentity {
   /** Stable id of this delivery, sent as X-SVC-Delivery-Id and unchanged across retries. */
   @IsString() @MaxLength(100) delivery_id!: string;
   // IsObject: ValidateNested alone lets a missing object through.
@@ -32,7 +31,10 @@ export class DeliveryRequestedEvent {
   /** e.g. task.result_available, task.error, run.processed, batch.completed */
   @IsString() event_type!: string;
   /** Without userinfo: credentials travel in sealed_authorization. */
-  @IsUrl(DELIVERY_URL_RULES) url!: string;
+  @IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https'] }) url!: string;
+}
+
+export class DeliveryRequestedEvent extends DeliveryIdentity {
   /** The exact bytes to send (UTF-8 JSON text); signed as they are. */
   @IsString() body!: string;
   @IsIn(DELIVERY_SIGNING) signing!: DeliverySigning;
@@ -45,12 +47,7 @@ export class DeliveryRequestedEvent {
 }
 
 /** Topic.DeliveryDead: a delivery failed its last retry. */
-export class DeliveryDeadEvent {
-  @IsString() @MaxLength(100) delivery_id!: string;
-  @IsObject() @ValidateNested() @Type(() => DeliveryOwner) owner!: DeliveryOwner;
-  @IsObject() @ValidateNested() @Type(() => DeliverySubject) subject!: DeliverySubject;
-  @IsString() event_type!: string;
-  @IsUrl(DELIVERY_URL_RULES) url!: string;
+export class DeliveryDeadEvent extends DeliveryIdentity {
   @IsInt() @Min(1) attempts!: number;
   /** The last attempt's error or HTTP status. */
   @IsString() last_error!: string;

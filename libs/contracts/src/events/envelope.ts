@@ -25,15 +25,15 @@ export class DomainEventHeaders {
 }
 
 /**
- * Kafka headers a message gets on Topic.DeadLetter (libs/kafka transport), beside the headers it had on
- * its original topic.
+ * Kafka headers a message gets on Topic.DeadLetter (libs/kafka), beside the headers it had on its original
+ * topic. Partition, offset and consumer group are there when a consumer gave up on the message.
  */
 export class DeadLetterHeaders {
   @IsString() 'dlq-original-topic'!: string;
-  @IsString() 'dlq-original-partition'!: string;
-  @IsString() 'dlq-original-offset'!: string;
-  @IsString() 'dlq-consumer-group'!: string;
-  /** Why the handler failed (at most 1,000 characters). */
+  @IsOptional() @IsString() 'dlq-original-partition'?: string;
+  @IsOptional() @IsString() 'dlq-original-offset'?: string;
+  @IsOptional() @IsString() 'dlq-consumer-group'?: string;
+  /** Why it failed (at most 1,000 characters). */
   @IsString() 'dlq-error'!: string;
   @IsString() 'dlq-attempts'!: string;
   @IsISO8601() 'dlq-failed-at'!: string;
