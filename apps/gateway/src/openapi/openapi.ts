@@ -81,6 +81,7 @@ const OPERATIONS: Record<string, Partial<Record<Method, Operation>>> = {
   '/console/console.js': { get: { summary: 'The web console script', tag: 'operations', security: 'none', ok: [200, 'JavaScript'], doc: 'docs/console.md' } },
   '/console/console.css': { get: { summary: 'The web console styles', tag: 'operations', security: 'none', ok: [200, 'CSS'], doc: 'docs/console.md' } },
   '/docs/openapi.json': { get: { summary: 'This API description (OpenAPI 3 JSON)', tag: 'operations', security: 'none', ok: [200, 'OpenAPI document'], doc: 'docs/operations.md' } },
+  '/docs/asyncapi.json': { get: { summary: 'The Kafka topics and their events (AsyncAPI 3 JSON)', tag: 'operations', security: 'none', ok: [200, 'AsyncAPI document'], doc: 'docs/events.md' } },
   '/docs/v3-migration.md': { get: { summary: 'Migration notes from platform API v3 to v4', tag: 'platform v3', security: 'none', ok: [200, 'Markdown'], doc: 'docs/v3-migration.md' } },
   '/v1/api-key': { get: { summary: 'Describe the API key used', tag: 'identity', security: 'apiKey', ok: [200, 'The key: id, scope, account, workstream'], doc: 'docs/admin-api.md' } },
   '/v1/workstreams/{workstreamId}/task_reviewed': { post: { summary: 'Submit a quality review record', tag: 'performance', security: 'apiKey', ok: [202, 'Accepted'], errors: [...BODY_ERRORS, 403, 404], body: 'json', doc: 'docs/performance-api.md' } },
