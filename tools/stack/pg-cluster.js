@@ -9,7 +9,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { spawnSync, execFileSync } = require('node:child_process');
 const { step, fail } = require('./log');
-const { readPid, isAlive } = require('./process');
+const { isAlive } = require('./process');
 
 const runsAsRoot = () => typeof process.getuid === 'function' && process.getuid() === 0;
 
@@ -54,8 +54,14 @@ function logTail(logFile, lines = 15) {
   }
 }
 
-/** Whether the server of the cluster in `dir` runs (its postmaster.pid names a live process). */
-const clusterRunning = (dir) => isAlive(readPid(path.join(dir, 'data', 'postmaster.pid')));
+/** Whether the server of the cluster in `dir` runs (the first line of its postmaster.pid names a live process). */
+function clusterRunning(dir) {
+  try {
+    return isAlive(Number(fs.readFileSync(path.join(dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]) || undefined);
+  } catch {
+    return false;
+  }
+}
 
 /**
  * A cluster in `dir` (data in dir/data, server log in dir/postgres.log). `settings` are extra server

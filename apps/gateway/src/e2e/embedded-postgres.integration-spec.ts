@@ -32,11 +32,12 @@ async function accountRows(url: string, id: string): Promise<number> {
  * the same ensurePostgres and migrate that npm start calls, then a gateway whose database it is.
  */
 describe('embedded PostgreSQL (npm start without PostgreSQL)', () => {
-  it('starts on a free port, takes the migrations and serves an API round trip through a gateway, then stops', async () => {
+  it('starts on a free port, takes the migrations, serves an API round trip through a gateway, is taken over by the next start, then stops', async () => {
     const postgres = stackPostgres();
     expect(postgres.embeddedPostgresMode({ WORKLINE_EMBEDDED_POSTGRES: '1' })).toBe('always');
     const url = `postgresql://postgres@127.0.0.1:${await freePort()}/workline_embedded`;
-    const server = await postgres.ensurePostgres(url, { embedded: 'always', embeddedDir: join(ROOT, '.cache', 'postgres', 'test-embedded'), fresh: true });
+    const embeddedDir = join(ROOT, '.cache', 'postgres', 'test-embedded');
+    let server = await postgres.ensurePostgres(url, { embedded: 'always', embeddedDir, fresh: true });
     let gateway: Awaited<ReturnType<typeof startGateway>> | undefined;
     try {
       expect(server.embedded).toBe(true);
@@ -55,6 +56,14 @@ describe('embedded PostgreSQL (npm start without PostgreSQL)', () => {
       expect(await accountRows(url, created.body.id)).toBe(1);
       expect(await accountRows(testStack().databaseUrl, created.body.id)).toBe(0);
       expect((await http('GET', '/v4/lines', { headers: { authorization: basic } })).status).toBe(401);
+      await gateway.stop();
+      gateway = undefined;
+
+      // An npm start that was killed leaves the server running: the next one (DATABASE_URL unset) takes it
+      // over, with its data, rather than reusing it as a server it did not start and would never stop.
+      server = await postgres.ensurePostgres(url, { embedded: 'fallback', embeddedDir });
+      expect(server.embedded).toBe(true);
+      expect(await accountRows(url, created.body.id)).toBe(1);
     } finally {
       await gateway?.stop();
       await server.stop();
