@@ -27,7 +27,7 @@ export class GatewayModule {
     return {
       module: GatewayModule,
       imports: [
-        DbModule.forRoot(env.DATABASE_URL),
+        DbModule.forRoot(env.DATABASE_URL, env.DATABASE_POOL_SIZE),
         KafkaModule.forRoot({ settings: kafkaSettingsFrom(env, 'gateway'), rpcClientTimeoutMs: env.RPC_TIMEOUT_MS }),
         RedisModule.forRoot(env.REDIS_URL),
         IdentityModule.forRoot({

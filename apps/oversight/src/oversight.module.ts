@@ -30,7 +30,7 @@ export class OversightModule {
     };
     return {
       module: OversightModule,
-      imports: [DbModule.forRoot(env.DATABASE_URL), KafkaModule.forRoot({ settings, outbox: true, serveHealth: true })],
+      imports: [DbModule.forRoot(env.DATABASE_URL, env.DATABASE_POOL_SIZE), KafkaModule.forRoot({ settings, outbox: true, serveHealth: true })],
       controllers: [ConfigurationsRpcController, TasksRpcController, AssignmentsRpcController],
       providers: [
         { provide: OVERSIGHT_OPTIONS, useValue: options },

@@ -12,7 +12,7 @@ export class PerformanceModule {
   static register(env: PerformanceEnv, settings: KafkaSettings): DynamicModule {
     return {
       module: PerformanceModule,
-      imports: [DbModule.forRoot(env.DATABASE_URL), KafkaModule.forRoot({ settings, outbox: true, serveHealth: true })],
+      imports: [DbModule.forRoot(env.DATABASE_URL, env.DATABASE_POOL_SIZE), KafkaModule.forRoot({ settings, outbox: true, serveHealth: true })],
       controllers: [WorkstreamsRpcController, PerformanceApiRpcController],
       providers: [
         WorkstreamsService,

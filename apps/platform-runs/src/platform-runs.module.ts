@@ -20,7 +20,7 @@ export class PlatformRunsModule {
     };
     return {
       module: PlatformRunsModule,
-      imports: [DbModule.forRoot(env.DATABASE_URL), KafkaModule.forRoot({ settings, outbox: true, serveHealth: true })],
+      imports: [DbModule.forRoot(env.DATABASE_URL, env.DATABASE_POOL_SIZE), KafkaModule.forRoot({ settings, outbox: true, serveHealth: true })],
       controllers: [LinesRpcController, RunsRpcController, UnitWorkRpcController, RunAbortEventController],
       providers: [{ provide: PLATFORM_SETTINGS, useValue: platform }, LinesService, RunsService, UnitWorkService, UnitLeaseMetrics],
     };

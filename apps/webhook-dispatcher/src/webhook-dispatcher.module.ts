@@ -16,7 +16,7 @@ export class WebhookDispatcherModule {
     return {
       module: WebhookDispatcherModule,
       imports: [
-        DbModule.forRoot(env.DATABASE_URL),
+        DbModule.forRoot(env.DATABASE_URL, env.DATABASE_POOL_SIZE),
         KafkaModule.forRoot({ settings, outbox: true, serveHealth: true }),
         DeliveryModule.register({
           source: settings.app,

@@ -49,6 +49,10 @@ export class BaseEnv {
   @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'DATABASE_URL must be a postgresql:// connection URL' })
   DATABASE_URL: string = 'postgresql://postgres@127.0.0.1:5432/workline';
 
+  /** Connections of the app's PostgreSQL pool (shared by Prisma and the raw-SQL hot paths). */
+  @IsInt() @Min(1) @Max(1000)
+  DATABASE_POOL_SIZE: number = 10;
+
   @Matches(/^[^\s,]+:\d+(,[^\s,]+:\d+)*$/, { message: 'KAFKA_BROKERS must be a comma-separated list of host:port' })
   KAFKA_BROKERS: string = '127.0.0.1:9092';
 

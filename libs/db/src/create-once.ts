@@ -1,5 +1,5 @@
 import { idempotencyKeyReused, requestFingerprint } from '@workline/contracts';
-import { isUniqueViolation } from './prisma.service';
+import { isUniqueViolation } from './db-pool';
 
 /** What a created row stores of the client's Idempotency-Key: both null without a key. */
 export interface IdempotencyStamp {

@@ -1,14 +1,31 @@
-import { type DynamicModule, Module } from '@nestjs/common';
+import { type DynamicModule, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { AppMetrics } from '@workline/observability';
+import { DbPool, DEFAULT_POOL_SIZE } from './db-pool';
 import { PrismaService } from './prisma.service';
 
+/** The app's one PostgreSQL pool (DbPool) and the Prisma client running on it. */
 @Module({})
-export class DbModule {
-  static forRoot(databaseUrl: string): DynamicModule {
+export class DbModule implements OnApplicationShutdown {
+  constructor(private readonly pool: DbPool) {}
+
+  static forRoot(databaseUrl: string, poolSize = DEFAULT_POOL_SIZE): DynamicModule {
     return {
       module: DbModule,
       global: true,
-      providers: [{ provide: PrismaService, useFactory: () => new PrismaService(databaseUrl) }],
-      exports: [PrismaService],
+      providers: [
+        {
+          provide: DbPool,
+          inject: [{ token: AppMetrics, optional: true }],
+          useFactory: (metrics?: AppMetrics) => new DbPool(databaseUrl, { size: poolSize, metrics }),
+        },
+        { provide: PrismaService, inject: [DbPool], useFactory: (pool: DbPool) => new PrismaService(pool) },
+      ],
+      exports: [DbPool, PrismaService],
     };
+  }
+
+  /** Nest calls a module's own hook after its providers' (the Prisma client disconnects in its own): the pool closes last. */
+  async onApplicationShutdown(): Promise<void> {
+    await this.pool.end();
   }
 }

@@ -1,14 +1,19 @@
 import { Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { PrismaPg } from '@prisma/adapter-pg';
+import { DbPool } from './db-pool';
 import { PrismaClient } from './generated/prisma/client';
 
 export const DATABASE_URL = Symbol('DATABASE_URL');
 
-/** The Prisma client of one app, on the pg driver adapter (no native engine). */
+/**
+ * The Prisma client of one app, on the pg driver adapter (no native engine). Given the app's DbPool, it
+ * runs on that pool (one pool per app, shared with the raw-SQL hot paths); given a URL (tests, tools), on
+ * a pool of its own that it closes on disconnect.
+ */
 @Injectable()
 export class PrismaService extends PrismaClient implements OnModuleInit, OnApplicationShutdown {
-  constructor(databaseUrl: string) {
-    super({ adapter: new PrismaPg({ connectionString: databaseUrl, max: 10 }) });
+  constructor(database: DbPool | string) {
+    super({ adapter: database instanceof DbPool ? new PrismaPg(database.pool) : new PrismaPg({ connectionString: database, max: 10 }) });
   }
 
   async onModuleInit(): Promise<void> {
@@ -33,6 +38,3 @@ export class PrismaService extends PrismaClient implements OnModuleInit, OnAppli
     }
   }
 }
-
-/** A write refused by a unique index (Prisma P2002): the row already exists. */
-export const isUniqueViolation = (error: unknown): boolean => (error as { code?: string } | null)?.code === 'P2002';

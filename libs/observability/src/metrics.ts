@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /**
  * The Prometheus registry of one app process, with Node's process metrics. Libraries add their metrics to
@@ -14,6 +14,11 @@ export class AppMetrics {
   /** A histogram registered once under `name` (asking again returns the same one). */
   histogram<L extends string>(name: string, help: string, labelNames: L[], buckets = DURATION_BUCKETS): Histogram<L> {
     return (this.registry.getSingleMetric(name) as Histogram<L> | undefined) ?? new Histogram({ name, help, labelNames, buckets, registers: [this.registry] });
+  }
+
+  /** A counter registered once under `name` (asking again returns the same one). */
+  counter<L extends string>(name: string, help: string, labelNames: L[]): Counter<L> {
+    return (this.registry.getSingleMetric(name) as Counter<L> | undefined) ?? new Counter({ name, help, labelNames, registers: [this.registry] });
   }
 
   /**

@@ -1,0 +1,139 @@
+import { Logger } from '@nestjs/common';
+import type { AppMetrics } from '@workline/observability';
+import { Pool, type PoolClient } from 'pg';
+import { Batcher, type BatcherOptions } from './batcher';
+
+/** Connections of one app's pool when DATABASE_POOL_SIZE is not set. */
+export const DEFAULT_POOL_SIZE = 10;
+
+/**
+ * A statement sent as a pg named query: each connection parses and plans it once, then only binds values.
+ * Define statements once, at module level, with `statement(...)`.
+ */
+export interface Statement {
+  readonly name: string;
+  readonly text: string;
+}
+
+const definedStatements = new Map<string, string>();
+
+/**
+ * Defines a named (prepared) statement. A connection keeps a prepared statement under its name, so one name
+ * must always mean one text: defining a name twice with different texts throws at once.
+ */
+export function statement(name: string, text: string): Statement {
+  const earlier = definedStatements.get(name);
+  if (earlier !== undefined && earlier !== text) throw new Error(`SQL statement "${name}" is defined twice with different texts`);
+  definedStatements.set(name, text);
+  return { name, text };
+}
+
+/** Runs statements: the pool (each statement on any connection, committed on its own) or one transaction's connection. */
+export interface Sql {
+  query<R extends object = Record<string, unknown>>(statement: Statement, values?: unknown[]): Promise<R[]>;
+}
+
+/**
+ * Whether a failed statement certainly changed nothing, so its work may be tried again in smaller parts:
+ * PostgreSQL refused it with an error of its own (bad data, constraint, deadlock, serialization). Not so
+ * for a lost connection or a server shutting down (SQLSTATE classes 08 and 57, or no SQLSTATE at all),
+ * where a COMMIT may have been applied without its answer arriving.
+ */
+export function refusedByDatabase(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !code.startsWith('08') && !code.startsWith('57');
+}
+
+/** A row could not be created because a unique key is taken: reads as a unique violation (23505). */
+export class AlreadyCreated extends Error {
+  readonly code = '23505';
+}
+
+/** A write refused by a unique index: PostgreSQL 23505, or Prisma's P2002. */
+export const isUniqueViolation = (error: unknown): boolean => {
+  const code = (error as { code?: string } | null)?.code;
+  return code === 'P2002' || code === '23505';
+};
+
+const clientSql = (client: PoolClient): Sql => ({
+  query: async <R extends object>(s: Statement, values: unknown[] = []) => (await client.query<R>({ name: s.name, text: s.text, values })).rows,
+});
+
+/**
+ * The PostgreSQL connection pool of one app: Prisma's adapter runs on it (ordinary CRUD, migrations are
+ * the CLI's), and hot paths run raw SQL on it, prepared statements in transactions of their own making
+ * (docs/decisions.md, "Hot paths on raw SQL"). Counts every statement sent, Prisma's included.
+ */
+export class DbPool implements Sql {
+  private readonly logger = new Logger(DbPool.name);
+  readonly pool: Pool;
+  /** Statements sent on this pool so far (each one round trip to the server). */
+  statementsSent = 0;
+  private readonly metrics?: AppMetrics;
+
+  constructor(databaseUrl: string, options: { size?: number; metrics?: AppMetrics } = {}) {
+    this.pool = new Pool({ connectionString: databaseUrl, max: options.size ?? DEFAULT_POOL_SIZE });
+    this.metrics = options.metrics;
+    // An idle connection that breaks (the server restarted) is dropped by the pool; it must not crash the app.
+    this.pool.on('error', (error) => this.logger.warn(`an idle database connection failed: ${error.message}`));
+    const sent = options.metrics?.counter('db_statements_total', 'SQL statements sent on the app\'s PostgreSQL pool (raw and Prisma\'s), one round trip each', []);
+    this.pool.on('connect', (client) => {
+      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+      (client as { query: unknown }).query = (...args: unknown[]) => {
+        this.statementsSent++;
+        sent?.inc();
+        return query(...args);
+      };
+    });
+    options.metrics?.gauge('db_pool_clients', 'Connections of the app\'s PostgreSQL pool: total, idle, and requests waiting for one', ['state'], async () => [
+      { labels: { state: 'total' }, value: this.pool.totalCount },
+      { labels: { state: 'idle' }, value: this.pool.idleCount },
+      { labels: { state: 'waiting' }, value: this.pool.waitingCount },
+    ]);
+  }
+
+  async query<R extends object = Record<string, unknown>>(s: Statement, values: unknown[] = []): Promise<R[]> {
+    return (await this.pool.query<R>({ name: s.name, text: s.text, values })).rows;
+  }
+
+  /**
+   * Runs `work` in one transaction on one connection: BEGIN, its statements, COMMIT (ROLLBACK when it
+   * throws, and the error goes on). A connection that failed or cannot even roll back is discarded.
+   */
+  async transaction<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    // A connection that dies while checked out emits 'error' (its pending query also fails): without a
+    // listener that event would crash the process.
+    const onError = (error: Error) => (broken = error);
+    client.on('error', onError);
+    try {
+      await client.query('begin');
+      const result = await work(clientSql(client));
+      await client.query('commit');
+      return result;
+    } catch (error) {
+      await client.query('rollback').catch((rollbackError: Error) => (broken = rollbackError));
+      throw error;
+    } finally {
+      client.removeListener('error', onError);
+      client.release(broken);
+    }
+  }
+
+  /**
+   * A group-commit Batcher whose batches fall back to one-by-one only when the database refused the batch
+   * (refusedByDatabase): after a lost connection the batch may have committed, so its items fail instead of
+   * being written twice. Batch sizes go to the `db_batch_size` histogram under `name`.
+   */
+  batcher<I, R>(name: string, flush: (items: I[]) => Promise<R[]>, options: Omit<BatcherOptions<I, R>, 'flush' | 'splitOn' | 'onFlush'> = {}): Batcher<I, R> {
+    const sizes = this.metrics?.histogram('db_batch_size', 'Items written per batch (one transaction, one commit), by batcher', ['batch'], BATCH_SIZE_BUCKETS);
+    return new Batcher<I, R>({ ...options, flush, splitOn: refusedByDatabase, onFlush: (size) => sizes?.observe({ batch: name }, size) });
+  }
+
+  async end(): Promise<void> {
+    await this.pool.end();
+  }
+}
+
+const BATCH_SIZE_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
