@@ -1,6 +1,6 @@
 import { type BeforeApplicationShutdown, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import type { EventEnvelope } from '@workline/contracts';
-import { type Prisma, PrismaService } from '@workline/db';
+import { type Prisma, PrismaService, type Sql, statement } from '@workline/db';
 import { type AppMetrics, withRequestIdHeader } from '@workline/observability';
 import { randomUUID } from 'node:crypto';
 import type { KafkaProducer } from './producer';
@@ -33,25 +33,29 @@ export async function enqueueEvent<T>(tx: Tx, source: string, topic: string, dat
   return id;
 }
 
+/** The rows travel as one jsonb parameter: no per-row parameters, and seq follows the order given. */
+const INSERT_OUTBOX_ROWS = statement(
+  'outbox_insert_rows',
+  `insert into messaging_outbox (id, source, topic, key, payload, headers)
+   select id, source, topic, key, payload, headers from jsonb_to_recordset($1::jsonb) as x(id text, source text, topic text, key text, payload jsonb, headers jsonb)`,
+);
+
 /**
- * enqueueEvent for many events in one statement (bulk imports): one round-trip instead of one per event.
- * Returns the event ids in the order given.
+ * enqueueEvent for many events in one statement, on a raw-SQL transaction (hot paths: record
+ * submissions, bulk imports): one round trip whatever the number of events. Returns the event ids in the
+ * order given.
  */
-export async function enqueueEvents<T>(tx: Tx, source: string, topic: string, events: { data: T; key?: string }[]): Promise<string[]> {
+export async function enqueueEvents<T>(sql: Sql, source: string, topic: string, events: { data: T; key?: string; headers?: Record<string, string> }[]): Promise<string[]> {
   if (!events.length) return [];
   const occurredAt = new Date().toISOString();
-  const headers = withRequestIdHeader(undefined) ?? null;
-  const rows = events.map(({ data, key }) => {
+  const current = withRequestIdHeader(undefined) ?? null;
+  const rows = events.map(({ data, key, headers }) => {
     const id = randomUUID();
     const envelope: EventEnvelope<T> = { id, type: topic, occurred_at: occurredAt, data };
-    return { id, source, topic, key: key ?? null, payload: envelope, headers };
+    // A batch holds the events of several requests: each says whose it is, else the current request's.
+    return { id, source, topic, key: key ?? null, payload: envelope, headers: headers ?? current };
   });
-  // The rows travel as one jsonb parameter: no per-row parameters, and seq follows the order given.
-  await tx.$executeRawUnsafe(
-    `insert into messaging_outbox (id, source, topic, key, payload, headers)
-     select id, source, topic, key, payload, headers from jsonb_to_recordset($1::jsonb) as x(id text, source text, topic text, key text, payload jsonb, headers jsonb)`,
-    JSON.stringify(rows),
-  );
+  await sql.query(INSERT_OUTBOX_ROWS, [JSON.stringify(rows)]);
   return rows.map((row) => row.id);
 }
 

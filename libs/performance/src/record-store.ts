@@ -1,5 +1,6 @@
 import { type QcReason, type QualityReviewForQcEvent, type QualityReviewRecordData, Topic } from '@workline/contracts';
-import { enqueueEvents, type Tx } from '@workline/kafka';
+import { type Sql, statement } from '@workline/db';
+import { enqueueEvents } from '@workline/kafka';
 import { randomUUID } from 'node:crypto';
 import type { PerformanceKind, QualityRecordInput, RecordInputOf, WorkstreamConfig } from './record-rules';
 import { PERFORMANCE_SOURCE } from './workstreams.service';
@@ -47,8 +48,11 @@ const TABLES: Record<PerformanceKind, { table: string; columns: [string, string]
 
 const KEY_COLUMNS = ['workstream_id', 'use_case_id', 'task_definition_id', 'unique_id'];
 
-/** The INSERT of one batch, the whole batch as one jsonb parameter (one round-trip, no parameter limit). */
-function insertSql(kind: PerformanceKind, replace: boolean): string {
+/**
+ * The upsert of one batch, the whole batch as one jsonb parameter (one round trip, no parameter limit),
+ * prepared once per connection. Rows of several workstreams may travel together.
+ */
+function upsert(kind: PerformanceKind, replace: boolean) {
   const { table, columns } = TABLES[kind];
   const all: [string, string][] = [['id', 'uuid'], ['workstream_id', 'text'], ...columns, ['upload_id', 'text']];
   const names = all.map(([name]) => name).join(', ');
@@ -58,26 +62,125 @@ function insertSql(kind: PerformanceKind, replace: boolean): string {
         .map((name) => `${name} = excluded.${name}`)
         .join(', ')}, updated_at = now()`
     : 'do nothing';
-  return `insert into ${table} (${names})
+  return statement(
+    `performance_${kind}_upsert_${replace ? 'replace' : 'keep'}`,
+    `insert into ${table} (${names})
     select ${names} from jsonb_to_recordset($1::jsonb) as x(${definition})
     on conflict (${KEY_COLUMNS.join(', ')}) ${onConflict}
-    returning id::text as id, use_case_id, task_definition_id, unique_id`;
+    returning id::text as id, workstream_id, use_case_id, task_definition_id, unique_id`,
+  );
 }
 
-const SQL: Record<PerformanceKind, Record<'replace' | 'keep', string>> = {
-  quality: { replace: insertSql('quality', true), keep: insertSql('quality', false) },
-  throughput: { replace: insertSql('throughput', true), keep: insertSql('throughput', false) },
+const UPSERTS = {
+  quality: { replace: upsert('quality', true), keep: upsert('quality', false) },
+  throughput: { replace: upsert('throughput', true), keep: upsert('throughput', false) },
 };
 
-interface ReturnedRow {
-  id: string;
+/** What identifies a record for the unique_id rule. */
+export interface KeyFields {
+  workstream_id: string;
   use_case_id: string;
   task_definition_id: string;
   unique_id: string | null;
 }
 
-const dedupeKey = (r: { use_case_id: string; task_definition_id: string; unique_id: string | null }) =>
-  r.unique_id === null ? undefined : `${r.use_case_id}\u0000${r.task_definition_id}\u0000${r.unique_id}`;
+const dedupeKey = (r: KeyFields) => (r.unique_id === null ? undefined : [r.workstream_id, r.use_case_id, r.task_definition_id, r.unique_id].join('\u0000'));
+
+/** One row of the upsert: the first record of a key, and the later ones of the batch that replace it. */
+export interface PlannedRow<R> {
+  /** The id the row gets if it is new. */
+  id: string;
+  /** Index of the first record of its key. */
+  first: number;
+  /** Indexes of the later records of the key with replace_duplicate true: each replaced the one before. */
+  replacedBy: number[];
+  /** The attributes the row ends up with: the last replacing record, else the first. */
+  record: R;
+  /** Whether the upsert replaces an existing row: the first record does, or a later one in the batch does. */
+  replace: boolean;
+}
+
+export interface StorePlan<R> {
+  rows: PlannedRow<R>[];
+  /** The later repeats that do not replace: ignored whatever the database holds. */
+  ignored: number[];
+}
+
+/**
+ * Settles the repeats inside one batch as if the records came one after the other (one INSERT may not
+ * touch a row twice): the first record of a key takes the database's outcome, each later one with
+ * replace_duplicate true replaces the record before it, each later one with false is ignored. Rows are in
+ * key order, so concurrent batches lock rows in the same order.
+ */
+export function planStore<R extends KeyFields & { replace_duplicate: boolean }>(records: R[], newId: () => string = randomUUID): StorePlan<R> {
+  const rows: PlannedRow<R>[] = [];
+  const ignored: number[] = [];
+  const byKey = new Map<string, PlannedRow<R>>();
+  records.forEach((record, index) => {
+    const key = dedupeKey(record);
+    const earlier = key === undefined ? undefined : byKey.get(key);
+    if (!earlier) {
+      const row = { id: newId(), first: index, replacedBy: [], record, replace: record.replace_duplicate };
+      rows.push(row);
+      if (key !== undefined) byKey.set(key, row);
+    } else if (record.replace_duplicate) {
+      earlier.replacedBy.push(index);
+      earlier.record = record;
+      earlier.replace = true;
+    } else {
+      ignored.push(index);
+    }
+  });
+  const sortKey = (row: PlannedRow<R>) => dedupeKey(row.record) ?? '';
+  rows.sort((a, b) => (sortKey(a) < sortKey(b) ? -1 : sortKey(a) > sortKey(b) ? 1 : 0));
+  return { rows, ignored };
+}
+
+/** What the upsert returned: every row it inserted or updated (not the rows a "do nothing" left alone). */
+export type ReturnedRow = KeyFields & { id: string };
+
+export interface Settled {
+  outcomes: StoreOutcome[];
+  /** The records that were written (stored or replaced), in the order given, with the id of their row. */
+  written: { index: number; id: string; outcome: 'stored' | 'replaced' }[];
+}
+
+/** The outcome of every record, from the plan and what the database returned. */
+export function settleStore<R extends KeyFields & { replace_duplicate: boolean }>(records: R[], plan: StorePlan<R>, returned: ReturnedRow[]): Settled {
+  const outcomes: StoreOutcome[] = new Array(records.length);
+  const written: Settled['written'] = [];
+  const rowById = new Map(plan.rows.map((row) => [row.id, row]));
+  const rowByKey = new Map(plan.rows.filter((row) => dedupeKey(row.record) !== undefined).map((row) => [dedupeKey(row.record)!, row]));
+  const rowIds = new Map<PlannedRow<R>, { id: string; inserted: boolean }>();
+  for (const row of returned) {
+    const inserted = rowById.get(row.id);
+    const planned = inserted ?? rowByKey.get(dedupeKey(row)!);
+    if (planned) rowIds.set(planned, { id: row.id, inserted: inserted !== undefined });
+  }
+  for (const row of plan.rows) {
+    const result = rowIds.get(row);
+    const firstReplaces = records[row.first].replace_duplicate;
+    const first: StoreOutcome = result?.inserted ? 'stored' : firstReplaces ? 'replaced' : 'ignored';
+    outcomes[row.first] = first;
+    if (!result) continue;
+    if (first !== 'ignored') written.push({ index: row.first, id: result.id, outcome: first });
+    for (const index of row.replacedBy) {
+      outcomes[index] = 'replaced';
+      written.push({ index, id: result.id, outcome: 'replaced' });
+    }
+  }
+  for (const index of plan.ignored) outcomes[index] = 'ignored';
+  written.sort((a, b) => a.index - b.index);
+  return { outcomes, written };
+}
+
+/** A checked record, the workstream it is checked against, and the headers of the request that sent it. */
+export interface RecordToStore<K extends PerformanceKind = PerformanceKind> {
+  record: RecordInputOf[K];
+  workstream: WorkstreamConfig;
+  /** The request id of the API request it came in (for the events it causes); CSV rows have none. */
+  headers?: Record<string, string>;
+}
 
 export interface StoreResult {
   outcomes: StoreOutcome[];
@@ -86,87 +189,64 @@ export interface StoreResult {
 
 /**
  * Stores checked records in the caller's transaction, applying the unique_id rule as if the records
- * came one after the other: a repeat with replace_duplicate true replaces the attributes, false keeps
- * them. Quality records that QC should see are written to the outbox in the same transaction.
+ * came one after the other (planStore, settleStore): a repeat with replace_duplicate true replaces the
+ * attributes, false keeps them. Every quality record stored or replaced that QC should see gets its event
+ * in the outbox, in the same transaction.
  */
 export async function storeRecords<K extends PerformanceKind>(
-  tx: Tx,
+  sql: Sql,
   kind: K,
-  workstream: WorkstreamConfig,
-  records: RecordInputOf[K][],
+  items: RecordToStore<K>[],
   uploadId: string | null,
   random: () => number = Math.random,
 ): Promise<StoreResult> {
-  const outcomes: StoreOutcome[] = new Array(records.length);
-  // Repeats inside the batch are settled here, because one INSERT may not touch a row twice.
-  const pendingByKey = new Map<string, number>();
-  const pending: { index: number; id: string; record: RecordInputOf[K] }[] = [];
-  records.forEach((record, index) => {
-    const key = dedupeKey(record);
-    const earlier = key === undefined ? undefined : pendingByKey.get(key);
-    if (earlier === undefined) {
-      if (key !== undefined) pendingByKey.set(key, pending.length);
-      pending.push({ index, id: randomUUID(), record });
-    } else if (record.replace_duplicate) {
-      // The first of the repeats takes the database's outcome; this one replaced it.
-      outcomes[index] = 'replaced';
-      pending[earlier] = { ...pending[earlier], record };
-    } else {
-      outcomes[index] = 'ignored';
-    }
-  });
-  const byId = new Map(pending.map((p) => [p.id, p]));
-  const byKey = new Map(pending.filter((p) => dedupeKey(p.record) !== undefined).map((p) => [dedupeKey(p.record)!, p]));
-  const written: { record: RecordInputOf[K]; id: string; outcome: 'stored' | 'replaced' }[] = [];
+  const records = items.map((item) => item.record);
+  const plan = planStore(records);
+  const returned: ReturnedRow[] = [];
   for (const replace of [true, false]) {
-    const group = pending.filter((p) => p.record.replace_duplicate === replace);
-    if (!group.length) continue;
-    const rows = group.map(({ id, record }) => {
-      const { replace_duplicate: _ignored, ...columns } = record;
-      return { ...columns, id, upload_id: uploadId };
-    });
-    const returned = await tx.$queryRawUnsafe<ReturnedRow[]>(SQL[kind][replace ? 'replace' : 'keep'], JSON.stringify(rows));
-    for (const row of returned) {
-      const mine = byId.get(row.id);
-      const entry = mine ?? byKey.get(dedupeKey(row)!);
-      if (!entry) continue;
-      const outcome = mine ? 'stored' : 'replaced';
-      outcomes[entry.index] = outcome;
-      written.push({ record: entry.record, id: row.id, outcome });
-    }
-    for (const p of group) outcomes[p.index] ??= 'ignored';
+    const rows = plan.rows
+      .filter((row) => row.replace === replace)
+      .map(({ id, record }) => {
+        const { replace_duplicate: _ignored, ...columns } = record;
+        return { ...columns, id, upload_id: uploadId };
+      });
+    if (rows.length) returned.push(...(await sql.query<ReturnedRow>(UPSERTS[kind][replace ? 'replace' : 'keep'], [JSON.stringify(rows)])));
   }
+  const { outcomes, written } = settleStore(records, plan, returned);
   let qcEvents = 0;
   if (kind === 'quality') {
-    const events = qcEventsFor(workstream, written as { record: QualityRecordInput; id: string; outcome: 'stored' | 'replaced' }[], uploadId, random);
-    await enqueueEvents(tx, PERFORMANCE_SOURCE, Topic.QualityReviewForQc, events.map((data) => ({ data, key: workstream.id })));
+    const events = qcEventsFor(written.map(({ index, id, outcome }) => ({ ...(items[index] as RecordToStore<'quality'>), id, outcome })), uploadId, random);
+    await enqueueEvents(sql, PERFORMANCE_SOURCE, Topic.QualityReviewForQc, events);
     qcEvents = events.length;
   }
   return { outcomes, qcEvents };
 }
 
 function qcEventsFor(
-  workstream: WorkstreamConfig,
-  written: { record: QualityRecordInput; id: string; outcome: 'stored' | 'replaced' }[],
+  written: (RecordToStore<'quality'> & { id: string; outcome: 'stored' | 'replaced' })[],
   uploadId: string | null,
   random: () => number,
-): QualityReviewForQcEvent[] {
-  const events: QualityReviewForQcEvent[] = [];
-  for (const { record, id, outcome } of written) {
+): { data: QualityReviewForQcEvent; key: string; headers?: Record<string, string> }[] {
+  const events: { data: QualityReviewForQcEvent; key: string; headers?: Record<string, string> }[] = [];
+  for (const { record, workstream, headers, id, outcome } of written) {
     const reason: QcReason | undefined =
       record.review_score < workstream.qc_score_threshold ? 'below_threshold' : random() < workstream.qc_sample_rate ? 'sampled' : undefined;
     if (!reason) continue;
-    const { replace_duplicate: _r, workstream_id: _w, ...data } = record;
+    const { replace_duplicate: _r, workstream_id: _w, ...data } = record satisfies QualityRecordInput;
     events.push({
-      record_id: id,
-      workstream_id: workstream.id,
-      account_id: workstream.account_id,
-      reason,
-      qc_score_threshold: workstream.qc_score_threshold,
-      qc_sample_rate: workstream.qc_sample_rate,
-      outcome,
-      upload_id: uploadId,
-      record: data satisfies QualityReviewRecordData,
+      data: {
+        record_id: id,
+        workstream_id: workstream.id,
+        account_id: workstream.account_id,
+        reason,
+        qc_score_threshold: workstream.qc_score_threshold,
+        qc_sample_rate: workstream.qc_sample_rate,
+        outcome,
+        upload_id: uploadId,
+        record: data satisfies QualityReviewRecordData,
+      },
+      key: workstream.id,
+      ...(headers ? { headers } : {}),
     });
   }
   return events;

@@ -13,7 +13,7 @@ import {
   type PerformanceUploadView,
   performanceUploadFolder,
 } from '@workline/contracts';
-import { PrismaService } from '@workline/db';
+import { DbPool, PrismaService, statement } from '@workline/db';
 import { OutboxRelay } from '@workline/kafka';
 import { parse } from 'csv-parse';
 import { randomUUID } from 'node:crypto';
@@ -100,6 +100,7 @@ export class UploadsService implements OnApplicationBootstrap, OnApplicationShut
 
   constructor(
     private readonly prisma: PrismaService,
+    private readonly db: DbPool,
     private readonly workstreams: WorkstreamsService,
     private readonly outbox: OutboxRelay,
     @Inject(BLOB_STORE) private readonly blobs: BlobStore,
@@ -344,38 +345,36 @@ export class UploadsService implements OnApplicationBootstrap, OnApplicationShut
 
   /** One transaction: the batch's records, its rejections (up to the cap) and the upload's progress. */
   private async commit(upload: UploadRow, workstream: WorkstreamConfig, batch: Batch): Promise<void> {
-    const result = await this.prisma.$transaction(
-      async (tx) => {
-        const [current] = await tx.$queryRaw<{ rows_rejected: number }[]>`
-          select rows_rejected from performance_upload where id = ${upload.id} and claimed_by = ${this.instanceId} for update`;
-        if (!current) throw new ClaimLost();
-        const stored = await storeRecords<PerformanceKind>(tx, batch.kind, workstream, batch.records.map((r) => r.record), upload.id);
-        const room = Math.max(0, UPLOAD_LIMITS.rejectionsKept - current.rows_rejected);
-        if (room && batch.rejections.length) {
-          await tx.performanceUploadRejection.createMany({
-            data: batch.rejections.slice(0, room).map((r) => ({ uploadId: upload.id, row: r.row, errors: r.errors as unknown as object[] })),
-            skipDuplicates: true,
-          });
-        }
-        const count = (outcome: string) => stored.outcomes.filter((o) => o === outcome).length;
-        await tx.performanceUpload.update({
-          where: { id: upload.id },
-          data: {
-            rowsProcessed: { increment: batch.size },
-            rowsStored: { increment: count('stored') },
-            rowsReplaced: { increment: count('replaced') },
-            rowsIgnored: { increment: count('ignored') },
-            rowsRejected: { increment: batch.rejections.length },
-            heartbeatAt: new Date(),
-          },
-        });
-        return stored;
-      },
-      { timeout: 120_000, maxWait: 30_000 },
-    );
+    const result = await this.db.transaction(async (sql) => {
+      const [current] = await sql.query<{ rows_rejected: number }>(CLAIMED_UPLOAD, [upload.id, this.instanceId]);
+      if (!current) throw new ClaimLost();
+      const stored = await storeRecords(sql, batch.kind, batch.records.map((r) => ({ record: r.record, workstream })), upload.id);
+      const room = Math.max(0, UPLOAD_LIMITS.rejectionsKept - current.rows_rejected);
+      if (room && batch.rejections.length) await sql.query(INSERT_REJECTIONS, [upload.id, JSON.stringify(batch.rejections.slice(0, room))]);
+      const count = (outcome: string) => stored.outcomes.filter((o) => o === outcome).length;
+      await sql.query(COUNT_PROGRESS, [upload.id, batch.size, count('stored'), count('replaced'), count('ignored'), batch.rejections.length]);
+      return stored;
+    });
     if (result.qcEvents) this.outbox.poke();
   }
 }
+
+/** The upload, locked, if this instance still holds its claim. */
+const CLAIMED_UPLOAD = statement('performance_upload_claimed', 'select rows_rejected from performance_upload where id = $1 and claimed_by = $2 for update');
+
+const INSERT_REJECTIONS = statement(
+  'performance_upload_rejections_insert',
+  `insert into performance_upload_rejection (upload_id, "row", errors)
+   select $1, x."row", x.errors from jsonb_to_recordset($2::jsonb) as x("row" int, errors jsonb)
+   on conflict do nothing`,
+);
+
+const COUNT_PROGRESS = statement(
+  'performance_upload_progress',
+  `update performance_upload set rows_processed = rows_processed + $2, rows_stored = rows_stored + $3, rows_replaced = rows_replaced + $4,
+     rows_ignored = rows_ignored + $5, rows_rejected = rows_rejected + $6, heartbeat_at = now()
+   where id = $1`,
+);
 
 /** The rows of one transaction: checked records, and the rows refused with their reasons. */
 class Batch {

@@ -9,7 +9,7 @@ import {
   type WorkstreamCreateRequest,
   type WorkstreamView,
 } from '@workline/contracts';
-import { PrismaService } from '@workline/db';
+import { ImmutableRowCache, PrismaService } from '@workline/db';
 import { enqueueEvent, OutboxRelay } from '@workline/kafka';
 import { randomUUID } from 'node:crypto';
 import type { WorkstreamConfig } from './record-rules';
@@ -19,13 +19,11 @@ export const PERFORMANCE_SOURCE = 'performance';
 /** Defaults of the quality-control settings of a workstream (docs/performance-api.md). */
 export const QC_DEFAULTS = { qc_score_threshold: 0.5, qc_sample_rate: 0.05 } as const;
 
-/** Workstreams never change once created, so their configuration is cached; bounded to stay small. */
-const CACHE_LIMIT = 10_000;
-
 /** Workstreams and their use cases: the configuration that performance records are validated against. */
 @Injectable()
 export class WorkstreamsService {
-  private readonly cache = new Map<string, WorkstreamConfig>();
+  /** Workstreams never change once created and are never deleted: their configuration is cached. */
+  private readonly configs = new ImmutableRowCache<WorkstreamConfig>();
 
   constructor(
     private readonly prisma: PrismaService,
@@ -69,7 +67,7 @@ export class WorkstreamsService {
 
   async get(workstreamId: string): Promise<WorkstreamView> {
     const row = await this.prisma.workstream.findUnique({ where: { id: workstreamId } });
-    if (!row) throw DomainError.notFound(`workstream ${workstreamId} not found`);
+    if (!row) throw notFound(workstreamId);
     return toView(row);
   }
 
@@ -86,21 +84,24 @@ export class WorkstreamsService {
   }
 
   async config(workstreamId: string): Promise<WorkstreamConfig> {
-    const cached = this.cache.get(workstreamId);
-    if (cached) return cached;
-    const view = await this.get(workstreamId);
-    const config: WorkstreamConfig = {
-      id: view.id,
-      account_id: view.account_id,
-      use_cases: view.use_cases,
-      qc_score_threshold: view.qc_score_threshold,
-      qc_sample_rate: view.qc_sample_rate,
-    };
-    if (this.cache.size >= CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value!);
-    this.cache.set(workstreamId, config);
+    const config = await this.configs.get(workstreamId, async () => {
+      const row = await this.prisma.workstream.findUnique({ where: { id: workstreamId } });
+      return row && configOf(toView(row));
+    });
+    if (!config) throw notFound(workstreamId);
     return config;
   }
 }
+
+const configOf = (view: WorkstreamView): WorkstreamConfig => ({
+  id: view.id,
+  account_id: view.account_id,
+  use_cases: view.use_cases,
+  qc_score_threshold: view.qc_score_threshold,
+  qc_sample_rate: view.qc_sample_rate,
+});
+
+const notFound = (workstreamId: string) => DomainError.notFound(`workstream ${workstreamId} not found`);
 
 const forbidden = (workstreamId: string) => new DomainError(ErrorCode.Forbidden, `Forbidden: this API key is not valid for workstream ${workstreamId}`);
 

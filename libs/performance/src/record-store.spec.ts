@@ -1,0 +1,105 @@
+import 'reflect-metadata';
+import { planStore, type ReturnedRow, settleStore } from './record-store';
+
+type Rec = { workstream_id: string; use_case_id: string; task_definition_id: string; unique_id: string | null; replace_duplicate: boolean; n: number };
+
+const rec = (n: number, uniqueId: string | null, replace = true, workstream = 'ws-1'): Rec => ({
+  workstream_id: workstream,
+  use_case_id: 'uc',
+  task_definition_id: 'td',
+  unique_id: uniqueId,
+  replace_duplicate: replace,
+  n,
+});
+
+/** Ids r0, r1, ... in the order rows are planned. */
+const ids = () => {
+  let next = 0;
+  return () => `r${next++}`;
+};
+
+/** What the database returns for a plan, given which keys already had a row (with the id it keeps). */
+function databaseAnswer(records: Rec[], plan: ReturnType<typeof planStore<Rec>>, existing: Record<string, string>): ReturnedRow[] {
+  const returned: ReturnedRow[] = [];
+  for (const row of plan.rows) {
+    const { workstream_id, use_case_id, task_definition_id, unique_id } = row.record;
+    const key = unique_id ?? '';
+    if (unique_id === null || !(key in existing)) returned.push({ id: row.id, workstream_id, use_case_id, task_definition_id, unique_id });
+    else if (row.replace) returned.push({ id: existing[key], workstream_id, use_case_id, task_definition_id, unique_id });
+  }
+  return returned;
+}
+
+const settle = (records: Rec[], existing: Record<string, string> = {}) => {
+  const plan = planStore(records, ids());
+  return { plan, ...settleStore(records, plan, databaseAnswer(records, plan, existing)) };
+};
+
+describe('planStore and settleStore: the unique_id rule inside one batch, as if one after the other', () => {
+  it('a new key: the first is stored, later replacing ones replace, later keeping ones are ignored; the row ends with the last replacing record', () => {
+    const records = [rec(0, 'u'), rec(1, 'u', false), rec(2, 'u', true), rec(3, 'u', false)];
+    const { plan, outcomes, written } = settle(records);
+    expect(outcomes).toEqual(['stored', 'ignored', 'replaced', 'ignored']);
+    expect(plan.rows).toHaveLength(1);
+    expect(plan.rows[0].record.n).toBe(2);
+    expect(written).toEqual([
+      { index: 0, id: 'r0', outcome: 'stored' },
+      { index: 2, id: 'r0', outcome: 'replaced' },
+    ]);
+  });
+
+  it('an existing key, first record keeping and a later one replacing: the first is ignored, the later one replaced', () => {
+    const records = [rec(0, 'u', false), rec(1, 'u', true)];
+    const { outcomes, written, plan } = settle(records, { u: 'old' });
+    expect(outcomes).toEqual(['ignored', 'replaced']);
+    expect(plan.rows[0]).toMatchObject({ replace: true, record: { n: 1 } });
+    expect(written).toEqual([{ index: 1, id: 'old', outcome: 'replaced' }]);
+  });
+
+  it('an existing key, every record keeping: all ignored, nothing written', () => {
+    const records = [rec(0, 'u', false), rec(1, 'u', false)];
+    expect(settle(records, { u: 'old' })).toMatchObject({ outcomes: ['ignored', 'ignored'], written: [] });
+  });
+
+  it('an existing key, first record replacing: replaced, with the existing row id', () => {
+    expect(settle([rec(0, 'u')], { u: 'old' })).toMatchObject({ outcomes: ['replaced'], written: [{ index: 0, id: 'old', outcome: 'replaced' }] });
+  });
+
+  it('records without unique_id are always new; keys of other workstreams are other keys', () => {
+    const records = [rec(0, null), rec(1, null), rec(2, 'u', true, 'ws-1'), rec(3, 'u', false, 'ws-2')];
+    const { outcomes, plan } = settle(records);
+    expect(outcomes).toEqual(['stored', 'stored', 'stored', 'stored']);
+    expect(plan.rows).toHaveLength(4);
+  });
+
+  it('plans rows in key order, so concurrent batches lock rows in the same order', () => {
+    const { plan } = settle([rec(0, 'c'), rec(1, 'a'), rec(2, 'b')]);
+    expect(plan.rows.map((row) => row.record.unique_id)).toEqual(['a', 'b', 'c']);
+  });
+
+  it('matches a serial replay for every combination of replace flags, with and without an existing row', () => {
+    // Reference: apply the records one at a time to a map.
+    const serial = (records: Rec[], existing: Set<string>) => {
+      const stored = new Map<string, number | 'old'>([...existing].map((key) => [key, 'old' as const]));
+      const outcomes = records.map((r) => {
+        if (!stored.has(r.unique_id!)) return stored.set(r.unique_id!, r.n), 'stored';
+        if (r.replace_duplicate) return stored.set(r.unique_id!, r.n), 'replaced';
+        return 'ignored';
+      });
+      return { outcomes, final: stored };
+    };
+    const flags = [true, false];
+    for (const a of flags) for (const b of flags) for (const c of flags) for (const exists of flags) {
+      const records = [rec(0, 'u', a), rec(1, 'u', b), rec(2, 'v', c), rec(3, 'u', !a)];
+      const existing: Record<string, string> = exists ? { u: 'old' } : {};
+      const { outcomes, plan } = settle(records, existing);
+      const expected = serial(records, new Set(Object.keys(existing)));
+      expect(outcomes).toEqual(expected.outcomes);
+      const written = plan.rows.find((row) => row.record.unique_id === 'u')!;
+      const final = expected.final.get('u');
+      // A row the batch does not replace keeps what it held; otherwise it ends with the last writer's record.
+      if (final === 'old') expect(written.replace).toBe(false);
+      else expect(written.record.n).toBe(final);
+    }
+  });
+});
