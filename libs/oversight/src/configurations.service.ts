@@ -1,11 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { type ConfigurationCreateRequest, type ConfigurationGetRequest, type ConfigurationView, DomainError } from '@workline/contracts';
-import { PrismaService } from '@workline/db';
+import { ImmutableRowCache, type OversightConfiguration, PrismaService } from '@workline/db';
 import { randomUUID } from 'node:crypto';
 
 /** Oversight configurations of a workstream: which events its tasks emit and for which tool project. */
 @Injectable()
 export class ConfigurationsService {
+  /** Configurations never change once created and are never deleted: task creation reads them from memory. */
+  private readonly rows = new ImmutableRowCache<OversightConfiguration>();
+
   constructor(private readonly prisma: PrismaService) {}
 
   async create(request: ConfigurationCreateRequest): Promise<ConfigurationView> {
@@ -33,8 +36,8 @@ export class ConfigurationsService {
     return toView(row);
   }
 
-  async ofWorkstream(workstreamId: string, configurationId: string) {
-    const row = await this.prisma.oversightConfiguration.findUnique({ where: { id: configurationId } });
+  async ofWorkstream(workstreamId: string, configurationId: string): Promise<OversightConfiguration> {
+    const row = await this.rows.get(configurationId, () => this.prisma.oversightConfiguration.findUnique({ where: { id: configurationId } }));
     if (!row || row.workstreamId !== workstreamId) throw DomainError.notFound(`configuration ${configurationId} not found`);
     return row;
   }

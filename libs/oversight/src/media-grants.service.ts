@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { type BlobStore, PeriodicSweep } from '@workline/blob-store';
 import { DomainError, type MediaGrantCreateReply, type MediaGrantCreateRequest } from '@workline/contracts';
-import { type Prisma, PrismaService } from '@workline/db';
+import { PrismaService } from '@workline/db';
 import { randomBytes } from 'node:crypto';
 import { ConfigurationsService } from './configurations.service';
 import { mediaBlobKey, OVERSIGHT_OPTIONS, type OversightOptions } from './oversight.options';
@@ -51,15 +51,6 @@ export class MediaGrantsService implements OnApplicationBootstrap, OnApplication
     return { media_key: id };
   }
 
-  /**
-   * Inside a task creation's transaction: holds the grant until the task is committed, so the sweep cannot
-   * delete the media in between (it locks the grant for update). 404 when the sweep removed it first.
-   */
-  async holdForTask(tx: Prisma.TransactionClient, mediaKey: string): Promise<void> {
-    const held = await tx.$queryRaw<{ id: string }[]>`select id from oversight_media_grant where id = ${mediaKey} for share`;
-    if (!held.length) throw unknownMediaKey(mediaKey);
-  }
-
   onApplicationBootstrap(): void {
     this.sweeper.start();
   }
@@ -79,7 +70,7 @@ export class MediaGrantsService implements OnApplicationBootstrap, OnApplication
   /** Removes a grant; its media too unless a task uses it (tasks read their media for as long as they exist). */
   private async retire(id: string): Promise<void> {
     await this.prisma.$transaction(async (tx) => {
-      // skip locked: a task creation holding the grant is under way; the next sweep sees its task.
+      // skip locked: a task creation holding the grant (FOR SHARE, TasksService) is under way; the next sweep sees its task.
       const locked = await tx.$queryRaw<{ id: string }[]>`select id from oversight_media_grant where id = ${id} for update skip locked`;
       if (!locked.length) return;
       const used = await tx.oversightTask.findFirst({ where: { mediaKey: id, bucketId: null }, select: { id: true } });

@@ -23,12 +23,12 @@ import {
   type TaskView,
   UPLOAD_MEDIA_TYPES,
 } from '@workline/contracts';
-import { createOnce, type IdempotencyStamp, type Prisma, PrismaService } from '@workline/db';
+import { AlreadyCreated, type Batcher, createOnce, DbPool, type IdempotencyStamp, type Prisma, PrismaService, statement } from '@workline/db';
 import { SecretBox } from '@workline/secrets';
 import { randomBytes } from 'node:crypto';
 import { bucketSpec, BucketsService } from './buckets.service';
 import { ConfigurationsService } from './configurations.service';
-import { MediaGrantsService, unknownMediaKey } from './media-grants.service';
+import { unknownMediaKey } from './media-grants.service';
 import { mediaBlobKey, OVERSIGHT_OPTIONS, type OversightOptions } from './oversight.options';
 
 const invalid = (field: string, message: string) => new DomainError(ErrorCode.Validation, `Invalid request: ${message}`, [{ field, message }]);
@@ -85,21 +85,95 @@ export function toTaskView(row: TaskRow): TaskView {
   return view;
 }
 
+/** A task row as task creation inserts it (state QUEUED, created and updated now). */
+interface NewTask {
+  id: string;
+  workstream_id: string;
+  account_id: string;
+  configuration_id: string;
+  media_key: string;
+  bucket_id: string | null;
+  media_type: string;
+  callback_url: string | null;
+  sealed_authorization: string | null;
+  sealed_api_key: string;
+  existing_tags: { value: string; confidence_score: number | undefined }[];
+  idempotency_key: string | null;
+  idempotency_hash: string | null;
+}
+
+/**
+ * The tasks of a batch in one statement (one commit). The upload grants of their media are held (FOR SHARE)
+ * until the tasks commit, so the grant sweep cannot delete the media in between (it locks grants FOR UPDATE
+ * SKIP LOCKED); a task whose grant the sweep removed first is not inserted. A row whose Idempotency-Key is
+ * already taken in its workstream (by an earlier task, or by another row of the same batch) is skipped.
+ * Answers the ids inserted and the media keys held.
+ */
+const INSERT_TASKS = statement(
+  'oversight_tasks_insert',
+  `with batch as materialized (
+     select * from jsonb_to_recordset($1::jsonb) as x(id text, workstream_id text, account_id text, configuration_id text, media_key text,
+       bucket_id text, media_type text, callback_url text, sealed_authorization text, sealed_api_key text, existing_tags jsonb,
+       idempotency_key text, idempotency_hash text)
+   ), held as materialized (
+     select id from oversight_media_grant where id in (select media_key from batch where bucket_id is null) for share
+   ), inserted as (
+     insert into oversight_task (id, workstream_id, account_id, configuration_id, media_key, bucket_id, media_type, callback_url,
+       sealed_authorization, sealed_api_key, state, existing_tags, idempotency_key, idempotency_hash, created_at, updated_at)
+     select id, workstream_id, account_id, configuration_id, media_key, bucket_id, media_type, callback_url,
+       sealed_authorization, sealed_api_key, 'QUEUED', existing_tags, idempotency_key, idempotency_hash, now(), now()
+     from batch where bucket_id is not null or media_key in (select id from held)
+     on conflict (workstream_id, idempotency_key) do nothing
+     returning id
+   )
+   select (select coalesce(array_agg(id), '{}') from inserted) as inserted, (select coalesce(array_agg(id), '{}') from held) as held`,
+);
+
+/** What became of a task of a batch. */
+type TaskInsert = 'inserted' | 'key taken' | 'grant gone';
+
+interface GrantRow {
+  id: string;
+  workstream_id: string;
+  configuration_id: string;
+}
+
+const SELECT_GRANTS = statement('oversight_media_grants_by_id', 'select id, workstream_id, configuration_id from oversight_media_grant where id = any($1::text[])');
+
+const SELECT_TASK_BY_KEY = statement(
+  'oversight_task_by_idempotency_key',
+  'select id, idempotency_hash as "idempotencyHash" from oversight_task where workstream_id = $1 and idempotency_key = $2',
+);
+
 /** Annotation tasks: creation (with the media and bucket rules), status, and where their media is. */
 @Injectable()
 export class TasksService {
   private readonly blobs: BlobStore;
   private readonly box: SecretBox;
+  /** Task creations that arrive together are inserted together (group commit, docs/decisions.md). */
+  private readonly inserts: Batcher<NewTask, TaskInsert>;
+  /** Upload grants looked up together: one query for the batch. */
+  private readonly grantLookups: Batcher<string, GrantRow | undefined>;
 
   constructor(
     private readonly prisma: PrismaService,
+    private readonly db: DbPool,
     private readonly configurations: ConfigurationsService,
     private readonly buckets: BucketsService,
-    private readonly grants: MediaGrantsService,
     @Inject(OVERSIGHT_OPTIONS) options: OversightOptions,
   ) {
     this.blobs = options.blobs;
     this.box = new SecretBox(options.secretsKey);
+    this.inserts = db.batcher('tasks', async (tasks: NewTask[]) => {
+      const [result] = await db.query<{ inserted: string[]; held: string[] }>(INSERT_TASKS, [JSON.stringify(tasks)]);
+      const inserted = new Set(result.inserted);
+      const held = new Set(result.held);
+      return tasks.map((task): TaskInsert => (inserted.has(task.id) ? 'inserted' : task.bucket_id === null && !held.has(task.media_key) ? 'grant gone' : 'key taken'));
+    });
+    this.grantLookups = db.batcher('media_grant_lookups', async (ids: string[]) => {
+      const rows = new Map((await db.query<GrantRow>(SELECT_GRANTS, [ids])).map((row) => [row.id, row]));
+      return ids.map((id) => rows.get(id));
+    });
   }
 
   /**
@@ -112,8 +186,7 @@ export class TasksService {
       key,
       // What the client sent: the workstream is the key's scope, the sealed key differs on every request.
       request: { ...request, workstream_id: undefined, account_id: undefined, sealed_api_key: undefined, idempotency_key: undefined, replay_only: undefined },
-      find: (idempotencyKey) =>
-        this.prisma.oversightTask.findUnique({ where: { workstreamId_idempotencyKey: { workstreamId, idempotencyKey } }, select: { id: true, idempotencyHash: true } }),
+      find: async (idempotencyKey) => (await this.db.query<{ id: string; idempotencyHash: string | null }>(SELECT_TASK_BY_KEY, [workstreamId, idempotencyKey]))[0] ?? null,
       create: (stamp) => this.insert(request, stamp),
       replay: (row) => row.id,
       replayOnly: request.replay_only,
@@ -125,28 +198,26 @@ export class TasksService {
     await this.configurations.ofWorkstream(request.workstream_id, request.configuration_id);
     const mediaType = request.bucket_id ? await this.bucketMediaType(request, request.bucket_id) : await this.uploadedMediaType(request);
     const callback = request.callback_url ? parseCallbackUrl(request.callback_url) : undefined;
-    const row = await this.prisma.$transaction(async (tx) => {
-      if (!request.bucket_id) await this.grants.holdForTask(tx, request.media_key);
-      return tx.oversightTask.create({
-        data: {
-          id: `tsk_${randomBytes(16).toString('base64url')}`,
-          workstreamId: request.workstream_id,
-          accountId: request.account_id,
-          configurationId: request.configuration_id,
-          mediaKey: request.media_key,
-          bucketId: request.bucket_id ?? null,
-          mediaType,
-          callbackUrl: callback?.url ?? null,
-          sealedAuthorization: callback?.authorization ? this.box.seal(callback.authorization) : null,
-          sealedApiKey: request.sealed_api_key,
-          state: 'QUEUED',
-          existingTags: (request.existing_tags ?? []).map((t) => ({ value: t.value, confidence_score: t.confidence_score })),
-          ...stamp,
-        },
-        select: { id: true },
-      });
-    });
-    return row.id;
+    const task: NewTask = {
+      id: `tsk_${randomBytes(16).toString('base64url')}`,
+      workstream_id: request.workstream_id,
+      account_id: request.account_id,
+      configuration_id: request.configuration_id,
+      media_key: request.media_key,
+      bucket_id: request.bucket_id ?? null,
+      media_type: mediaType,
+      callback_url: callback?.url ?? null,
+      sealed_authorization: callback?.authorization ? this.box.seal(callback.authorization) : null,
+      sealed_api_key: request.sealed_api_key,
+      existing_tags: (request.existing_tags ?? []).map((t) => ({ value: t.value, confidence_score: t.confidence_score })),
+      idempotency_key: stamp.idempotencyKey,
+      idempotency_hash: stamp.idempotencyHash,
+    };
+    const outcome = await this.inserts.submit(task);
+    if (outcome === 'grant gone') throw unknownMediaKey(request.media_key);
+    // Another request with the key got there first: createOnce replays its task.
+    if (outcome === 'key taken') throw new AlreadyCreated(`a task with Idempotency-Key ${stamp.idempotencyKey} exists in workstream ${request.workstream_id}`);
+    return task.id;
   }
 
   async get(request: TaskGetRequest): Promise<TaskView> {
@@ -198,10 +269,10 @@ export class TasksService {
   }
 
   private async uploadedMediaType(request: TaskCreateRequest): Promise<string> {
-    const grant = MEDIA_KEY_PATTERN.test(request.media_key) ? await this.prisma.oversightMediaGrant.findUnique({ where: { id: request.media_key } }) : null;
-    if (!grant || grant.workstreamId !== request.workstream_id) throw unknownMediaKey(request.media_key);
-    if (grant.configurationId !== request.configuration_id) {
-      throw invalid('configuration_id', `media ${request.media_key} was granted for configuration ${grant.configurationId}: send the same configuration_id`);
+    const grant = MEDIA_KEY_PATTERN.test(request.media_key) ? await this.grantLookups.submit(request.media_key) : undefined;
+    if (!grant || grant.workstream_id !== request.workstream_id) throw unknownMediaKey(request.media_key);
+    if (grant.configuration_id !== request.configuration_id) {
+      throw invalid('configuration_id', `media ${request.media_key} was granted for configuration ${grant.configuration_id}: send the same configuration_id`);
     }
     const meta = await this.blobs.head(mediaBlobKey(request.media_key));
     if (!meta) throw new DomainError(ErrorCode.Conflict, `media ${request.media_key} has not been uploaded: PUT its bytes to the media_upload_url first`);
