@@ -12,7 +12,7 @@ import {
   type RunGetRequest,
   Topic,
 } from '@workline/contracts';
-import { createOnce, type IdempotencyStamp, type Prisma, PrismaService } from '@workline/db';
+import { AlreadyCreated, type Batcher, createOnce, DbPool, type IdempotencyStamp, ImmutableRowCache, PrismaService, statement } from '@workline/db';
 import { enqueueEvent, OutboxRelay, type Tx } from '@workline/kafka';
 import { SecretBox } from '@workline/secrets';
 import { randomUUID } from 'node:crypto';
@@ -20,8 +20,54 @@ import { PLATFORM_OUTBOX_SOURCE, PLATFORM_SETTINGS, type PlatformSettings } from
 import { parseRunRequest, runRequestErrors, V3 } from './run-request';
 import { type RunRecord, RunStatus, type UnitRecord, UnitStatus, v3Callback, v3Created, v3Polled, v4Created, v4Run } from './run-views';
 
-/** Rows per multi-row insert: 11 columns each stays far below PostgreSQL's 65,535 bind parameters. */
-const UNIT_INSERT_BATCH = 1_000;
+/** Runs with more units than this are inserted on their own rather than with the runs created at the same time. */
+const BATCHED_RUN_UNITS = 1_000;
+
+const SELECT_RUN_BY_KEY = statement(
+  'platform_run_by_idempotency_key',
+  `select id, line_id as "lineId", status, created_at as "createdAt", processed_at as "processedAt", idempotency_hash as "idempotencyHash"
+   from platform_run where account_id = $1 and idempotency_key = $2`,
+);
+
+/** A run as creation inserts it, with its units (their order is their seq). */
+interface NewRun {
+  id: string;
+  account_id: string;
+  line_id: string;
+  api: PlatformApi;
+  callback_url: string | null;
+  callback_authorization: string | null;
+  unit_count: number;
+  created_at: string;
+  idempotency_key: string | null;
+  idempotency_hash: string | null;
+  units: unknown[];
+}
+
+/**
+ * Runs and all their units in one statement (one commit), unit order kept by WITH ORDINALITY. A run whose
+ * Idempotency-Key is already taken in its account is skipped with its units, and not returned.
+ */
+const INSERT_RUNS = statement(
+  'platform_runs_insert',
+  `with runs as (
+     insert into platform_run (id, account_id, line_id, api, status, callback_url, callback_authorization, unit_count, pending_units, created_at,
+       idempotency_key, idempotency_hash)
+     select id, account_id, line_id, api, '${RunStatus.Processing}', callback_url, callback_authorization, unit_count, unit_count, created_at,
+       idempotency_key, idempotency_hash
+     from jsonb_to_recordset($1::jsonb) as x(id text, account_id text, line_id text, api text, callback_url text, callback_authorization text,
+       unit_count int, created_at timestamptz, idempotency_key text, idempotency_hash text)
+     on conflict (account_id, idempotency_key) do nothing
+     returning id, line_id, created_at
+   ), units as (
+     insert into platform_unit (run_id, seq, line_id, input, status, created_at)
+     select runs.id, (unit.ordinality - 1)::int, runs.line_id, unit.value, '${UnitStatus.Processing}', runs.created_at
+     from runs
+     join jsonb_to_recordset($1::jsonb) as x(id text, units jsonb) on x.id = runs.id
+     cross join lateral jsonb_array_elements(x.units) with ordinality as unit(value, ordinality)
+   )
+   select id from runs`,
+);
 
 export const ABORT_ACCEPTED = 'Abort accepted: units not processed yet will be aborted; read the run to follow its progress';
 export const ALREADY_PROCESSED = 'The run is already processed and cannot be aborted';
@@ -42,13 +88,19 @@ const created = (api: PlatformApi, run: RunRecord): object => (api === 'v4' ? v4
 @Injectable()
 export class RunsService {
   private readonly secrets: SecretBox;
+  /** Runs created at the same time are inserted together (group commit, docs/decisions.md). */
+  private readonly inserts: Batcher<NewRun, boolean>;
+  /** Lines never change once created and are never deleted: the account of each, from memory. */
+  private readonly lineAccounts = new ImmutableRowCache<string>();
 
   constructor(
     private readonly prisma: PrismaService,
+    private readonly db: DbPool,
     private readonly relay: OutboxRelay,
     @Inject(PLATFORM_SETTINGS) private readonly settings: PlatformSettings,
   ) {
     this.secrets = new SecretBox(settings.secretsKey);
+    this.inserts = db.batcher('runs', (runs: NewRun[]) => this.insertRuns(runs));
   }
 
   /**
@@ -60,7 +112,7 @@ export class RunsService {
     const { value, replayed } = await createOnce({
       key: request.idempotency_key,
       request: { api, body: request.body },
-      find: (idempotencyKey) => this.prisma.productionRun.findUnique({ where: { accountId_idempotencyKey: { accountId, idempotencyKey } } }),
+      find: async (idempotencyKey) => (await this.db.query<RunRecord & { idempotencyHash: string | null }>(SELECT_RUN_BY_KEY, [accountId, idempotencyKey]))[0] ?? null,
       create: (stamp) => this.insert(request, stamp),
       replay: (row) => created(api, { ...row, status: RunStatus.Processing }),
       ...(api === 'v3' ? { v3Code: V3.DataInvalid } : {}),
@@ -72,8 +124,10 @@ export class RunsService {
     const { api } = request;
     const parsed = parseRunRequest(api, request.body);
     const errors = runRequestErrors(api);
-    const line = await this.prisma.productionLine.findFirst({ where: { id: parsed.lineId, accountId: request.account_id }, select: { id: true } });
-    if (!line) throw errors.unknownLine(parsed.lineId);
+    const lineAccount = await this.lineAccounts.get(parsed.lineId, async () =>
+      (await this.prisma.productionLine.findUnique({ where: { id: parsed.lineId }, select: { accountId: true } }))?.accountId,
+    );
+    if (lineAccount !== request.account_id) throw errors.unknownLine(parsed.lineId);
     let callback: { url: string; authorization?: string } | undefined;
     if (parsed.callbackUrl !== undefined) {
       try {
@@ -83,42 +137,29 @@ export class RunsService {
         throw error;
       }
     }
-    const id = randomUUID();
-    const createdAt = new Date();
-    const run = await this.prisma.$transaction(
-      async (tx) => {
-        const row = await tx.productionRun.create({
-          data: {
-            id,
-            accountId: request.account_id,
-            lineId: parsed.lineId,
-            api,
-            status: RunStatus.Processing,
-            callbackUrl: callback?.url ?? null,
-            callbackAuthorization: callback?.authorization ? this.secrets.seal(callback.authorization) : null,
-            unitCount: parsed.units.length,
-            pendingUnits: parsed.units.length,
-            createdAt,
-            ...stamp,
-          },
-        });
-        for (let start = 0; start < parsed.units.length; start += UNIT_INSERT_BATCH) {
-          await tx.productionUnit.createMany({
-            data: parsed.units.slice(start, start + UNIT_INSERT_BATCH).map((input, offset) => ({
-              runId: id,
-              seq: start + offset,
-              lineId: parsed.lineId,
-              input: input as Prisma.InputJsonObject,
-              status: UnitStatus.Processing,
-              createdAt,
-            })),
-          });
-        }
-        return row;
-      },
-      { timeout: 60_000, maxWait: 10_000 },
-    );
-    return created(api, run);
+    const run: NewRun = {
+      id: randomUUID(),
+      account_id: request.account_id,
+      line_id: parsed.lineId,
+      api,
+      callback_url: callback?.url ?? null,
+      callback_authorization: callback?.authorization ? this.secrets.seal(callback.authorization) : null,
+      unit_count: parsed.units.length,
+      created_at: new Date().toISOString(),
+      idempotency_key: stamp.idempotencyKey,
+      idempotency_hash: stamp.idempotencyHash,
+      units: parsed.units,
+    };
+    const inserted = run.units.length > BATCHED_RUN_UNITS ? (await this.insertRuns([run]))[0] : await this.inserts.submit(run);
+    // Another request with the key got there first: createOnce replays its run.
+    if (!inserted) throw new AlreadyCreated(`a run with Idempotency-Key ${stamp.idempotencyKey} exists for this account`);
+    return created(api, { id: run.id, lineId: run.line_id, status: RunStatus.Processing, createdAt: new Date(run.created_at), processedAt: null });
+  }
+
+  /** Inserts runs with their units; for each, whether it was inserted (false: its Idempotency-Key was taken). */
+  private async insertRuns(runs: NewRun[]): Promise<boolean[]> {
+    const inserted = new Set((await this.db.query<{ id: string }>(INSERT_RUNS, [JSON.stringify(runs)])).map((row) => row.id));
+    return runs.map((run) => inserted.has(run.id));
   }
 
   async get(request: RunGetRequest): Promise<object> {
