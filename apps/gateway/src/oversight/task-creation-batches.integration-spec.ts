@@ -1,0 +1,52 @@
+import { createOversightTenant, dbQuery, http, type OversightTenant, solidPng } from '@workline/testing';
+import { randomUUID } from 'node:crypto';
+
+async function uploadedMedia(tenant: OversightTenant, configurationId = tenant.configurationId): Promise<string> {
+  const grant = await http<{ media_upload_url: string; media_key: string }>('POST', '/v1/signed-url', { headers: { 'x-api-key': tenant.key }, body: { configuration_id: configurationId } });
+  const upload = await fetch(grant.body.media_upload_url, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: solidPng(8, 8, [1, 2, 3]) });
+  if (upload.status !== 200) throw new Error(`media upload answered ${upload.status}`);
+  return grant.body.media_key;
+}
+
+/**
+ * Task creations that arrive together are checked one by one and inserted by one statement (group commit,
+ * docs/decisions.md): each request still gets its own answer, and an Idempotency-Key still makes one task.
+ */
+describe('task creation in batches (real PostgreSQL)', () => {
+  it('concurrent creations each get their own answer: created, replayed by key, media unknown or granted elsewhere', async () => {
+    const tenant = await createOversightTenant(`Batched tasks ${randomUUID().slice(0, 6)}`);
+    const other = await createOversightTenant(`Other tasks ${randomUUID().slice(0, 6)}`);
+    const media = await Promise.all(Array.from({ length: 12 }, () => uploadedMedia(tenant)));
+    const foreign = await uploadedMedia(other);
+    const key = `batch-${randomUUID()}`;
+    const create = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+      http<{ task_id?: string; message?: string }>('POST', '/v1/tasks', { headers: { 'x-api-key': tenant.key, ...headers }, body: { configuration_id: tenant.configurationId, ...body } });
+    const requests = [
+      ...media.map((mediaKey) => () => create({ media_key: mediaKey, existing_tags: [{ value: mediaKey, confidence_score: 0.5 }] })),
+      ...Array.from({ length: 4 }, () => () => create({ media_key: media[0] }, { 'idempotency-key': key })),
+      () => create({ media_key: foreign }),
+      () => create({ media_key: 'med_unknown0000000000000000000000' }),
+    ];
+    const results = await Promise.all(requests.map((send) => send()));
+    const plain = results.slice(0, 12);
+    expect(plain.map((r) => r.status)).toEqual(Array(12).fill(201));
+    const keyed = results.slice(12, 16);
+    expect(keyed.map((r) => r.status)).toEqual([201, 201, 201, 201]);
+    expect(new Set(keyed.map((r) => r.body.task_id)).size).toBe(1);
+    expect(keyed.filter((r) => r.headers.get('idempotent-replayed') === null)).toHaveLength(1);
+    expect(results[16].status).toBe(404);
+    expect(results[16].body.message).toBe(`media ${foreign} not found: get a media_key from POST /v1/signed-url, or send bucket_id for media in a mounted bucket`);
+    expect(results[17].status).toBe(404);
+
+    const rows = await dbQuery<{ id: string; media_key: string; existing_tags: { value: string }[]; state: string }>(
+      'select id, media_key, existing_tags, state from oversight_task where workstream_id = $1',
+      [tenant.workstreamId],
+    );
+    expect(rows).toHaveLength(13);
+    for (const [i, result] of plain.entries()) {
+      expect(rows.find((row) => row.id === result.body.task_id)).toEqual({ id: result.body.task_id, media_key: media[i], existing_tags: [{ value: media[i], confidence_score: 0.5 }], state: 'QUEUED' });
+    }
+    const status = await http<{ state: string; media_key: string }>('GET', `/v1/tasks/${keyed[0].body.task_id}`, { headers: { 'x-api-key': tenant.key } });
+    expect(status.body).toMatchObject({ state: 'QUEUED', media_key: media[0] });
+  });
+});
