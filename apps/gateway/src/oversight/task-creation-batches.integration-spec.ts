@@ -1,4 +1,5 @@
-import { createOversightTenant, dbQuery, http, type OversightTenant, solidPng } from '@workline/testing';
+import { createOversightTenant, dbQuery, eventually, http, type OversightTenant, solidPng, testStack } from '@workline/testing';
+import { Client } from 'pg';
 import { randomUUID } from 'node:crypto';
 
 async function uploadedMedia(tenant: OversightTenant, configurationId = tenant.configurationId): Promise<string> {
@@ -48,5 +49,31 @@ describe('task creation in batches (real PostgreSQL)', () => {
     }
     const status = await http<{ state: string; media_key: string }>('GET', `/v1/tasks/${keyed[0].body.task_id}`, { headers: { 'x-api-key': tenant.key } });
     expect(status.body).toMatchObject({ state: 'QUEUED', media_key: media[0] });
+  });
+
+  it('the task insert holds its upload grant: a grant the sweep removes first leaves no task and answers 404', async () => {
+    const tenant = await createOversightTenant(`Swept grant ${randomUUID().slice(0, 6)}`);
+    const mediaKey = await uploadedMedia(tenant);
+    // Plays the grant sweep: it locks the grant FOR UPDATE, then deletes it.
+    const sweep = new Client({ connectionString: testStack().databaseUrl });
+    await sweep.connect();
+    try {
+      await sweep.query('begin');
+      await sweep.query('select id from oversight_media_grant where id = $1 for update', [mediaKey]);
+      const answer = http<{ message: string }>('POST', '/v1/tasks', { headers: { 'x-api-key': tenant.key }, body: { media_key: mediaKey, configuration_id: tenant.configurationId } });
+      // Watched from another connection: a transaction sees one snapshot of pg_stat_activity.
+      await eventually(
+        async () =>
+          (await dbQuery("select pid from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like '%insert into oversight_task%'")).length === 1,
+        { what: 'the task insert to wait for the grant', timeoutMs: 30_000 },
+      );
+      await sweep.query('delete from oversight_media_grant where id = $1', [mediaKey]);
+      await sweep.query('commit');
+      const result = await answer;
+      expect([result.status, result.body.message]).toEqual([404, `media ${mediaKey} not found: get a media_key from POST /v1/signed-url, or send bucket_id for media in a mounted bucket`]);
+      expect(await dbQuery('select id from oversight_task where media_key = $1', [mediaKey])).toEqual([]);
+    } finally {
+      await sweep.end();
+    }
   });
 });
