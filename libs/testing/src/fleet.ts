@@ -1,6 +1,7 @@
 import { createKafka } from '@workline/kafka';
 import { randomUUID } from 'node:crypto';
 import { eventually } from './eventually';
+import { adminHeaders } from './http';
 import { type AppInstance, startAppInstance } from './instances';
 import { testStack } from './stack';
 
@@ -79,7 +80,8 @@ export class Fleet {
           if (exitCode !== null || signalCode !== null) throw new Error(`${member.app} #${member.index} exited (${signalCode ?? exitCode})`);
         }
         for (const url of this.gatewayUrls) {
-          const health = await fetch(`${url}/health`, { signal: AbortSignal.timeout(10_000) });
+          // With the admin token, a 503 names what is down (anonymous callers get only the status).
+          const health = await fetch(`${url}/health`, { headers: adminHeaders(), signal: AbortSignal.timeout(10_000) });
           if (health.status !== 200) throw new Error(`${url}/health answered ${health.status}: ${await health.text()}`);
         }
         const admin = probe.admin();
