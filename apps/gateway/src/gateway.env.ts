@@ -44,7 +44,7 @@ export class GatewayEnv extends BaseEnv {
   @IsInt() @Min(1) @Max(86_400)
   AUTH_FAILURE_WINDOW_SECONDS: number = 300;
 
-  /** Express "trust proxy": 0 (default) uses the socket address; 1 (or a number of hops) trusts X-Forwarded-For. */
+  /** Proxies trusted for the client address (Fastify trustProxy, a hop count): 0 (default) uses the socket address; 1 (or more hops) trusts X-Forwarded-For. */
   @IsInt() @Min(0) @Max(10)
   TRUST_PROXY: number = 0;
 

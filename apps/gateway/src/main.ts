@@ -1,54 +1,80 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { loadEnvOrExit } from '@workline/config';
 import { Authenticator } from '@workline/identity';
 import { RedisService } from '@workline/redis';
 import { ensureTopics, installJsonLogger, kafkaSettingsFrom } from '@workline/kafka';
-import { installGracefulShutdown } from '@workline/observability';
-import type { Server } from 'node:http';
+import { installGracefulShutdown, REQUEST_ID_HTTP_HEADER } from '@workline/observability';
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { GatewayEnv } from './gateway.env';
 import { GatewayModule } from './gateway.module';
 import { GatewayLifecycle } from './health/lifecycle';
-import { authentication } from './auth/authentication';
+import { installAuthentication } from './auth/authentication';
+import { toHttpProblem } from './http/api-errors';
 import { HttpExceptionFilter } from './http/http-exception.filter';
-import { jsonBody } from './http/json-body';
+import { installJsonBody } from './http/json-body';
 import { GatewayMetrics } from './http/metrics';
+import { writeProblem } from './http/problem';
 import { RateLimiter } from './http/rate-limit';
-import { requestIdContext, requestIds } from './http/request-id';
+import { installRequestIds, requestIdOf } from './http/request-id';
 import { v3Deprecation } from './http/v3-deprecation';
 import { StrictValidationPipe } from './http/validation.pipe';
+
+/** Node's own limit on a whole request, which Fastify would lift (0): a body trickling in forever is cut. */
+const REQUEST_TIMEOUT_MS = 300_000;
+
+function serverOptions(env: GatewayEnv): FastifyServerOptions {
+  return {
+    // Hops of proxies whose X-Forwarded-For is trusted for request.ip (0: the socket's address).
+    trustProxy: env.TRUST_PROXY,
+    keepAliveTimeout: env.HTTP_KEEP_ALIVE_MS,
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    genReqId: requestIdOf,
+    // During a graceful stop, requests still arriving on kept-alive connections are served (and their
+    // connections closed), not refused: the load balancer has already taken the gateway out of rotation.
+    return503OnClosing: false,
+    routerOptions: {
+      ignoreTrailingSlash: true,
+      // No limit of the router's own on an id in the path (unknown ids are 404s like any other):
+      // the request line is bounded by Node's 16 KiB header limit anyway.
+      maxParamLength: 16 * 1024,
+    },
+    // A path Fastify cannot decode (e.g. a bad %-escape in an id) is a 400 in the API group's error shape.
+    frameworkErrors: (error, request, reply) => {
+      reply.header(REQUEST_ID_HTTP_HEADER, request.id);
+      writeProblem(request, reply, toHttpProblem(error) ?? { status: 400, message: error.message });
+    },
+  };
+}
 
 async function bootstrap(): Promise<void> {
   const env = loadEnvOrExit(GatewayEnv, 'gateway');
   const jsonLogger = installJsonLogger(env, 'gateway');
   const logger = new Logger('gateway');
   await ensureTopics(kafkaSettingsFrom(env, 'gateway'));
-  const app = await NestFactory.create<NestExpressApplication>(GatewayModule.register(env), {
+  const app = await NestFactory.create<NestFastifyApplication>(GatewayModule.register(env), new FastifyAdapter(serverOptions(env)), {
     bodyParser: false,
     logger: jsonLogger,
   });
-  app.disable('x-powered-by');
-  app.set('trust proxy', env.TRUST_PROXY);
-  app.use(requestIds());
-  app.use(app.get(GatewayMetrics).middleware());
-  app.use(authentication(app.get(Authenticator), new RateLimiter(app.get(RedisService), env.rateLimits)));
-  app.use(v3Deprecation(env.v3Enabled, env.publicUrl));
-  app.use(jsonBody(env.BODY_LIMIT_BYTES));
-  app.use(requestIdContext());
+  const fastify = app.getHttpAdapter().getInstance();
+  // onRequest hooks run in this order, all before the body is read (installJsonBody's parsers).
+  installRequestIds(fastify);
+  app.get(GatewayMetrics).install(fastify);
+  installAuthentication(fastify, app.get(Authenticator), new RateLimiter(app.get(RedisService), env.rateLimits));
+  fastify.addHook('onRequest', v3Deprecation(env.v3Enabled, env.publicUrl));
+  installJsonBody(fastify, env.BODY_LIMIT_BYTES);
   app.useGlobalPipes(new StrictValidationPipe());
   app.useGlobalFilters(new HttpExceptionFilter());
-  await app.listen(env.PORT, '0.0.0.0');
-  const server = app.getHttpServer() as Server;
-  server.keepAliveTimeout = env.HTTP_KEEP_ALIVE_MS;
+  await app.listen({ port: env.PORT, host: '0.0.0.0' });
   // Node's rule: headersTimeout must exceed keepAliveTimeout, or a slow first request on a kept connection is cut.
-  server.headersTimeout = env.HTTP_KEEP_ALIVE_MS + 1000;
+  fastify.server.headersTimeout = env.HTTP_KEEP_ALIVE_MS + 1000;
   installGracefulShutdown('gateway', {
     drain: () => (app.get(GatewayLifecycle).draining = true),
     delayMs: env.SHUTDOWN_DELAY_MS,
     stop: async () => {
-      await closeHttpServer(server);
+      await closeHttpServer(fastify);
       // Only now the modules: Kafka request-reply, Redis and the database close after the last answer.
       await app.close();
     },
@@ -60,14 +86,13 @@ async function bootstrap(): Promise<void> {
  * Stops accepting connections and waits for the requests under way to be answered. Idle keep-alive
  * connections are closed as they become idle (Node closes only those idle at the moment of close()).
  */
-function closeHttpServer(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    const sweeper = setInterval(() => server.closeIdleConnections(), 100);
-    server.close(() => {
-      clearInterval(sweeper);
-      resolve();
-    });
-  });
+async function closeHttpServer(fastify: FastifyInstance): Promise<void> {
+  const sweeper = setInterval(() => fastify.server.closeIdleConnections(), 100);
+  try {
+    await fastify.close();
+  } finally {
+    clearInterval(sweeper);
+  }
 }
 
 bootstrap().catch((error: unknown) => {

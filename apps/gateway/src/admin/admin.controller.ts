@@ -19,7 +19,7 @@ import {
 } from '@workline/contracts';
 import { type ApiKeyView, IdentityService, type NewAccount } from '@workline/identity';
 import { KafkaRpcClient } from '@workline/kafka';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import { AdminTokenGuard } from '../auth/guards';
 import { sendReport } from '../performance/report-response';
 
@@ -116,19 +116,19 @@ export class AdminController {
 
   /** The workstream API's quality report, for any workstream (the console's operator charts). */
   @Get('workstreams/:workstreamId/reports/quality')
-  qualityReport(@Param('workstreamId') workstreamId: string, @Query() query: ReportQueryDto, @Res({ passthrough: true }) response: Response): Promise<unknown> {
-    return this.report(RpcPattern.QualityReport, workstreamId, query, response);
+  qualityReport(@Param('workstreamId') workstreamId: string, @Query() query: ReportQueryDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<unknown> {
+    return this.report(RpcPattern.QualityReport, workstreamId, query, reply);
   }
 
   @Get('workstreams/:workstreamId/reports/throughput')
-  throughputReport(@Param('workstreamId') workstreamId: string, @Query() query: ReportQueryDto, @Res({ passthrough: true }) response: Response): Promise<unknown> {
-    return this.report(RpcPattern.ThroughputReport, workstreamId, query, response);
+  throughputReport(@Param('workstreamId') workstreamId: string, @Query() query: ReportQueryDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<unknown> {
+    return this.report(RpcPattern.ThroughputReport, workstreamId, query, reply);
   }
 
   /** Reports as the workstream's own account: the performance service applies the same rules as for its key. */
-  private async report(pattern: RpcPattern.QualityReport | RpcPattern.ThroughputReport, workstreamId: string, query: ReportQueryDto, response: Response): Promise<unknown> {
+  private async report(pattern: RpcPattern.QualityReport | RpcPattern.ThroughputReport, workstreamId: string, query: ReportQueryDto, reply: FastifyReply): Promise<unknown> {
     const workstream = await this.workstream(workstreamId);
-    return sendReport(this.rpc, pattern, { account_id: workstream.account_id, workstream_id: workstream.id }, workstream.id, query, response);
+    return sendReport(this.rpc, pattern, { account_id: workstream.account_id, workstream_id: workstream.id }, workstream.id, query, reply);
   }
 
   private workstream(workstreamId: string): Promise<WorkstreamView> {

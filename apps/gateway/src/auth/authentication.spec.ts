@@ -1,7 +1,7 @@
-import type { Request } from 'express';
+import type { FastifyRequest } from 'fastify';
 import { presentedCredential } from './authentication';
 
-const request = (headers: Record<string, string>) => ({ headers }) as unknown as Request;
+const request = (headers: Record<string, string>) => ({ headers }) as unknown as FastifyRequest;
 const basic = (value: string) => `Basic ${Buffer.from(value).toString('base64')}`;
 
 describe('the credential each API group takes', () => {

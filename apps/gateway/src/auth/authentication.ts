@@ -1,10 +1,9 @@
 import { type Authenticator, type Credential, principalSubject, type Verdict } from '@workline/identity';
-import type { NextFunction, Request, Response } from 'express';
-import { apiGroupOf, type ApiGroup } from '../http/problem';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { apiGroupOf, type ApiGroup, pathOf } from '../http/problem';
 import { addressSubject, type RateLimiter } from '../http/rate-limit';
-import type { AuthenticatedRequest } from './principal';
 
-/** What the authentication middleware found; the route's guard decides what it means for that route. */
+/** What the authentication hook found; the route's guard decides what it means for that route. */
 export interface Authentication {
   /** The credential presented, if any (malformed ones are not). */
   credential?: Credential;
@@ -13,12 +12,17 @@ export interface Authentication {
   error?: unknown;
 }
 
-export type RequestWithAuthentication = AuthenticatedRequest & { authentication?: Authentication };
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by the authentication hook for the API groups (by the guard elsewhere). */
+    authentication?: Authentication;
+  }
+}
 
 /** The token of `Authorization: Bearer <token>`, if that is what the request carries. */
-const bearerToken = (request: Request) => /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1];
+const bearerToken = (request: Pick<FastifyRequest, 'headers'>) => /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1];
 
-function basicCredentialOf(request: Request): Credential | undefined {
+function basicCredentialOf(request: Pick<FastifyRequest, 'headers'>): Credential | undefined {
   const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(request.headers.authorization ?? '');
   const decoded = match ? Buffer.from(match[1], 'base64').toString('utf8') : '';
   const colon = decoded.indexOf(':');
@@ -30,7 +34,7 @@ function basicCredentialOf(request: Request): Credential | undefined {
  * that also take it, the Delivery API), Basic on /v4 and /v3, a worker's bearer token on the work API and
  * the admin token on /admin.
  */
-export function presentedCredential(group: ApiGroup, request: Request): Credential | undefined {
+export function presentedCredential(group: ApiGroup, request: Pick<FastifyRequest, 'headers'>): Credential | undefined {
   switch (group) {
     case 'v1': {
       const key = request.headers['x-api-key'];
@@ -53,36 +57,34 @@ export function presentedCredential(group: ApiGroup, request: Request): Credenti
   }
 }
 
-export const clientAddress = (request: Request) => request.ip ?? request.socket.remoteAddress ?? 'unknown';
+/** The client's address: the socket's, or with TRUST_PROXY that many proxies back in X-Forwarded-For. */
+export const clientAddress = (request: FastifyRequest) => request.ip ?? 'unknown';
 
 /**
- * Authenticates every request of an API group before its body is read, then counts it against the rate
- * limit of the principal it proved (or of its address, without a valid credential), answering 429 over
- * the limit. A failed authentication is not answered here: the route's guard answers it after body
+ * Authenticates every request of an API group as it arrives (an onRequest hook: before its body is read),
+ * then counts it against the rate limit of the principal it proved (or of its address, without a valid
+ * credential), answering 429 over the limit. A failed authentication is not answered here: the route's guard answers it after body
  * parsing, with its own message (so a malformed or oversize body still gets its 400/413).
  */
-export function authentication(authenticator: Authenticator, rateLimiter: RateLimiter) {
-  return (request: RequestWithAuthentication, response: Response, next: NextFunction) => {
-    const group = apiGroupOf(request.path);
-    if (group === 'other') return next();
+export function installAuthentication(fastify: FastifyInstance, authenticator: Authenticator, rateLimiter: RateLimiter): void {
+  fastify.decorateRequest('principal', undefined);
+  fastify.decorateRequest('authentication', undefined);
+  fastify.addHook('onRequest', async (request, reply) => {
+    const group = apiGroupOf(pathOf(request));
+    if (group === 'other') return;
     const credential = presentedCredential(group, request);
     const address = clientAddress(request);
-    const verify = async () => {
-      // On a cache hit the rate-limit take travels in authentication's one Redis round trip.
-      const checked = credential
-        ? await authenticator.authenticate(address, credential, (subject) => rateLimiter.command(group, subject)).catch((error: unknown) => {
-            request.authentication = { credential, error };
-            return undefined;
-          })
-        : undefined;
-      const verdict = checked?.verdict;
-      request.authentication ??= { credential, verdict };
-      if (verdict?.outcome === 'verified') request.principal = verdict.principal;
-      if (checked?.alongside) return checked.alongside;
-      return rateLimiter.take(group, verdict?.outcome === 'verified' ? principalSubject(verdict.principal) : addressSubject(address));
-    };
-    verify().then((state) => {
-      if (rateLimiter.admit(request, response, state)) next();
-    }, next);
-  };
+    // On a cache hit the rate-limit take travels in authentication's one Redis round trip.
+    const checked = credential
+      ? await authenticator.authenticate(address, credential, (subject) => rateLimiter.command(group, subject)).catch((error: unknown) => {
+          request.authentication = { credential, error };
+          return undefined;
+        })
+      : undefined;
+    const verdict = checked?.verdict;
+    request.authentication ??= { credential, verdict };
+    if (verdict?.outcome === 'verified') request.principal = verdict.principal;
+    const state = checked?.alongside ?? (await rateLimiter.take(group, verdict?.outcome === 'verified' ? principalSubject(verdict.principal) : addressSubject(address)));
+    if (!rateLimiter.admit(request, reply, state)) return reply;
+  });
 }

@@ -2,15 +2,16 @@ import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/com
 import { DomainError, ErrorCode } from '@workline/contracts';
 import { Authenticator, FailedAuthLimiter, type Principal } from '@workline/identity';
 import type { ApiGroup } from '../http/problem';
-import { type Authentication, clientAddress, presentedCredential, type RequestWithAuthentication } from './authentication';
+import type { FastifyRequest } from 'fastify';
+import { type Authentication, clientAddress, presentedCredential } from './authentication';
 
 const unauthorized = (message: string) => new DomainError(ErrorCode.Unauthorized, message);
 
 /**
- * The outcome of the authentication middleware (which runs for every API group before body parsing);
+ * The outcome of the authentication hook (which runs for every API group before body parsing);
  * a guarded route outside those groups is authenticated here, with the credential of `group`.
  */
-async function authenticationOf(authenticator: Authenticator, request: RequestWithAuthentication, group: ApiGroup): Promise<Authentication> {
+async function authenticationOf(authenticator: Authenticator, request: FastifyRequest, group: ApiGroup): Promise<Authentication> {
   if (request.authentication) return request.authentication;
   const credential = presentedCredential(group, request);
   const verdict = credential ? (await authenticator.authenticate(clientAddress(request), credential)).verdict : undefined;
@@ -21,7 +22,7 @@ async function authenticationOf(authenticator: Authenticator, request: RequestWi
 /** What a guard admits, and its 401 messages when the credential is missing (or malformed) and when it is wrong. */
 interface GuardRule {
   kind: Principal['kind'];
-  /** The API group whose credential the guard reads when the middleware has not run. */
+  /** The API group whose credential the guard reads when the authentication hook has not run. */
   group: ApiGroup;
   missing: string;
   invalid: string;
@@ -41,7 +42,7 @@ abstract class PrincipalGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const request = context.switchToHttp().getRequest<RequestWithAuthentication>();
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
     const { credential, verdict, error } = await authenticationOf(this.authenticator, request, this.rule.group);
     if (error) throw error;
     if (verdict?.outcome === 'verified' && verdict.principal.kind === this.rule.kind) return true;

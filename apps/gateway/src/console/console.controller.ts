@@ -1,6 +1,6 @@
 import { Controller, Get, Module, Res } from '@nestjs/common';
 import { DomainError } from '@workline/contracts';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -34,25 +34,25 @@ export class ConsoleController {
   }
 
   @Get()
-  index(@Res() response: Response): void {
-    this.send(response, 'index.html');
+  index(@Res() reply: FastifyReply): void {
+    this.send(reply, 'index.html');
   }
 
   // One route per file (not `:file`): the routes are the fixed list, and each is documented in OpenAPI.
   @Get('console.js')
-  script(@Res() response: Response): void {
-    this.send(response, 'console.js');
+  script(@Res() reply: FastifyReply): void {
+    this.send(reply, 'console.js');
   }
 
   @Get('console.css')
-  styles(@Res() response: Response): void {
-    this.send(response, 'console.css');
+  styles(@Res() reply: FastifyReply): void {
+    this.send(reply, 'console.css');
   }
 
-  private send(response: Response, name: string): void {
+  private send(reply: FastifyReply, name: string): void {
     const body = this.files.get(name);
     if (!body) throw DomainError.notFound(`console file ${name} not found`);
-    response.status(200).set({ 'content-type': FILES[name], 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' }).send(body);
+    void reply.code(200).headers({ 'content-type': FILES[name], 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' }).send(body);
   }
 }
 

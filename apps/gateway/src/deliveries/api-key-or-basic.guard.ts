@@ -1,7 +1,7 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { DomainError, ErrorCode } from '@workline/contracts';
+import type { FastifyRequest } from 'fastify';
 import { ApiKeyGuard, BasicAuthGuard } from '../auth/guards';
-import type { AuthenticatedRequest } from '../auth/principal';
 
 /**
  * Routes that serve both API families (the Delivery API): x-api-key when the header is there, else
@@ -15,7 +15,7 @@ export class ApiKeyOrBasicGuard implements CanActivate {
   ) {}
 
   canActivate(context: ExecutionContext): Promise<boolean> {
-    const headers = context.switchToHttp().getRequest<AuthenticatedRequest>().headers;
+    const headers = context.switchToHttp().getRequest<FastifyRequest>().headers;
     if (headers['x-api-key'] !== undefined) return this.apiKey.canActivate(context);
     if (headers.authorization !== undefined) return this.basic.canActivate(context);
     throw new DomainError(ErrorCode.Unauthorized, 'Missing credentials: send x-api-key or HTTP Basic credentials');

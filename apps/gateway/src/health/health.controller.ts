@@ -4,9 +4,8 @@ import { PrismaService } from '@workline/db';
 import { KafkaRpcClient } from '@workline/kafka';
 import { CachedCheck } from '@workline/observability';
 import { RedisService } from '@workline/redis';
-import type { Response } from 'express';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AdminTokenGuard } from '../auth/guards';
-import type { AuthenticatedRequest } from '../auth/principal';
 import { GatewayLifecycle } from './lifecycle';
 
 const PROBE_TIMEOUT_MS = 3000;
@@ -37,7 +36,7 @@ export class HealthDetailsGuard implements CanActivate {
   constructor(private readonly admin: AdminTokenGuard) {}
 
   canActivate(context: ExecutionContext): Promise<boolean> | boolean {
-    const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
     return request.headers.authorization === undefined ? true : this.admin.canActivate(context);
   }
 }
@@ -70,30 +69,30 @@ export class HealthController {
 
   @Get('ready')
   @UseGuards(HealthDetailsGuard)
-  ready(@Req() request: AuthenticatedRequest, @Res() response: Response): Promise<void> {
-    return this.answer(request, response);
+  ready(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    return this.answer(request, reply);
   }
 
   @Get()
   @UseGuards(HealthDetailsGuard)
-  health(@Req() request: AuthenticatedRequest, @Res() response: Response): Promise<void> {
-    return this.answer(request, response);
+  health(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    return this.answer(request, reply);
   }
 
-  private async answer(request: AuthenticatedRequest, response: Response): Promise<void> {
+  private async answer(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const admin = request.principal?.kind === 'admin';
     if (this.lifecycle.draining) {
-      response.status(503).json({ status: 'draining', ...(admin ? { message: 'Shutting down: not taking new work' } : {}) });
+      await reply.code(503).send({ status: 'draining', ...(admin ? { message: 'Shutting down: not taking new work' } : {}) });
       return;
     }
     const report = admin ? await this.check.refresh() : await this.check.get();
     const status = report.healthy ? 'ok' : 'unavailable';
-    response.status(report.healthy ? 200 : 503);
+    reply.code(report.healthy ? 200 : 503);
     if (!admin) {
-      response.json({ status });
+      await reply.send({ status });
       return;
     }
-    response.json({ status, ...(report.healthy ? {} : { message: `Down: ${report.problems.join('; ')}` }), components: report.components });
+    await reply.send({ status, ...(report.healthy ? {} : { message: `Down: ${report.problems.join('; ')}` }), components: report.components });
   }
 
   private async probe(): Promise<HealthReport> {

@@ -1,5 +1,5 @@
 import { Controller, Get, Res } from '@nestjs/common';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import { GatewayMetrics } from '../http/metrics';
 
 /** GET /metrics: Prometheus text format. Meant for the scraper on the internal network (not rate limited). */
@@ -8,7 +8,7 @@ export class MetricsController {
   constructor(private readonly metrics: GatewayMetrics) {}
 
   @Get()
-  async scrape(@Res() response: Response): Promise<void> {
-    response.status(200).type(this.metrics.registry.contentType).send(await this.metrics.registry.metrics());
+  async scrape(@Res() reply: FastifyReply): Promise<void> {
+    await reply.code(200).type(this.metrics.registry.contentType).send(await this.metrics.registry.metrics());
   }
 }

@@ -26,12 +26,17 @@ const STATUS_OF: Record<ErrorCode, number> = {
   [ErrorCode.Internal]: HttpStatus.INTERNAL_SERVER_ERROR,
 };
 
-interface BodyParserError {
-  type?: string;
-  status?: number;
-  limit?: number;
-  message?: string;
+/** An error Fastify raises itself (e.g. FST_ERR_CTP_INVALID_MEDIA_TYPE), with the status it stands for. */
+interface FastifyClientError {
+  code: string;
+  statusCode: number;
+  message: string;
 }
+
+const isFastifyClientError = (error: unknown): error is FastifyClientError => {
+  const candidate = error as Partial<FastifyClientError> | null;
+  return typeof candidate?.code === 'string' && candidate.code.startsWith('FST_') && typeof candidate.statusCode === 'number' && candidate.statusCode >= 400 && candidate.statusCode < 500;
+};
 
 /** HTTP status of each v3 code (spec, "Errors", platform API version 3). */
 export function v3HttpStatus(code: number): number {
@@ -57,17 +62,7 @@ export function toHttpProblem(error: unknown): HttpProblem | undefined {
     const message = typeof response === 'string' ? response : String((response as { message?: unknown }).message ?? error.message);
     return { status: error.getStatus(), message };
   }
-  const parserError = error as BodyParserError;
-  switch (parserError?.type) {
-    case 'entity.parse.failed':
-      return { status: HttpStatus.BAD_REQUEST, message: `Body is not valid JSON: ${parserError.message}` };
-    case 'entity.too.large':
-      return { status: HttpStatus.PAYLOAD_TOO_LARGE, message: `Body is larger than the limit of ${parserError.limit} bytes` };
-    case 'encoding.unsupported':
-    case 'charset.unsupported':
-      return { status: HttpStatus.UNSUPPORTED_MEDIA_TYPE, message: parserError.message ?? 'Unsupported body encoding' };
-    case 'request.aborted':
-      return { status: HttpStatus.BAD_REQUEST, message: 'The request was aborted while its body was read' };
-  }
+  // A request Fastify refused before our code saw it: its status, never a 500.
+  if (isFastifyClientError(error)) return { status: error.statusCode, message: error.message };
   return undefined;
 }

@@ -1,30 +1,35 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpStatus, Logger } from '@nestjs/common';
-import type { Request, Response } from 'express';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { toHttpProblem } from './api-errors';
-import { writeProblem } from './problem';
+import { malformedContentTypeRefusal } from './json-body';
+import { pathOf, writeProblem } from './problem';
+
+const isMalformedContentType = (error: unknown) => (error as { code?: unknown } | null)?.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE';
 
 /**
- * The one place where errors become HTTP responses. Unknown errors are 500 with an error id that is also
- * logged, never a 4xx. Body shapes per API group: writeProblem.
+ * The one place where errors become HTTP responses (Fastify's error handler and not-found handler end here
+ * too). Unknown errors are 500 with an error id that is also logged, never a 4xx. Body shapes per API
+ * group: writeProblem.
  */
 @Catch()
 export class HttpExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger('HTTP');
 
   catch(error: unknown, host: ArgumentsHost): void {
-    const response = host.switchToHttp().getResponse<Response>();
-    const request = host.switchToHttp().getRequest<Request>();
-    const problem = toHttpProblem(error);
-    if (!problem) {
+    const reply = host.switchToHttp().getResponse<FastifyReply>();
+    const request = host.switchToHttp().getRequest<FastifyRequest>();
+    const problem = toHttpProblem(isMalformedContentType(error) ? malformedContentTypeRefusal(request) : error);
+    // An answer already under way (a stream that failed) cannot be replaced: logged, and the connection ends.
+    if (!problem || reply.sent) {
       const errorId = randomUUID();
-      this.logger.error(`${request.method} ${request.path} failed (error id ${errorId})`, error instanceof Error ? error.stack : String(error));
-      response.status(HttpStatus.INTERNAL_SERVER_ERROR).json({ message: 'Internal error', error_id: errorId });
+      this.logger.error(`${request.method} ${pathOf(request)} failed (error id ${errorId})`, error instanceof Error ? error.stack : String(error));
+      if (!reply.sent) reply.code(HttpStatus.INTERNAL_SERVER_ERROR).send({ message: 'Internal error', error_id: errorId });
       return;
     }
     if (problem.status === HttpStatus.NOT_FOUND && /^Cannot (GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) /.test(problem.message)) {
-      problem.message = `Not found: no route ${request.method} ${request.path}`;
+      problem.message = `Not found: no route ${request.method} ${pathOf(request)}`;
     }
-    writeProblem(request, response, problem);
+    writeProblem(request, reply, problem);
   }
 }

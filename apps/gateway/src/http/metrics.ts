@@ -1,8 +1,8 @@
-import type { NextFunction, Request, Response } from 'express';
 import type { IdentityObserver } from '@workline/identity';
+import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 
-/** Route label of requests the router did not match (404s, and refusals by middleware before routing). */
+/** Route label of requests the router did not match (404s). */
 export const UNROUTED = 'unrouted';
 
 /**
@@ -48,17 +48,13 @@ export class GatewayMetrics {
     return { passwordChecked: () => this.passwordChecks.inc(), lookedUp: (kind) => this.identityLookups.inc({ kind }) };
   }
 
-  /** Express middleware, installed first so it times everything, including requests refused by middleware. */
-  middleware() {
-    return (request: Request, response: Response, next: NextFunction) => {
-      const stop = this.latency.startTimer();
-      response.once('finish', () => {
-        const route = (request.route as { path?: string } | undefined)?.path;
-        const labels = { method: request.method, route: route ? `${request.baseUrl}${route}` : UNROUTED, status: String(response.statusCode) };
-        stop(labels);
-        this.requests.inc(labels);
-      });
-      next();
-    };
+  /** Counts and times every answer, from the request's arrival (refusals by hooks and parsers included). */
+  install(fastify: FastifyInstance): void {
+    fastify.addHook('onResponse', (request, reply, done) => {
+      const labels = { method: request.method, route: request.routeOptions.url ?? UNROUTED, status: String(reply.statusCode) };
+      this.latency.observe(labels, reply.elapsedTime / 1000);
+      this.requests.inc(labels);
+      done();
+    });
   }
 }

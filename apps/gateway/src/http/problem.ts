@@ -1,9 +1,15 @@
 import { HttpStatus } from '@nestjs/common';
-import type { Request, Response } from 'express';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { HttpProblem } from './api-errors';
 
 /** The API groups, each with its own error body (spec "Errors"). */
 export type ApiGroup = 'v4' | 'v3' | 'v1' | 'work' | 'admin' | 'other';
+
+/** The request's path without its query string (presigned URLs carry their signature there). */
+export function pathOf(request: FastifyRequest): string {
+  const query = request.url.indexOf('?');
+  return query < 0 ? request.url : request.url.slice(0, query);
+}
 
 export function apiGroupOf(path: string): ApiGroup {
   if (/^\/v4(\/|$)/.test(path)) return 'v4';
@@ -47,23 +53,16 @@ function v3Body(problem: HttpProblem): { httpStatus: number; body: object } {
 }
 
 /** Writes an error in the body shape of the API group that was called. */
-export function writeProblem(request: Request, response: Response, problem: HttpProblem): void {
-  for (const [name, value] of Object.entries(problem.headers ?? {})) response.setHeader(name, value);
-  switch (apiGroupOf(request.path)) {
+export function writeProblem(request: FastifyRequest, reply: FastifyReply, problem: HttpProblem): FastifyReply {
+  if (problem.headers) reply.headers(problem.headers);
+  switch (apiGroupOf(pathOf(request))) {
     case 'v4':
-      response.status(problem.status).json(v4Body(problem));
-      return;
+      return reply.code(problem.status).send(v4Body(problem));
     case 'v3': {
       const { httpStatus, body } = v3Body(problem);
-      response.status(httpStatus).json(body);
-      return;
+      return reply.code(httpStatus).send(body);
     }
     default:
-      response.status(problem.status).json({ message: problem.message, ...(problem.errors ? { errors: problem.errors } : {}) });
+      return reply.code(problem.status).send({ message: problem.message, ...(problem.errors ? { errors: problem.errors } : {}) });
   }
 }
-
-export const unsupportedMediaType = (contentType: string | undefined): HttpProblem => ({
-  status: HttpStatus.UNSUPPORTED_MEDIA_TYPE,
-  message: `Content-Type must be application/json (got ${contentType ?? 'none'})`,
-});

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { HttpStatus } from '@nestjs/common';
 import { type Pipelined, RedisScript, type RedisService, roundTrip } from '@workline/redis';
-import type { Request, Response } from 'express';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type ApiGroup, writeProblem } from './problem';
 
 export const RATE_LIMIT_WINDOW_MS = 60_000;
@@ -93,13 +93,11 @@ export class RateLimiter {
   }
 
   /** Sets the limit headers; answers 429 and returns false when the request is over the limit. */
-  admit(request: Request, response: Response, state: WindowState | undefined): boolean {
+  admit(request: FastifyRequest, reply: FastifyReply, state: WindowState | undefined): boolean {
     if (!state) return true;
-    response.setHeader('X-RateLimit-Limit', String(state.limit));
-    response.setHeader('X-RateLimit-Remaining', String(state.remaining));
-    response.setHeader('X-RateLimit-Reset', String(state.resetSeconds));
+    reply.headers({ 'X-RateLimit-Limit': String(state.limit), 'X-RateLimit-Remaining': String(state.remaining), 'X-RateLimit-Reset': String(state.resetSeconds) });
     if (state.allowed) return true;
-    writeProblem(request, response, {
+    writeProblem(request, reply, {
       status: HttpStatus.TOO_MANY_REQUESTS,
       message: `Rate limit of ${state.limit} requests per minute exceeded; retry in ${state.resetSeconds} s`,
       headers: { 'Retry-After': String(state.resetSeconds) },

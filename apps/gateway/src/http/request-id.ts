@@ -1,45 +1,38 @@
 import { Logger } from '@nestjs/common';
 import { REQUEST_ID_HTTP_HEADER, requestIdFrom, runWithRequestId } from '@workline/observability';
-import type { NextFunction, Request, Response } from 'express';
+import type { FastifyInstance } from 'fastify';
+import type { IncomingMessage } from 'node:http';
 import { UNROUTED } from './metrics';
-
-type WithRequestId = Request & { requestId?: string };
+import { pathOf } from './problem';
 
 const logger = new Logger('http');
 
-/**
- * Gives every request its id (the caller's X-Request-Id when well formed, else a new UUID), echoes it in
- * the answer's X-Request-Id, runs the rest of the pipeline under it (so RPC calls carry it into Kafka) and
- * logs one line per request when the answer is sent. The line has the path without its query string:
- * presigned upload URLs carry their signature there.
- */
-export function requestIds() {
-  return (request: WithRequestId, response: Response, next: NextFunction) => {
-    const requestId = requestIdFrom(request.header(REQUEST_ID_HTTP_HEADER));
-    request.requestId = requestId;
-    response.setHeader(REQUEST_ID_HTTP_HEADER, requestId);
-    const started = process.hrtime.bigint();
-    response.once('finish', () => {
-      const route = (request.route as { path?: string } | undefined)?.path;
-      const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
-      logger.log({
-        msg: `${request.method} ${request.baseUrl}${request.path} ${response.statusCode}`,
-        request_id: requestId,
-        method: request.method,
-        path: `${request.baseUrl}${request.path}`,
-        route: route ? `${request.baseUrl}${route}` : UNROUTED,
-        status: response.statusCode,
-        duration_ms: Math.round(durationMs * 10) / 10,
-      });
-    });
-    runWithRequestId(requestId, next);
-  };
-}
+const HEADER = REQUEST_ID_HTTP_HEADER.toLowerCase();
+
+/** Fastify's `genReqId`: the caller's X-Request-Id when well formed, else a new UUID (`request.id`). */
+export const requestIdOf = (raw: IncomingMessage): string => requestIdFrom(raw.headers[HEADER]);
 
 /**
- * Enters the request's id again. Stream callbacks (the body parser's) run outside the context entered by
- * requestIds(), so this is installed after the body parser.
+ * Echoes every request's id (`request.id`, see requestIdOf) in the answer's X-Request-Id, runs the rest of
+ * the request under it (so RPC calls carry it into Kafka) and logs one line per request when the answer is
+ * sent. The line has the path without its query string: presigned upload URLs carry their signature there.
  */
-export function requestIdContext() {
-  return (request: WithRequestId, _response: Response, next: NextFunction) => runWithRequestId(request.requestId, next);
+export function installRequestIds(fastify: FastifyInstance): void {
+  fastify.addHook('onRequest', (request, reply, done) => {
+    reply.header(REQUEST_ID_HTTP_HEADER, request.id);
+    runWithRequestId(request.id, done);
+  });
+  fastify.addHook('onResponse', (request, reply, done) => {
+    const path = pathOf(request);
+    logger.log({
+      msg: `${request.method} ${path} ${reply.statusCode}`,
+      request_id: request.id,
+      method: request.method,
+      path,
+      route: request.routeOptions.url ?? UNROUTED,
+      status: reply.statusCode,
+      duration_ms: Math.round(reply.elapsedTime * 10) / 10,
+    });
+    done();
+  });
 }

@@ -1,4 +1,4 @@
-import { Controller, Get, Inject, Param, Put, Req, Res } from '@nestjs/common';
+import { Controller, Get, HttpCode, HttpStatus, Inject, Param, Put, Req, Res } from '@nestjs/common';
 import { type BlobStore, openMountedBucket } from '@workline/blob-store';
 import {
   DomainError,
@@ -12,10 +12,10 @@ import {
 } from '@workline/contracts';
 import { KafkaRpcClient } from '@workline/kafka';
 import { SecretBox, urlSigningKey } from '@workline/secrets';
-import type { Request, Response } from 'express';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { GatewayEnv } from '../gateway.env';
+import { StreamedBody } from '../http/json-body';
 import { storeUploadBody } from '../http/upload-body';
 import { MEDIA_BLOB_STORE, OversightApiEnv } from './oversight-api.env';
 import { assertSignedRequest } from './signed-media';
@@ -42,7 +42,9 @@ export class MediaController {
   }
 
   @Put('uploads/media/:mediaKey')
-  async upload(@Param('mediaKey') mediaKey: string, @Req() request: Request, @Res() response: Response): Promise<void> {
+  @StreamedBody()
+  @HttpCode(HttpStatus.OK)
+  async upload(@Param('mediaKey') mediaKey: string, @Req() request: FastifyRequest): Promise<{ media_key: string; content_type: string; size: number }> {
     assertSignedRequest(this.signingKey, 'PUT', mediaUploadPath(mediaKey), request, 'upload');
     const contentType = request.headers['content-type']?.split(';')[0].trim().toLowerCase();
     const supported = UPLOAD_MEDIA_TYPES.join(', ');
@@ -56,17 +58,17 @@ export class MediaController {
     // PUT replaces the first), so nothing else needs asking before the body is read.
     const limit = this.settings.MEDIA_MAX_BYTES;
     const meta = await storeUploadBody(this.blobs, `media/${mediaKey}`, request, { contentType, maxBytes: limit, tooLarge: () => tooLarge(limit) });
-    response.status(200).json({ media_key: mediaKey, content_type: meta.contentType, size: meta.size });
+    return { media_key: mediaKey, content_type: meta.contentType, size: meta.size };
   }
 
   @Get('media/tasks/:taskId')
-  async download(@Param('taskId') taskId: string, @Req() request: Request, @Res() response: Response): Promise<void> {
+  async download(@Param('taskId') taskId: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     assertSignedRequest(this.signingKey, 'GET', taskMediaPath(taskId), request, 'media');
     const location = await this.rpc.request<MediaLocation>(ServiceName.Oversight, RpcPattern.TaskMediaLocate, { task_id: taskId });
     const found = await this.open(location);
     if (!found) throw DomainError.notFound(`the media of task ${taskId} can no longer be read`);
-    response.status(200).setHeader('Content-Type', location.content_type).setHeader('Content-Length', String(found.size));
-    await pipeline(found.stream, response);
+    // Fastify pipes the stream; if it fails midway, the connection is cut (the Content-Length is not met).
+    await reply.code(200).headers({ 'content-type': location.content_type, 'content-length': String(found.size) }).send(found.stream);
   }
 
   private async open(location: MediaLocation): Promise<{ size: number; stream: Readable } | undefined> {

@@ -21,7 +21,7 @@ import {
 } from '@workline/contracts';
 import { KafkaRpcClient } from '@workline/kafka';
 import { SecretBox, signPath, urlSigningKey } from '@workline/secrets';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import { ApiKeyGuard } from '../auth/guards';
 import { CurrentPrincipal, type PrincipalOf } from '../auth/principal';
 import { GatewayEnv } from '../gateway.env';
@@ -74,7 +74,7 @@ export class OversightController {
     @Headers('x-api-key') apiKey: string,
     @Body() body: CreateTaskDto,
     @IdempotencyKey() key: string | undefined,
-    @Res({ passthrough: true }) response: Response,
+    @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<TaskCreatedView> {
     if (body.callback_url !== undefined) {
       try {
@@ -95,7 +95,7 @@ export class OversightController {
     const reservation = await this.quota.reserve(workstreamId);
     if ('refused' in reservation) {
       // A retry of a task created earlier gets its answer even when the quota is used up since.
-      const replay = key !== undefined ? await this.createOrReplay(response, { ...request, replay_only: true }) : undefined;
+      const replay = key !== undefined ? await this.createOrReplay(reply, { ...request, replay_only: true }) : undefined;
       if (replay?.task_id !== undefined) return { task_id: replay.task_id };
       const { window, limit, resetsAt } = reservation.refused;
       throw DomainError.tooManyRequests(
@@ -103,25 +103,25 @@ export class OversightController {
         (resetsAt.getTime() - Date.now()) / 1000,
       );
     }
-    let reply: TaskCreateReply;
+    let created: TaskCreateReply;
     try {
-      reply = await this.createOrReplay(response, request);
+      created = await this.createOrReplay(reply, request);
     } catch (error) {
       // A refused creation does not count; an unanswered one might have happened, so it keeps counting.
       if (error instanceof DomainError && error.code !== ErrorCode.Unavailable) await reservation.release();
       throw error;
     }
     // A replay created nothing: the creation it repeats was counted already.
-    if (reply.replayed) await reservation.release();
-    if (reply.task_id === undefined) throw new Error('oversight answered a task creation without a task');
-    return { task_id: reply.task_id };
+    if (created.replayed) await reservation.release();
+    if (created.task_id === undefined) throw new Error('oversight answered a task creation without a task');
+    return { task_id: created.task_id };
   }
 
   /** Creates the task, or finds the one created earlier under the same Idempotency-Key (marked as a replay). */
-  private async createOrReplay(response: Response, request: TaskCreateRequest): Promise<TaskCreateReply> {
-    const reply = await this.rpc.request<TaskCreateReply>(ServiceName.Oversight, RpcPattern.TaskCreate, request);
-    markReplayed(response, reply.replayed);
-    return reply;
+  private async createOrReplay(reply: FastifyReply, request: TaskCreateRequest): Promise<TaskCreateReply> {
+    const created = await this.rpc.request<TaskCreateReply>(ServiceName.Oversight, RpcPattern.TaskCreate, request);
+    markReplayed(reply, created.replayed);
+    return created;
   }
 
   @Get('tasks/:taskId')

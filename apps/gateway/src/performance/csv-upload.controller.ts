@@ -3,9 +3,10 @@ import { FsBlobStore } from '@workline/blob-store';
 import { DomainError, ErrorCode, performanceUploadFolder, type PerformanceUploadView, RpcPattern, ServiceName } from '@workline/contracts';
 import { KafkaRpcClient, RpcTimeoutError } from '@workline/kafka';
 import { checkSignedPath } from '@workline/secrets';
-import type { Request } from 'express';
+import type { FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { GatewayEnv } from '../gateway.env';
+import { StreamedBody } from '../http/json-body';
 import { storeUploadBody } from '../http/upload-body';
 import { PerformanceApiEnv } from './performance-api.env';
 import { CSV_UPLOAD_PREFIX, csvUploadPath, uploadSigningKey } from './upload-url';
@@ -35,9 +36,10 @@ export class CsvUploadController {
   }
 
   @Put(':uploadId')
+  @StreamedBody()
   @HttpCode(HttpStatus.OK)
-  async upload(@Param('uploadId') uploadId: string, @Req() request: Request): Promise<PerformanceUploadView> {
-    const check = checkSignedPath(uploadSigningKey(this.env), 'PUT', csvUploadPath(uploadId), request.query);
+  async upload(@Param('uploadId') uploadId: string, @Req() request: FastifyRequest): Promise<PerformanceUploadView> {
+    const check = checkSignedPath(uploadSigningKey(this.env), 'PUT', csvUploadPath(uploadId), request.query as Record<string, unknown>);
     if (!check.ok) throw new DomainError(ErrorCode.Forbidden, REFUSED[check.reason]);
     const contentType = request.headers['content-type'] ?? '';
     const [mediaType, ...parameters] = contentType.split(';').map((part) => part.trim().toLowerCase());

@@ -10,7 +10,7 @@ import {
 } from '@workline/contracts';
 import { KafkaRpcClient } from '@workline/kafka';
 import { signPath } from '@workline/secrets';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import { ApiKeyGuard } from '../auth/guards';
 import { CurrentPrincipal, type PrincipalOf } from '../auth/principal';
 import { GatewayEnv } from '../gateway.env';
@@ -71,9 +71,9 @@ export class PerformanceController {
     @CurrentPrincipal() key: PrincipalOf<'api-key'>,
     @Param('workstreamId') workstreamId: string,
     @Query() query: ReportQueryDto,
-    @Res({ passthrough: true }) response: Response,
+    @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<unknown> {
-    return this.report(RpcPattern.QualityReport, key, workstreamId, query, response);
+    return this.report(RpcPattern.QualityReport, key, workstreamId, query, reply);
   }
 
   @Get('reports/throughput')
@@ -81,9 +81,9 @@ export class PerformanceController {
     @CurrentPrincipal() key: PrincipalOf<'api-key'>,
     @Param('workstreamId') workstreamId: string,
     @Query() query: ReportQueryDto,
-    @Res({ passthrough: true }) response: Response,
+    @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<unknown> {
-    return this.report(RpcPattern.ThroughputReport, key, workstreamId, query, response);
+    return this.report(RpcPattern.ThroughputReport, key, workstreamId, query, reply);
   }
 
   private async submit(pattern: RpcPattern, key: PrincipalOf<'api-key'>, workstreamId: string, body: unknown): Promise<{ message: string }> {
@@ -91,7 +91,7 @@ export class PerformanceController {
     return { message: reply.message };
   }
 
-  private report(pattern: RpcPattern.QualityReport | RpcPattern.ThroughputReport, key: PrincipalOf<'api-key'>, workstreamId: string, query: ReportQueryDto, response: Response): Promise<unknown> {
-    return sendReport(this.rpc, pattern, callerOf(key), workstreamId, query, response);
+  private report(pattern: RpcPattern.QualityReport | RpcPattern.ThroughputReport, key: PrincipalOf<'api-key'>, workstreamId: string, query: ReportQueryDto, reply: FastifyReply): Promise<unknown> {
+    return sendReport(this.rpc, pattern, callerOf(key), workstreamId, query, reply);
   }
 }

@@ -1,6 +1,6 @@
 import { type PerformanceCaller, type PerformanceReportCsv, type ReportQueryDto, type RpcPattern, ServiceName } from '@workline/contracts';
 import type { KafkaRpcClient } from '@workline/kafka';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 
 /**
  * A quality or throughput report asked of the performance service, answered as JSON or as a CSV download.
@@ -12,11 +12,11 @@ export async function sendReport(
   caller: PerformanceCaller,
   workstreamId: string,
   query: ReportQueryDto,
-  response: Response,
+  reply: FastifyReply,
 ): Promise<unknown> {
-  const reply = await rpc.request<object>(ServiceName.Performance, pattern, { caller, workstream_id: workstreamId, query: { ...query } });
-  if (query.format !== 'csv') return reply;
-  const { csv, file_name } = reply as PerformanceReportCsv;
-  response.type('text/csv; charset=utf-8').setHeader('content-disposition', `attachment; filename="${file_name}"`);
+  const report = await rpc.request<object>(ServiceName.Performance, pattern, { caller, workstream_id: workstreamId, query: { ...query } });
+  if (query.format !== 'csv') return report;
+  const { csv, file_name } = report as PerformanceReportCsv;
+  reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${file_name}"`);
   return csv;
 }

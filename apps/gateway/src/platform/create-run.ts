@@ -1,11 +1,11 @@
 import { RpcPattern, type RunCreateReply, type RunCreateRequest, ServiceName } from '@workline/contracts';
 import type { KafkaRpcClient } from '@workline/kafka';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import { markReplayed } from '../http/idempotency';
 
 /** POST /v4/runs and POST /v3/tasks: platform-runs creates (or replays, same Idempotency-Key) the run. */
-export async function createRun(rpc: KafkaRpcClient, response: Response, request: RunCreateRequest): Promise<object> {
+export async function createRun(rpc: KafkaRpcClient, reply: FastifyReply, request: RunCreateRequest): Promise<object> {
   const { view, replayed } = await rpc.request<RunCreateReply>(ServiceName.PlatformRuns, RpcPattern.RunCreate, request);
-  markReplayed(response, replayed);
+  markReplayed(reply, replayed);
   return view;
 }

@@ -3,7 +3,7 @@ import { RpcPattern, type RunGetRequest, ServiceName } from '@workline/contracts
 import { KafkaRpcClient } from '@workline/kafka';
 import { BasicAuthGuard } from '../auth/guards';
 import { CurrentPrincipal, type PrincipalOf } from '../auth/principal';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import { IdempotencyKey } from '../http/idempotency';
 import { createRun } from './create-run';
 import { RawJsonBody } from './raw-body';
@@ -23,9 +23,9 @@ export class PlatformV3Controller {
     @CurrentPrincipal() caller: PrincipalOf<'account'>,
     @RawJsonBody() body: unknown,
     @IdempotencyKey(V3_DATA_INVALID) key: string | undefined,
-    @Res({ passthrough: true }) response: Response,
+    @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<object> {
-    return createRun(this.rpc, response, { account_id: caller.accountId, api: 'v3', body, ...(key !== undefined ? { idempotency_key: key } : {}) });
+    return createRun(this.rpc, reply, { account_id: caller.accountId, api: 'v3', body, ...(key !== undefined ? { idempotency_key: key } : {}) });
   }
 
   @Get('tasks/:taskId')

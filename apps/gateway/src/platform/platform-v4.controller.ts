@@ -11,7 +11,7 @@ import {
 import { KafkaRpcClient } from '@workline/kafka';
 import { BasicAuthGuard } from '../auth/guards';
 import { CurrentPrincipal, type PrincipalOf } from '../auth/principal';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import { IdempotencyKey } from '../http/idempotency';
 import { createRun } from './create-run';
 import { RawJsonBody } from './raw-body';
@@ -56,9 +56,9 @@ export class PlatformV4Controller {
     @CurrentPrincipal() caller: PrincipalOf<'account'>,
     @RawJsonBody() body: unknown,
     @IdempotencyKey() key: string | undefined,
-    @Res({ passthrough: true }) response: Response,
+    @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<object> {
-    return createRun(this.rpc, response, { account_id: caller.accountId, api: 'v4', body, ...(key !== undefined ? { idempotency_key: key } : {}) });
+    return createRun(this.rpc, reply, { account_id: caller.accountId, api: 'v4', body, ...(key !== undefined ? { idempotency_key: key } : {}) });
   }
 
   @Get('runs/:id')

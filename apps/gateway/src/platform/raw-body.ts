@@ -1,5 +1,5 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
-import type { Request } from 'express';
+import type { FastifyRequest } from 'fastify';
 
 /**
  * The parsed JSON body as it came, past the global StrictValidationPipe (which does not validate custom
@@ -7,5 +7,5 @@ import type { Request } from 'express';
  * No body at all reads as `{}`, so the first missing key is named.
  */
 export const RawJsonBody = createParamDecorator((_data: unknown, context: ExecutionContext): unknown => {
-  return context.switchToHttp().getRequest<Request>().body ?? {};
+  return context.switchToHttp().getRequest<FastifyRequest>().body ?? {};
 });

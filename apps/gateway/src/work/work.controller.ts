@@ -10,7 +10,7 @@ import {
   ServiceName,
 } from '@workline/contracts';
 import { KafkaRpcClient } from '@workline/kafka';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import { WorkerGuard } from '../auth/guards';
 import { CurrentPrincipal, type PrincipalOf } from '../auth/principal';
 
@@ -40,15 +40,11 @@ export class WorkController {
   constructor(private readonly rpc: KafkaRpcClient) {}
 
   @Post('next')
-  async next(@CurrentPrincipal() worker: PrincipalOf<'worker'>, @Body() body: NextAssignmentDto, @Res() response: Response): Promise<void> {
+  async next(@CurrentPrincipal() worker: PrincipalOf<'worker'>, @Body() body: NextAssignmentDto, @Res() reply: FastifyReply): Promise<void> {
     const route = ROUTES[body.kind];
     const request: AssignmentNextRequest = { worker_id: worker.workerId, ...(body.line_id ? { line_id: body.line_id } : {}) };
     const assignment = await this.rpc.request<object | null>(route.service, route.next, request);
-    if (!assignment) {
-      response.status(HttpStatus.NO_CONTENT).end();
-      return;
-    }
-    response.status(HttpStatus.OK).json(assignment);
+    await (assignment ? reply.code(HttpStatus.OK).send(assignment) : reply.code(HttpStatus.NO_CONTENT).send());
   }
 
   @Post(':assignmentId/complete')
