@@ -12,7 +12,6 @@ import { GatewayEnv } from './gateway.env';
 import { GatewayModule } from './gateway.module';
 import { GatewayLifecycle } from './health/lifecycle';
 import { installAuthentication } from './auth/authentication';
-import { toHttpProblem } from './http/api-errors';
 import { HttpExceptionFilter } from './http/http-exception.filter';
 import { installJsonBody } from './http/json-body';
 import { GatewayMetrics } from './http/metrics';
@@ -44,7 +43,7 @@ function serverOptions(env: GatewayEnv): FastifyServerOptions {
     // A path Fastify cannot decode (e.g. a bad %-escape in an id) is a 400 in the API group's error shape.
     frameworkErrors: (error, request, reply) => {
       reply.header(REQUEST_ID_HTTP_HEADER, request.id);
-      writeProblem(request, reply, toHttpProblem(error) ?? { status: 400, message: error.message });
+      writeProblem(request, reply, { status: error.statusCode ?? 400, message: error.message });
     },
   };
 }

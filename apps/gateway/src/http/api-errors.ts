@@ -26,18 +26,6 @@ const STATUS_OF: Record<ErrorCode, number> = {
   [ErrorCode.Internal]: HttpStatus.INTERNAL_SERVER_ERROR,
 };
 
-/** An error Fastify raises itself (e.g. FST_ERR_CTP_INVALID_MEDIA_TYPE), with the status it stands for. */
-interface FastifyClientError {
-  code: string;
-  statusCode: number;
-  message: string;
-}
-
-const isFastifyClientError = (error: unknown): error is FastifyClientError => {
-  const candidate = error as Partial<FastifyClientError> | null;
-  return typeof candidate?.code === 'string' && candidate.code.startsWith('FST_') && typeof candidate.statusCode === 'number' && candidate.statusCode >= 400 && candidate.statusCode < 500;
-};
-
 /** HTTP status of each v3 code (spec, "Errors", platform API version 3). */
 export function v3HttpStatus(code: number): number {
   if (code === 401) return HttpStatus.UNAUTHORIZED;
@@ -57,12 +45,11 @@ export function toHttpProblem(error: unknown): HttpProblem | undefined {
       ...(error.retryAfterSeconds !== undefined ? { headers: { 'Retry-After': String(error.retryAfterSeconds) } } : {}),
     };
   }
+  // Errors Fastify raises itself (e.g. a malformed Content-Type) reach the filter as HttpExceptions too.
   if (error instanceof HttpException) {
     const response = error.getResponse();
     const message = typeof response === 'string' ? response : String((response as { message?: unknown }).message ?? error.message);
     return { status: error.getStatus(), message };
   }
-  // A request Fastify refused before our code saw it: its status, never a 500.
-  if (isFastifyClientError(error)) return { status: error.statusCode, message: error.message };
   return undefined;
 }

@@ -2,10 +2,8 @@ import { type ArgumentsHost, Catch, type ExceptionFilter, HttpStatus, Logger } f
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { toHttpProblem } from './api-errors';
-import { malformedContentTypeRefusal } from './json-body';
+import { isMalformedContentTypeRefusal, malformedContentTypeRefusal } from './json-body';
 import { pathOf, writeProblem } from './problem';
-
-const isMalformedContentType = (error: unknown) => (error as { code?: unknown } | null)?.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE';
 
 /**
  * The one place where errors become HTTP responses (Fastify's error handler and not-found handler end here
@@ -19,7 +17,7 @@ export class HttpExceptionFilter implements ExceptionFilter {
   catch(error: unknown, host: ArgumentsHost): void {
     const reply = host.switchToHttp().getResponse<FastifyReply>();
     const request = host.switchToHttp().getRequest<FastifyRequest>();
-    const problem = toHttpProblem(isMalformedContentType(error) ? malformedContentTypeRefusal(request) : error);
+    const problem = toHttpProblem(isMalformedContentTypeRefusal(error) ? malformedContentTypeRefusal(request) : error);
     // An answer already under way (a stream that failed) cannot be replaced: logged, and the connection ends.
     if (!problem || reply.sent) {
       const errorId = randomUUID();

@@ -1,4 +1,4 @@
-import { BadRequestException, PayloadTooLargeException, UnsupportedMediaTypeException } from '@nestjs/common';
+import { BadRequestException, HttpException, HttpStatus, PayloadTooLargeException, UnsupportedMediaTypeException } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { once } from 'node:events';
@@ -11,9 +11,6 @@ declare module 'fastify' {
     streamedBody?: boolean;
   }
 }
-
-/** Bodies under this prefix are raw bytes (presigned CSV and media uploads) that their handler streams. */
-export const RAW_BODY_PREFIX = '/uploads/';
 
 /** Marks a route whose handler streams the request body (presigned uploads): the body is left unread for it. */
 export const StreamedBody = () => RouteConfig({ streamedBody: true });
@@ -40,8 +37,13 @@ export const unsupportedMediaType = (contentType: string | undefined) =>
 
 /**
  * Fastify refuses a Content-Type header that is not a media type at all before any parser sees it
- * (FST_ERR_CTP_INVALID_MEDIA_TYPE): the refusal a parser would have given, in our words.
+ * (FST_ERR_CTP_INVALID_MEDIA_TYPE), and Nest hands that on as a plain 415 HttpException "Unsupported Media
+ * Type": every 415 of ours is an UnsupportedMediaTypeException or a DomainError.
  */
+export const isMalformedContentTypeRefusal = (error: unknown) =>
+  error instanceof HttpException && error.getStatus() === HttpStatus.UNSUPPORTED_MEDIA_TYPE && !(error instanceof UnsupportedMediaTypeException);
+
+/** What a parser would have answered a malformed Content-Type, in our words. */
 export function malformedContentTypeRefusal(request: FastifyRequest): UnsupportedMediaTypeException {
   const contentType = request.headers['content-type'];
   return request.routeOptions.config.streamedBody

@@ -1,11 +1,11 @@
 import { sha256 } from '@workline/secrets';
 import type { GatewayEnv } from '../gateway.env';
-import { RAW_BODY_PREFIX } from '../http/json-body';
 
 /** How long a CSV upload URL stays valid. */
 export const CSV_UPLOAD_URL_TTL_SECONDS = 3600;
 
-export const CSV_UPLOAD_PREFIX = `${RAW_BODY_PREFIX}performance/`;
+/** Presigned CSV uploads (a StreamedBody route, like media uploads under /uploads/media/). */
+export const CSV_UPLOAD_PREFIX = '/uploads/performance/';
 
 export const csvUploadPath = (uploadId: string) => `${CSV_UPLOAD_PREFIX}${uploadId}`;
 
