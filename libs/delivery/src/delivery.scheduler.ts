@@ -215,8 +215,12 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestro
 
   /** Starts every attempt the queue lets start now. */
   private pump(): void {
-    for (let next = this.running ? this.queue.next() : undefined; next; next = this.running ? this.queue.next() : undefined) {
-      const attempt = this.attempt(next).finally(() => this.attempts.delete(attempt));
+    while (this.running) {
+      const delivery = this.queue.next();
+      if (!delivery) break;
+      const attempt = this.attempt(delivery)
+        .catch((error: unknown) => this.logger.error(`the attempt of delivery ${delivery.id} failed unexpectedly: ${message(error)}`))
+        .finally(() => this.attempts.delete(attempt));
       this.attempts.add(attempt);
     }
     // Room for a full round of attempts again after a backlog: claim now rather than at the next poll.

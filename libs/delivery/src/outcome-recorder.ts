@@ -40,7 +40,19 @@ export class OutcomeRecorder {
 
   add(outcome: OutcomeRow, leaseDeadline: number): void {
     this.buffer.push({ outcome, leaseDeadline });
-    this.writing ??= runWithRequestId(undefined, () => this.writeAll()).finally(() => (this.writing = undefined));
+    this.startWriting();
+  }
+
+  /** One writer at a time, outside any request's context (a batch holds the outcomes of many). */
+  private startWriting(): void {
+    if (this.writing) return;
+    this.writing = runWithRequestId(undefined, () => this.writeAll())
+      .catch((error: unknown) => this.logger.error(`recording attempt outcomes failed: ${message(error)}`))
+      .finally(() => {
+        this.writing = undefined;
+        // Outcomes added after the last write began and before this one ended.
+        if (this.buffer.length) this.startWriting();
+      });
   }
 
   /** Resolves once every outcome added so far is written (or given up). */
