@@ -1,8 +1,8 @@
 import 'reflect-metadata';
-import { createKafka } from '@workline/kafka';
 import { verify } from '@workline/signature';
 import {
   type AppInstance,
+  consumerGroupMembers,
   DeliveryRequester,
   type DeliveryRequestInput,
   eventually,
@@ -31,7 +31,6 @@ describe('webhook-dispatcher under load: connection reuse, per-origin caps, cras
   const db = new Pool({ connectionString: stack.databaseUrl, max: 2 });
   const receivers: LoopbackReceiver[] = [];
   const instances: AppInstance[] = [];
-  const kafka = createKafka({ brokers: stack.kafkaBrokers, app: `test-dispatch-load-${suffix}`, instanceId: 'jest' });
 
   afterAll(async () => {
     await Promise.all(instances.map((instance) => instance.stop()));
@@ -91,18 +90,6 @@ describe('webhook-dispatcher under load: connection reuse, per-origin caps, cras
   const allDelivered = (ids: string[], timeoutMs: number) =>
     eventually(async () => (await delivered(ids)) === ids.length, { what: `${ids.length} deliveries to be delivered`, timeoutMs, intervalMs: 250 });
 
-  /** Client ids of the dispatcher consumer group's members. */
-  async function dispatcherMembers(): Promise<string[]> {
-    const admin = kafka.admin();
-    await admin.connect();
-    try {
-      const { groups } = await admin.describeGroups(['workline-webhook-dispatcher']);
-      return groups.flatMap((group) => group.members.map((member) => member.clientId));
-    } finally {
-      await admin.disconnect();
-    }
-  }
-
   it('reuses keep-alive connections: a burst of deliveries to one receiver takes a handful of TCP connections', async () => {
     const hooks = await receiver();
     const ids = await requestAll(Array.from({ length: 200 }, (_, n) => event(hooks.url('/reuse'), n)));
@@ -147,7 +134,7 @@ describe('webhook-dispatcher under load: connection reuse, per-origin caps, cras
     const victim = startAppInstance('webhook-dispatcher', { INSTANCE_ID: victimId });
     const survivor = startAppInstance('webhook-dispatcher', { INSTANCE_ID: `survivor-${suffix}` });
     instances.push(victim, survivor);
-    await eventually(async () => ((await dispatcherMembers()).filter((id) => id.includes(suffix)).length === 2 ? true : undefined), {
+    await eventually(async () => ((await consumerGroupMembers('workline-webhook-dispatcher')).filter((id) => id.includes(suffix)).length === 2 ? true : undefined), {
       what: 'both extra dispatcher instances to join their group',
       timeoutMs: 90_000,
       intervalMs: 500,
