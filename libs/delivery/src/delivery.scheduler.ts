@@ -73,7 +73,7 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestro
       waitBudgetMs: options.leaseMs - ATTEMPT_TIMEOUT_MS - LEASE_MARGIN_MS,
       slowestAttemptMs: ATTEMPT_TIMEOUT_MS,
     });
-    this.connections = new OriginConnections(options.callbackPolicy);
+    this.connections = new OriginConnections(options.callbackPolicy, options.originConcurrency);
     this.recorder = new OutcomeRecorder(this.store, () => outbox.poke());
   }
 

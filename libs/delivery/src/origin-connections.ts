@@ -28,8 +28,9 @@ export interface OriginConnection {
  * ORIGIN_RECHECK_MS old; every connection of the pool goes to the address that passed the check (a pinned
  * lookup: no second resolution, so DNS rebinding cannot swap it). When a new check answers another address,
  * a new pool takes over and the old one closes once its requests are done. A refused origin is not
- * remembered: the next attempt checks it afresh. The pool does not limit connections itself: the dispatch
- * queue caps the attempts per origin, so an attempt never waits for a connection inside its timeout.
+ * remembered: the next attempt checks it afresh. A pool has as many connections as the dispatch queue lets
+ * attempts run at once to an origin, so an attempt finds one free (or about to be: a connection is free
+ * again a moment after its answer ended, or after the rest of a long answer was read, at most a second).
  */
 export class OriginConnections {
   private readonly origins = new Map<string, CheckedOrigin>();
@@ -38,6 +39,8 @@ export class OriginConnections {
 
   constructor(
     private readonly policy: CallbackPolicy,
+    /** Connections per pool: the attempts made at once to one origin (the queue's cap). */
+    private readonly connectionsPerOrigin: number,
     private readonly now: () => number = Date.now,
   ) {
     this.sweeper = setInterval(() => this.closeIdle(), IDLE_CLOSE_MS).unref();
@@ -85,7 +88,7 @@ export class OriginConnections {
 
   private poolFor(origin: string, target: DeliveryTarget): Pool {
     return new Pool(origin, {
-      connections: null,
+      connections: this.connectionsPerOrigin,
       pipelining: 1,
       connect: pinnedConnector(target, ATTEMPT_TIMEOUT_MS),
       // The attempt's own timer governs the exchange; these only stop a connection that hangs past it.

@@ -37,6 +37,10 @@ function controlledStore(held: (id: string) => boolean = () => true) {
 }
 
 const turn = () => new Promise((resolve) => setImmediate(resolve));
+/** Lets the recorder run until `done` holds (writes follow each other at most every 20 ms). */
+async function until(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+}
 const later = Date.now() + 60_000;
 
 describe('OutcomeRecorder (batched outcome writes)', () => {
@@ -53,8 +57,7 @@ describe('OutcomeRecorder (batched outcome writes)', () => {
     await turn();
     expect(writes).toHaveLength(1);
     finish();
-    await turn();
-    await turn();
+    await until(() => writes.length === 2);
     expect(writes).toEqual([['a', 'b'], ['c', 'd', 'e']]);
     finish();
     await recorder.flush();
