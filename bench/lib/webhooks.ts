@@ -13,13 +13,13 @@ import type { AddressInfo } from 'node:net';
 import { Pool } from 'undici';
 import { type Figures, percentile } from './common';
 
-/** Attempts one dispatcher instance makes at once (its default WEBHOOK_CONCURRENCY); the new-connection POST loop's too. */
-export const CONCURRENCY = 32;
+/** Attempts one dispatcher instance makes at once (WEBHOOK_CONCURRENCY, passed on to it); the new-connection POST loop's too. */
+export const CONCURRENCY = Number(process.env.WEBHOOK_CONCURRENCY ?? 32);
 /**
- * Attempts one dispatcher instance makes at once to one origin (its default WEBHOOK_ORIGIN_CONCURRENCY), on
- * keep-alive connections: the keep-alive POST loops' connection policy, the dispatcher's own.
+ * Attempts one dispatcher instance makes at once to one origin (WEBHOOK_ORIGIN_CONCURRENCY, passed on to
+ * it), on keep-alive connections: the keep-alive POST loops' connection policy, the dispatcher's own.
  */
-export const ORIGIN_CONCURRENCY = 8;
+export const ORIGIN_CONCURRENCY = Number(process.env.WEBHOOK_ORIGIN_CONCURRENCY ?? 8);
 /** Paced arrivals: events per second (BENCH_WEBHOOK_RATE) for BENCH_WEBHOOK_SECONDS. */
 export const PACED_RATE = Number(process.env.BENCH_WEBHOOK_RATE ?? 1000);
 export const PACED_SECONDS = Number(process.env.BENCH_WEBHOOK_SECONDS ?? 10);
