@@ -100,6 +100,7 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestro
     while (this.attempts.size) await Promise.allSettled([...this.attempts]);
     await this.recorder.flush();
     await this.connections.close();
+    await this.store.close();
   }
 
   /** Look for due deliveries now instead of at the next poll (after a redelivery). */
