@@ -19,7 +19,6 @@ export class WebhookDispatcherModule {
         DbModule.forRoot(env.DATABASE_URL, env.DATABASE_POOL_SIZE),
         KafkaModule.forRoot({ settings, outbox: true, serveHealth: true }),
         DeliveryModule.register({
-          databaseUrl: env.DATABASE_URL,
           source: settings.app,
           instanceId: settings.instanceId,
           secretsKey: env.secretsKey,

@@ -56,7 +56,6 @@ describe('Delivery API queries', () => {
     const prisma = recordingPrisma();
     const scheduler = { poke: () => undefined } as unknown as DeliveryScheduler;
     const service = new DeliveriesService(prisma.client as unknown as PrismaService, scheduler, {
-      databaseUrl: 'postgresql://unused',
       source: 'webhook-dispatcher',
       instanceId: 'test',
       secretsKey: 'a-secrets-key-of-at-least-thirty-two-characters',

@@ -1,9 +1,7 @@
 import { type DeliveryDeadEvent, Topic } from '@workline/contracts';
-import { Logger } from '@nestjs/common';
-import type { PrismaService } from '@workline/db';
-import { enqueueEvents, type Tx } from '@workline/kafka';
-import { runWithRequestId } from '@workline/observability';
-import { Pool } from 'pg';
+import { type DbPool, type Sql, statement } from '@workline/db';
+import { enqueueEvents } from '@workline/kafka';
+import { REQUEST_ID_KAFKA_HEADER } from '@workline/observability';
 
 /** What an attempt needs of a delivery (everything but its state). */
 export interface DeliveryRow {
@@ -67,7 +65,9 @@ export function originOf(url: string): string {
 const ORIGIN_SQL = `substring(url from '^[^:/?#]+://[^/?#]*')`;
 
 /** The rows travel as one jsonb parameter (as the outbox's bulk insert does): one statement, any number of rows. */
-const INTAKE = `
+const INTAKE = statement(
+  'delivery_intake',
+  `
   insert into delivery (id, account_id, workstream_id, task_id, run_id, event_type, url, body, signing, sealed_secret,
     sealed_authorization, request_id, status, next_attempt_at, lease_token, lease_until)
   select id, account_id, workstream_id, task_id, run_id, event_type, url, body, signing, sealed_secret,
@@ -76,14 +76,17 @@ const INTAKE = `
   from jsonb_to_recordset($1::jsonb) as x(id text, account_id text, workstream_id text, task_id text, run_id text,
     event_type text, url text, body text, signing text, sealed_secret text, sealed_authorization text, request_id text, claim boolean)
   on conflict (id) do nothing
-  returning id, lease_token is not null as claimed`;
+  returning id, lease_token is not null as claimed`,
+);
 
 /**
  * Due deliveries (pending, next attempt reached, no live lease), oldest due first, skipping rows another
  * claim has locked and origins that may take no more; then at most each origin's room and the bytes the
  * queue has room for (the first row always, whatever its size); the rows taken get this claim's lease.
  */
-const CLAIM_DUE = `
+const CLAIM_DUE = statement(
+  'delivery_claim_due',
+  `
   with due as (
     select id, url, next_attempt_at, octet_length(body) as bytes
     from delivery
@@ -104,7 +107,8 @@ const CLAIM_DUE = `
   from ranked r
   where d.id = r.id and (r.running_bytes <= $2 or r.nth = 1) and r.nth_of_origin <= r.origin_room
   returning d.id, d.account_id, d.workstream_id, d.task_id, d.run_id, d.event_type, d.url, d.body, d.signing,
-    d.sealed_secret, d.sealed_authorization, d.request_id, d.lease_token, d.attempt_count, d.round_failures`;
+    d.sealed_secret, d.sealed_authorization, d.request_id, d.lease_token, d.attempt_count, d.round_failures`,
+);
 
 /**
  * Every outcome whose delivery still carries the lease that made the attempt: the attempt row and the
@@ -112,7 +116,9 @@ const CLAIM_DUE = `
  * now, whatever the outcome. An outcome whose lease was lost (another instance owns the delivery now)
  * matches no row and is dropped.
  */
-const RECORD = `
+const RECORD = statement(
+  'delivery_record',
+  `
   with outcome as (
     select * from jsonb_to_recordset($1::jsonb) as o(id text, lease_token text, attempted_at timestamptz, duration_ms int,
       status_code int, error text, response_excerpt text, success boolean, status text, round_failures int, wait_ms int)
@@ -133,44 +139,32 @@ const RECORD = `
     select r.id, r.attempt_count, o.attempted_at, o.duration_ms, o.status_code, o.error, o.response_excerpt, $2
     from recorded r join outcome o on o.id = r.id
   )
-  select id, attempt_count, status from recorded`;
+  select id, attempt_count, status from recorded`,
+);
 
 /**
  * Gives leases back without an attempt (shutting down, or a delivery that waited too long for its turn):
  * the deliveries are due again for any instance. A redelivery asked for meanwhile is served by that attempt.
  */
-const RELEASE = `
+const RELEASE = statement(
+  'delivery_release',
+  `
   update delivery d set lease_token = null, lease_until = null, redeliver_requested = false
   from jsonb_to_recordset($1::jsonb) as r(id text, lease_token text)
-  where d.id = r.id and d.lease_token = r.lease_token`;
-
-/** Connections of the store's own pool: intake (one per partition handled at once), the poller, the outcome writer. */
-const POOL_SIZE = 5;
+  where d.id = r.id and d.lease_token = r.lease_token
+  returning d.id`,
+);
 
 /**
- * The dispatcher's statements: intake with its claim, claims of due deliveries, outcomes, releases. They run
- * as prepared statements on a small pg pool of the store's own: through Prisma's raw queries each statement
- * cost ~0.6 ms of the dispatcher's CPU, on pg ~0.05 ms (docs/decisions.md, "Webhook dispatch"). Only a write
- * of outcomes that made deliveries dead goes through Prisma, in one transaction with the outbox rows of
- * their DeliveryDeadEvents (enqueueEvents takes a Prisma transaction).
+ * The dispatcher's statements: intake with its claim, claims of due deliveries, outcomes, releases, as
+ * prepared statements on the app's pool (DbPool): through Prisma's raw queries each cost ~0.6 ms of the
+ * dispatcher's CPU, here ~0.05 ms (docs/decisions.md, "Webhook dispatch").
  */
 export class DeliveryStore {
-  private readonly logger = new Logger(DeliveryStore.name);
-  private readonly pool: Pool;
-
   constructor(
-    private readonly prisma: PrismaService,
-    private readonly options: { databaseUrl: string; source: string; instanceId: string; leaseMs: number },
-  ) {
-    this.pool = new Pool({ connectionString: options.databaseUrl, max: POOL_SIZE });
-    // An idle connection that breaks (PostgreSQL restarted) is dropped by the pool; it must not crash the app.
-    this.pool.on('error', (error) => this.logger.warn(`an idle database connection failed: ${error.message}`));
-  }
-
-  private async query<R extends object>(name: string, text: string, values: unknown[]): Promise<{ rows: R[]; rowCount: number }> {
-    const result = await this.pool.query<R>({ name, text, values });
-    return { rows: result.rows, rowCount: result.rowCount ?? 0 };
-  }
+    private readonly db: DbPool,
+    private readonly options: { source: string; instanceId: string; leaseMs: number },
+  ) {}
 
   /**
    * Stores new deliveries, due now, leasing those marked `claim` to this instance under `token`; a
@@ -178,13 +172,13 @@ export class DeliveryStore {
    */
   async intake(rows: (DeliveryRow & { claim: boolean })[], token: string): Promise<{ id: string; claimed: boolean }[]> {
     if (!rows.length) return [];
-    return (await this.query<{ id: string; claimed: boolean }>('delivery_intake', INTAKE, [JSON.stringify(rows), token, this.options.leaseMs])).rows;
+    return this.db.query<{ id: string; claimed: boolean }>(INTAKE, [JSON.stringify(rows), token, this.options.leaseMs]);
   }
 
   /** Leases up to `limit` due deliveries to this instance (see CLAIM_DUE). */
   async claimDue(request: { limit: number; maxBytes: number; fullOrigins: string[]; originRooms: Record<string, number>; defaultRoom: number; token: string }): Promise<LeasedRow[]> {
     if (request.limit <= 0) return [];
-    const values = [
+    return this.db.query<LeasedRow>(CLAIM_DUE, [
       request.limit,
       request.maxBytes,
       JSON.stringify(request.fullOrigins),
@@ -192,51 +186,46 @@ export class DeliveryStore {
       request.defaultRoom,
       request.token,
       this.options.leaseMs,
-    ];
-    return (await this.query<LeasedRow>('delivery_claim_due', CLAIM_DUE, values)).rows;
+    ]);
   }
 
   /**
-   * Writes outcomes (see RECORD). When any may make its delivery dead, the DeliveryDeadEvents are written
-   * in the same transaction (outbox), each under the request id of its delivery. Returns the outcomes
-   * written, with the delivery's new state.
+   * Writes outcomes (see RECORD). When any may make its delivery dead, the DeliveryDeadEvents of those that
+   * did are written in the same transaction (outbox, one statement), each under the request id of its
+   * delivery. Returns the outcomes written, with the delivery's new state.
    */
   async record(outcomes: OutcomeRow[]): Promise<RecordedRow[]> {
     if (!outcomes.length) return [];
-    const json = JSON.stringify(outcomes.map(({ dead: _dead, request_id: _requestId, ...row }) => row));
-    if (!outcomes.some((outcome) => outcome.status === 'dead')) return (await this.query<RecordedRow>('delivery_record', RECORD, [json, this.options.instanceId])).rows;
-    return this.prisma.$transaction(
-      async (tx) => {
-        const recorded = await tx.$queryRawUnsafe<RecordedRow[]>(RECORD, json, this.options.instanceId);
-        const byId = new Map(outcomes.map((outcome) => [outcome.id, outcome]));
-        const dead = recorded.filter((row) => row.status === 'dead').map((row) => byId.get(row.id)!);
-        await this.enqueueDead(tx, dead);
-        return recorded;
-      },
-      // Under load the transaction may wait for a pooled connection; giving up would only repeat attempts.
-      { maxWait: 15_000, timeout: 15_000 },
-    );
+    const values = [JSON.stringify(outcomes.map(({ dead: _dead, request_id: _requestId, ...row }) => row)), this.options.instanceId];
+    if (!outcomes.some((outcome) => outcome.status === 'dead')) return this.db.query<RecordedRow>(RECORD, values);
+    return this.db.transaction(async (sql) => {
+      const recorded = await sql.query<RecordedRow>(RECORD, values);
+      const byId = new Map(outcomes.map((outcome) => [outcome.id, outcome]));
+      await this.enqueueDead(
+        sql,
+        recorded.filter((row) => row.status === 'dead').map((row) => byId.get(row.id)!),
+      );
+      return recorded;
+    });
   }
 
-  /** One outbox statement per request id among the dead (the relay publishes each under its id). */
-  private async enqueueDead(tx: Tx, dead: OutcomeRow[]): Promise<void> {
-    const byRequest = new Map<string | null, OutcomeRow[]>();
-    for (const outcome of dead) byRequest.set(outcome.request_id, [...(byRequest.get(outcome.request_id) ?? []), outcome]);
-    for (const [requestId, group] of byRequest) {
-      await runWithRequestId(requestId ?? undefined, () =>
-        enqueueEvents(tx, this.options.source, Topic.DeliveryDead, group.map((outcome) => ({ data: outcome.dead!, key: outcome.id }))),
-      );
-    }
+  private async enqueueDead(sql: Sql, dead: OutcomeRow[]): Promise<void> {
+    await enqueueEvents(
+      sql,
+      this.options.source,
+      Topic.DeliveryDead,
+      dead.map((outcome) => ({
+        data: outcome.dead!,
+        key: outcome.id,
+        // The relay publishes each under the request that caused its delivery.
+        headers: outcome.request_id ? { [REQUEST_ID_KAFKA_HEADER]: outcome.request_id } : undefined,
+      })),
+    );
   }
 
   /** Gives these leases back (see RELEASE); returns how many were still held. */
   async release(leases: { id: string; lease_token: string }[]): Promise<number> {
     if (!leases.length) return 0;
-    return (await this.query('delivery_release', RELEASE, [JSON.stringify(leases.map(({ id, lease_token }) => ({ id, lease_token })))])).rowCount;
-  }
-
-  /** Closes the store's connections (after the last outcome is written). */
-  async close(): Promise<void> {
-    await this.pool.end();
+    return (await this.db.query(RELEASE, [JSON.stringify(leases.map(({ id, lease_token }) => ({ id, lease_token })))])).length;
   }
 }

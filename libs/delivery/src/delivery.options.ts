@@ -5,8 +5,6 @@ export const DELIVERY_OPTIONS = Symbol('DELIVERY_OPTIONS');
 
 /** How this dispatcher instance delivers; built from its environment (DispatcherEnv). */
 export interface DeliveryOptions {
-  /** PostgreSQL of the dispatcher (DATABASE_URL): the hot statements run on a small pool of their own. */
-  databaseUrl: string;
   /** Outbox source of this app's events (the app's name). */
   source: string;
   /** Recorded on each attempt, for operators. */

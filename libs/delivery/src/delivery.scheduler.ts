@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { CallbackUrlError } from '@workline/callback-url';
-import { PrismaService } from '@workline/db';
+import { DbPool } from '@workline/db';
 import { OutboxRelay } from '@workline/kafka';
 import { runWithRequestId } from '@workline/observability';
 import { SecretBox } from '@workline/secrets';
@@ -59,12 +59,12 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestro
   private backlog = true;
 
   constructor(
-    prisma: PrismaService,
+    db: DbPool,
     outbox: OutboxRelay,
     @Inject(DELIVERY_OPTIONS) private readonly options: DeliveryOptions,
   ) {
     this.box = new SecretBox(options.secretsKey);
-    this.store = new DeliveryStore(prisma, options);
+    this.store = new DeliveryStore(db, options);
     this.queue = new DispatchQueue<HeldDelivery>({
       concurrency: options.concurrency,
       originConcurrency: options.originConcurrency,
@@ -100,7 +100,6 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestro
     while (this.attempts.size) await Promise.allSettled([...this.attempts]);
     await this.recorder.flush();
     await this.connections.close();
-    await this.store.close();
   }
 
   /** Look for due deliveries now instead of at the next poll (after a redelivery). */
