@@ -10,13 +10,6 @@ interface PendingOutcome {
 
 /** Most outcomes written in one statement. */
 const MAX_BATCH = 500;
-/**
- * Writes start at most this often while outcomes keep coming (the first after a quiet spell starts at once).
- * Nothing waits for an outcome's write (the receiver has its POST, the attempt's slot is free), so a few
- * milliseconds cost nothing visible, while each write saves its fixed cost (a round trip, a commit and its
- * WAL flush in PostgreSQL) on every outcome it would have been alone with.
- */
-const MIN_WRITE_INTERVAL_MS = 20;
 const RETRY_FIRST_MS = 200;
 const RETRY_MAX_MS = 5_000;
 
@@ -71,11 +64,7 @@ export class OutcomeRecorder {
     // The outcomes of this turn of the event loop go in the first write.
     await new Promise((resolve) => setImmediate(resolve));
     let failures = 0;
-    let started = 0;
     while (this.buffer.length) {
-      const wait = started + MIN_WRITE_INTERVAL_MS - Date.now();
-      if (started && wait > 0 && this.buffer.length < MAX_BATCH) await new Promise((resolve) => setTimeout(resolve, wait));
-      started = Date.now();
       const batch = this.buffer.splice(0, MAX_BATCH);
       try {
         await this.write(batch.map((pending) => pending.outcome));
