@@ -31,7 +31,7 @@ import { ADMIN_TOKEN, call, expectStatus, type Figures, fmt, newWorkstream, ROOT
 import { runLoad, type LoadResult } from './lib/load';
 import { benchUnits, platformBaselineRoutes, platformTenant } from './lib/platform';
 import { qualityBaselineRoute, qualityLoad } from './lib/quality';
-import { CONCURRENCY, DISPATCHER_ENV, dispatcherRun, postLoop, startReceiver } from './lib/webhooks';
+import { CONCURRENCY, DISPATCHER_ENV, dispatcherRun, ORIGIN_CONCURRENCY, PACED_RATE, PACED_SECONDS, pacedDispatcherRun, pacedPostLoop, postLoop, startReceiver } from './lib/webhooks';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
@@ -149,6 +149,14 @@ async function main(): Promise<void> {
     step(`webhook delivery: ${DELIVERIES} deliveries`);
     const box = new SecretBox(loadEnv(BaseEnv, stack.env).secretsKey);
     await dispatcherRun(receiver, producer, box, 0, Math.min(200, DELIVERIES));
+    const paced = await pacedDispatcherRun(receiver, producer, box);
+    rows.push({
+      measure: `webhook delivery: paced ${PACED_RATE} events/s for ${PACED_SECONDS} s, event → receiver 2xx`,
+      unit: 'deliveries',
+      workline: strip(paced),
+      baselineName: `bare HTTP POST loop, paced, keep-alive, ${ORIGIN_CONCURRENCY} at once`,
+      baseline: strip(await pacedPostLoop(receiver)),
+    });
     const delivered = await dispatcherRun(receiver, producer, box, 0, DELIVERIES);
     rows.push({
       measure: `webhook delivery: DeliveryRequested → receiver 2xx, ${CONCURRENCY} at once`,

@@ -1,12 +1,15 @@
 /**
- * `npm run bench:webhooks`: webhook-dispatcher throughput and latency against a loopback receiver, beside a
- * baseline measured in the same run (a bare loop of HTTP POSTs to the same receiver, as many at once as the
- * dispatcher makes). Starts the bench stack (BENCH_PORT, BENCH_KAFKA_PORT, BENCH_DATABASE_URL,
- * BENCH_REDIS_URL) with one dispatcher instance. Not part of `npm test`; `npm run bench` has its 0 % row.
+ * `npm run bench:webhooks`: webhook-dispatcher throughput and latency against a loopback receiver, beside
+ * baselines measured in the same run: bare loops of HTTP POSTs to the same receiver, with a new connection
+ * each (32 at once) and with the dispatcher's own connection policy (keep-alive, 8 at once: its per-origin
+ * cap). Starts the bench stack (BENCH_PORT, BENCH_KAFKA_PORT, BENCH_DATABASE_URL, BENCH_REDIS_URL) with one
+ * dispatcher instance. Not part of `npm test`; `npm run bench` has its 0 % burst and paced rows.
  *
- * Scenarios: 0 % and 20 % of the receiver's answers are 500s (a failed attempt is retried after
- * WEBHOOK_RETRY_BASE_MS, 50 ms here, ±10 %). Latency is from the DeliveryRequested event being handed to
- * Kafka to the receiver getting the request it answers with 2xx.
+ * Scenarios: a burst of BENCH_DELIVERIES events handed to Kafka at once, with 0 % and 20 % of the
+ * receiver's answers 500s (a failed attempt is retried after WEBHOOK_RETRY_BASE_MS, 50 ms here, ±10 %);
+ * paced arrivals (BENCH_WEBHOOK_RATE events per second for BENCH_WEBHOOK_SECONDS, default 1,000/s for
+ * 10 s); one at a time. Latency is from the DeliveryRequested event being handed to Kafka (a baseline
+ * POST's scheduled start) to the receiver getting the request it answers with 2xx.
  */
 import 'reflect-metadata';
 import { BaseEnv, loadEnv } from '@workline/config';
@@ -15,7 +18,23 @@ import { KafkaProducer } from '@workline/kafka';
 import { SecretBox } from '@workline/secrets';
 import { randomUUID } from 'node:crypto';
 import { startBenchStack } from './lib/common';
-import { CONCURRENCY, DISPATCHER_ENV, RETRY_BASE_MS, deliveryEvent, dispatcherRun, oneAtATime, postLoop, postTo, startReceiver, type WebhookFigures } from './lib/webhooks';
+import {
+  CONCURRENCY,
+  DISPATCHER_ENV,
+  ORIGIN_CONCURRENCY,
+  PACED_RATE,
+  PACED_SECONDS,
+  RETRY_BASE_MS,
+  deliveryEvent,
+  dispatcherRun,
+  oneAtATime,
+  pacedDispatcherRun,
+  pacedPostLoop,
+  postLoop,
+  postTo,
+  startReceiver,
+  type WebhookFigures,
+} from './lib/webhooks';
 
 const N = Number(process.env.BENCH_DELIVERIES ?? 2000);
 const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 200);
@@ -28,10 +47,14 @@ async function main(): Promise<void> {
   try {
     // Warm-up: connections, JIT, the dispatcher's first claims.
     await dispatcherRun(receiver, producer, box, 0, 200);
-    const rows: [WebhookFigures, WebhookFigures][] = [];
-    for (const failRate of [0, 0.2]) rows.push([await postLoop(receiver, failRate, N), await dispatcherRun(receiver, producer, box, failRate, N)]);
+    // Each group: its baselines, then the dispatcher (ratios are against each baseline).
+    const groups: WebhookFigures[][] = [];
+    for (const failRate of [0, 0.2]) {
+      groups.push([await postLoop(receiver, failRate, N), await postLoop(receiver, failRate, N, true), await dispatcherRun(receiver, producer, box, failRate, N)]);
+    }
+    groups.push([await pacedPostLoop(receiver), await pacedDispatcherRun(receiver, producer, box)]);
     const sealed = box.seal('wlk_bench_key');
-    const sequential: [WebhookFigures, WebhookFigures] = [
+    groups.push([
       await oneAtATime(receiver, (i, id) => postTo(receiver, id, JSON.stringify({ i })).then(() => undefined), 'baseline, one at a time', SEQUENTIAL),
       await oneAtATime(
         receiver,
@@ -39,15 +62,20 @@ async function main(): Promise<void> {
         'dispatcher, one at a time',
         SEQUENTIAL,
       ),
-    ];
-    rows.push(sequential);
-    console.log(`\nwebhook delivery, ${N} deliveries per loaded scenario (${SEQUENTIAL} one at a time), 1 dispatcher instance (concurrency ${CONCURRENCY}), retry base ${RETRY_BASE_MS} ms\n`);
-    console.log('scenario                      deliveries/s   p50 ms   p99 ms   POSTs');
-    for (const [base, disp] of rows) {
-      for (const f of [base, disp]) console.log(`${f.name.padEnd(30)}${f.perSecond.toFixed(0).padStart(12)}${String(f.p50).padStart(9)}${String(f.p99).padStart(9)}${String(f.requests).padStart(8)}`);
-      console.log(
-        `  ratio dispatcher/baseline: throughput ${(disp.perSecond / base.perSecond).toFixed(3)}, p50 ${(disp.p50 / Math.max(1, base.p50)).toFixed(1)}x, p99 ${(disp.p99 / Math.max(1, base.p99)).toFixed(1)}x`,
-      );
+    ]);
+    console.log(
+      `\nwebhook delivery, bursts of ${N} deliveries, paced ${PACED_RATE}/s for ${PACED_SECONDS} s, ${SEQUENTIAL} one at a time; ` +
+        `1 dispatcher instance (concurrency ${CONCURRENCY}, ${ORIGIN_CONCURRENCY} per origin), retry base ${RETRY_BASE_MS} ms\n`,
+    );
+    console.log('scenario                                              deliveries/s   p50 ms   p99 ms   POSTs');
+    for (const group of groups) {
+      const dispatcher = group[group.length - 1];
+      for (const f of group) console.log(`${f.name.padEnd(54)}${f.perSecond.toFixed(0).padStart(12)}${String(f.p50).padStart(9)}${String(f.p99).padStart(9)}${String(f.requests).padStart(8)}`);
+      for (const base of group.slice(0, -1)) {
+        console.log(
+          `  dispatcher ÷ "${base.name}": throughput ${(dispatcher.perSecond / base.perSecond).toFixed(3)}, p50 ${(dispatcher.p50 / Math.max(1, base.p50)).toFixed(1)}x, p99 ${(dispatcher.p99 / Math.max(1, base.p99)).toFixed(1)}x`,
+        );
+      }
     }
   } finally {
     await producer.onApplicationShutdown();

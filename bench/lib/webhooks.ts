@@ -10,10 +10,19 @@ import type { SecretBox } from '@workline/secrets';
 import { randomUUID } from 'node:crypto';
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Pool } from 'undici';
 import { type Figures, percentile } from './common';
 
-/** Attempts one dispatcher instance makes at once (its default WEBHOOK_CONCURRENCY); the POST loop's too. */
-export const CONCURRENCY = 32;
+/** Attempts one dispatcher instance makes at once (WEBHOOK_CONCURRENCY, passed on to it); the new-connection POST loop's too. */
+export const CONCURRENCY = Number(process.env.WEBHOOK_CONCURRENCY ?? 32);
+/**
+ * Attempts one dispatcher instance makes at once to one origin (WEBHOOK_ORIGIN_CONCURRENCY, passed on to
+ * it), on keep-alive connections: the keep-alive POST loops' connection policy, the dispatcher's own.
+ */
+export const ORIGIN_CONCURRENCY = Number(process.env.WEBHOOK_ORIGIN_CONCURRENCY ?? 8);
+/** Paced arrivals: events per second (BENCH_WEBHOOK_RATE) for BENCH_WEBHOOK_SECONDS. */
+export const PACED_RATE = Number(process.env.BENCH_WEBHOOK_RATE ?? 1000);
+export const PACED_SECONDS = Number(process.env.BENCH_WEBHOOK_SECONDS ?? 10);
 /** Retry base of the dispatcher under bench: short, so a failing scenario ends in seconds. */
 export const RETRY_BASE_MS = 50;
 /** What the dispatcher of a bench stack runs with. */
@@ -30,14 +39,25 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
+/**
+ * Failures in a row one delivery may get at most: a random 20 % failing receiver would otherwise kill one
+ * delivery in 3,125 (five 500s in a row: dead), and the run would wait for it for ever.
+ */
+const MAX_FAILURES_PER_DELIVERY = 3;
+
 export async function startReceiver(): Promise<Receiver> {
   const receiver: Receiver = { url: '', failRate: 0, succeeded: new Map(), waiters: new Map(), requests: 0, close: async () => undefined };
+  const failures = new Map<string, number>();
   const server = createServer((req, res) => {
     req.resume();
     req.on('end', () => {
       receiver.requests++;
-      if (Math.random() < receiver.failRate) return void res.writeHead(500).end('no');
       const id = req.headers['x-svc-delivery-id'];
+      const failed = typeof id === 'string' ? (failures.get(id) ?? 0) : 0;
+      if (failed < MAX_FAILURES_PER_DELIVERY && Math.random() < receiver.failRate) {
+        if (typeof id === 'string') failures.set(id, failed + 1);
+        return void res.writeHead(500).end('no');
+      }
       if (typeof id === 'string' && !receiver.succeeded.has(id)) receiver.succeeded.set(id, Date.now());
       res.writeHead(200).end('ok');
       if (typeof id === 'string') receiver.waiters.get(id)?.();
@@ -58,10 +78,12 @@ export interface WebhookFigures extends Figures {
   requests: number;
 }
 
-/** One bare POST (a new connection, like the dispatcher's); resolves with the status. */
+const POST_HEADERS = { 'content-type': 'application/json' };
+
+/** One bare POST on a new connection; resolves with the status. */
 export const postTo = (receiver: Receiver, id: string, body: string) =>
   new Promise<number>((resolve, reject) => {
-    const req = request(receiver.url, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'x-svc-delivery-id': id } }, (res) => {
+    const req = request(receiver.url, { method: 'POST', agent: false, headers: { ...POST_HEADERS, 'x-svc-delivery-id': id } }, (res) => {
       res.resume();
       res.on('end', () => resolve(res.statusCode ?? 0));
     });
@@ -69,31 +91,117 @@ export const postTo = (receiver: Receiver, id: string, body: string) =>
     req.end(body);
   });
 
-/** The baseline: a bare loop of POSTs (new connection each, like the dispatcher), CONCURRENCY at once. */
-export async function postLoop(receiver: Receiver, failRate: number, n: number): Promise<WebhookFigures> {
+/** Keep-alive connections to the receiver, at most ORIGIN_CONCURRENCY: the dispatcher's connection policy. */
+export function keepAlivePool(receiver: Receiver): Pool {
+  return new Pool(new URL(receiver.url).origin, { connections: ORIGIN_CONCURRENCY, pipelining: 1 });
+}
+
+/** One bare POST on a pooled keep-alive connection; resolves with the status. */
+async function postPooled(pool: Pool, receiver: Receiver, id: string, body: string): Promise<number> {
+  const { statusCode, body: answer } = await pool.request({ path: new URL(receiver.url).pathname, method: 'POST', headers: { ...POST_HEADERS, 'x-svc-delivery-id': id }, body });
+  await answer.dump();
+  return statusCode;
+}
+
+/**
+ * The burst baseline: a bare loop of POSTs, each delivery posted again until it is answered 2xx (like the
+ * dispatcher, without the wait). `keepAlive` false: a new connection per POST, CONCURRENCY at once (the
+ * dispatcher's policy before keep-alive); true: the dispatcher's policy now, ORIGIN_CONCURRENCY at once on
+ * kept-alive connections.
+ */
+export async function postLoop(receiver: Receiver, failRate: number, n: number, keepAlive = false): Promise<WebhookFigures> {
   receiver.failRate = failRate;
   receiver.succeeded.clear();
   receiver.requests = 0;
   const body = JSON.stringify({ uuid: randomUUID(), event_type: 'task.result_available' });
   const latencies: number[] = [];
   let next = 0;
+  const pool = keepAlive ? keepAlivePool(receiver) : undefined;
+  const post = (id: string) => (pool ? postPooled(pool, receiver, id, body) : postTo(receiver, id, body));
   const started = Date.now();
-  const post = (id: string) => postTo(receiver, id, body);
   await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
+    Array.from({ length: keepAlive ? ORIGIN_CONCURRENCY : CONCURRENCY }, async () => {
       while (next < n) {
         const id = `base-${next++}`;
         const at = Date.now();
-        // Like the dispatcher, a failed POST is made again until it succeeds (without the wait).
         while ((await post(id)) !== 200);
         latencies.push(Date.now() - at);
       }
     }),
   );
   const seconds = (Date.now() - started) / 1000;
-  return { name: `baseline, ${failRate * 100}% failing`, perSecond: n / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), count: n, failed: 0, requests: receiver.requests };
+  await pool?.close();
+  const policy = keepAlive ? `keep-alive, ${ORIGIN_CONCURRENCY} at once` : `new connection each, ${CONCURRENCY} at once`;
+  return { name: `baseline, ${policy}, ${failRate * 100}% failing`, perSecond: n / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), count: n, failed: 0, requests: receiver.requests };
 }
 
+/**
+ * Hands out `rate` deliveries per second for `seconds` on a schedule (every 5 ms, those due by then),
+ * calling `fire` with each group's ids; resolves with each id's scheduled time once all are handed out.
+ */
+async function paced(prefix: string, rate: number, seconds: number, fire: (ids: string[]) => void): Promise<Map<string, number>> {
+  const total = Math.round(rate * seconds);
+  const scheduled = new Map<string, number>();
+  const started = Date.now();
+  for (let sent = 0; sent < total; ) {
+    const due = Math.min(total, Math.floor(((Date.now() - started) * rate) / 1000) + 1);
+    const ids: string[] = [];
+    for (; sent < due; sent++) {
+      const id = `${prefix}-${randomUUID()}`;
+      ids.push(id);
+      scheduled.set(id, started + (sent * 1000) / rate);
+    }
+    if (ids.length) fire(ids);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  return scheduled;
+}
+
+/** Waits until every id in `sentAt` was answered 2xx, then the figures: latency from its send to its receipt. */
+async function receipts(receiver: Receiver, sentAt: Map<string, number>, name: string): Promise<WebhookFigures> {
+  const deadline = Date.now() + 600_000;
+  while ([...sentAt.keys()].some((id) => !receiver.succeeded.has(id)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  const missing = [...sentAt.keys()].filter((id) => !receiver.succeeded.has(id)).length;
+  if (missing) throw new Error(`${name}: ${missing} of ${sentAt.size} deliveries never arrived`);
+  const latencies = [...sentAt].map(([id, at]) => receiver.succeeded.get(id)! - at);
+  const first = Math.min(...sentAt.values());
+  const seconds = (Math.max(...[...sentAt.keys()].map((id) => receiver.succeeded.get(id)!)) - first) / 1000;
+  return { name, perSecond: sentAt.size / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), count: sentAt.size, failed: 0, requests: receiver.requests };
+}
+
+/** Paced arrivals to the bare keep-alive POST loop (the dispatcher's connection policy): latency from the scheduled time to the receipt. */
+export async function pacedPostLoop(receiver: Receiver, rate = PACED_RATE, seconds = PACED_SECONDS): Promise<WebhookFigures> {
+  receiver.failRate = 0;
+  receiver.succeeded.clear();
+  receiver.requests = 0;
+  const pool = keepAlivePool(receiver);
+  const body = JSON.stringify({ uuid: randomUUID(), event_type: 'task.result_available' });
+  const posts: Promise<number>[] = [];
+  const scheduled = await paced('paced-base', rate, seconds, (ids) => posts.push(...ids.map((id) => postPooled(pool, receiver, id, body))));
+  await Promise.all(posts);
+  const figures = await receipts(receiver, scheduled, `baseline, paced ${rate}/s, keep-alive, ${ORIGIN_CONCURRENCY} at once`);
+  await pool.close();
+  return figures;
+}
+
+/** Paced arrivals to the dispatcher: each group of due events is handed to Kafka at once; latency from that to the receipt. */
+export async function pacedDispatcherRun(receiver: Receiver, producer: KafkaProducer, box: SecretBox, rate = PACED_RATE, seconds = PACED_SECONDS): Promise<WebhookFigures> {
+  receiver.failRate = 0;
+  receiver.succeeded.clear();
+  receiver.requests = 0;
+  const sealed = box.seal('wlk_bench_key');
+  const sentAt = new Map<string, number>();
+  const sends: Promise<void>[] = [];
+  let i = 0;
+  await paced('paced', rate, seconds, (ids) => {
+    const at = Date.now();
+    const batch: OutgoingMessage[] = ids.map((id) => ({ key: id, value: deliveryEvent(receiver, sealed, i++, id) }));
+    for (const id of ids) sentAt.set(id, at);
+    sends.push(producer.send(Topic.DeliveryRequested, batch));
+  });
+  await Promise.all(sends);
+  return receipts(receiver, sentAt, `dispatcher, paced ${rate}/s`);
+}
 
 export function deliveryEvent(receiver: Receiver, sealed: string, i: number, deliveryId = `bench-${randomUUID()}`): EventEnvelope<DeliveryRequestedEvent> {
   const data: DeliveryRequestedEvent = {

@@ -17,4 +17,8 @@ export class DispatcherEnv extends BaseEnv {
   /** Attempts one instance makes at once. */
   @IsInt() @Min(1) @Max(1000)
   WEBHOOK_CONCURRENCY: number = 32;
+
+  /** Attempts one instance makes at once to one origin (scheme, host, port): one slow receiver holds no more. */
+  @IsInt() @Min(1) @Max(1000)
+  WEBHOOK_ORIGIN_CONCURRENCY: number = 8;
 }

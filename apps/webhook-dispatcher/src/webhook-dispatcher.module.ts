@@ -26,6 +26,7 @@ export class WebhookDispatcherModule {
           callbackPolicy: env.callbackPolicy,
           pollMs: env.WEBHOOK_POLL_MS,
           concurrency: env.WEBHOOK_CONCURRENCY,
+          originConcurrency: env.WEBHOOK_ORIGIN_CONCURRENCY,
           leaseMs: LEASE_MS,
         }),
       ],

@@ -63,6 +63,7 @@ describe('Delivery API queries', () => {
       callbackPolicy: {},
       pollMs: 100,
       concurrency: 1,
+      originConcurrency: 1,
       leaseMs: 30_000,
     });
     return { service, calls: prisma.calls };

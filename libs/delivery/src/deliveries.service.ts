@@ -16,11 +16,16 @@ import {
   keysetPage,
 } from '@workline/contracts';
 import { type DeliveryAttempt, type Prisma, PrismaService } from '@workline/db';
-import { currentRequestId } from '@workline/observability';
 import { SecretBox } from '@workline/secrets';
 import { DELIVERY_OPTIONS, type DeliveryOptions } from './delivery.options';
 import { scopeWhere } from './delivery-scope';
 import { DeliveryScheduler } from './delivery.scheduler';
+
+/** A delivery request from Kafka and the id of the API request that caused it (from the message's headers). */
+export interface DeliveryIntake {
+  event: DeliveryRequestedEvent;
+  requestId?: string;
+}
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
@@ -91,39 +96,34 @@ export class DeliveriesService {
   }
 
   /**
-   * Stores a requested delivery, due now. Idempotent on delivery_id: a request seen again (Kafka
-   * redelivery, a producer retry) changes nothing. Returns whether it was new.
+   * Stores requested deliveries, due now, in one statement that also leases to this instance those its
+   * dispatch queue has room for (DeliveryScheduler.takeIn). Idempotent on delivery_id: a request seen
+   * again (Kafka redelivery, a producer retry) changes nothing. Returns how many were new.
    */
-  async intake(event: DeliveryRequestedEvent): Promise<boolean> {
-    // The contract says the URL comes without userinfo; should one slip through, its credentials are
-    // moved into the sealed Authorization so they never reach the table, the API or a log.
-    const parsed = parseCallbackUrl(event.url);
-    const sealedAuthorization = event.sealed_authorization ?? (parsed.authorization ? this.box.seal(parsed.authorization) : null);
-    const created = await this.prisma.delivery.createMany({
-      data: [
-        {
-          id: event.delivery_id,
-          accountId: event.owner.account_id,
-          workstreamId: event.owner.workstream_id ?? null,
-          taskId: event.subject.task_id ?? null,
-          runId: event.subject.run_id ?? null,
-          eventType: event.event_type,
-          url: parsed.url,
-          body: event.body,
-          signing: event.signing,
-          sealedSecret: event.sealed_secret ?? null,
-          sealedAuthorization,
-          status: 'pending',
-          nextAttemptAt: new Date(),
-          // The request that caused the delivery (it came in the event's headers): its attempts log under it.
-          requestId: currentRequestId() ?? null,
-        },
-      ],
-      skipDuplicates: true,
+  async intake(requests: DeliveryIntake[]): Promise<number> {
+    const rows = requests.map(({ event, requestId }) => {
+      // The contract says the URL comes without userinfo; should one slip through, its credentials are
+      // moved into the sealed Authorization so they never reach the table, the API or a log.
+      const parsed = parseCallbackUrl(event.url);
+      return {
+        id: event.delivery_id,
+        account_id: event.owner.account_id,
+        workstream_id: event.owner.workstream_id ?? null,
+        task_id: event.subject.task_id ?? null,
+        run_id: event.subject.run_id ?? null,
+        event_type: event.event_type,
+        url: parsed.url,
+        body: event.body,
+        signing: event.signing,
+        sealed_secret: event.sealed_secret ?? null,
+        sealed_authorization: event.sealed_authorization ?? (parsed.authorization ? this.box.seal(parsed.authorization) : null),
+        // The request that caused the delivery (it came in the event's headers): its attempts log under it.
+        request_id: requestId ?? null,
+      };
     });
-    if (created.count) this.scheduler.poke();
-    else this.logger.debug(`delivery ${event.delivery_id} was already taken in`);
-    return created.count > 0;
+    const created = await this.scheduler.takeIn(rows);
+    if (created < rows.length) this.logger.debug(`${rows.length - created} of ${rows.length} delivery requests were already taken in`);
+    return created;
   }
 
   async list(request: DeliveryListRequest): Promise<DeliveryPage> {

@@ -19,6 +19,8 @@ export interface DeliveryOptions {
   pollMs: number;
   /** Attempts one instance makes at once. */
   concurrency: number;
+  /** Attempts one instance makes at once to one origin (scheme, host and port). */
+  originConcurrency: number;
   /** How long a claim keeps other instances off a delivery; longer than an attempt can take. */
   leaseMs: number;
 }

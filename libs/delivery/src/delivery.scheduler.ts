@@ -1,106 +1,199 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { CallbackUrlError } from '@workline/callback-url';
-import { type DeliveryDeadEvent, Topic } from '@workline/contracts';
-import { PrismaService } from '@workline/db';
-import { enqueueEvent, OutboxRelay } from '@workline/kafka';
+import { DbPool } from '@workline/db';
+import { OutboxRelay } from '@workline/kafka';
 import { runWithRequestId } from '@workline/observability';
 import { SecretBox } from '@workline/secrets';
 import { sign } from '@workline/signature';
 import { randomUUID } from 'node:crypto';
 import { DELIVERY_OPTIONS, type DeliveryOptions } from './delivery.options';
-import { type AttemptResult, postOnce, resolveDeliveryTarget } from './http-attempt';
+import { type DeliveryRow, DeliveryStore, type LeasedRow, originOf, type OutcomeRow } from './delivery-store';
+import { type Dispatchable, DispatchQueue } from './dispatch-queue';
+import { ATTEMPT_TIMEOUT_MS, type AttemptResult, postOnce } from './http-attempt';
+import { OriginConnections } from './origin-connections';
+import { OutcomeRecorder } from './outcome-recorder';
 import { afterFailure, isSuccessStatus, parseRetryAfterMs } from './retry-policy';
 
-/** A claimed delivery: what an attempt needs. */
-interface ClaimedDelivery {
-  id: string;
-  account_id: string;
-  workstream_id: string | null;
-  task_id: string | null;
-  run_id: string | null;
-  event_type: string;
-  url: string;
-  body: string;
-  signing: string;
-  sealed_secret: string | null;
-  sealed_authorization: string | null;
-  request_id: string | null;
+/** A delivery this instance holds a lease on, in its dispatch queue. */
+interface HeldDelivery extends LeasedRow, Dispatchable {
+  /** When its lease ends, by the local clock (measured from before the claim was sent: never later than PostgreSQL's). */
+  leaseDeadline: number;
 }
+
+/** An attempt starts only with this much of its lease left beyond the attempt's own timeout (for the outcome's write). */
+const LEASE_MARGIN_MS = 5_000;
+/** Deliveries held (waiting and under way) per unit of WEBHOOK_CONCURRENCY. */
+const HELD_PER_SLOT = 16;
+/** Bytes of bodies held waiting at most (one delivery is always let in). */
+const MAX_HELD_BYTES = 64 * 1024 * 1024;
+/** Most rows one claim of due deliveries takes. */
+const MAX_CLAIM = 1_000;
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /**
- * Makes the attempts. Every instance polls PostgreSQL for due deliveries and claims a batch in one
- * statement (FOR UPDATE SKIP LOCKED, then a lease token and expiry on each row), so two instances never
- * make the same attempt: a row is either locked by another claim or leased. The outcome is written only
- * under the lease token that made it. A crash mid-attempt leaves the lease to expire, after which any
- * instance makes the attempt again: the at-least-once crash window (docs/webhooks.md).
+ * Makes the attempts. Deliveries reach the in-memory dispatch queue two ways, each time leased to this
+ * instance in the statement that finds them: new ones as they are taken in from Kafka (`takeIn`: the
+ * insert of a batch leases the rows the queue has room for), and due ones (retries, redeliveries, leases
+ * that expired, intake the queue had no room for) by a poller that claims many at once with FOR UPDATE SKIP
+ * LOCKED. Two instances never make the same attempt: a row is either locked by another claim or leased.
+ * The queue caps attempts per origin and in all; each attempt reuses keep-alive connections to the origin's
+ * checked address (OriginConnections). Outcomes are written in batches, only under the lease that made the
+ * attempt (OutcomeRecorder). A crash leaves its leases to expire, after which any instance makes those
+ * attempts again: the at-least-once crash window (docs/webhooks.md).
  */
 @Injectable()
 export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(DeliveryScheduler.name);
   private readonly box: SecretBox;
-  private readonly inFlight = new Set<Promise<void>>();
+  private readonly store: DeliveryStore;
+  private readonly queue: DispatchQueue<HeldDelivery>;
+  private readonly connections: OriginConnections;
+  private readonly recorder: OutcomeRecorder;
+  private readonly attempts = new Set<Promise<void>>();
   private running = false;
   private loop?: Promise<void>;
   private wake?: () => void;
   private woken = false;
+  /** Due deliveries may be waiting in PostgreSQL beyond what the last claim took. */
+  private backlog = true;
 
   constructor(
-    private readonly prisma: PrismaService,
-    private readonly outbox: OutboxRelay,
+    db: DbPool,
+    outbox: OutboxRelay,
     @Inject(DELIVERY_OPTIONS) private readonly options: DeliveryOptions,
   ) {
     this.box = new SecretBox(options.secretsKey);
+    this.store = new DeliveryStore(db, options);
+    this.queue = new DispatchQueue<HeldDelivery>({
+      concurrency: options.concurrency,
+      originConcurrency: options.originConcurrency,
+      maxHeld: options.concurrency * HELD_PER_SLOT,
+      maxHeldBytes: MAX_HELD_BYTES,
+      waitBudgetMs: options.leaseMs - ATTEMPT_TIMEOUT_MS - LEASE_MARGIN_MS,
+      slowestAttemptMs: ATTEMPT_TIMEOUT_MS,
+    });
+    this.connections = new OriginConnections(options.callbackPolicy, options.originConcurrency);
+    this.recorder = new OutcomeRecorder(this.store, () => outbox.poke());
+  }
+
+  /** Deliveries held now: waiting for their turn, and under way. */
+  get dispatchQueue(): { waiting: number; inFlight: number } {
+    return { waiting: this.queue.waiting, inFlight: this.queue.inFlight };
   }
 
   onApplicationBootstrap(): void {
     this.running = true;
-    this.loop = this.run();
+    this.loop = this.poll();
   }
 
   /**
-   * Stops claiming and lets the attempts under way finish and record their outcome. The database closes
-   * later, at application shutdown.
+   * Stops claiming, gives back the leases of deliveries still waiting (another instance takes them at
+   * once), lets the attempts under way finish and writes their outcomes. The database closes later, at
+   * application shutdown; the Kafka intake has stopped before this runs.
    */
   async onModuleDestroy(): Promise<void> {
     this.running = false;
     this.wake?.();
     await this.loop;
-    await Promise.allSettled([...this.inFlight]);
+    await this.release(this.queue.takeWaiting(() => true));
+    while (this.attempts.size) await Promise.allSettled([...this.attempts]);
+    await this.recorder.flush();
+    await this.connections.close();
   }
 
-  /** Look for due deliveries now instead of at the next poll (after an intake or a redelivery). */
+  /** Look for due deliveries now instead of at the next poll (after a redelivery). */
   poke(): void {
     this.woken = true;
     this.wake?.();
   }
 
-  private async run(): Promise<void> {
+  /**
+   * Stores new deliveries (one statement) and leases to this instance, in the same statement, those the
+   * queue has room for, which go straight to it; the others wait in PostgreSQL for the poller. A delivery
+   * id stored before is left as it is. Returns how many were new.
+   */
+  async takeIn(rows: DeliveryRow[]): Promise<number> {
+    const unique = [...new Map(rows.map((row) => [row.id, row])).values()];
+    let room = this.running ? this.queue.room() : 0;
+    let roomBytes = this.queue.roomBytes();
+    const originRooms = new Map<string, number>();
+    const candidates = unique.map((row) => {
+      const origin = originOf(row.url);
+      const bytes = Buffer.byteLength(row.body);
+      const originRoom = originRooms.get(origin) ?? this.queue.originRoom(origin);
+      const claim = room > 0 && originRoom > 0 && bytes <= roomBytes;
+      if (claim) {
+        room--;
+        roomBytes -= bytes;
+        originRooms.set(origin, originRoom - 1);
+      }
+      return { row, origin, bytes, claim };
+    });
+    const token = randomUUID();
+    const sentAt = Date.now();
+    const stored = await this.store.intake(
+      candidates.map(({ row, claim }) => ({ ...row, claim })),
+      token,
+    );
+    const claimed = new Set(stored.filter((row) => row.claimed).map((row) => row.id));
+    for (const { row, origin, bytes } of candidates) {
+      if (!claimed.has(row.id)) continue;
+      this.queue.push({ ...row, origin, bytes, lease_token: token, attempt_count: 0, round_failures: 0, leaseDeadline: sentAt + this.options.leaseMs });
+    }
+    if (claimed.size < stored.length) {
+      this.backlog = true;
+      this.poke();
+    }
+    this.pump();
+    return stored.length;
+  }
+
+  /** Claims due deliveries whenever the queue has room: at every poll, and at once while a backlog remains. */
+  private async poll(): Promise<void> {
     let failures = 0;
     while (this.running) {
-      let claimed = 0;
+      let full = false;
       try {
-        const free = this.options.concurrency - this.inFlight.size;
-        if (free > 0) {
-          const rows = await this.claim(free);
-          claimed = rows.length;
-          for (const row of rows) {
-            const task = this.attempt(row).finally(() => {
-              this.inFlight.delete(task);
-              this.poke();
-            });
-            this.inFlight.add(task);
-          }
-        }
+        full = await this.claimDue();
         failures = 0;
       } catch (error) {
         failures++;
         this.logger.warn(`claiming due deliveries failed, will retry: ${message(error)}`);
       }
-      if (claimed > 0 && this.inFlight.size < this.options.concurrency) continue;
+      if (full && this.queue.room() > 0) continue;
       await this.sleep(failures ? Math.min(10_000, this.options.pollMs * 2 ** failures) : this.options.pollMs);
     }
+  }
+
+  /** One claim of as many due deliveries as the queue has room for; true when it took all it asked for. */
+  private async claimDue(): Promise<boolean> {
+    const limit = Math.min(MAX_CLAIM, this.queue.room());
+    if (!limit) return false;
+    const { full, rooms } = this.queue.originRooms();
+    const token = randomUUID();
+    const sentAt = Date.now();
+    const rows = await this.store.claimDue({
+      limit,
+      maxBytes: this.queue.roomBytes(),
+      fullOrigins: full,
+      originRooms: rooms,
+      defaultRoom: this.queue.originLimit(),
+      token,
+    });
+    for (const row of rows) {
+      const held = this.queue.get(row.id);
+      // Its lease ran out while this instance still held it, and this claim took it again: one attempt, under the new lease.
+      if (held) {
+        held.lease_token = row.lease_token;
+        held.leaseDeadline = sentAt + this.options.leaseMs;
+        continue;
+      }
+      this.queue.push({ ...row, origin: originOf(row.url), bytes: Buffer.byteLength(row.body), leaseDeadline: sentAt + this.options.leaseMs });
+    }
+    this.pump();
+    this.backlog = rows.length >= limit;
+    return this.backlog;
   }
 
   private sleep(ms: number): Promise<void> {
@@ -120,26 +213,22 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestro
     });
   }
 
-  /** Claims up to `limit` due deliveries for this instance. */
-  async claim(limit: number): Promise<(ClaimedDelivery & { lease_token: string })[]> {
-    const token = randomUUID();
-    const rows = await this.prisma.$queryRaw<ClaimedDelivery[]>`
-      with due as (
-        select id from delivery
-        where status = 'pending' and next_attempt_at <= now() and (lease_until is null or lease_until < now())
-        order by next_attempt_at
-        limit ${limit}
-        for update skip locked
-      )
-      update delivery d set lease_token = ${token}, lease_until = now() + ${this.options.leaseMs} * interval '1 millisecond'
-      from due where d.id = due.id
-      returning d.id, d.account_id, d.workstream_id, d.task_id, d.run_id, d.event_type, d.url, d.body, d.signing,
-        d.sealed_secret, d.sealed_authorization, d.request_id`;
-    return rows.map((row) => ({ ...row, lease_token: token }));
+  /** Starts every attempt the queue lets start now. */
+  private pump(): void {
+    while (this.running) {
+      const delivery = this.queue.next();
+      if (!delivery) break;
+      const attempt = this.attempt(delivery)
+        .catch((error: unknown) => this.logger.error(`the attempt of delivery ${delivery.id} failed unexpectedly: ${message(error)}`))
+        .finally(() => this.attempts.delete(attempt));
+      this.attempts.add(attempt);
+    }
+    // Room for a full round of attempts again after a backlog: claim now rather than at the next poll.
+    if (this.backlog && this.queue.room() >= this.options.concurrency) this.poke();
   }
 
   /** The headers of one attempt; the signature covers exactly `body`, the bytes sent. */
-  headersFor(delivery: ClaimedDelivery): Record<string, string> {
+  headersFor(delivery: DeliveryRow): Record<string, string> {
     const headers: Record<string, string> = {
       'Content-Type': 'application/json',
       'User-Agent': 'Workline-Webhooks/1',
@@ -154,17 +243,27 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestro
   }
 
   /** One attempt, under the id of the request that caused the delivery (its log lines carry it). */
-  private attempt(delivery: ClaimedDelivery & { lease_token: string }): Promise<void> {
-    return runWithRequestId(delivery.request_id ?? undefined, () => this.attemptInContext(delivery));
+  private async attempt(delivery: HeldDelivery): Promise<void> {
+    if (delivery.leaseDeadline - Date.now() < ATTEMPT_TIMEOUT_MS + LEASE_MARGIN_MS) {
+      // It waited too long for its turn to finish inside its lease: back to PostgreSQL, for whoever has room.
+      this.queue.done(delivery);
+      await this.release([delivery]);
+      this.pump();
+      return;
+    }
+    const attemptedAt = new Date();
+    const result = await runWithRequestId(delivery.request_id ?? undefined, () => this.post(delivery, attemptedAt));
+    this.queue.done(delivery, result.durationMs);
+    this.recorder.add(this.outcomeOf(delivery, attemptedAt, result), delivery.leaseDeadline);
+    this.pump();
   }
 
-  private async attemptInContext(delivery: ClaimedDelivery & { lease_token: string }): Promise<void> {
-    const attemptedAt = new Date();
+  private async post(delivery: HeldDelivery, attemptedAt: Date): Promise<AttemptResult> {
     let result: AttemptResult;
     try {
       const headers = this.headersFor(delivery);
-      const target = await resolveDeliveryTarget(delivery.url, this.options.callbackPolicy);
-      result = await postOnce({ target, body: delivery.body, headers });
+      const { target, pool } = await this.connections.connectionFor(delivery.url);
+      result = await postOnce({ target, pool, body: delivery.body, headers });
     } catch (error) {
       const why = error instanceof CallbackUrlError ? `refused: ${error.message}` : message(error);
       result = { statusCode: null, durationMs: Date.now() - attemptedAt.getTime(), error: why, responseExcerpt: null, retryAfter: null };
@@ -178,74 +277,46 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestro
       status_code: result.statusCode,
       duration_ms: result.durationMs,
     });
-    try {
-      await this.record(delivery, attemptedAt, result);
-    } catch (error) {
-      // The lease expires and another attempt is made: at-least-once, never lost.
-      this.logger.error(`could not record the attempt of delivery ${delivery.id}: ${message(error)}`);
-    }
+    return result;
   }
 
-  /**
-   * Writes the attempt and the delivery's next state in one transaction, under the lease that made the
-   * attempt (a lost lease means another instance owns the delivery now: its outcome is not ours to write).
-   */
-  private async record(delivery: ClaimedDelivery & { lease_token: string }, attemptedAt: Date, result: AttemptResult): Promise<void> {
+  /** The attempt's outcome and the delivery's next state (a redelivery asked for meanwhile is applied when it is written). */
+  private outcomeOf(delivery: HeldDelivery, attemptedAt: Date, result: AttemptResult): OutcomeRow {
     const success = isSuccessStatus(result.statusCode);
     const error = success ? null : (result.error ?? `HTTP ${result.statusCode}`);
-    let dead: DeliveryDeadEvent | undefined;
-    await this.prisma.$transaction(
-      async (tx) => {
-        const [row] = await tx.$queryRaw<{ lease_token: string | null; attempt_count: number; round_failures: number; redeliver_requested: boolean }[]>`
-          select lease_token, attempt_count, round_failures, redeliver_requested from delivery where id = ${delivery.id} for update`;
-        if (!row || row.lease_token !== delivery.lease_token) {
-          this.logger.warn(`delivery ${delivery.id}: the lease expired during the attempt; another instance owns it now`);
-          return;
-        }
-        const number = row.attempt_count + 1;
-        await tx.$executeRaw`
-          insert into delivery_attempt (delivery_id, number, attempted_at, duration_ms, status_code, error, response_excerpt, instance_id)
-          values (${delivery.id}, ${number}, ${attemptedAt}, ${result.durationMs}, ${result.statusCode}, ${error}, ${result.responseExcerpt}, ${this.options.instanceId})`;
-        const next = this.nextState(row, success, result);
-        await tx.$executeRaw`
-          update delivery set attempt_count = ${number}, last_status_code = ${result.statusCode}, last_error = ${error},
-            lease_token = null, lease_until = null, redeliver_requested = false, updated_at = now(),
-            status = ${next.status}, round_failures = ${next.roundFailures},
-            next_attempt_at = case when ${next.waitMs}::int is null then null else now() + ${next.waitMs}::int * interval '1 millisecond' end,
-            delivered_at = case when ${success} then now() else delivered_at end,
-            dead_at = case when ${next.status} = 'dead' then now() else null end
-          where id = ${delivery.id}`;
-        if (next.status !== 'dead') return;
-        dead = {
-          delivery_id: delivery.id,
-          owner: { account_id: delivery.account_id, ...(delivery.workstream_id ? { workstream_id: delivery.workstream_id } : {}) },
-          subject: { ...(delivery.task_id ? { task_id: delivery.task_id } : {}), ...(delivery.run_id ? { run_id: delivery.run_id } : {}) },
-          event_type: delivery.event_type,
-          url: delivery.url,
-          attempts: number,
-          last_error: error ?? 'failed',
-        };
-        await enqueueEvent(tx, this.options.source, Topic.DeliveryDead, dead, { key: delivery.id });
-      },
-      // Under load an attempt may wait for a pooled connection; giving up would only repeat the attempt.
-      { maxWait: 15_000, timeout: 15_000 },
-    );
-    if (dead) {
-      this.logger.warn(`delivery ${delivery.id} is dead after ${dead.attempts} attempts: ${dead.last_error}`);
-      this.outbox.poke();
-    }
+    const next = this.nextState(delivery.round_failures, success, result);
+    return {
+      id: delivery.id,
+      lease_token: delivery.lease_token,
+      attempted_at: attemptedAt.toISOString(),
+      duration_ms: result.durationMs,
+      status_code: result.statusCode,
+      error,
+      response_excerpt: result.responseExcerpt,
+      success,
+      status: next.status,
+      round_failures: next.roundFailures,
+      wait_ms: next.waitMs,
+      request_id: delivery.request_id,
+      dead:
+        next.status === 'dead'
+          ? {
+              delivery_id: delivery.id,
+              owner: { account_id: delivery.account_id, ...(delivery.workstream_id ? { workstream_id: delivery.workstream_id } : {}) },
+              subject: { ...(delivery.task_id ? { task_id: delivery.task_id } : {}), ...(delivery.run_id ? { run_id: delivery.run_id } : {}) },
+              event_type: delivery.event_type,
+              url: delivery.url,
+              attempts: delivery.attempt_count + 1,
+              last_error: error ?? 'failed',
+            }
+          : undefined,
+    };
   }
 
   /** Where the delivery goes after this attempt; waitMs null means no further attempt is scheduled. */
-  private nextState(
-    row: { round_failures: number; redeliver_requested: boolean },
-    success: boolean,
-    result: AttemptResult,
-  ): { status: 'pending' | 'delivered' | 'dead'; roundFailures: number; waitMs: number | null } {
-    // A redelivery asked for during this attempt: a fresh round starts now, whatever this outcome.
-    if (row.redeliver_requested) return { status: 'pending', roundFailures: 0, waitMs: 0 };
-    if (success) return { status: 'delivered', roundFailures: row.round_failures, waitMs: null };
-    const failures = row.round_failures + 1;
+  private nextState(roundFailures: number, success: boolean, result: AttemptResult): { status: 'pending' | 'delivered' | 'dead'; roundFailures: number; waitMs: number | null } {
+    if (success) return { status: 'delivered', roundFailures, waitMs: null };
+    const failures = roundFailures + 1;
     const decision = afterFailure({
       failures,
       baseMs: this.options.retryBaseMs,
@@ -254,5 +325,15 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestro
       random: Math.random(),
     });
     return decision.kind === 'retry' ? { status: 'pending', roundFailures: failures, waitMs: decision.waitMs } : { status: 'dead', roundFailures: failures, waitMs: null };
+  }
+
+  private async release(deliveries: HeldDelivery[]): Promise<void> {
+    try {
+      await this.store.release(deliveries);
+      if (deliveries.length) this.backlog = true;
+    } catch (error) {
+      // Their leases expire instead; then any instance claims them.
+      this.logger.warn(`could not give back ${deliveries.length} delivery leases: ${message(error)}`);
+    }
   }
 }

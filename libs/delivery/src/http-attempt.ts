@@ -1,7 +1,6 @@
 import { type CallbackPolicy, CallbackUrlError, resolvePublicAddresses } from '@workline/callback-url';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
+import { type buildConnector, Client, type Dispatcher } from 'undici';
 
 export const ATTEMPT_TIMEOUT_MS = 5_000;
 export const RESPONSE_EXCERPT_BYTES = 1024;
@@ -31,6 +30,11 @@ export interface AttemptRequest {
   body: string;
   headers: Record<string, string>;
   timeoutMs?: number;
+  /**
+   * Keep-alive connections to the target's origin and checked address (OriginConnections). Without it the
+   * attempt opens a connection of its own and closes it after.
+   */
+  pool?: Dispatcher;
 }
 
 export interface AttemptResult {
@@ -49,6 +53,15 @@ const pinnedLookup =
     else callback(null, address, family);
   };
 
+/**
+ * How connections to a target are opened: to the checked address whatever the host name would resolve to
+ * now, the host still named in `Host` and as the TLS server name.
+ */
+export const pinnedConnector = (target: DeliveryTarget, timeoutMs: number): buildConnector.BuildOptions => ({
+  lookup: pinnedLookup(target.address, target.family),
+  timeout: timeoutMs,
+});
+
 /** Keeps at most RESPONSE_EXCERPT_BYTES of the answer, cut on a character boundary. */
 function excerptOf(chunks: Buffer[]): string | null {
   const bytes = Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES);
@@ -58,59 +71,101 @@ function excerptOf(chunks: Buffer[]): string | null {
   return text.replace(/\uFFFD+$/, '');
 }
 
+/** An answer longer than the excerpt is read on (and dropped) up to this much, so its connection can serve again. */
+const DRAIN_LIMIT_BYTES = 64 * 1024;
+const DRAIN_TIMEOUT_MS = 1_000;
+
+/** Reads the rest of an answer and drops it (so its connection serves again), or closes the connection past the limits. */
+function drain(body: Dispatcher.ResponseData['body']): void {
+  if (body.destroyed) return;
+  let left = DRAIN_LIMIT_BYTES;
+  const timer = setTimeout(() => body.destroy(), DRAIN_TIMEOUT_MS).unref();
+  body
+    .on('data', (chunk: Buffer) => {
+      left -= chunk.length;
+      if (left <= 0) body.destroy();
+    })
+    .on('close', () => clearTimeout(timer))
+    .resume();
+}
+
+const errorText = (error: NodeJS.ErrnoException) => (error.code ? `${error.code}: ${error.message}` : error.message);
+
+/**
+ * A kept-alive connection the receiver closed just as it was reused: the request never reached it (the
+ * connection had answered before, and this request got no answer). It is sent once more, on a fresh
+ * connection, within the same attempt.
+ */
+const closedWhenReused = (error: unknown) => {
+  const failure = error as { code?: string; socket?: { bytesRead?: number } } | null;
+  return failure?.code === 'UND_ERR_SOCKET' && (failure.socket?.bytesRead ?? 0) > 0;
+};
+
 /**
  * One POST of the exact bytes in `body`. Never throws: the outcome (status, or the error that stood in
  * for one) is the result. The whole exchange (connect, status, the first KB of the answer) must finish
  * within the timeout; redirects are not followed.
  */
-export function postOnce({ target, body, headers, timeoutMs = ATTEMPT_TIMEOUT_MS }: AttemptRequest): Promise<AttemptResult> {
+export async function postOnce({ target, body, headers, timeoutMs = ATTEMPT_TIMEOUT_MS, pool }: AttemptRequest): Promise<AttemptResult> {
   const started = Date.now();
+  const own = pool ? undefined : new Client(target.url.origin, { connect: pinnedConnector(target, timeoutMs), pipelining: 0 });
+  const dispatcher = pool ?? own!;
   const payload = Buffer.from(body, 'utf8');
-  return new Promise<AttemptResult>((resolve) => {
-    let settled = false;
-    let response: IncomingMessage | undefined;
-    const chunks: Buffer[] = [];
+  const timeout = new AbortController();
+  const timer = setTimeout(() => timeout.abort(), timeoutMs);
+  try {
+    for (let send = 1; ; send++) {
+      const outcome = await exchange(dispatcher, target.url, payload, headers, timeout.signal);
+      if ('response' in outcome) return { ...outcome.response, durationMs: Date.now() - started };
+      if (timeout.signal.aborted) return { statusCode: null, durationMs: Date.now() - started, error: `timed out after ${timeoutMs} ms`, responseExcerpt: null, retryAfter: null };
+      if (send === 1 && closedWhenReused(outcome.error)) continue;
+      return { statusCode: null, durationMs: Date.now() - started, error: errorText(outcome.error), responseExcerpt: null, retryAfter: null };
+    }
+  } finally {
+    clearTimeout(timer);
+    own?.destroy().catch(() => undefined);
+  }
+}
+
+type Exchange = { response: Omit<AttemptResult, 'durationMs'> } | { error: NodeJS.ErrnoException };
+
+/** Sends the request and reads the status and the first KB of the answer, until `signal` (the attempt's timeout). */
+async function exchange(dispatcher: Dispatcher, url: URL, payload: Buffer, headers: Record<string, string>, signal: AbortSignal): Promise<Exchange> {
+  let answer: Dispatcher.ResponseData;
+  try {
+    answer = await dispatcher.request({ origin: url.origin, path: url.pathname + url.search, method: 'POST', headers, body: payload, signal });
+  } catch (error) {
+    return { error: error as NodeJS.ErrnoException };
+  }
+  const chunks: Buffer[] = [];
+  // Errors of the answer after its status (a reset, the timeout's abort) end the excerpt; they never escape.
+  answer.body.on('error', () => undefined);
+  const excerptComplete = await new Promise<boolean>((resolve) => {
     let received = 0;
-    const finish = (partial: Partial<AttemptResult>) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      resolve({
-        statusCode: response?.statusCode ?? null,
-        durationMs: Date.now() - started,
-        error: null,
-        responseExcerpt: excerptOf(chunks),
-        retryAfter: (response?.headers['retry-after'] as string | undefined) ?? null,
-        ...partial,
-      });
-      req.destroy();
+    const finish = (complete: boolean) => {
+      answer.body.off('data', onData).off('end', onEnd).off('error', onEnd);
+      signal.removeEventListener('abort', onAbort);
+      resolve(complete);
     };
-    const send = target.url.protocol === 'https:' ? httpsRequest : httpRequest;
-    const req = send(target.url, {
-      method: 'POST',
-      headers: { ...headers, 'Content-Length': String(payload.length) },
-      lookup: pinnedLookup(target.address, target.family),
-      agent: false,
-    });
-    const timer = setTimeout(() => {
-      // The status counts when it arrived in time; only a missing status makes this a timeout.
-      if (response) finish({});
-      else finish({ statusCode: null, error: `timed out after ${timeoutMs} ms` });
-    }, timeoutMs);
-    req.on('response', (res) => {
-      response = res;
-      res.on('data', (chunk: Buffer) => {
-        if (received < RESPONSE_EXCERPT_BYTES) chunks.push(chunk);
-        received += chunk.length;
-        if (received >= RESPONSE_EXCERPT_BYTES) finish({});
-      });
-      res.on('end', () => finish({}));
-      res.on('error', () => finish({}));
-    });
-    req.on('error', (error: NodeJS.ErrnoException) => {
-      if (response) finish({});
-      else finish({ statusCode: null, error: error.code ? `${error.code}: ${error.message}` : error.message });
-    });
-    req.end(payload);
+    const onData = (chunk: Buffer) => {
+      chunks.push(chunk);
+      received += chunk.length;
+      if (received >= RESPONSE_EXCERPT_BYTES) finish(false);
+    };
+    const onEnd = () => finish(true);
+    // The status counts when it arrived in time; an answer still streaming then is cut where it is.
+    const onAbort = () => finish(false);
+    answer.body.on('data', onData).on('end', onEnd).on('error', onEnd);
+    signal.addEventListener('abort', onAbort);
   });
+  if (!excerptComplete) drain(answer.body);
+  const retryAfter = answer.headers['retry-after'];
+  return {
+    response: {
+      statusCode: answer.statusCode,
+      error: null,
+      responseExcerpt: excerptOf(chunks),
+      retryAfter: (Array.isArray(retryAfter) ? retryAfter[0] : retryAfter) ?? null,
+    },
+  };
 }

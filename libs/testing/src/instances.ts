@@ -1,4 +1,6 @@
+import { createKafka } from '@workline/kafka';
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -105,4 +107,16 @@ export async function startGateway(extraEnv: Record<string, string> = {}): Promi
     { what: `the gateway on port ${port} to be healthy`, timeoutMs: 60_000, intervalMs: 250 },
   );
   return { ...instance, url };
+}
+
+/** Client ids of the members of a consumer group of the test stack (e.g. `workline-webhook-dispatcher`). */
+export async function consumerGroupMembers(groupId: string): Promise<string[]> {
+  const admin = createKafka({ brokers: testStack().kafkaBrokers, app: 'test-group-probe', instanceId: randomUUID().slice(0, 8) }).admin();
+  await admin.connect();
+  try {
+    const { groups } = await admin.describeGroups([groupId]);
+    return groups.flatMap((group) => group.members.map((member) => member.clientId));
+  } finally {
+    await admin.disconnect();
+  }
 }

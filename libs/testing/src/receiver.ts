@@ -29,6 +29,8 @@ const OK: Responder = () => ({ status: 200, body: 'ok' });
  */
 export class LoopbackReceiver {
   readonly requests: ReceivedRequest[] = [];
+  /** TCP connections accepted so far (keep-alive reuse shows as far fewer connections than requests). */
+  connections = 0;
   private readonly responders = new Map<string, Responder>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private server?: Server;
@@ -58,6 +60,7 @@ export class LoopbackReceiver {
         this.timers.add(timer);
       });
     });
+    this.server.on('connection', () => this.connections++);
     await new Promise<void>((resolve) => this.server!.listen(0, this.host, resolve));
     this.port = (this.server.address() as AddressInfo).port;
     return this;
