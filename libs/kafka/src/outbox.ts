@@ -1,5 +1,5 @@
 import { type BeforeApplicationShutdown, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import type { EventEnvelope } from '@workline/contracts';
+import { cloudEventHeaders, type EventEnvelope } from '@workline/contracts';
 import { type Prisma, PrismaService, type Sql, statement } from '@workline/db';
 import { type AppMetrics, withRequestIdHeader } from '@workline/observability';
 import { randomUUID } from 'node:crypto';
@@ -135,7 +135,11 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
         const byTopic = new Map<string, OutboxRow[]>();
         for (const row of rows) byTopic.set(row.topic, [...(byTopic.get(row.topic) ?? []), row]);
         for (const [topic, topicRows] of byTopic) {
-          const messages = topicRows.map((row) => ({ key: row.key, value: row.payload, headers: { ...(row.headers ?? {}), 'event-id': row.id } }));
+          const messages = topicRows.map((row) => ({
+            key: row.key,
+            value: row.payload,
+            headers: { ...(row.headers ?? {}), ...cloudEventHeaders(row.payload as EventEnvelope<unknown>, this.options.source), 'event-id': row.id },
+          }));
           await withTimeout(this.producer.send(topic, messages), 20_000, `publishing to ${topic}`);
         }
         const seqs = rows.map((row) => row.seq);

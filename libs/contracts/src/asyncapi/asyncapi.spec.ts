@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DomainError } from '../errors';
 import { DeliveryDeadEvent, DeliveryRequestedEvent } from '../events/delivery.events';
+import { cloudEventHeaders } from '../events/envelope';
 import { OversightTaskEvent } from '../events/oversight.events';
 import { QualityReviewForQcEvent, WorkstreamCreatedEvent } from '../events/performance.events';
 import { RunAbortRequestedEvent } from '../rpc/platform.messages';
@@ -171,10 +172,18 @@ describe('AsyncAPI document of the Kafka topics', () => {
     });
   });
 
-  it('has the headers of a domain event: event-id required, request-id optional', () => {
+  it('has the headers of a domain event: event-id and the CloudEvents attributes required, request-id optional', () => {
     const headers = validatorOf(document.components.messages.WorkstreamCreated.headers);
-    expect(headers({ 'event-id': '0c1f2e3d-4b5a-4c6d-8e7f-9a0b1c2d3e4f', 'request-id': 'req-1' })).toBe(true);
-    expect(headers({ 'request-id': 'req-1' })).toBe(false);
+    const id = '0c1f2e3d-4b5a-4c6d-8e7f-9a0b1c2d3e4f';
+    const written = {
+      'event-id': id,
+      ...cloudEventHeaders({ id, type: Topic.WorkstreamCreated, occurred_at: '2026-11-23T12:00:00.000Z' }, 'performance'),
+    };
+    expect(headers({ ...written, 'request-id': 'req-1' })).toBe(true);
+    expect(headers(written)).toBe(true);
+    expect(headers({ ...written, 'event-id': undefined })).toBe(false);
+    expect(headers({ ...written, ce_specversion: '0.3' })).toBe(false);
+    expect(headers({ ...written, ce_time: undefined })).toBe(false);
   });
 
   it('stops at a property whose shape the decorators cannot state, naming it', () => {

@@ -1,0 +1,56 @@
+import 'reflect-metadata';
+import { type EventEnvelope, Topic, TOPIC_CATALOG } from '@workline/contracts';
+import { adminCreate, readWholeTopic, type TopicMessage } from '@workline/testing';
+import { CloudEvent, Kafka, type KafkaMessage } from 'cloudevents';
+import { randomUUID } from 'node:crypto';
+
+/** What the CloudEvents SDK's Kafka binding makes of a message, as a consumer outside Workline would read it. */
+function asCloudEvent(message: TopicMessage<unknown>): CloudEvent<EventEnvelope<unknown>> {
+  const received: KafkaMessage<Buffer> = { key: message.key ?? '', value: message.raw, headers: message.headers, body: message.raw };
+  return Kafka.toEvent(received) as CloudEvent<EventEnvelope<unknown>>;
+}
+
+const DOMAIN_TOPICS = (Object.keys(TOPIC_CATALOG) as Topic[]).filter((topic) => TOPIC_CATALOG[topic].envelope === 'domain-event');
+
+describe('domain events read with the CloudEvents SDK (Kafka binary mode)', () => {
+  it('a stored WorkstreamCreated event round-trips: attributes from the headers, the envelope as data', async () => {
+    const account = await adminCreate<{ id: string }>('/accounts', { name: `CloudEvents ${randomUUID().slice(0, 6)}` });
+    const workstream = await adminCreate<{ id: string; name: string }>('/workstreams', { account_id: account.id, name: 'CloudEvents', use_cases: [] });
+
+    const messages = await readWholeTopic<EventEnvelope<{ workstream_id: string }>>(Topic.WorkstreamCreated);
+    const message = messages.find((m) => m.value.data.workstream_id === workstream.id);
+    expect(message).toBeDefined();
+    const event = asCloudEvent(message!);
+    expect(event.validate()).toBe(true);
+    expect(event).toMatchObject({
+      specversion: '1.0',
+      id: message!.value.id,
+      type: Topic.WorkstreamCreated,
+      source: `/workline/${TOPIC_CATALOG[Topic.WorkstreamCreated].producers[0]}`,
+      datacontenttype: 'application/json',
+      partitionkey: message!.key,
+    });
+    expect(new Date(event.time!).toISOString()).toBe(new Date(message!.value.occurred_at).toISOString());
+    expect(event.data).toEqual(message!.value);
+    expect(event.data).toMatchObject({ data: { workstream_id: workstream.id, account_id: account.id, name: 'CloudEvents' } });
+  });
+
+  it('every message on every public domain topic is a valid CloudEvent whose id is its event-id', async () => {
+    const problems: string[] = [];
+    let read = 0;
+    for (const topic of DOMAIN_TOPICS) {
+      for (const message of await readWholeTopic<EventEnvelope<unknown>>(topic)) {
+        read++;
+        try {
+          const event = asCloudEvent(message);
+          event.validate();
+          if (event.id !== message.headers['event-id'] || event.type !== topic || event.data?.id !== event.id) problems.push(`${topic}: ${event.id} does not match its envelope`);
+        } catch (error) {
+          problems.push(`${topic}: ${(error as Error).message}`);
+        }
+      }
+    }
+    expect(read).toBeGreaterThan(0);
+    expect(problems).toEqual([]);
+  });
+});
