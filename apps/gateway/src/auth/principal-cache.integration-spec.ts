@@ -1,4 +1,4 @@
-import { adminCreate, adminHeaders, eventually, freePort, http, startAppInstance, startGateway } from '@workline/testing';
+import { adminCreate, adminHeaders, createOversightTenant, eventually, freePort, http, startAppInstance, startGateway, uploadImage } from '@workline/testing';
 
 type Gateway = Awaited<ReturnType<typeof startGateway>>;
 
@@ -94,7 +94,7 @@ describe('cached principals: one Redis round trip per request, and every identit
     }
   });
 
-  it('without Redis: serves right credentials unlimited, trusts no cached principal, and refuses identity changes it cannot announce', async () => {
+  it('without Redis: serves right credentials unlimited, creates tasks without counting them, trusts no cached principal, and refuses identity changes it cannot announce', async () => {
     // A gateway whose Redis is a closed port: limits fail open, and no cache entry can be checked against the epoch.
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
@@ -107,6 +107,13 @@ describe('cached principals: one Redis round trip per request, and every identit
         expect(served.status).toBe(200);
         expect(served.headers.get('x-ratelimit-limit')).toBeNull();
       }
+      // The task quota fails open like the rate limits: the creation is served, not counted.
+      const tenant = await createOversightTenant('No Redis quota');
+      const created = await http<{ task_id: string }>('POST', `${url}/v1/tasks`, {
+        headers: { 'x-api-key': tenant.key },
+        body: { media_key: await uploadImage(tenant), configuration_id: tenant.configurationId },
+      });
+      expect([created.status, created.body.task_id]).toEqual([201, expect.stringMatching(/\S/)]);
       expect((await http('DELETE', `${gatewayA.url}/admin/v1/api-keys/${id}`, { headers: adminHeaders() })).status).toBe(204);
       expect((await describeKey(url, key)).status).toBe(401);
 
