@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { type EventEnvelope, Topic, TOPIC_CATALOG } from '@workline/contracts';
 import { adminCreate, readWholeTopic, type TopicMessage } from '@workline/testing';
-import { CloudEvent, Kafka, type KafkaMessage } from 'cloudevents';
+import { type CloudEvent, Kafka, type KafkaMessage } from 'cloudevents';
 import { randomUUID } from 'node:crypto';
 
 /** What the CloudEvents SDK's Kafka binding makes of a message, as a consumer outside Workline would read it. */
