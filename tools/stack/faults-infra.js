@@ -6,14 +6,14 @@
  * integration suite's.
  *
  * Used by the Jest global setup/teardown (tools/stack/faults-global-*.js) and, for the faults themselves
- * (restart Kafka, restart PostgreSQL), by libs/testing/src/faults.ts inside the test process.
+ * (outages and crashes of Kafka, PostgreSQL and Redis), by libs/testing/src/faults.ts inside the test process.
  */
 const fs = require('node:fs');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
 const { root } = require('./deps');
 const { step, ok, fail } = require('./log');
-const { waitFor, spawnPrefixed, stopProcess, readPid, commandExists } = require('./process');
+const { waitFor, spawnPrefixed, stopProcess, readPid, commandExists, isAlive } = require('./process');
 const { pgCluster } = require('./pg-cluster');
 const { startLocalKafka, brokerAnswers } = require('./kafka');
 
@@ -63,12 +63,10 @@ async function startPrivatePostgres(port) {
   ok(`private PostgreSQL ready (127.0.0.1:${port})`);
 }
 
-/**
- * `pg_ctl stop -m immediate` (no checkpoint, every connection cut, like a crash: the restart replays the
- * WAL) and start again on the same port.
- */
-function restartPostgres(port) {
+/** PostgreSQL gone for `ms` (stopped in immediate mode: every connection cut), then started again on `port`. */
+async function postgresOutage(port, ms) {
   privateCluster().stop('immediate');
+  await new Promise((resolve) => setTimeout(resolve, ms));
   privateCluster().start(port);
 }
 
@@ -108,10 +106,26 @@ async function startPrivateRedis(port) {
 const startPrivateKafka = (ports, fresh = false) =>
   startLocalKafka({ profile: KAFKA_PROFILE, port: ports.kafka, controllerPort: ports.kafkaController, fresh });
 
-/** SIGTERM the broker (a clean shutdown: the log is flushed), wait for it to exit, start it on the same data. */
-async function restartKafka(ports) {
+/** The broker gone for `ms` (a clean stop, so the outage is the time it is away, not its recovery), then started again. */
+async function kafkaOutage(ports, ms) {
   await stopProcess(readPid(kafkaPidFile) ?? 0, 60_000);
+  await new Promise((resolve) => setTimeout(resolve, ms));
   await startPrivateKafka(ports, false);
+}
+
+/** SIGKILL the broker (a crash: no flush, no controlled shutdown), then start it again on the same data. */
+async function killKafka(ports) {
+  const pid = readPid(kafkaPidFile) ?? 0;
+  if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+  await waitFor('the killed Kafka broker to exit', () => !isAlive(pid), { timeoutMs: 30_000 });
+  await startPrivateKafka(ports, false);
+}
+
+/** SIGKILL the private redis-server: every connection is refused until startPrivateRedis runs again. */
+async function killRedis() {
+  const pid = readPid(redisPidFile) ?? 0;
+  if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+  await waitFor('the killed redis-server to exit', () => !isAlive(pid), { timeoutMs: 10_000 });
 }
 
 async function stopAll() {
@@ -125,11 +139,13 @@ async function stopAll() {
 module.exports = {
   faultPorts,
   startPrivatePostgres,
-  restartPostgres,
   stopPrivatePostgres,
   startPrivateRedis,
   startPrivateKafka,
-  restartKafka,
+  killKafka,
+  kafkaOutage,
+  postgresOutage,
+  killRedis,
   brokerAnswers,
   stopAll,
 };

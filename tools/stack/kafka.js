@@ -130,7 +130,8 @@ async function startLocalKafka({ profile, port, controllerPort, fresh = false })
       if (exited) fail(`the Kafka broker exited during start-up; see ${path.join(profileDir, 'stdout.log')}`);
       return brokerAnswers(brokers);
     },
-    { timeoutMs: 90_000, intervalMs: 500 },
+    // Seconds on a quiet machine; a JVM start under a load of 30 on two cores has taken over 90 s.
+    { timeoutMs: 180_000, intervalMs: 500 },
   );
   ok(`Kafka ready (${brokers[0]})`);
   return {

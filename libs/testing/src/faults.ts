@@ -18,8 +18,11 @@ export interface FaultPorts {
 }
 
 interface FaultsInfra {
-  restartKafka(ports: FaultPorts): Promise<unknown>;
-  restartPostgres(port: number): void;
+  killKafka(ports: FaultPorts): Promise<unknown>;
+  kafkaOutage(ports: FaultPorts, ms: number): Promise<unknown>;
+  postgresOutage(port: number, ms: number): Promise<void>;
+  killRedis(): Promise<void>;
+  startPrivateRedis(port: number): Promise<void>;
 }
 
 // The same code the global setup used to start them (plain Node, outside the TypeScript build).
@@ -27,11 +30,20 @@ const infra = (): FaultsInfra => createRequire(__filename)(join(ROOT, 'tools', '
 
 export const faultPorts = (): FaultPorts => (JSON.parse(readFileSync(stackFile(), 'utf8')) as { ports: FaultPorts }).ports;
 
-/** Stops the fault suite's Kafka broker cleanly and starts it again on the same data. */
-export const restartKafka = async (): Promise<void> => void (await infra().restartKafka(faultPorts()));
+/** SIGKILLs the fault suite's Kafka broker (no flush, no controlled shutdown) and starts it again on the same data. */
+export const killKafka = async (): Promise<void> => void (await infra().killKafka(faultPorts()));
 
-/** Stops the fault suite's PostgreSQL cluster in immediate mode (a crash: WAL replay on start) and starts it again. */
-export const restartPostgres = (): void => infra().restartPostgres(faultPorts().postgres);
+/** Stops the fault suite's Kafka broker, keeps it away for `ms`, starts it again on the same data. */
+export const kafkaOutage = async (ms: number): Promise<void> => void (await infra().kafkaOutage(faultPorts(), ms));
+
+/** Stops the fault suite's PostgreSQL in immediate mode, keeps it away for `ms`, starts it again. */
+export const postgresOutage = (ms: number): Promise<void> => infra().postgresOutage(faultPorts().postgres, ms);
+
+/** SIGKILLs the fault suite's redis-server: connections are refused until {@link startRedis}. It keeps nothing on disk. */
+export const killRedis = (): Promise<void> => infra().killRedis();
+
+/** Starts the fault suite's redis-server again on its port (empty, as after a crash). */
+export const startRedis = (): Promise<void> => infra().startPrivateRedis(faultPorts().redis);
 
 /** FLUSHALL on the stack's Redis: every rate-limit window, quota counter and cached value is gone. */
 export async function flushRedis(): Promise<void> {

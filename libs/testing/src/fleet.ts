@@ -60,14 +60,43 @@ export class Fleet {
 
   /** SIGKILL one instance (no shutdown hooks, as in a crash), start a new one in its place, wait until it is ready. */
   async crash(app: FleetApp, index: number): Promise<void> {
+    await this.kill(this.member(app, index));
+    this.launch(app, index);
+    await this.ready();
+  }
+
+  /** SIGKILL every instance of one app at once (its whole service is gone), start them all again, wait until ready. */
+  async crashAll(app: FleetApp): Promise<void> {
+    const members = [...this.members.values()].filter((m) => m.app === app);
+    await Promise.all(members.map((m) => this.kill(m)));
+    for (const member of members) this.launch(app, member.index);
+    await this.ready();
+  }
+
+  /**
+   * SIGKILL one instance, start a new one and SIGKILL that one too while it is still starting (`afterMs`
+   * after its launch: connecting, migrating its consumer into the group), then start it for good.
+   */
+  async crashDuringStartup(app: FleetApp, index: number, afterMs: number): Promise<void> {
+    await this.kill(this.member(app, index));
+    this.launch(app, index);
+    await new Promise((resolve) => setTimeout(resolve, afterMs));
+    await this.kill(this.member(app, index));
+    this.launch(app, index);
+    await this.ready();
+  }
+
+  private member(app: FleetApp, index: number): Member {
     const member = this.members.get(`${app}#${index}`);
     if (!member) throw new Error(`no instance ${index} of ${app}`);
+    return member;
+  }
+
+  private async kill(member: Member): Promise<void> {
     const child = member.instance.process;
     const exited = child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', resolve));
     member.instance.kill();
     await exited;
-    this.launch(app, index);
-    await this.ready();
   }
 
   /** Waits until every instance is ready (see the class comment); fails if one exited. */

@@ -1,3 +1,5 @@
+import 'reflect-metadata';
+import { type EventEnvelope, type QualityReviewForQcEvent, Topic } from '@workline/contracts';
 import { verify } from '@workline/signature';
 import {
   adminCreate,
@@ -11,21 +13,31 @@ import {
   flushRedis,
   http,
   type HttpResult,
+  kafkaOutage,
+  killKafka,
+  killRedis,
   LoopbackReceiver,
   type PlatformAccount,
-  restartKafka,
-  restartPostgres,
+  postgresOutage,
+  readWholeTopic,
+  startRedis,
   withRetries,
 } from '@workline/testing';
 import { randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 
 /**
  * "Nothing accepted is lost" under faults (docs/operations.md, "Fault tests"). While three streams are in
  * flight (quality submissions, a 2,000-unit run worked by bot workers with a callback, oversight tasks with
- * webhooks), every app is SIGKILLed and restarted in turn, then Kafka is restarted, PostgreSQL is restarted
- * (immediate mode) and Redis is flushed. Clients retry like real ones. Then every answer the clients got
- * as 2xx is checked against the database and the receivers. The same scenario runs with one and with two
- * instances of every app (two gateways, clients spreading requests over both).
+ * webhooks), every app is SIGKILLed and restarted in turn (with two instances, also both of one app at once),
+ * one is killed again while it starts, Kafka is away longer than an RPC's timeout and then SIGKILLed,
+ * PostgreSQL is away as long (immediate stop), the broker and an app are killed at once, Redis is killed
+ * (the streams must move without it: limits fail open), started again empty, and flushed. Clients retry like real ones. Then every answer the clients got
+ * as 2xx is checked, field by field, against the database, the receivers and the QC topic. The same
+ * scenario runs with one and with two instances of every app (two gateways, clients spreading requests
+ * over both). Each run writes its fault table to .cache/faults/report-<instances>.md.
  */
 
 const RUN_UNITS = 2000;
@@ -35,6 +47,13 @@ const UNIT_BOTS = 12;
 const TASK_BOTS = 2;
 /** Clients give up on one request after this long (a real client's patience; recovery takes seconds). */
 const PATIENCE_MS = 180_000;
+/** Kafka and PostgreSQL outages last longer than a request waits for its RPC (RPC_TIMEOUT_MS, 10 s). */
+const OUTAGE_MS = 12_000;
+/** How long Redis stays down at least: far longer than any request waits for it (libs/redis round trips). */
+const REDIS_OUTAGE_MS = 10_000;
+/** Quality records scoring under this go to QC (the workstream default, docs/performance-api.md). */
+const QC_SCORE_THRESHOLD = 0.5;
+const REPORT_DIR = join(__dirname, '..', '..', '..', '..', '.cache', 'faults');
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -114,7 +133,7 @@ describe.each([
     const unexpected = (what: string, result?: HttpResult) => problems.push(`${what}: ${result ? `${result.status} ${result.text.slice(0, 200)}` : 'gave up after retrying'}`);
 
     // (a) Quality submissions, each with a unique_id (the API's idempotency: a retry replaces, never adds).
-    const quality = { sent: 0, accepted: new Set<string>(), retried: 0 };
+    const quality = { sent: 0, accepted: new Set<string>(), retried: 0, bodies: new Map<string, Record<string, string | number>>() };
     const qualityStream = (async () => {
       for (let i = 0; !state.faultsDone; i++) {
         const uniqueId = `${tag}-q${i}`;
@@ -125,10 +144,12 @@ describe.each([
           task_definition_id: 'td-f',
           unique_id: uniqueId,
           task_id: uniqueId,
-          worker_id: 'bot@example.com',
-          review_completed_at: '2026-11-01T12:00:00Z',
+          worker_id: `bot${i % 7}@example.com`,
+          review_completed_at: new Date(Date.UTC(2026, 10, 1, 12, 0, i % 3600, i % 1000)).toISOString(),
           review_score: (i % 10) / 10,
+          review_explanation: `fault run ${tag}, record ${i}`,
         };
+        quality.bodies.set(uniqueId, body);
         const { result, attempts } = await withRetries(
           () => http('POST', `${gw()}/v1/workstreams/${qualityWs.id}/task_reviewed`, { headers: { 'x-api-key': qualityKey }, body, timeoutMs: 30_000 }),
           patience(),
@@ -142,6 +163,8 @@ describe.each([
 
     // (b) Bot workers on the run: next, then complete (or flag every tenth unit), retrying like a client.
     const units = { outcome: new Map<string, 'Completed' | 'Flagged'>(), leasesLost: 0, retried: 0 };
+    const unitOutput = (identifier: string) => ({ label: `done-${identifier}`, score: Number(identifier.slice(1)) / RUN_UNITS });
+    const UNIT_FLAG_REASON = 'bot flags every tenth unit';
     const unitBot = async (worker: Record<string, string>) => {
       while (!state.runProcessed) {
         if (!state.faultsDone && units.outcome.size >= RUN_UNITS - RUN_RESERVE) {
@@ -152,7 +175,7 @@ describe.each([
         if (!leased) continue;
         const { assignment_id: assignment, input } = leased;
         const flag = Number(input.identifier.slice(1)) % 10 === 0;
-        const done = await closeAssignment(worker, assignment, flag, flag ? { reason: 'bot flags every tenth unit' } : { output: { label: `done-${input.identifier}` } });
+        const done = await closeAssignment(worker, assignment, flag, flag ? { reason: UNIT_FLAG_REASON } : { output: unitOutput(input.identifier) });
         units.retried += done.attempts > 1 ? 1 : 0;
         const answer = done.result;
         // 200, or 409 "already completed/flagged": an earlier attempt whose answer was lost went through.
@@ -174,6 +197,9 @@ describe.each([
 
     // (c) Oversight tasks: upload grant, PUT of the bytes, task with a callback_url, retrying each step.
     const tasks = { sent: 0, accepted: new Set<string>(), outcome: new Map<string, 'COMPLETED' | 'ERROR'>(), retried: 0, leasesLost: 0 };
+    const taskResult = (taskId: string, bot: number) => ({ updated_tags: [{ value: `ok-${taskId.slice(-4)}`, confidence_score: 0.9 }], metadata: [{ key: 'bot', value: String(bot) }] });
+    /** What the bot that closed each task sent (a task is COMPLETED with exactly these tags and metadata). */
+    const taskResults = new Map<string, ReturnType<typeof taskResult>>();
     const taskStream = (async () => {
       for (let i = 0; !state.faultsDone; i++) {
         tasks.sent++;
@@ -223,11 +249,12 @@ describe.each([
           worker,
           assignment,
           flag,
-          flag ? { reason: 'bot flags every fourth task' } : { updated_tags: [{ value: 'ok', confidence_score: 0.9 }], metadata: [{ key: 'bot', value: String(b) }] },
+          flag ? { reason: 'bot flags every fourth task' } : taskResult(taskId, b),
         );
         const answer = done.result;
         if (answer?.status === 200 || (answer?.status === 409 && /already closed/.test(answer.text))) {
           tasks.outcome.set(taskId, flag ? 'ERROR' : 'COMPLETED');
+          if (!flag) taskResults.set(taskId, taskResult(taskId, b));
         } else if (answer?.status !== 404) {
           // 404: the lease ran out while the bot waited for an answer and another bot holds the task now.
           unexpected(`${flag ? 'flag' : 'complete'} task ${taskId}`, answer);
@@ -265,12 +292,31 @@ describe.each([
       const index = n % instances;
       await inject(`SIGKILL ${app}${instances > 1 ? ` #${index}` : ''}, restart`, () => fleet.crash(app, index));
     }
-    await inject('restart Kafka', async () => {
-      await restartKafka();
+    if (instances > 1) await inject('SIGKILL both instances of performance at once, restart', () => fleet.crashAll('performance'));
+    await inject('SIGKILL platform-runs again during its start-up', () => fleet.crashDuringStartup('platform-runs', 0, 1500));
+    await inject(`Kafka away ${OUTAGE_MS / 1000} s (clean stop), restart`, async () => {
+      await kafkaOutage(OUTAGE_MS);
       await fleet.ready();
     });
-    await inject('restart PostgreSQL (immediate)', async () => {
-      restartPostgres();
+    await inject('SIGKILL Kafka broker, restart', async () => {
+      await killKafka();
+      await fleet.ready();
+    });
+    await inject(`PostgreSQL away ${OUTAGE_MS / 1000} s (immediate stop), restart`, async () => {
+      await postgresOutage(OUTAGE_MS);
+      await fleet.ready();
+    });
+    await inject('SIGKILL Kafka broker and oversight at once, restart both', async () => {
+      await Promise.all([killKafka(), fleet.crash('oversight', 0)]);
+      await fleet.ready();
+    });
+    // The streams must move while Redis is gone: rate limits, quotas and the failed-auth check fail open
+    // (docs/decisions.md), and authentication never depends on it.
+    const redisDown = Date.now();
+    await inject('SIGKILL Redis (streams move without it)', killRedis);
+    await inject('Redis back, empty', async () => {
+      await pause(Math.max(0, REDIS_OUTAGE_MS - (Date.now() - redisDown)));
+      await startRedis();
       await fleet.ready();
     });
     await inject('flush Redis', flushRedis);
@@ -300,15 +346,69 @@ describe.each([
     const stored = new Map(qualityRows.map((r) => [r.unique_id, r.n]));
     expect([...quality.accepted].filter((id) => stored.get(id) !== 1)).toEqual([]);
     expect(qualityRows.filter((r) => r.n !== 1)).toEqual([]);
+    // ... holding what was sent, field by field (a retry of a unique_id without replace_duplicate keeps the first).
+    const qualityValues = await dbQuery<Record<string, string | number | Date>>(
+      `select id, unique_id, use_case_id, task_definition_id, task_id, worker_id, review_completed_at, review_score, review_explanation
+         from performance_quality_record where workstream_id = $1`,
+      [qualityWs.id],
+    );
+    const qualityMismatches = qualityValues.flatMap((row) => {
+      const sent = quality.bodies.get(String(row.unique_id));
+      const asStored: Record<string, unknown> = { ...row, review_completed_at: (row.review_completed_at as Date).toISOString() };
+      const differing = sent ? Object.keys(sent).filter((field) => field !== 'workstream_id' && asStored[field] !== sent[field]) : ['(never sent)'];
+      return differing.length ? [{ unique_id: row.unique_id, differing }] : [];
+    });
+    expect(qualityMismatches).toEqual([]);
+
+    // Every stored record under the QC threshold went to the QC topic exactly once (one event id), with
+    // the stored values; nothing else did (the workstream samples none).
+    // Read once the performance outbox has published everything it holds (the relay may still be catching up).
+    await eventually(
+      async () => (await dbQuery<{ n: number }>("select count(*)::int as n from messaging_outbox where source = 'performance' and published_at is null"))[0].n === 0,
+      { what: "the performance outbox to be published", timeoutMs: 60_000, intervalMs: 500 },
+    );
+    const qcMessages = (await readWholeTopic<EventEnvelope<QualityReviewForQcEvent>>(Topic.QualityReviewForQc)).filter(
+      (m) => m.value.data.workstream_id === qualityWs.id,
+    );
+    const qcEventIds = new Map<string, Set<string>>();
+    for (const { value } of qcMessages) qcEventIds.set(value.data.record_id, (qcEventIds.get(value.data.record_id) ?? new Set()).add(value.id));
+    const byRecordId = new Map(qualityValues.map((row) => [String(row.id), row]));
+    const shouldQc = qualityValues.filter((row) => Number(row.review_score) < QC_SCORE_THRESHOLD).map((row) => String(row.id));
+    expect(shouldQc.filter((id) => qcEventIds.get(id)?.size !== 1).map((id) => ({ id, unique_id: byRecordId.get(id)?.unique_id, events: qcEventIds.get(id)?.size ?? 0 }))).toEqual([]);
+    expect([...qcEventIds.keys()].filter((id) => !shouldQc.includes(id))).toEqual([]);
+    const qcMismatches = qcMessages.filter(({ value: { data } }) => {
+      const row = byRecordId.get(data.record_id);
+      return (
+        !row ||
+        data.reason !== 'below_threshold' ||
+        data.outcome !== 'stored' ||
+        data.record.unique_id !== row.unique_id ||
+        data.record.worker_id !== row.worker_id ||
+        data.record.review_score !== row.review_score ||
+        data.record.review_explanation !== row.review_explanation ||
+        new Date(data.record.review_completed_at).getTime() !== (row.review_completed_at as Date).getTime()
+      );
+    });
+    expect(qcMismatches.map((m) => m.value.data.record_id)).toEqual([]);
 
     // (b) The run is Processed with every unit final, as the bots were told.
     const [run] = await dbQuery<{ status: string; processed_at: Date | null; pending_units: number }>('select status, processed_at, pending_units from platform_run where id = $1', [runId]);
     expect(run).toMatchObject({ status: 'Processed', processed_at: expect.any(Date), pending_units: 0 });
-    const unitRows = await dbQuery<{ identifier: string; status: string }>("select input->>'identifier' as identifier, status from platform_unit where run_id = $1", [runId]);
+    const unitRows = await dbQuery<{ identifier: string; status: string; output: unknown; flag_reason: string | null }>(
+      "select input->>'identifier' as identifier, status, output, flag_reason from platform_unit where run_id = $1",
+      [runId],
+    );
     expect(unitRows).toHaveLength(RUN_UNITS);
     expect(unitRows.filter((u) => u.status !== 'Completed' && u.status !== 'Flagged')).toEqual([]);
     expect(unitRows.filter((u) => units.outcome.has(u.identifier) && units.outcome.get(u.identifier) !== u.status)).toEqual([]);
     expect(units.outcome.size).toBe(RUN_UNITS);
+    // Each unit holds what its worker sent: the output of a completion, the reason of a flag.
+    const unitMismatches = unitRows.filter((u) =>
+      u.status === 'Completed'
+        ? !isDeepStrictEqual(u.output, unitOutput(u.identifier)) || u.flag_reason !== null
+        : u.flag_reason !== UNIT_FLAG_REASON,
+    );
+    expect(unitMismatches).toEqual([]);
     const polled = await http<{ status: string; units: unknown[] }>('GET', `${gw()}/v4/runs/${runId}`, { headers: platform.auth });
     expect(polled.body.status).toBe('Processed');
 
@@ -319,15 +419,30 @@ describe.each([
     const callbackBody = JSON.parse(runCallbacks[0].rawBody.toString('utf8')) as { id: string; status: string; units: unknown[] };
     expect(callbackBody).toMatchObject({ id: runId, status: 'Processed' });
     expect(callbackBody.units).toHaveLength(RUN_UNITS);
+    // The callback is the run as the API shows it, and byte for byte the body the dispatcher stored.
+    expect(callbackBody).toEqual(polled.body);
+    const deliveredBodies = new Map(
+      (await dbQuery<{ id: string; body: string }>('select id, body from delivery where workstream_id = $1 or run_id = $2', [oversightWs.id, runId])).map((d) => [d.id, d.body]),
+    );
+    expect(runCallbacks.filter((r) => deliveredBodies.get(String(r.headers['x-svc-delivery-id'])) !== r.rawBody.toString('utf8'))).toEqual([]);
 
     // (c) Every accepted task exists once and is final, and nothing else was created (retries carry an
     // Idempotency-Key); every task got exactly one webhook delivery, signed with the key, of the type its state says.
-    const taskRows = await dbQuery<{ id: string; state: string }>('select id, state from oversight_task where workstream_id = $1', [oversightWs.id]);
+    const taskRows = await dbQuery<{ id: string; state: string; updated_tags: unknown; metadata: unknown }>(
+      'select id, state, updated_tags, metadata from oversight_task where workstream_id = $1',
+      [oversightWs.id],
+    );
     const taskState = new Map(taskRows.map((t) => [t.id, t.state]));
     expect([...tasks.accepted].filter((id) => !taskState.has(id))).toEqual([]);
     expect(taskRows.map((t) => t.id).filter((id) => !tasks.accepted.has(id))).toEqual([]);
     expect(taskRows.filter((t) => t.state !== 'COMPLETED' && t.state !== 'ERROR')).toEqual([]);
     expect([...tasks.outcome].filter(([id, outcome]) => taskState.has(id) && taskState.get(id) !== outcome)).toEqual([]);
+    // A COMPLETED task holds the tags and metadata its bot sent.
+    const taskMismatches = taskRows.filter((t) => {
+      const sent = taskResults.get(t.id);
+      return t.state === 'COMPLETED' && (!sent || !isDeepStrictEqual(t.updated_tags, sent.updated_tags) || !isDeepStrictEqual(t.metadata, sent.metadata));
+    });
+    expect(taskMismatches.map((t) => t.id)).toEqual([]);
     const webhooksOf = () => {
       const byTask = new Map<string, { deliveryIds: Set<string>; uuids: Set<string>; types: Set<string>; requests: number; badSignatures: number }>();
       for (const request of receiver.on(taskPath)) {
@@ -356,6 +471,8 @@ describe.each([
       return ok ? [] : [{ ...t, deliveryIds: [...hook.deliveryIds], uuids: [...hook.uuids], types: [...hook.types], requests: hook.requests, badSignatures: hook.badSignatures }];
     });
     expect(wrong).toEqual([]);
+    // Every webhook is byte for byte the body its delivery row holds.
+    expect(receiver.on(taskPath).filter((r) => deliveredBodies.get(String(r.headers['x-svc-delivery-id'])) !== r.rawBody.toString('utf8')).map((r) => r.headers['x-svc-delivery-id'])).toEqual([]);
     const deliveries = await dbQuery<{ status: string; n: number }>(
       'select status, count(*)::int as n from delivery where workstream_id = $1 or run_id = $2 group by status',
       [oversightWs.id, runId],
@@ -370,7 +487,8 @@ describe.each([
       'quality records sent': quality.sent,
       'quality records answered 202': quality.accepted.size,
       'quality records needing retries': quality.retried,
-      'quality rows stored (all exactly once)': qualityRows.length,
+      'quality rows stored (all exactly once, values as sent)': qualityRows.length,
+      'QC events (one per record under the threshold)': `${qcEventIds.size} records, ${qcMessages.length} messages`,
       'run units': unitRows.length,
       'units Completed / Flagged': `${unitRows.filter((u) => u.status === 'Completed').length} / ${unitRows.filter((u) => u.status === 'Flagged').length}`,
       'unit answers needing retries': units.retried,
@@ -388,5 +506,21 @@ describe.each([
       `Fault suite, ${instances} instance(s) of every app\n` +
         [...faultLog.map(([name, took]) => `  ${name.padEnd(51)} ${took}`), ...Object.entries(summary).map(([label, value]) => `  ${label.padEnd(51)} ${value}`)].join('\n'),
     );
-  }, 540_000);
+    mkdirSync(REPORT_DIR, { recursive: true });
+    writeFileSync(
+      join(REPORT_DIR, `report-${instances}.md`),
+      [
+        `### ${instances} instance(s) of every app (${new Date().toISOString().slice(0, 10)})`,
+        '',
+        '| fault | recovery |',
+        '| --- | --- |',
+        ...faultLog.map(([name, took]) => `| ${name} | ${took} |`),
+        '',
+        '| checked | count |',
+        '| --- | --- |',
+        ...Object.entries(summary).map(([label, value]) => `| ${label} | ${value} |`),
+        '',
+      ].join('\n'),
+    );
+  }, 900_000);
 });
