@@ -3,6 +3,7 @@ import { type Content, ref } from './api-docs';
 
 /** Examples shown in the API description (docs/performance-api.md has every field and rule). */
 export const QUALITY_EXAMPLE = {
+  workstream_id: 'the workstream of the path',
   use_case_id: 'uc-1',
   task_definition_id: 'td-1',
   unique_id: 'review-0001',

@@ -33,7 +33,7 @@ export class PlatformV3Controller {
   }
 
   @Get('tasks/:taskId')
-  @ApiDoc({ summary: 'Read a task (deprecated: use GET /v4/runs/{id})', doc: 'docs/platform-api.md', ok: [200, 'The task', V3TaskAnswer], errors: [404, 410] })
+  @ApiDoc({ summary: 'Read a task (deprecated: use GET /v4/runs/{id})', doc: 'docs/platform-api.md', ok: [200, 'The task', V3TaskAnswer], errors: [400, 404, 410] })
   get(@CurrentPrincipal() caller: PrincipalOf<'account'>, @Param('taskId') taskId: string): Promise<unknown> {
     const request: RunGetRequest = { account_id: caller.accountId, api: 'v3', run_id: taskId };
     return this.rpc.request(ServiceName.PlatformRuns, RpcPattern.RunGet, request);

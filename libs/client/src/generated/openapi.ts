@@ -5016,6 +5016,15 @@ export interface operations {
                     "application/json": components["schemas"]["V3TaskAnswer"];
                 };
             };
+            /** @description Invalid JSON or body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["V3ErrorAnswer"];
+                };
+            };
             /** @description Missing or bad credentials */
             401: {
                 headers: {
