@@ -173,7 +173,7 @@ describe('callbacks and webhooks reach a real receiver', () => {
     });
   });
 
-  // A describe of its own: it runs after the one above (a test of this block would run before it).
+  // Declared last, so it runs after every call above.
   describe('the contract', () => {
     it('got only answers that match docs/openapi.json', () => {
       expect(contract.answers.length).toBeGreaterThan(20);
