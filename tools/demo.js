@@ -4,6 +4,7 @@
  * the console (docs/console.md). Gateway: WORKLINE_URL (default http://127.0.0.1:3000); admin token:
  * ADMIN_TOKEN, else .cache/run/admin-token (written by npm start). With --auto, bot workers finish every
  * unit and task, and the demo exits once every callback reached its local receiver (exit 1 otherwise).
+ * It talks to the gateway through the typed client (libs/client, built into dist/ by npm start or npm run build).
  */
 const fs = require('node:fs');
 const http = require('node:http');
@@ -27,20 +28,29 @@ function adminToken() {
   throw new Error('no admin token: set ADMIN_TOKEN, or start the stack with npm start (it writes .cache/run/admin-token)');
 }
 
-async function call(method, url, { headers = {}, body, raw, type } = {}) {
-  const init = { method, headers: { ...headers } };
-  if (raw) {
-    init.body = raw;
-    init.headers['content-type'] = type;
-  } else if (body !== undefined) {
-    init.body = JSON.stringify(body);
-    init.headers['content-type'] = 'application/json';
-  }
-  const response = await fetch(url.startsWith('http') ? url : gateway + url, init);
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${method} ${url} answered ${response.status}: ${text}`);
-  return text ? JSON.parse(text) : null;
+function workline() {
+  const built = path.join(root, 'dist', 'libs', 'client', 'src', 'index.js');
+  if (!fs.existsSync(built)) throw new Error('the typed client is not built: run npm run build (npm start builds it too)');
+  return require(built);
 }
+
+/** A client of the gateway with these credentials ({apiKey}, {basic: {username, password}}, {bearer}). */
+const client = (credentials = {}) => workline().createWorklineClient(gateway, credentials);
+
+/** The answer's data; an error answer stops the demo, saying which call it was. */
+function ok({ data, error, response }) {
+  if (!response.ok) throw new Error(`${response.url ? `${new URL(response.url).pathname}` : ''} answered ${response.status}: ${JSON.stringify(error)}`.trim());
+  return data;
+}
+
+/** The same, naming the method (openapi-fetch's Response does not carry it). */
+const okCall = (method, result) => {
+  try {
+    return ok(result);
+  } catch (error) {
+    throw new Error(`${method} ${error.message}`);
+  }
+};
 
 /** A local callback receiver on loopback: records and prints every request. */
 function startReceiver() {
@@ -62,69 +72,73 @@ function startReceiver() {
 }
 
 async function provision(receiverUrl) {
-  const admin = { authorization: `Bearer ${adminToken()}` };
+  const admin = client({ bearer: adminToken() });
   const tag = crypto.randomBytes(3).toString('hex');
-  const account = await call('POST', '/admin/v1/accounts', { headers: admin, body: { name: `Demo ${tag}` } });
-  const line = await call('POST', `/admin/v1/accounts/${account.id}/lines`, { headers: admin, body: { name: 'Demo line' } });
-  const workstream = await call('POST', '/admin/v1/workstreams', { headers: admin, body: { account_id: account.id, name: `Demo ${tag}`, use_cases: [{ id: 'demo', task_definition_ids: ['label'] }] } });
-  const { key } = await call('POST', `/admin/v1/workstreams/${workstream.id}/api-keys`, { headers: admin, body: {} });
-  const configuration = await call('POST', `/admin/v1/workstreams/${workstream.id}/configurations`, { headers: admin, body: { name: 'Demo', extended_events: true } });
-  const worker = await call('POST', '/admin/v1/workers', { headers: admin, body: { email: `demo.${tag}@example.com`, name: 'Demo worker' } });
-  const basic = { authorization: `Basic ${Buffer.from(`${account.username}:${account.password}`).toString('base64')}` };
+  const account = okCall('POST', await admin.POST('/admin/v1/accounts', { body: { name: `Demo ${tag}` } }));
+  const line = okCall('POST', await admin.POST('/admin/v1/accounts/{accountId}/lines', { params: { path: { accountId: account.id } }, body: { name: 'Demo line' } }));
+  const workstream = okCall('POST', await admin.POST('/admin/v1/workstreams', { body: { account_id: account.id, name: `Demo ${tag}`, use_cases: [{ id: 'demo', task_definition_ids: ['label'] }] } }));
+  const forWorkstream = { params: { path: { workstreamId: workstream.id } } };
+  const { key } = okCall('POST', await admin.POST('/admin/v1/workstreams/{workstreamId}/api-keys', { ...forWorkstream, body: {} }));
+  const configuration = okCall('POST', await admin.POST('/admin/v1/workstreams/{workstreamId}/configurations', { ...forWorkstream, body: { name: 'Demo', extended_events: true } }));
+  const worker = okCall('POST', await admin.POST('/admin/v1/workers', { body: { email: `demo.${tag}@example.com`, name: 'Demo worker' } }));
+  const platform = client({ basic: { username: account.username, password: account.password } });
+  const api = client({ apiKey: key });
 
   const units = Array.from({ length: UNITS }, (_, i) => ({ identifier: `demo-${i + 1}`, text: `Sentence number ${i + 1}`, language: 'en' }));
-  const run = await call('POST', '/v4/runs', { headers: basic, body: { line_id: line.id, callback_url: `${receiverUrl}/run`, units } });
+  const run = okCall('POST', await platform.POST('/v4/runs', { body: { line_id: line.id, callback_url: `${receiverUrl}/run`, units } }));
   const tasks = [];
   for (let i = 0; i < TASKS; i++) {
-    const grant = await call('POST', '/v1/signed-url', { headers: { 'x-api-key': key }, body: { configuration_id: configuration.id } });
-    await call('PUT', grant.media_upload_url, { raw: PNG, type: 'image/png' });
-    const task = await call('POST', '/v1/tasks', {
-      headers: { 'x-api-key': key },
+    const grant = okCall('POST', await api.POST('/v1/signed-url', { body: { configuration_id: configuration.id } }));
+    // A presigned URL is used as it was handed out: the signature is in its query.
+    const upload = await fetch(grant.media_upload_url, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: PNG });
+    if (!upload.ok) throw new Error(`PUT ${grant.media_upload_url} answered ${upload.status}: ${await upload.text()}`);
+    const task = okCall('POST', await api.POST('/v1/tasks', {
       body: { media_key: grant.media_key, configuration_id: configuration.id, callback_url: `${receiverUrl}/task`, existing_tags: [{ value: 'pattern', confidence_score: 0.4 }] },
-    });
+    }));
     tasks.push(task.task_id);
   }
-  await performanceRecords(workstream.id, key);
-  return { account, line, workstream, key, configuration, worker, basic, run, tasks };
+  await performanceRecords(api, workstream.id);
+  return { account, line, workstream, key, configuration, worker, platform, run, tasks };
 }
 
 const DAYS = 7;
 
 /** Quality reviews and completed-task records for the last DAYS days, so the console's report charts have data. */
-async function performanceRecords(workstreamId, key) {
-  const headers = { 'x-api-key': key };
+async function performanceRecords(api, workstreamId) {
+  const params = { path: { workstreamId } };
   const today = Date.parse(new Date().toISOString().slice(0, 10));
   for (let day = 0; day < DAYS; day++) {
     const at = (hour) => new Date(today - (DAYS - 1 - day) * 86400000 + hour * 3600000).toISOString();
     for (const [i, worker] of ['ann@example.com', 'bob@example.com'].entries()) {
-      await call('POST', `/v1/workstreams/${workstreamId}/task_reviewed`, {
-        headers,
+      okCall('POST', await api.POST('/v1/workstreams/{workstreamId}/task_reviewed', {
+        params,
         body: { workstream_id: workstreamId, use_case_id: 'demo', task_definition_id: 'label', worker_id: worker, review_completed_at: at(9 + i), review_score: Math.round(55 + ((day * 7 + i * 3) % 9) * 5) / 100 },
-      });
+      }));
     }
-    await call('POST', `/v1/workstreams/${workstreamId}/task_completed`, {
-      headers,
+    okCall('POST', await api.POST('/v1/workstreams/{workstreamId}/task_completed', {
+      params,
       body: { worker_id: 'ann@example.com', task_completed_at: at(12), task_count: 3 + ((day * 5) % 7), duration_seconds: 1800 + day * 300 },
-    });
+    }));
   }
 }
 
 /** Bot workers: complete every unit of the demo line and every demo task (other tasks are left alone). */
 async function finishAll(demo) {
-  const bot = { authorization: `Bearer ${demo.worker.token}` };
+  const bot = client({ bearer: demo.worker.token });
+  const assignment = (assignmentId) => ({ params: { path: { assignmentId } } });
   for (;;) {
-    const unit = await call('POST', '/workforce/v1/assignments/next', { headers: bot, body: { kind: 'unit', line_id: demo.line.id } });
+    const unit = okCall('POST', await bot.POST('/workforce/v1/assignments/next', { body: { kind: 'unit', line_id: demo.line.id } }));
     if (!unit) break;
-    await call('POST', `/workforce/v1/assignments/${unit.assignment_id}/complete`, { headers: bot, body: { output: { label: `bot-${unit.input.identifier}` } } });
+    okCall('POST', await bot.POST('/workforce/v1/assignments/{assignmentId}/complete', { ...assignment(unit.assignment_id), body: { output: { label: `bot-${unit.input.identifier}` } } }));
     console.log(`  bot completed unit ${unit.input.identifier}`);
   }
   const open = new Set(demo.tasks);
   while (open.size) {
-    const task = await call('POST', '/workforce/v1/assignments/next', { headers: bot, body: { kind: 'task' } });
+    const task = okCall('POST', await bot.POST('/workforce/v1/assignments/next', { body: { kind: 'task' } }));
     if (!task) throw new Error(`no task waiting, yet ${open.size} demo task(s) are not done`);
     // A task of someone else keeps its lease until it expires, and is then offered again: not ours to answer.
     if (!open.has(task.task_id)) continue;
-    await call('POST', `/workforce/v1/assignments/${task.assignment_id}/complete`, { headers: bot, body: { updated_tags: [{ value: 'checkerboard', confidence_score: 0.9 }] } });
+    okCall('POST', await bot.POST('/workforce/v1/assignments/{assignmentId}/complete', { ...assignment(task.assignment_id), body: { updated_tags: [{ value: 'checkerboard', confidence_score: 0.9 }] } }));
     open.delete(task.task_id);
     console.log(`  bot completed task ${task.task_id}`);
   }
@@ -141,7 +155,8 @@ async function waitFor(what, check) {
 }
 
 async function main() {
-  await call('GET', '/health').catch((error) => {
+  const anonymous = client();
+  await anonymous.GET('/health').then((result) => okCall('GET', result)).catch((error) => {
     throw new Error(`Workline is not answering on ${gateway} (start it with npm start, or set WORKLINE_URL): ${error.message}`);
   });
   const receiver = await startReceiver();
@@ -166,7 +181,7 @@ Workline demo on ${gateway}
   await finishAll(demo);
   const expected = 1 + TASKS;
   await waitFor(`${expected} callbacks`, () => receiver.received.length >= expected);
-  const run = await call('GET', `/v4/runs/${demo.run.id}`, { headers: demo.basic });
+  const run = okCall('GET', await demo.platform.GET('/v4/runs/{id}', { params: { path: { id: demo.run.id } } }));
   const done = run.units.filter((unit) => unit.meta && unit.meta.status === 'Completed').length;
   console.log(`\nReceiver got ${receiver.received.length} callback(s):`);
   for (const request of receiver.received) console.log(`  ${request.path}: ${JSON.stringify(request.json)}`);

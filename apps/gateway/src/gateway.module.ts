@@ -12,7 +12,7 @@ import { GatewayMetrics } from './http/metrics';
 import { ApiKeyController } from './identity/api-key.controller';
 import { DocsController } from './identity/docs.controller';
 import { MetricsController } from './health/metrics.controller';
-import { OpenApiController } from './openapi/openapi.controller';
+import { ApiDescription, OpenApiController } from './openapi/openapi.controller';
 import { PlatformModule } from './platform/platform.module';
 import { OversightApiModule } from './oversight/oversight-api.module';
 import { PerformanceApiModule } from './performance/performance-api.module';
@@ -44,6 +44,7 @@ export class GatewayModule {
         PerformanceApiModule,
         ConsoleModule,
       ],
+      providers: [ApiDescription],
       controllers: [HealthController, AdminController, WorkController, ApiKeyController, DocsController, OpenApiController, MetricsController],
     };
   }

@@ -19,6 +19,8 @@ import { writeProblem } from './http/problem';
 import { RateLimiter } from './http/rate-limit';
 import { installRequestIds, requestIdOf } from './http/request-id';
 import { v3Deprecation } from './http/v3-deprecation';
+import { openApiDocument } from './openapi/openapi';
+import { ApiDescription } from './openapi/openapi.controller';
 import { StrictValidationPipe } from './http/validation.pipe';
 
 /** Node's own limit on a whole request, which Fastify would lift (0): a body trickling in forever is cut. */
@@ -57,6 +59,8 @@ async function bootstrap(): Promise<void> {
     bodyParser: false,
     logger: jsonLogger,
   });
+  // Built from the routes and their decorators once, before the first request (GET /docs/openapi.json).
+  app.get(ApiDescription).openApi = openApiDocument(app);
   const fastify = app.getHttpAdapter().getInstance();
   // onRequest hooks run in this order, all before the body is read (installJsonBody's parsers).
   installRequestIds(fastify);

@@ -12,3 +12,4 @@ export * from './fleet';
 export * from './faults';
 export * from './test-dns';
 export * from './topic-reader';
+export * from './contract';

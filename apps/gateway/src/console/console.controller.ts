@@ -3,6 +3,7 @@ import { DomainError } from '@workline/contracts';
 import type { FastifyReply } from 'fastify';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { ApiArea, ApiDoc } from '../openapi/api-docs';
 
 /** The console's files and their types: a fixed list, so no request can name a path outside it. */
 const FILES: Record<string, string> = {
@@ -25,6 +26,7 @@ function consoleDirectory(): string {
  * browser talks to the public, work and delivery APIs on the same origin.
  */
 @Controller('console')
+@ApiArea('operations', 'none')
 export class ConsoleController {
   private readonly files = new Map<string, Buffer>();
 
@@ -34,17 +36,20 @@ export class ConsoleController {
   }
 
   @Get()
+  @ApiDoc({ summary: 'The web console (worker and operator views)', doc: 'docs/console.md', ok: [200, 'HTML', { 'text/html': { type: 'string' } }] })
   index(@Res() reply: FastifyReply): void {
     this.send(reply, 'index.html');
   }
 
   // One route per file (not `:file`): the routes are the fixed list, and each is documented in OpenAPI.
   @Get('console.js')
+  @ApiDoc({ summary: 'The web console script', doc: 'docs/console.md', ok: [200, 'JavaScript', { 'text/javascript': { type: 'string' } }] })
   script(@Res() reply: FastifyReply): void {
     this.send(reply, 'console.js');
   }
 
   @Get('console.css')
+  @ApiDoc({ summary: 'The web console styles', doc: 'docs/console.md', ok: [200, 'CSS', { 'text/css': { type: 'string' } }] })
   styles(@Res() reply: FastifyReply): void {
     this.send(reply, 'console.css');
   }

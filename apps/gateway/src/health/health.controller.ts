@@ -7,6 +7,11 @@ import { RedisService } from '@workline/redis';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AdminTokenGuard } from '../auth/guards';
 import { GatewayLifecycle } from './lifecycle';
+import { HealthAnswer, LiveAnswer } from '@workline/contracts';
+import { ApiArea, ApiDoc, type OperationDoc } from '../openapi/api-docs';
+
+/** Both readiness routes: 200 or 503 with the same body; a wrong admin token is a 401. */
+const READINESS = { ok: [200, 'Ready', HealthAnswer], errors: [401, 429], errorAnswers: { 503: HealthAnswer } } as const satisfies Partial<OperationDoc>;
 
 const PROBE_TIMEOUT_MS = 3000;
 
@@ -49,6 +54,7 @@ export class HealthDetailsGuard implements CanActivate {
  * check with what is down and per-component details (instance ids, database errors).
  */
 @Controller('health')
+@ApiArea('operations', 'none')
 export class HealthController {
   private readonly check: CachedCheck<HealthReport>;
 
@@ -63,17 +69,24 @@ export class HealthController {
 
   /** Liveness: the process is up and its event loop answers; dependencies are readiness's business. */
   @Get('live')
+  @ApiDoc({ summary: 'Liveness: the process is up', doc: 'docs/operations.md', ok: [200, 'Alive', LiveAnswer] })
   live(): { status: 'ok' } {
     return { status: 'ok' };
   }
 
   @Get('ready')
+  @ApiDoc({ summary: 'Readiness (the same checks and answers as /health)', doc: 'docs/operations.md', ...READINESS })
   @UseGuards(HealthDetailsGuard)
   ready(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     return this.answer(request, reply);
   }
 
   @Get()
+  @ApiDoc({
+    summary: 'Readiness of the gateway (PostgreSQL, Redis, Kafka): {status} for anyone; every component with the admin token (optional Bearer)',
+    doc: 'docs/operations.md',
+    ...READINESS,
+  })
   @UseGuards(HealthDetailsGuard)
   health(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     return this.answer(request, reply);

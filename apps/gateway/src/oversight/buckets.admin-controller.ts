@@ -12,9 +12,12 @@ import { KafkaRpcClient } from '@workline/kafka';
 import { SecretBox } from '@workline/secrets';
 import { AdminTokenGuard } from '../auth/guards';
 import { GatewayEnv } from '../gateway.env';
+import { BucketAnswer } from '@workline/contracts';
+import { ApiArea, ApiDoc } from '../openapi/api-docs';
 
 /** Admin API: mount a workstream's own storage as a bucket that tasks may take images from. */
 @Controller('admin/v1')
+@ApiArea('admin', 'admin')
 @UseGuards(AdminTokenGuard)
 export class BucketsAdminController {
   private readonly box: SecretBox;
@@ -42,6 +45,14 @@ export class BucketsAdminController {
   }
 
   @Post('workstreams/:workstreamId/buckets')
+  @ApiDoc({
+    summary: 'Mount a bucket (driver fs or s3) for oversight tasks',
+    doc: 'docs/oversight-api.md',
+    body: CreateBucketDto,
+    ok: [201, 'The bucket', BucketAnswer],
+    errors: [400, 404, 409, 413, 415, 422],
+    example: { body: { driver: 's3', endpoint: 'https://s3.eu-west-1.amazonaws.com', region: 'eu-west-1', bucket: 'client-images', prefix: 'photos/', access_key_id: 'AKIA…', secret_access_key: '…' } },
+  })
   @HttpCode(HttpStatus.CREATED)
   async create(@Param('workstreamId') workstreamId: string, @Body() body: CreateBucketDto): Promise<BucketView> {
     const workstream = await this.rpc.request<WorkstreamView>(ServiceName.Performance, RpcPattern.WorkstreamGet, { workstream_id: workstreamId });

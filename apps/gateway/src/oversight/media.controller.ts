@@ -19,6 +19,8 @@ import { StreamedBody } from '../http/json-body';
 import { storeUploadBody } from '../http/upload-body';
 import { MEDIA_BLOB_STORE, OversightApiEnv } from './oversight-api.env';
 import { assertSignedRequest } from './signed-media';
+import { MediaStoredAnswer, SignedUrlQuery } from '@workline/contracts';
+import { ApiArea, ApiDoc } from '../openapi/api-docs';
 
 const tooLarge = (limit: number) => new DomainError(ErrorCode.PayloadTooLarge, `The media is larger than the limit of ${limit} bytes`);
 
@@ -27,6 +29,7 @@ const tooLarge = (limit: number) => new DomainError(ErrorCode.PayloadTooLarge, `
  * authorisation), GET streams a task's media to the worker holding it. Bytes stream; never whole in memory.
  */
 @Controller()
+@ApiArea('oversight', 'signedUrl')
 export class MediaController {
   private readonly signingKey: string;
   private readonly box: SecretBox;
@@ -42,6 +45,14 @@ export class MediaController {
   }
 
   @Put('uploads/media/:mediaKey')
+  @ApiDoc({
+    summary: 'Upload media to a presigned URL',
+    doc: 'docs/oversight-api.md',
+    query: SignedUrlQuery,
+    body: Object.fromEntries(UPLOAD_MEDIA_TYPES.map((type) => [type, { type: 'string', format: 'binary' }])),
+    ok: [200, 'The stored media', MediaStoredAnswer],
+    errors: [413, 415],
+  })
   @StreamedBody()
   @HttpCode(HttpStatus.OK)
   async upload(@Param('mediaKey') mediaKey: string, @Req() request: FastifyRequest): Promise<{ media_key: string; content_type: string; size: number }> {
@@ -62,6 +73,7 @@ export class MediaController {
   }
 
   @Get('media/tasks/:taskId')
+  @ApiDoc({ summary: 'Download the media of a task (signed URL given to workers)', doc: 'docs/oversight-api.md', query: SignedUrlQuery, ok: [200, 'The media bytes', { '*/*': { type: 'string', format: 'binary' } }], errors: [404] })
   async download(@Param('taskId') taskId: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     assertSignedRequest(this.signingKey, 'GET', taskMediaPath(taskId), request, 'media');
     const location = await this.rpc.request<MediaLocation>(ServiceName.Oversight, RpcPattern.TaskMediaLocate, { task_id: taskId });

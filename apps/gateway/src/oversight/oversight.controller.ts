@@ -28,11 +28,14 @@ import { GatewayEnv } from '../gateway.env';
 import { IdempotencyKey, markReplayed } from '../http/idempotency';
 import { OversightApiEnv } from './oversight-api.env';
 import { TaskQuota } from './task-quota';
+import { MediaGrantAnswer, TaskAnswer, TaskCreatedAnswer } from '@workline/contracts';
+import { ApiArea, ApiDoc } from '../openapi/api-docs';
 
 type ApiKeyPrincipal = PrincipalOf<'api-key'>;
 
 /** Oversight API (docs/oversight-api.md): media upload grants, tasks and task status, per workstream key. */
 @Controller('v1')
+@ApiArea('oversight', 'apiKey')
 @UseGuards(ApiKeyGuard)
 export class OversightController {
   private readonly box: SecretBox;
@@ -49,6 +52,7 @@ export class OversightController {
   }
 
   @Post('signed-url')
+  @ApiDoc({ summary: 'Get a presigned media upload URL', doc: 'docs/oversight-api.md', body: CreateMediaGrantDto, ok: [200, 'The upload URL', MediaGrantAnswer], errors: [400, 413, 415, 422] })
   @HttpCode(HttpStatus.OK)
   async createUploadGrant(@CurrentPrincipal() principal: ApiKeyPrincipal, @Body() body: CreateMediaGrantDto): Promise<MediaGrantView> {
     const workstreamId = await this.workstreamFor(principal, body.configuration_id);
@@ -68,6 +72,15 @@ export class OversightController {
   }
 
   @Post('tasks')
+  @ApiDoc({
+    summary: 'Create an oversight task',
+    doc: 'docs/oversight-api.md',
+    body: CreateTaskDto,
+    ok: [201, 'The task', TaskCreatedAnswer],
+    errors: [400, 403, 404, 413, 415, 422],
+    idempotent: true,
+    example: { body: { media_key: 'med_0123456789abcdef', configuration_id: 'cfg_…', callback_url: 'https://client.example.com/hooks/workline' } },
+  })
   @HttpCode(HttpStatus.CREATED)
   async createTask(
     @CurrentPrincipal() principal: ApiKeyPrincipal,
@@ -125,6 +138,7 @@ export class OversightController {
   }
 
   @Get('tasks/:taskId')
+  @ApiDoc({ summary: 'Read an oversight task', doc: 'docs/oversight-api.md', ok: [200, 'The task', TaskAnswer], errors: [404] })
   getTask(@CurrentPrincipal() principal: ApiKeyPrincipal, @Param('taskId') taskId: string): Promise<TaskView> {
     const request: TaskGetRequest = { account_id: principal.accountId, ...(principal.workstreamId ? { workstream_id: principal.workstreamId } : {}), task_id: taskId };
     return this.rpc.request<TaskView>(ServiceName.Oversight, RpcPattern.TaskGet, request);

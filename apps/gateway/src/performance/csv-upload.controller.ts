@@ -10,6 +10,8 @@ import { StreamedBody } from '../http/json-body';
 import { storeUploadBody } from '../http/upload-body';
 import { PerformanceApiEnv } from './performance-api.env';
 import { CSV_UPLOAD_PREFIX, csvUploadPath, uploadSigningKey } from './upload-url';
+import { PerformanceUploadAnswer, SignedUrlQuery } from '@workline/contracts';
+import { ApiArea, ApiDoc } from '../openapi/api-docs';
 
 const REFUSED = {
   missing: 'Forbidden: the upload URL must carry its expires and signature parameters',
@@ -23,6 +25,7 @@ const tooLarge = (limit: number) => new DomainError(ErrorCode.PayloadTooLarge, `
  * PUT <upload_url>: the presigned URL itself is the credential (no x-api-key). The CSV is streamed into
  * the blob store, then the performance service queues it; it is processed asynchronously.
  */
+@ApiArea('performance', 'signedUrl')
 @Controller(CSV_UPLOAD_PREFIX.replace(/^\/|\/$/g, ''))
 export class CsvUploadController {
   private readonly blobs: FsBlobStore;
@@ -36,6 +39,14 @@ export class CsvUploadController {
   }
 
   @Put(':uploadId')
+  @ApiDoc({
+    summary: 'Upload a CSV file to a presigned URL',
+    doc: 'docs/performance-api.md',
+    query: SignedUrlQuery,
+    body: { 'text/csv': { type: 'string' } },
+    ok: [200, 'The upload', PerformanceUploadAnswer],
+    errors: [404, 409, 413, 415, 422],
+  })
   @StreamedBody()
   @HttpCode(HttpStatus.OK)
   async upload(@Param('uploadId') uploadId: string, @Req() request: FastifyRequest): Promise<PerformanceUploadView> {

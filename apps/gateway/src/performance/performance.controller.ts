@@ -16,6 +16,9 @@ import { CurrentPrincipal, type PrincipalOf } from '../auth/principal';
 import { GatewayEnv } from '../gateway.env';
 import { sendReport } from './report-response';
 import { CSV_UPLOAD_URL_TTL_SECONDS, csvUploadPath, uploadSigningKey } from './upload-url';
+import { PerformanceUploadAnswer, PresignedUploadAnswer, QualityReportAnswer, RecordAcceptedAnswer, ThroughputReportAnswer } from '@workline/contracts';
+import { ApiArea, ApiDoc } from '../openapi/api-docs';
+import { QUALITY_EXAMPLE, reportContent, THROUGHPUT_EXAMPLE } from '../openapi/examples';
 
 const callerOf = (key: PrincipalOf<'api-key'>): PerformanceCaller => ({ account_id: key.accountId, workstream_id: key.workstreamId });
 
@@ -24,6 +27,7 @@ const callerOf = (key: PrincipalOf<'api-key'>): PerformanceCaller => ({ account_
  * bodies (one set of rules for JSON and CSV rows) and whether the key may use the workstream.
  */
 @Controller('v1/workstreams/:workstreamId')
+@ApiArea('performance', 'apiKey')
 @UseGuards(ApiKeyGuard)
 export class PerformanceController {
   constructor(
@@ -32,18 +36,21 @@ export class PerformanceController {
   ) {}
 
   @Post('task_reviewed')
+  @ApiDoc({ summary: 'Submit a quality review record', doc: 'docs/performance-api.md', body: 'record', ok: [202, 'Accepted', RecordAcceptedAnswer], errors: [400, 403, 404, 413, 415, 422], example: { body: QUALITY_EXAMPLE } })
   @HttpCode(HttpStatus.ACCEPTED)
   taskReviewed(@CurrentPrincipal() key: PrincipalOf<'api-key'>, @Param('workstreamId') workstreamId: string, @Body() body: unknown): Promise<{ message: string }> {
     return this.submit(RpcPattern.QualityRecordSubmit, key, workstreamId, body);
   }
 
   @Post('task_completed')
+  @ApiDoc({ summary: 'Submit a task completion record', doc: 'docs/performance-api.md', body: 'record', ok: [202, 'Accepted', RecordAcceptedAnswer], errors: [400, 403, 404, 413, 415, 422], example: { body: THROUGHPUT_EXAMPLE } })
   @HttpCode(HttpStatus.ACCEPTED)
   taskCompleted(@CurrentPrincipal() key: PrincipalOf<'api-key'>, @Param('workstreamId') workstreamId: string, @Body() body: unknown): Promise<{ message: string }> {
     return this.submit(RpcPattern.ThroughputRecordSubmit, key, workstreamId, body);
   }
 
   @Post('performance/generate-presigned-url')
+  @ApiDoc({ summary: 'Get a presigned URL for a bulk CSV upload', doc: 'docs/performance-api.md', body: GeneratePresignedUrlDto, ok: [201, 'The upload URL', PresignedUploadAnswer], errors: [400, 403, 404, 413, 415, 422], example: { body: { kind: 'quality', file_name: 'reviews-2026-11.csv' } } })
   @HttpCode(HttpStatus.CREATED)
   async generatePresignedUrl(
     @CurrentPrincipal() key: PrincipalOf<'api-key'>,
@@ -62,11 +69,13 @@ export class PerformanceController {
   }
 
   @Get('performance/uploads/:uploadId')
+  @ApiDoc({ summary: 'State of a bulk CSV upload', doc: 'docs/performance-api.md', ok: [200, 'The upload', PerformanceUploadAnswer], errors: [403, 404] })
   getUpload(@CurrentPrincipal() key: PrincipalOf<'api-key'>, @Param('workstreamId') workstreamId: string, @Param('uploadId') uploadId: string): Promise<PerformanceUploadView> {
     return this.rpc.request(ServiceName.Performance, RpcPattern.PerformanceUploadGet, { caller: callerOf(key), workstream_id: workstreamId, upload_id: uploadId });
   }
 
   @Get('reports/quality')
+  @ApiDoc({ summary: 'Quality report', doc: 'docs/performance-api.md', query: ReportQueryDto, ok: [200, 'The report (JSON, or CSV with format=csv)', reportContent(QualityReportAnswer)], errors: [403, 404, 422] })
   qualityReport(
     @CurrentPrincipal() key: PrincipalOf<'api-key'>,
     @Param('workstreamId') workstreamId: string,
@@ -77,6 +86,7 @@ export class PerformanceController {
   }
 
   @Get('reports/throughput')
+  @ApiDoc({ summary: 'Throughput report', doc: 'docs/performance-api.md', query: ReportQueryDto, ok: [200, 'The report (JSON, or CSV with format=csv)', reportContent(ThroughputReportAnswer)], errors: [403, 404, 422] })
   throughputReport(
     @CurrentPrincipal() key: PrincipalOf<'api-key'>,
     @Param('workstreamId') workstreamId: string,

@@ -7,17 +7,21 @@ import type { FastifyReply } from 'fastify';
 import { IdempotencyKey } from '../http/idempotency';
 import { createRun } from './create-run';
 import { RawJsonBody } from './raw-body';
+import { CreateV3TaskBody, V3TaskAnswer, V3TaskCreatedAnswer } from '@workline/contracts';
+import { ApiArea, ApiDoc } from '../openapi/api-docs';
 
 /** The v3 code of a malformed Idempotency-Key (spec's v3 code table: data invalid). */
 const V3_DATA_INVALID = 102;
 
 /** Platform API v3 (deprecated, docs/platform-api.md): batches are v4 runs presented with v3 names. */
 @Controller('v3')
+@ApiArea('platform v3', 'basic')
 @UseGuards(BasicAuthGuard)
 export class PlatformV3Controller {
   constructor(private readonly rpc: KafkaRpcClient) {}
 
   @Post('tasks')
+  @ApiDoc({ summary: 'Create a task (deprecated: use POST /v4/runs)', doc: 'docs/platform-api.md', body: CreateV3TaskBody, ok: [200, 'The task', V3TaskCreatedAnswer], errors: [400, 410, 413, 415, 422], idempotent: true })
   @HttpCode(HttpStatus.OK)
   create(
     @CurrentPrincipal() caller: PrincipalOf<'account'>,
@@ -29,6 +33,7 @@ export class PlatformV3Controller {
   }
 
   @Get('tasks/:taskId')
+  @ApiDoc({ summary: 'Read a task (deprecated: use GET /v4/runs/{id})', doc: 'docs/platform-api.md', ok: [200, 'The task', V3TaskAnswer], errors: [400, 404, 410] })
   get(@CurrentPrincipal() caller: PrincipalOf<'account'>, @Param('taskId') taskId: string): Promise<unknown> {
     const request: RunGetRequest = { account_id: caller.accountId, api: 'v3', run_id: taskId };
     return this.rpc.request(ServiceName.PlatformRuns, RpcPattern.RunGet, request);

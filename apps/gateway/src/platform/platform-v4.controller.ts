@@ -15,6 +15,8 @@ import type { FastifyReply } from 'fastify';
 import { IdempotencyKey } from '../http/idempotency';
 import { createRun } from './create-run';
 import { RawJsonBody } from './raw-body';
+import { CreateRunBody, LineAnswer, MessageAnswer, RunAnswer, RunCreatedAnswer, RunUnitsQuery } from '@workline/contracts';
+import { ApiArea, ApiDoc } from '../openapi/api-docs';
 
 /** Largest page of the unit pagination extension (also the most units a run holds). */
 const MAX_UNITS_LIMIT = 10_000;
@@ -34,11 +36,13 @@ function pageParam(query: Record<string, unknown>, name: string, min: number): n
 
 /** Platform API v4 (docs/platform-api.md): production lines and runs, HTTP Basic. */
 @Controller('v4')
+@ApiArea('platform v4', 'basic')
 @UseGuards(BasicAuthGuard)
 export class PlatformV4Controller {
   constructor(private readonly rpc: KafkaRpcClient) {}
 
   @Get('lines')
+  @ApiDoc({ summary: "List the account's lines", doc: 'docs/platform-api.md', ok: [200, 'The lines', [LineAnswer]] })
   lines(@CurrentPrincipal() caller: PrincipalOf<'account'>): Promise<unknown> {
     const request: LineListRequest = { account_id: caller.accountId };
     return this.rpc.request(ServiceName.PlatformRuns, RpcPattern.LineList, request);
@@ -46,11 +50,21 @@ export class PlatformV4Controller {
 
   /** Lines are provisioned by Workline (admin API): a client may list them, not create them. */
   @Post('lines')
+  @ApiDoc({ summary: 'Create a line (lines are provisioned by Workline: always 403)', doc: 'docs/platform-api.md', body: { 'application/json': { type: 'object' } }, ok: [201, 'The line', LineAnswer], errors: [400, 403, 413, 415, 422] })
   createLine(): never {
     throw new DomainError(ErrorCode.Forbidden, 'Forbidden');
   }
 
   @Post('runs')
+  @ApiDoc({
+    summary: 'Create a run',
+    doc: 'docs/platform-api.md',
+    body: CreateRunBody,
+    ok: [201, 'The run', RunCreatedAnswer],
+    errors: [400, 404, 413, 415, 422],
+    idempotent: true,
+    example: { body: { line_id: 'line_…', callback_url: 'https://client.example.com/runs', units: [{ identifier: 'img-1', image_url: 'https://example.com/1.jpg' }] } },
+  })
   @HttpCode(HttpStatus.CREATED)
   create(
     @CurrentPrincipal() caller: PrincipalOf<'account'>,
@@ -62,6 +76,7 @@ export class PlatformV4Controller {
   }
 
   @Get('runs/:id')
+  @ApiDoc({ summary: 'Read a run with a page of its units', doc: 'docs/platform-api.md', query: RunUnitsQuery, ok: [200, 'The run', RunAnswer], errors: [404, 422] })
   get(@CurrentPrincipal() caller: PrincipalOf<'account'>, @Param('id') id: string, @Query() query: Record<string, unknown>): Promise<unknown> {
     const request: RunGetRequest = { account_id: caller.accountId, api: 'v4', run_id: id };
     const offset = pageParam(query, 'units_offset', 0);
@@ -73,6 +88,7 @@ export class PlatformV4Controller {
 
   /** Runs are kept: a client may read and abort its runs, not delete them (403); others' runs are 404. */
   @Delete('runs/:id')
+  @ApiDoc({ summary: "Runs cannot be deleted (403; 404 for another account's run)", doc: 'docs/platform-api.md', ok: [200, 'Never'], errors: [403, 404] })
   async remove(@CurrentPrincipal() caller: PrincipalOf<'account'>, @Param('id') id: string): Promise<never> {
     const request: RunGetRequest = { account_id: caller.accountId, api: 'v4', run_id: id, units_offset: 0, units_limit: 1 };
     await this.rpc.request(ServiceName.PlatformRuns, RpcPattern.RunGet, request);
@@ -80,6 +96,7 @@ export class PlatformV4Controller {
   }
 
   @Post('runs/:id/abort')
+  @ApiDoc({ summary: 'Abort a run', doc: 'docs/platform-api.md', ok: [202, 'The abort is under way', MessageAnswer], errors: [404, 405, 409] })
   @HttpCode(HttpStatus.ACCEPTED)
   abort(@CurrentPrincipal() caller: PrincipalOf<'account'>, @Param('id') id: string): Promise<unknown> {
     const request: RunAbortRequest = { account_id: caller.accountId, run_id: id };

@@ -13,6 +13,8 @@ import { KafkaRpcClient } from '@workline/kafka';
 import type { FastifyReply } from 'fastify';
 import { WorkerGuard } from '../auth/guards';
 import { CurrentPrincipal, type PrincipalOf } from '../auth/principal';
+import { AssignmentOutcomeAnswer, CompleteTaskAssignmentDto, CompleteUnitAssignmentDto, FlagAssignmentDto, TaskAssignmentAnswer, UnitAssignmentAnswer } from '@workline/contracts';
+import { ApiArea, ApiDoc } from '../openapi/api-docs';
 
 /** Which service leases each kind of work, and under which patterns. */
 const ROUTES: Record<AssignmentKind, { service: ServiceName; next: RpcPattern; complete: RpcPattern; flag: RpcPattern }> = {
@@ -35,11 +37,20 @@ const ROUTES: Record<AssignmentKind, { service: ServiceName; next: RpcPattern; c
  * The owning service validates the complete/flag bodies, which differ by kind.
  */
 @Controller('workforce/v1/assignments')
+@ApiArea('work', 'worker')
 @UseGuards(WorkerGuard)
 export class WorkController {
   constructor(private readonly rpc: KafkaRpcClient) {}
 
   @Post('next')
+  @ApiDoc({
+    summary: 'Lease the next unit or task',
+    doc: 'docs/work-api.md',
+    body: NextAssignmentDto,
+    ok: [200, 'The assignment', { oneOf: [UnitAssignmentAnswer, TaskAssignmentAnswer] }],
+    alsoOk: [[204, 'Nothing to do']],
+    errors: [400, 413, 415, 422],
+  })
   async next(@CurrentPrincipal() worker: PrincipalOf<'worker'>, @Body() body: NextAssignmentDto, @Res() reply: FastifyReply): Promise<void> {
     const route = ROUTES[body.kind];
     const request: AssignmentNextRequest = { worker_id: worker.workerId, ...(body.line_id ? { line_id: body.line_id } : {}) };
@@ -48,12 +59,14 @@ export class WorkController {
   }
 
   @Post(':assignmentId/complete')
+  @ApiDoc({ summary: 'Complete an assignment', doc: 'docs/work-api.md', body: { oneOf: [CompleteUnitAssignmentDto, CompleteTaskAssignmentDto] }, ok: [200, 'Completed', AssignmentOutcomeAnswer], errors: [400, 404, 409, 413, 415, 422] })
   @HttpCode(HttpStatus.OK)
   complete(@CurrentPrincipal() worker: PrincipalOf<'worker'>, @Param('assignmentId') assignmentId: string, @Body() body: unknown): Promise<unknown> {
     return this.act('complete', worker, assignmentId, body);
   }
 
   @Post(':assignmentId/flag')
+  @ApiDoc({ summary: 'Flag an assignment', doc: 'docs/work-api.md', body: FlagAssignmentDto, ok: [200, 'Flagged', AssignmentOutcomeAnswer], errors: [400, 404, 409, 413, 415, 422] })
   @HttpCode(HttpStatus.OK)
   flag(@CurrentPrincipal() worker: PrincipalOf<'worker'>, @Param('assignmentId') assignmentId: string, @Body() body: unknown): Promise<unknown> {
     return this.act('flag', worker, assignmentId, body);

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { IsIn, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
+import { JSONSchema } from 'class-validator-jsonschema';
 
 /** Work API (docs/work-api.md). Workers lease units (platform runs) and tasks (oversight). */
 export const ASSIGNMENT_KINDS = ['unit', 'task'] as const;
@@ -33,6 +34,7 @@ export class FlagAssignmentDto {
 /** Body of complete for a unit: the unit's output, key-value pairs (values may be objects). */
 export class CompleteUnitAssignmentDto {
   @IsObject({ message: 'output must be an object' })
+  @JSONSchema({ additionalProperties: true })
   output!: Record<string, unknown>;
 }
 
