@@ -159,6 +159,13 @@ export class KafkaProducer implements OnApplicationShutdown {
     return { encoded, sizes: encoded.map(recordSize) };
   }
 
+  /** The messages that can never be produced to the topic (each alone over its max.message.bytes), by index. */
+  async tooLarge(topic: string, messages: OutgoingMessage[]): Promise<MessageTooLargeError[]> {
+    const budget = await this.budgetOf(topic);
+    const { sizes } = this.encode(messages);
+    return sizes.flatMap((size, index) => (size > budget ? [new MessageTooLargeError(topic, index, size, budget + BATCH_OVERHEAD_BYTES)] : []));
+  }
+
   /**
    * Resolves once Kafka has every message durably (in order, per partition). Rejects with
    * MessageTooLargeError, having produced none of them, when one of them can never fit its topic.
