@@ -1,6 +1,6 @@
 import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { DomainError, ErrorCode, SERVICE_RPC_TOPIC, Topic, TOPIC_SPECS, type RpcPattern, type ServiceName } from '@workline/contracts';
-import type { Consumer } from 'kafkajs';
+import type { Consumer, KafkaMessage } from 'kafkajs';
 import { randomUUID } from 'node:crypto';
 import { consumerGroupOf, consumerTimeouts, createKafka, type KafkaSettings } from './kafka.settings';
 import type { KafkaProducer } from './producer';
@@ -60,23 +60,28 @@ export class KafkaRpcClient implements OnModuleInit, OnApplicationShutdown {
       autoCommit: false,
       // One partition's batch never waits behind another's.
       partitionsConsumedConcurrently: TOPIC_SPECS[Topic.RpcReplies].partitions,
-      eachMessage: async ({ message }) => {
-        const correlationId = decodeHeaders(message.headers)[RpcHeader.CorrelationId];
-        const waiting = correlationId ? this.pending.get(correlationId) : undefined;
-        if (!waiting) return;
-        this.pending.delete(correlationId);
-        clearTimeout(waiting.timer);
-        try {
-          const reply = JSON.parse(message.value?.toString() ?? '') as RpcReply;
-          if (reply.ok) waiting.resolve(reply.data);
-          else waiting.reject(DomainError.fromBody(reply.error));
-        } catch (error) {
-          waiting.reject(error);
-        }
+      // A batch's replies are settled in one go: their callers continue in the same turn of the event loop.
+      eachBatch: async ({ batch }) => {
+        for (const message of batch.messages) this.settle(message);
       },
     });
     await Promise.race([ready, new Promise((r) => setTimeout(r, 15_000))]);
     await this.producer.connect();
+  }
+
+  private settle(message: KafkaMessage): void {
+    const correlationId = decodeHeaders(message.headers)[RpcHeader.CorrelationId];
+    const waiting = correlationId ? this.pending.get(correlationId) : undefined;
+    if (!waiting) return;
+    this.pending.delete(correlationId);
+    clearTimeout(waiting.timer);
+    try {
+      const reply = JSON.parse(message.value?.toString() ?? '') as RpcReply;
+      if (reply.ok) waiting.resolve(reply.data);
+      else waiting.reject(DomainError.fromBody(reply.error));
+    } catch (error) {
+      waiting.reject(error);
+    }
   }
 
   /** Sends `data` to `service` under `pattern` and resolves with its answer, or rejects with its DomainError. */
