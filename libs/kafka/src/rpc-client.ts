@@ -15,7 +15,7 @@ interface Pending {
 
 /** Raised when a service does not answer in time: it may be down, or Kafka may be. */
 export class RpcTimeoutError extends DomainError {
-  constructor(readonly service: ServiceName, timeoutMs: number) {
+  constructor(readonly service: ServiceName | string, timeoutMs: number) {
     super(ErrorCode.Unavailable, `${service} did not answer within ${timeoutMs} ms`);
   }
 }
@@ -86,6 +86,11 @@ export class KafkaRpcClient implements OnModuleInit, OnApplicationShutdown {
 
   /** Sends `data` to `service` under `pattern` and resolves with its answer, or rejects with its DomainError. */
   request<T>(service: ServiceName, pattern: RpcPattern, data: unknown, timeoutMs = this.defaultTimeoutMs): Promise<T> {
+    return this.requestOn<T>(SERVICE_RPC_TOPIC[service], service, pattern, data, timeoutMs);
+  }
+
+  /** request() to any topic served by a KafkaTransport (`rpcTopic`): the transport's own bench and tests. */
+  requestOn<T>(topic: string, service: string, pattern: string, data: unknown, timeoutMs = this.defaultTimeoutMs): Promise<T> {
     const correlationId = randomUUID();
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -94,7 +99,7 @@ export class KafkaRpcClient implements OnModuleInit, OnApplicationShutdown {
       }, timeoutMs);
       this.pending.set(correlationId, { resolve: resolve as (v: unknown) => void, reject, timer });
       this.producer
-        .send(SERVICE_RPC_TOPIC[service], [
+        .send(topic, [
           {
             key: correlationId,
             value: { pattern, data },
