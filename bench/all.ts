@@ -11,11 +11,14 @@
  *   task creation        POST /v1/tasks (oversight)                vs the same server answering 201
  *   unit completion      bots: next + complete on the work API     vs the same server answering 200, 200
  *   webhook delivery     DeliveryRequested on Kafka → receiver 2xx vs a bare loop of POSTs to that receiver
- *   raw Kafka produce    kafkajs, one message per send, acks=all   (the Kafka ceiling every row shares)
+ *   echo RPC             request-reply through libs/kafka, no SQL  vs raw Kafka produce through the merging producer
+ *   raw Kafka produce    batched: libs/kafka's KafkaProducer        vs kafkajs, one message per send, acks=all
+ *                        (the Kafka ceiling every row shares)
  * HTTP load comes from the load-generator process (autocannon; bots), never from the process under test.
  *
  * Settings (env): BENCH_SECONDS (10) per measure, BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (32),
- * BENCH_WORKERS (16 bots), BENCH_UNITS (5000), BENCH_DELIVERIES (2000).
+ * BENCH_WORKERS (16 bots), BENCH_UNITS (5000), BENCH_DELIVERIES (2000), BENCH_ONLY (comma-separated groups
+ * to run: quality, runs, tasks, units, webhooks, transport; default all; raw Kafka produce always runs).
  */
 import 'reflect-metadata';
 import { BaseEnv, loadEnv } from '@workline/config';
@@ -27,6 +30,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { startBaselineServer } from './lib/baseline';
+import { ECHO_PATTERN, startEchoServer } from './lib/echo';
 import { ADMIN_TOKEN, call, expectStatus, type Figures, fmt, newWorkstream, ROOT, startBenchStack } from './lib/common';
 import { runLoad, type LoadResult } from './lib/load';
 import { benchUnits, platformBaselineRoutes, platformTenant } from './lib/platform';
@@ -39,6 +43,8 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 16);
 const UNITS = Number(process.env.BENCH_UNITS ?? 5000);
 const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 2000);
+const ONLY = new Set((process.env.BENCH_ONLY ?? '').split(',').map((g) => g.trim()).filter(Boolean));
+const runs = (group: 'quality' | 'runs' | 'tasks' | 'units' | 'webhooks' | 'transport') => !ONLY.size || ONLY.has(group);
 
 interface Row {
   measure: string;
@@ -75,6 +81,7 @@ async function main(): Promise<void> {
   const producer = new KafkaProducer({ brokers, app: 'bench', instanceId: randomUUID().slice(0, 8) });
   const kafkaAdmin = new Kafka({ clientId: 'bench-admin', brokers, logLevel: logLevel.NOTHING }).admin();
   const scratchTopic = `workline.bench.raw-${randomUUID().slice(0, 8)}.v1`;
+  const echoTopic = `workline.bench.echo-${randomUUID().slice(0, 8)}.v1`;
   const baselineServer = await startBaselineServer([
     qualityBaselineRoute,
     ...platformBaselineRoutes(),
@@ -88,7 +95,13 @@ async function main(): Promise<void> {
   try {
     await db.connect();
     await kafkaAdmin.connect();
-    await kafkaAdmin.createTopics({ waitForLeaders: true, topics: [{ topic: scratchTopic, numPartitions: 1, replicationFactor: 1 }] });
+    await kafkaAdmin.createTopics({
+      waitForLeaders: true,
+      topics: [
+        { topic: scratchTopic, numPartitions: 1, replicationFactor: 1 },
+        { topic: echoTopic, numPartitions: 6, replicationFactor: 1 },
+      ],
+    });
 
     step('setting up tenants');
     const quality = await newWorkstream(base);
@@ -101,73 +114,117 @@ async function main(): Promise<void> {
     if (put.status !== 200) throw new Error(`media upload answered ${put.status}: ${await put.text()}`);
     await expectStatus(call(base, 'POST', '/v4/runs', platform.auth, { line_id: platform.lineId, units: benchUnits(UNITS) }), 201, 'big run');
 
-    step(`quality submissions: ${CONNECTIONS} connections, ${SECONDS} s each`);
-    await qualityLoad(base, quality.workstreamId, quality.key, CONNECTIONS, WARMUP);
-    const submitted = await qualityLoad(base, quality.workstreamId, quality.key, CONNECTIONS, SECONDS, db);
-    checks.quality_acknowledged = submitted.count;
-    checks.quality_lost = submitted.lost;
-    rows.push({
-      measure: 'quality submissions: POST task_reviewed',
-      unit: 'requests',
-      workline: strip(submitted),
-      baselineName: 'bare Fastify, 202',
-      baseline: strip(await qualityLoad(baselineServer.base, quality.workstreamId, quality.key, CONNECTIONS, SECONDS)),
-    });
+    if (runs('quality')) {
+      step(`quality submissions: ${CONNECTIONS} connections, ${SECONDS} s each`);
+      await qualityLoad(base, quality.workstreamId, quality.key, CONNECTIONS, WARMUP);
+      const submitted = await qualityLoad(base, quality.workstreamId, quality.key, CONNECTIONS, SECONDS, db);
+      checks.quality_acknowledged = submitted.count;
+      checks.quality_lost = submitted.lost;
+      rows.push({
+        measure: 'quality submissions: POST task_reviewed',
+        unit: 'requests',
+        workline: strip(submitted),
+        baselineName: 'bare Fastify, 202',
+        baseline: strip(await qualityLoad(baselineServer.base, quality.workstreamId, quality.key, CONNECTIONS, SECONDS)),
+      });
+    }
 
-    step('run creation');
-    const smallRun = { line_id: platform.smallLineId, units: [{ identifier: 'one', text: 'small run' }] };
-    await http(`${base}/v4/runs`, platform.auth, smallRun, WARMUP);
-    rows.push({
-      measure: 'run creation: POST /v4/runs, 1 unit',
-      unit: 'requests',
-      workline: strip(await http(`${base}/v4/runs`, platform.auth, smallRun)),
-      baselineName: 'bare Fastify, 201',
-      baseline: strip(await http(`${baselineServer.base}/v4/runs`, platform.auth, smallRun)),
-    });
+    if (runs('runs')) {
+      step('run creation');
+      const smallRun = { line_id: platform.smallLineId, units: [{ identifier: 'one', text: 'small run' }] };
+      await http(`${base}/v4/runs`, platform.auth, smallRun, WARMUP);
+      rows.push({
+        measure: 'run creation: POST /v4/runs, 1 unit',
+        unit: 'requests',
+        workline: strip(await http(`${base}/v4/runs`, platform.auth, smallRun)),
+        baselineName: 'bare Fastify, 201',
+        baseline: strip(await http(`${baselineServer.base}/v4/runs`, platform.auth, smallRun)),
+      });
+    }
 
-    step('task creation');
-    const task = { media_key: grant.media_key, configuration_id: configuration.id };
-    await http(`${base}/v1/tasks`, { 'x-api-key': quality.key }, task, WARMUP);
-    rows.push({
-      measure: 'task creation: POST /v1/tasks',
-      unit: 'requests',
-      workline: strip(await http(`${base}/v1/tasks`, { 'x-api-key': quality.key }, task)),
-      baselineName: 'bare Fastify, 201',
-      baseline: strip(await http(`${baselineServer.base}/v1/tasks`, { 'x-api-key': quality.key }, task)),
-    });
+    if (runs('tasks')) {
+      step('task creation');
+      const task = { media_key: grant.media_key, configuration_id: configuration.id };
+      await http(`${base}/v1/tasks`, { 'x-api-key': quality.key }, task, WARMUP);
+      rows.push({
+        measure: 'task creation: POST /v1/tasks',
+        unit: 'requests',
+        workline: strip(await http(`${base}/v1/tasks`, { 'x-api-key': quality.key }, task)),
+        baselineName: 'bare Fastify, 201',
+        baseline: strip(await http(`${baselineServer.base}/v1/tasks`, { 'x-api-key': quality.key }, task)),
+      });
+    }
 
-    step(`unit completion: ${WORKERS} bots`);
-    const worked: LoadResult = await runLoad({ kind: 'bots', base, workers: platform.workers, lineId: platform.lineId, seconds: SECONDS });
-    rows.push({
-      measure: `unit completion: ${WORKERS} bots, next + complete`,
-      unit: 'units',
-      workline: strip(worked),
-      baselineName: 'bare Fastify, 200 + 200',
-      baseline: strip(await runLoad({ kind: 'bots', base: baselineServer.base, workers: platform.workers, lineId: 'l', seconds: SECONDS })),
-    });
+    if (runs('units')) {
+      step(`unit completion: ${WORKERS} bots`);
+      const worked: LoadResult = await runLoad({ kind: 'bots', base, workers: platform.workers, lineId: platform.lineId, seconds: SECONDS });
+      rows.push({
+        measure: `unit completion: ${WORKERS} bots, next + complete`,
+        unit: 'units',
+        workline: strip(worked),
+        baselineName: 'bare Fastify, 200 + 200',
+        baseline: strip(await runLoad({ kind: 'bots', base: baselineServer.base, workers: platform.workers, lineId: 'l', seconds: SECONDS })),
+      });
+    }
 
-    step(`webhook delivery: ${DELIVERIES} deliveries`);
-    const box = new SecretBox(loadEnv(BaseEnv, stack.env).secretsKey);
-    await dispatcherRun(receiver, producer, box, 0, Math.min(200, DELIVERIES));
-    const paced = await pacedDispatcherRun(receiver, producer, box);
-    rows.push({
-      measure: `webhook delivery: paced ${PACED_RATE} events/s for ${PACED_SECONDS} s, event → receiver 2xx`,
-      unit: 'deliveries',
-      workline: strip(paced),
-      baselineName: `bare HTTP POST loop, paced, keep-alive, ${ORIGIN_CONCURRENCY} at once`,
-      baseline: strip(await pacedPostLoop(receiver)),
-    });
-    const delivered = await dispatcherRun(receiver, producer, box, 0, DELIVERIES);
-    rows.push({
-      measure: `webhook delivery: DeliveryRequested → receiver 2xx, ${CONCURRENCY} at once`,
-      unit: 'deliveries',
-      workline: strip(delivered),
-      baselineName: `bare HTTP POST loop, ${CONCURRENCY} at once`,
-      baseline: strip(await postLoop(receiver, 0, DELIVERIES)),
-    });
+    if (runs('webhooks')) {
+      step(`webhook delivery: ${DELIVERIES} deliveries`);
+      const box = new SecretBox(loadEnv(BaseEnv, stack.env).secretsKey);
+      await dispatcherRun(receiver, producer, box, 0, Math.min(200, DELIVERIES));
+      const paced = await pacedDispatcherRun(receiver, producer, box);
+      rows.push({
+        measure: `webhook delivery: paced ${PACED_RATE} events/s for ${PACED_SECONDS} s, event → receiver 2xx`,
+        unit: 'deliveries',
+        workline: strip(paced),
+        baselineName: `bare HTTP POST loop, paced, keep-alive, ${ORIGIN_CONCURRENCY} at once`,
+        baseline: strip(await pacedPostLoop(receiver)),
+      });
+      const delivered = await dispatcherRun(receiver, producer, box, 0, DELIVERIES);
+      rows.push({
+        measure: `webhook delivery: DeliveryRequested → receiver 2xx, ${CONCURRENCY} at once`,
+        unit: 'deliveries',
+        workline: strip(delivered),
+        baselineName: `bare HTTP POST loop, ${CONCURRENCY} at once`,
+        baseline: strip(await postLoop(receiver, 0, DELIVERIES)),
+      });
+    }
 
     step('raw Kafka produce');
     const kafka = strip(await runLoad({ kind: 'kafka', brokers, topic: scratchTopic, concurrency: CONNECTIONS, seconds: SECONDS }));
+    const kafkaBatched = await runLoad({ kind: 'kafka', batched: true, brokers, topic: scratchTopic, concurrency: CONNECTIONS, seconds: SECONDS });
+    const notes: string[] = [];
+    if (runs('transport')) {
+      step('echo RPC through the transport');
+      const echo = await startEchoServer(brokers, echoTopic);
+      try {
+        const rpc = { kind: 'rpc', brokers, topic: echoTopic, pattern: ECHO_PATTERN, concurrency: CONNECTIONS } as const;
+        await runLoad({ ...rpc, seconds: WARMUP });
+        const serverCpuBefore = await echo.cpuMs();
+        const echoed = await runLoad({ ...rpc, seconds: SECONDS });
+        const serverCpu = (await echo.cpuMs()) - serverCpuBefore;
+        rows.push({
+          measure: `echo RPC: request-reply through libs/kafka, no SQL, ${CONNECTIONS} at once`,
+          unit: 'requests',
+          workline: strip(echoed),
+          baselineName: `raw Kafka produce, batched (libs/kafka producer), ${CONNECTIONS} at once`,
+          baseline: strip(kafkaBatched),
+        });
+        notes.push(
+          `CPU per echo request: ${fmt(serverCpu / Math.max(1, echoed.count), 3)} ms in the echo service, ` +
+            `${fmt((echoed.cpuMs ?? NaN) / Math.max(1, echoed.count), 3)} ms in the client (KafkaRpcClient); ` +
+            `batched raw produce ${fmt((kafkaBatched.cpuMs ?? NaN) / Math.max(1, kafkaBatched.count), 3)} ms per message.`,
+        );
+      } finally {
+        echo.stop();
+      }
+    }
+    rows.push({
+      measure: `raw Kafka produce, batched: libs/kafka KafkaProducer, 1 message/send, acks=all, ${CONNECTIONS} at once`,
+      unit: 'messages',
+      workline: strip(kafkaBatched),
+      baselineName: 'raw kafkajs, 1 produce per send',
+      baseline: kafka,
+    });
 
     const seconds = (Date.now() - startedAt) / 1000;
     const markdown = [
@@ -179,7 +236,8 @@ async function main(): Promise<void> {
       '',
       table(rows, kafka),
       '',
-      `Checks: ${checks.quality_acknowledged} quality submissions answered 202, ${checks.quality_lost} of them missing from PostgreSQL.`,
+      ...notes,
+      ...(runs('quality') ? [`Checks: ${checks.quality_acknowledged} quality submissions answered 202, ${checks.quality_lost} of them missing from PostgreSQL.`] : []),
     ].join('\n');
     console.log(`\n${markdown}\n`);
     const dir = join(ROOT, '.cache', 'bench');
@@ -192,10 +250,10 @@ async function main(): Promise<void> {
     console.log(`written to .cache/bench/results.md and .cache/bench/results.json`);
     const failed = rows.filter((r) => r.workline.failed > 0).map((r) => `${r.measure}: ${r.workline.failed} failed`);
     if (failed.length) console.warn(`operations that failed under load:\n  ${failed.join('\n  ')}`);
-    if (checks.quality_lost !== 0) process.exitCode = 1;
+    if (checks.quality_lost) process.exitCode = 1;
   } finally {
     baselineServer.stop();
-    await kafkaAdmin.deleteTopics({ topics: [scratchTopic] }).catch(() => undefined);
+    await kafkaAdmin.deleteTopics({ topics: [scratchTopic, echoTopic] }).catch(() => undefined);
     await Promise.allSettled([kafkaAdmin.disconnect(), producer.onApplicationShutdown(), receiver.close(), db.end()]);
     await stack.stop();
   }

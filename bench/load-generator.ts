@@ -5,10 +5,14 @@
  *    the ids answered 2xx are sent back, so a bench can check that every acknowledged record was stored.
  *  - `bots`: worker bots through the work API: lease the next unit, complete it, again, until 204 or the
  *    time is up. Latency is that of one unit (next + complete).
- *  - `kafka`: raw kafkajs produce of one small message per send (acks = all), `concurrency` sends at a time.
+ *  - `kafka`: raw kafkajs produce of one small message per send (acks = all), `concurrency` sends at a time;
+ *    `batched`: the same sends through libs/kafka's KafkaProducer, which merges concurrent sends.
+ *  - `rpc`: request-reply through libs/kafka's KafkaRpcClient, `concurrency` requests at a time.
  * Started through `runLoad` (bench/lib/load.ts).
  */
+import { KafkaProducer, KafkaRpcClient } from '@workline/kafka';
 import { Kafka, logLevel } from 'kafkajs';
+import { randomUUID } from 'node:crypto';
 import type { LoadJob, LoadResult } from './lib/load';
 import { percentile } from './lib/common';
 
@@ -95,7 +99,60 @@ async function bots(job: Extract<LoadJob, { kind: 'bots' }>): Promise<LoadResult
   return { perSecond: latencies.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), count: latencies.length, failed, seconds, lastCompletion };
 }
 
+/** `concurrency` loops of `operation` for `seconds`: throughput, latency and this process's CPU. */
+async function loops(concurrency: number, seconds: number, operation: (at: number) => Promise<unknown>): Promise<LoadResult> {
+  const latencies: number[] = [];
+  let failed = 0;
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  const until = started + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < until) {
+        const at = performance.now();
+        try {
+          await operation(at);
+          latencies.push(performance.now() - at);
+        } catch {
+          failed++;
+        }
+      }
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  const used = process.cpuUsage(cpu);
+  return { perSecond: latencies.length / elapsed, p50: percentile(latencies, 50), p99: percentile(latencies, 99), count: latencies.length, failed, seconds: elapsed, cpuMs: (used.user + used.system) / 1000 };
+}
+
+const RAW_VALUE = JSON.stringify({ pattern: 'bench.raw', data: { n: 0, text: 'x'.repeat(200) } });
+
+async function batchedKafka(job: Extract<LoadJob, { kind: 'kafka' }>): Promise<LoadResult> {
+  const producer = new KafkaProducer({ brokers: job.brokers, app: 'bench-raw-batched', instanceId: randomUUID().slice(0, 8) });
+  try {
+    await producer.send(job.topic, [{ value: RAW_VALUE }]);
+    return await loops(job.concurrency, job.seconds, (at) => producer.send(job.topic, [{ key: String(at), value: RAW_VALUE }]));
+  } finally {
+    await producer.onApplicationShutdown();
+  }
+}
+
+async function rpc(job: Extract<LoadJob, { kind: 'rpc' }>): Promise<LoadResult> {
+  const settings = { brokers: job.brokers, app: 'bench-rpc-client', instanceId: randomUUID().slice(0, 8) };
+  const producer = new KafkaProducer(settings);
+  const client = new KafkaRpcClient(settings, producer, 10_000);
+  await client.onModuleInit();
+  const data = { text: 'x'.repeat(200) };
+  try {
+    for (let i = 0; i < 20; i++) await client.requestOn(job.topic, 'echo', job.pattern, data);
+    return await loops(job.concurrency, job.seconds, () => client.requestOn(job.topic, 'echo', job.pattern, data));
+  } finally {
+    await client.onApplicationShutdown();
+    await producer.onApplicationShutdown();
+  }
+}
+
 async function kafka(job: Extract<LoadJob, { kind: 'kafka' }>): Promise<LoadResult> {
+  if (job.batched) return batchedKafka(job);
   const client = new Kafka({ clientId: 'bench-raw-produce', brokers: job.brokers, logLevel: logLevel.NOTHING });
   const producer = client.producer({ allowAutoTopicCreation: false });
   await producer.connect();
@@ -128,7 +185,7 @@ async function kafka(job: Extract<LoadJob, { kind: 'kafka' }>): Promise<LoadResu
 }
 
 process.once('message', (job: LoadJob) => {
-  const run = job.kind === 'http' ? http(job) : job.kind === 'bots' ? bots(job) : kafka(job);
+  const run = job.kind === 'http' ? http(job) : job.kind === 'bots' ? bots(job) : job.kind === 'rpc' ? rpc(job) : kafka(job);
   run.then(
     (result) => process.send!(result, () => process.exit(0)),
     (error: unknown) => process.send!({ error: error instanceof Error ? error.stack : String(error) }, () => process.exit(1)),

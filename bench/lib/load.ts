@@ -7,7 +7,10 @@ import type { Figures, Headers } from './common';
 export type LoadJob =
   | { kind: 'http'; url: string; method?: string; headers: Headers; body: string; connections: number; seconds: number }
   | { kind: 'bots'; base: string; workers: Headers[]; lineId: string; seconds: number }
-  | { kind: 'kafka'; brokers: string[]; topic: string; concurrency: number; seconds: number };
+  /** `batched`: through libs/kafka's KafkaProducer (concurrent sends merged), else one produce per send. */
+  | { kind: 'kafka'; brokers: string[]; topic: string; concurrency: number; seconds: number; batched?: boolean }
+  /** Request-reply through libs/kafka (KafkaRpcClient → a KafkaTransport's rpcTopic), `concurrency` at a time. */
+  | { kind: 'rpc'; brokers: string[]; topic: string; pattern: string; concurrency: number; seconds: number };
 
 export interface LoadResult extends Figures {
   seconds: number;
@@ -15,6 +18,8 @@ export interface LoadResult extends Figures {
   acknowledged?: string[];
   /** `bots`: when the last unit was completed (epoch ms). */
   lastCompletion?: number;
+  /** `rpc`, `kafka`: CPU time of the load generator during the measure (user + system), ms. */
+  cpuMs?: number;
 }
 
 export async function runLoad(job: LoadJob): Promise<LoadResult> {

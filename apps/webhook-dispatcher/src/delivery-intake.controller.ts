@@ -1,16 +1,26 @@
 import { Controller } from '@nestjs/common';
-import { EventPattern, Payload } from '@nestjs/microservices';
+import { Ctx, Payload } from '@nestjs/microservices';
 import { DeliveryRequestedEvent, type EventEnvelope, Topic, validateContract } from '@workline/contracts';
 import { DeliveriesService } from '@workline/delivery';
-import { currentRequestId } from '@workline/observability';
+import { EventBatchPattern, type KafkaBatchContext } from '@workline/kafka';
+import { REQUEST_ID_KAFKA_HEADER } from '@workline/observability';
 
-/** Takes delivery requests in from Kafka; an invalid one goes to the dead-letter topic with the reason. */
+/**
+ * Takes delivery requests in from Kafka, a partition's drained batch at a time (one intake statement per
+ * batch); an invalid one fails its batch, whose requests are then taken one by one, so it alone goes to
+ * the dead-letter topic with the reason.
+ */
 @Controller()
 export class DeliveryIntakeController {
   constructor(private readonly deliveries: DeliveriesService) {}
 
-  @EventPattern(Topic.DeliveryRequested)
-  async onDeliveryRequested(@Payload() envelope: EventEnvelope<unknown>): Promise<void> {
-    await this.deliveries.intake([{ event: validateContract(DeliveryRequestedEvent, envelope?.data), requestId: currentRequestId() }]);
+  @EventBatchPattern(Topic.DeliveryRequested)
+  async onDeliveryRequested(@Payload() envelopes: EventEnvelope<unknown>[], @Ctx() context: KafkaBatchContext): Promise<void> {
+    await this.deliveries.intake(
+      envelopes.map((envelope, index) => ({
+        event: validateContract(DeliveryRequestedEvent, envelope?.data),
+        requestId: context.messages[index].headers[REQUEST_ID_KAFKA_HEADER],
+      })),
+    );
   }
 }

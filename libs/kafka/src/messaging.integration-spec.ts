@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import { Topic, type EventEnvelope } from '@workline/contracts';
 import { DbModule, PrismaService } from '@workline/db';
+import { REQUEST_ID_KAFKA_HEADER } from '@workline/observability';
 import { eventually, testStack } from '@workline/testing';
 import { randomUUID } from 'node:crypto';
 import { Inbox } from './inbox';
@@ -13,18 +14,27 @@ import { enqueueEvent, OutboxRelay } from './outbox';
 import { KafkaProducer } from './producer';
 import { DomainErrorRpcFilter } from './rpc-error.filter';
 import { ensureTopics } from './topics.admin';
-import { decodeHeaders, type KafkaMessageContext, KafkaTransport } from './transport';
+import { decodeHeaders, EventBatchPattern, type KafkaBatchContext, type KafkaMessageContext, KafkaTransport } from './transport';
 
 const suffix = randomUUID().slice(0, 8);
 const PROBE_TOPIC = `workline.test.probe-${suffix}.v1`;
 const POISON_TOPIC = `workline.test.poison-${suffix}.v1`;
 const SOURCE = `test-${suffix}`;
+/** A topic with a small max.message.bytes, so that a few events fill it. */
+const LIMITED_TOPIC = `workline.test.limited-${suffix}.v1`;
+const LIMITED_MAX_BYTES = 100_000;
+const BATCH_TOPIC = `workline.test.batch-${suffix}.v1`;
 
 /** What the consumer saw: every delivery, and calls per poison-topic message. */
 const deliveries: string[] = [];
 const poisonTopicCalls = new Map<string, number>();
 const poisonTopicHandled: string[] = [];
 let handlerDelayMs = 0;
+const limitedReceived: string[] = [];
+/** The batch handler: the ids of each call, what it handled, and a gate that holds its calls. */
+const batchCalls: { ids: string[]; attempt: number; requestIds: (string | undefined)[] }[] = [];
+const batchHandled: string[] = [];
+let batchGate: Promise<void> = Promise.resolve();
 
 @Controller()
 class ProbeConsumer {
@@ -35,6 +45,20 @@ class ProbeConsumer {
     deliveries.push(envelope.id);
     if (handlerDelayMs) await new Promise((r) => setTimeout(r, handlerDelayMs));
     await this.inbox.once(SOURCE, envelope.id, (tx) => tx.$executeRaw`insert into test_probe_applied (event_id, n) values (${envelope.id}, ${envelope.data.n})`);
+  }
+
+  @EventPattern(LIMITED_TOPIC)
+  onLimited(@Payload() envelope: EventEnvelope<unknown>): void {
+    limitedReceived.push(envelope.id);
+  }
+
+  @EventBatchPattern(BATCH_TOPIC)
+  async onBatch(@Payload() values: { id: string; poison?: boolean }[], @Ctx() context: KafkaBatchContext): Promise<void> {
+    batchCalls.push({ ids: values.map((v) => v.id), attempt: context.messages[0].attempt, requestIds: context.messages.map((m) => m.headers[REQUEST_ID_KAFKA_HEADER]) });
+    await batchGate;
+    const poison = values.find((v) => v.poison);
+    if (poison) throw new Error(`message ${poison.id} can never be handled`);
+    batchHandled.push(...values.map((v) => v.id));
   }
 
   @EventPattern(POISON_TOPIC)
@@ -83,7 +107,12 @@ describe('Kafka plumbing: outbox relay, inbox dedupe, dead letters (real Kafka a
   beforeAll(async () => {
     await prisma.$executeRawUnsafe('create table if not exists test_probe_applied (event_id text not null, n int not null, applied_at timestamptz default now())');
     await prisma.$executeRawUnsafe('truncate test_probe_applied');
-    await ensureTopics(settings, { [PROBE_TOPIC]: { partitions: 3, retentionHours: 1 }, [POISON_TOPIC]: { partitions: 1, retentionHours: 1 } });
+    await ensureTopics(settings, {
+      [PROBE_TOPIC]: { partitions: 3, retentionHours: 1 },
+      [POISON_TOPIC]: { partitions: 1, retentionHours: 1 },
+      [LIMITED_TOPIC]: { partitions: 3, retentionHours: 1, maxMessageBytes: LIMITED_MAX_BYTES },
+      [BATCH_TOPIC]: { partitions: 1, retentionHours: 1 },
+    });
     consumer = await startConsumer();
   });
 
@@ -133,6 +162,61 @@ describe('Kafka plumbing: outbox relay, inbox dedupe, dead letters (real Kafka a
     expect(await applied()).toEqual({ total: 350, distinct: 350 });
     const inbox = await prisma.inboxEntry.count({ where: { consumer: SOURCE } });
     expect(inbox).toBe(350);
+  });
+
+  const relayAll = async () => {
+    while ((await relay.relayOnce()) > 0);
+  };
+
+  it('publishes events whose total exceeds the topic\'s max.message.bytes, all of them and in order', async () => {
+    // One key: one partition, so a single produce would carry all ~300 KB in one record batch.
+    const ids = await prisma.$transaction(async (tx) => {
+      const written: string[] = [];
+      for (let n = 0; n < 30; n++) written.push(await enqueueEvent(tx, SOURCE, LIMITED_TOPIC, { n, pad: 'm'.repeat(10_000) }, { key: 'one-workstream' }));
+      return written;
+    });
+    await relayAll();
+    await eventually(() => ids.every((id) => limitedReceived.includes(id)) || undefined, { what: 'all 30 medium events' });
+    expect(limitedReceived.filter((id) => ids.includes(id))).toEqual(ids);
+    expect(await prisma.outboxEvent.count({ where: { id: { in: ids }, publishedAt: null } })).toBe(0);
+  });
+
+  it('dead-letters an event larger than its topic allows, with the reason, and publishes the events around it', async () => {
+    const [before, oversized, after] = await prisma.$transaction(async (tx) => [
+      await enqueueEvent(tx, SOURCE, LIMITED_TOPIC, { n: 1 }, { key: 'one-workstream' }),
+      await enqueueEvent(tx, SOURCE, LIMITED_TOPIC, { n: 2, pad: 'o'.repeat(LIMITED_MAX_BYTES + 10_000) }, { key: 'one-workstream' }),
+      await enqueueEvent(tx, SOURCE, LIMITED_TOPIC, { n: 3 }, { key: 'one-workstream' }),
+    ]);
+    await relayAll();
+    await eventually(() => limitedReceived.includes(after) || undefined, { what: 'the event behind the oversized one' });
+    expect(limitedReceived).toContain(before);
+    expect(limitedReceived).not.toContain(oversized);
+    const row = await prisma.outboxEvent.findUniqueOrThrow({ where: { id: oversized } });
+    expect(row.publishedAt).toBeNull();
+    expect(row.deadLetteredAt).toBeInstanceOf(Date);
+    expect(row.deadLetterReason).toContain(`larger than ${LIMITED_TOPIC}'s max.message.bytes (${LIMITED_MAX_BYTES})`);
+    // Dead-lettered rows are not taken again: the relay has nothing left.
+    expect(await relay.relayOnce()).toBe(0);
+  });
+
+  it('hands a batch handler what queued while its last call ran, in one call; a bad message fails alone', async () => {
+    let open!: () => void;
+    batchGate = new Promise<void>((resolve) => (open = resolve));
+    await producer.send(BATCH_TOPIC, [{ value: { id: 'first' } }]);
+    await eventually(() => batchCalls.some((call) => call.ids.includes('first')) || undefined, { what: 'the first call' });
+    // While that call runs, 20 more queue on the partition, one of them poison.
+    const ids = Array.from({ length: 20 }, (_, n) => `queued-${n}`);
+    await producer.send(BATCH_TOPIC, ids.map((id, n) => ({ value: { id, poison: n === 10 }, headers: { [REQUEST_ID_KAFKA_HEADER]: `request-${id}` } })));
+    open();
+    const good = ids.filter((_, n) => n !== 10);
+    await eventually(() => good.every((id) => batchHandled.includes(id)) || undefined, { what: 'the 19 good messages' });
+    expect(batchHandled).toEqual(['first', ...good]);
+    const drained = batchCalls.filter((call) => call.ids.length > 1);
+    expect(drained.length).toBeGreaterThan(0);
+    expect(drained[0].ids).toContain('queued-0');
+    expect(drained[0].requestIds[0]).toBe('request-queued-0');
+    // The poison message: in its batch's call, then alone for each of its 3 tries, then dead-lettered.
+    expect(batchCalls.filter((call) => call.ids.length === 1 && call.ids[0] === 'queued-10').map((call) => call.attempt)).toEqual([1, 2, 3]);
   });
 
   it('dead-letters a message that always fails after bounded retries, without blocking its partition', async () => {

@@ -3,7 +3,7 @@ import { cloudEventHeaders, type EventEnvelope } from '@workline/contracts';
 import { type Prisma, PrismaService, type Sql, statement } from '@workline/db';
 import { type AppMetrics, withRequestIdHeader } from '@workline/observability';
 import { randomUUID } from 'node:crypto';
-import type { KafkaProducer } from './producer';
+import { type KafkaProducer, MessageTooLargeError, type OutgoingMessage } from './producer';
 
 export type Tx = Prisma.TransactionClient;
 
@@ -84,7 +84,8 @@ const withTimeout = <T>(promise: Promise<T>, ms: number, what: string) =>
   Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what} took over ${ms} ms`)), ms))]);
 
 /**
- * Publishes outbox rows to Kafka, oldest first, then marks them published. One relay per source works
+ * Publishes outbox rows to Kafka, oldest first, then marks them published (or dead-lettered, with the
+ * reason, when one can never be published). One relay per source works
  * at a time (a transaction-scoped advisory lock), which keeps per-key order across instances. A crash
  * between publishing and marking publishes a row again: consumers dedupe on the event id (Inbox).
  */
@@ -106,7 +107,12 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
     this.batchSize = options.batchSize ?? 500;
     options.metrics?.gauge('outbox_backlog', 'Outbox rows written but not yet published to Kafka, by source app', ['source'], async () => {
       const [{ count }] = await this.prisma.$queryRaw<{ count: bigint }[]>`
-        select count(*) as count from messaging_outbox where source = ${options.source} and published_at is null`;
+        select count(*) as count from messaging_outbox where source = ${options.source} and published_at is null and dead_lettered_at is null`;
+      return [{ labels: { source: options.source }, value: Number(count) }];
+    });
+    options.metrics?.gauge('outbox_dead_letters', 'Outbox rows that can never be published (e.g. larger than the topic allows), dead-lettered with the reason in messaging_outbox.dead_letter_reason, by source app', ['source'], async () => {
+      const [{ count }] = await this.prisma.$queryRaw<{ count: bigint }[]>`
+        select count(*) as count from messaging_outbox where source = ${options.source} and dead_lettered_at is not null`;
       return [{ labels: { source: options.source }, value: Number(count) }];
     });
   }
@@ -121,7 +127,11 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
     this.wake?.();
   }
 
-  /** Publishes one batch; returns how many rows it published (0 when another relay holds the lock). */
+  /**
+   * Publishes one batch; returns how many rows it took (published or dead-lettered; 0 when another relay
+   * holds the lock). A row that can never be published (larger than its topic's max.message.bytes) is
+   * dead-lettered in the outbox with the reason, so the rows behind it flow.
+   */
   async relayOnce(): Promise<number> {
     return this.prisma.$transaction(
       async (tx) => {
@@ -129,25 +139,62 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
         if (!locked) return 0;
         const rows = await tx.$queryRaw<OutboxRow[]>`
           select seq, id, topic, key, payload, headers from messaging_outbox
-          where source = ${this.options.source} and published_at is null
+          where source = ${this.options.source} and published_at is null and dead_lettered_at is null
           order by seq limit ${this.batchSize}`;
         if (!rows.length) return 0;
         const byTopic = new Map<string, OutboxRow[]>();
-        for (const row of rows) byTopic.set(row.topic, [...(byTopic.get(row.topic) ?? []), row]);
-        for (const [topic, topicRows] of byTopic) {
-          const messages = topicRows.map((row) => ({
-            key: row.key,
-            value: row.payload,
-            headers: { ...(row.headers ?? {}), ...cloudEventHeaders(row.payload as EventEnvelope<unknown>, this.options.source), 'event-id': row.id },
-          }));
-          await withTimeout(this.producer.send(topic, messages), 20_000, `publishing to ${topic}`);
+        for (const row of rows) {
+          let topicRows = byTopic.get(row.topic);
+          if (!topicRows) byTopic.set(row.topic, (topicRows = []));
+          topicRows.push(row);
         }
-        const seqs = rows.map((row) => row.seq);
-        await tx.$executeRaw`update messaging_outbox set published_at = now() where seq = any(${seqs})`;
+        const dead: { row: OutboxRow; reason: string }[] = [];
+        for (const [topic, topicRows] of byTopic) dead.push(...(await this.publish(topic, topicRows)));
+        const deadSeqs = new Set(dead.map(({ row }) => row.seq));
+        const published = rows.filter((row) => !deadSeqs.has(row.seq)).map((row) => row.seq);
+        if (published.length) await tx.$executeRaw`update messaging_outbox set published_at = now() where seq = any(${published})`;
+        if (dead.length) {
+          await tx.$executeRaw`
+            update messaging_outbox set dead_lettered_at = now(), dead_letter_reason = d.reason
+            from unnest(${dead.map(({ row }) => row.seq)}::bigint[], ${dead.map(({ reason }) => reason)}::text[]) as d(seq, reason)
+            where messaging_outbox.seq = d.seq`;
+        }
         return rows.length;
       },
       { timeout: 60_000, maxWait: 10_000 },
     );
+  }
+
+  /**
+   * Sends a topic's rows in order (the producer splits them into requests within the topic's
+   * max.message.bytes); returns those that can never be sent, with the reason, having sent the others.
+   */
+  private async publish(topic: string, rows: OutboxRow[]): Promise<{ row: OutboxRow; reason: string }[]> {
+    const messageOf = (row: OutboxRow): OutgoingMessage => ({
+      key: row.key,
+      value: row.payload,
+      headers: { ...(row.headers ?? {}), ...cloudEventHeaders(row.payload as EventEnvelope<unknown>, this.options.source), 'event-id': row.id },
+    });
+    const dead: { row: OutboxRow; reason: string }[] = [];
+    const tooLarge = new Set((await this.producer.tooLarge(topic, rows.map(messageOf))).map((error) => {
+      dead.push({ row: rows[error.index], reason: error.message });
+      return error.index;
+    }));
+    let pending = rows.filter((_, index) => !tooLarge.has(index));
+    while (pending.length) {
+      try {
+        await withTimeout(this.producer.send(topic, pending.map(messageOf)), 20_000, `publishing to ${topic}`);
+        break;
+      } catch (error) {
+        // The broker refused one as too large although it looked small enough (its limit is lower than read):
+        // the rows before it may be published again with the rest (consumers dedupe on the event id).
+        if (!(error instanceof MessageTooLargeError) || !pending[error.index]) throw error;
+        dead.push({ row: pending[error.index], reason: error.message });
+        pending = pending.filter((_, index) => index !== error.index);
+      }
+    }
+    for (const { row, reason } of dead) this.logger.error({ msg: `outbox event ${row.id} (${topic}) dead-lettered: ${reason}`, event_id: row.id, topic, reason });
+    return dead;
   }
 
   private async run(): Promise<void> {

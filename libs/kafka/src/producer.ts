@@ -1,6 +1,7 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { TOPIC_SPECS, type Topic } from '@workline/contracts';
 import { withRequestIdHeader } from '@workline/observability';
-import { CompressionTypes, type Message, type Producer } from 'kafkajs';
+import { CompressionTypes, ConfigResourceTypes, type Kafka, type Message, type Producer } from 'kafkajs';
 import { createKafka, type KafkaSettings } from './kafka.settings';
 
 export interface OutgoingMessage {
@@ -9,34 +10,98 @@ export interface OutgoingMessage {
   headers?: Record<string, string>;
 }
 
+/** A message larger than its topic's max.message.bytes: it can never be produced, however often it is tried. */
+export class MessageTooLargeError extends Error {
+  override readonly name = 'MessageTooLargeError';
+  constructor(
+    readonly topic: string,
+    /** Its index in the messages given to send(). */
+    readonly index: number,
+    readonly bytes: number,
+    readonly maxBytes: number,
+  ) {
+    super(`a message of ${bytes} bytes is larger than ${topic}'s max.message.bytes (${maxBytes})`);
+  }
+}
+
 interface QueuedSend {
   topic: string;
   messages: Message[];
+  sizes: number[];
+  /** Index of the first message not yet produced (a send larger than its topic's budget goes in pieces). */
+  next: number;
+  failed: boolean;
   resolve: () => void;
   reject: (error: unknown) => void;
 }
 
+/** The messages of one send() that go into one produce request. */
+interface Slice {
+  send: QueuedSend;
+  from: number;
+  to: number;
+}
+
 /** Most send() calls merged into one produce request. */
-const MAX_SENDS_PER_BATCH = 500;
+const MAX_SENDS_PER_PRODUCE = 1000;
+/** Most bytes in one produce request, whatever the topics (the broker's socket.request.max.bytes is 100 MB). */
+const MAX_PRODUCE_BYTES = 32 * 1024 * 1024;
+/** The broker's message.max.bytes default (1 MB + 12), used when a topic's configuration cannot be read. */
+export const DEFAULT_MAX_MESSAGE_BYTES = 1_048_588;
+/** A record batch's header (v2 format), and some room for the broker's own accounting. */
+const BATCH_OVERHEAD_BYTES = 61 + 451;
+/** How long a topic's max.message.bytes is trusted before it is read again (a failed read: retried sooner). */
+const LIMIT_TTL_MS = 10 * 60_000;
+const LIMIT_RETRY_MS = 30_000;
+
+/**
+ * Upper bound of a record's size in a v2 record batch (uncompressed): length, attributes, timestamp and
+ * offset deltas, key, value and headers, each length a varint of at most 5 bytes.
+ */
+export function recordSize(message: Message): number {
+  const bytes = (value: Message['value'] | string | undefined) => (value == null ? 0 : Buffer.isBuffer(value) ? value.length : Buffer.byteLength(value));
+  let size = 5 + 1 + 10 + 5 + 5 + bytes(message.key) + 5 + bytes(message.value) + 5;
+  for (const [name, value] of Object.entries(message.headers ?? {})) {
+    for (const v of Array.isArray(value) ? value : [value]) size += 10 + Buffer.byteLength(name) + bytes(v as string | Buffer | undefined);
+  }
+  return size;
+}
+
+const isBrokerTooLarge = (error: unknown): boolean => {
+  const seen = new Set<unknown>();
+  const visit = (e: unknown): boolean => {
+    if (!e || typeof e !== 'object' || seen.has(e)) return false;
+    seen.add(e);
+    const { type, cause, originalError, errors } = e as { type?: string; cause?: unknown; originalError?: unknown; errors?: unknown[] };
+    return type === 'MESSAGE_TOO_LARGE' || type === 'RECORD_LIST_TOO_LARGE' || visit(cause) || visit(originalError) || (Array.isArray(errors) && errors.some(visit));
+  };
+  return visit(error);
+};
 
 /**
  * An idempotent producer that waits for every in-sync replica (acks = all): a resolved send() means
  * Kafka has the message durably.
  *
- * With one request in flight (what keeps idempotent ordering), sends made while a request is under way
- * would otherwise queue one by one, capping a busy gateway at one round-trip per RPC request. They are
- * merged into the next produce request instead, in call order (so per-partition order is kept).
+ * Sends are merged: those made in one turn of the event loop, and those made while a produce request is
+ * under way (one in flight keeps idempotent ordering), go out in the next produce request, in call order
+ * (so per-partition order is kept). A produce request holds at most the topic's max.message.bytes per topic
+ * (read from the topic's configuration), so a large send goes out in several requests, in order; a message
+ * that alone is larger than that fails its send with MessageTooLargeError before any of it is produced.
  */
 @Injectable()
 export class KafkaProducer implements OnApplicationShutdown {
   private readonly logger = new Logger(KafkaProducer.name);
+  private readonly kafka: Kafka;
   private readonly producer: Producer;
   private connecting?: Promise<void>;
   private readonly queue: QueuedSend[] = [];
   private flushing = false;
+  private scheduled = false;
+  private readonly limits = new Map<string, { bytes: Promise<number>; until: number }>();
 
   constructor(settings: KafkaSettings) {
-    this.producer = createKafka(settings).producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
+    this.kafka = createKafka(settings);
+    this.producer = this.kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
   }
 
   connect(): Promise<void> {
@@ -47,17 +112,83 @@ export class KafkaProducer implements OnApplicationShutdown {
     return this.connecting;
   }
 
-  async send(topic: string, messages: OutgoingMessage[]): Promise<void> {
-    if (!messages.length) return;
-    await this.connect();
+  /** The topic's max.message.bytes: read once from Kafka (cached), else its spec's, else the broker default. */
+  maxMessageBytes(topic: string): Promise<number> {
+    const known = this.limits.get(topic);
+    if (known && known.until > Date.now()) return known.bytes;
+    const fallback = TOPIC_SPECS[topic as Topic]?.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    const entry = { bytes: this.readMaxMessageBytes(topic, fallback), until: Date.now() + LIMIT_TTL_MS };
+    this.limits.set(topic, entry);
+    void entry.bytes.then((bytes) => {
+      if (bytes === fallback && entry.until - Date.now() > LIMIT_RETRY_MS) entry.until = Date.now() + LIMIT_RETRY_MS;
+    });
+    return entry.bytes;
+  }
+
+  private async readMaxMessageBytes(topic: string, fallback: number): Promise<number> {
+    const admin = this.kafka.admin();
+    try {
+      await admin.connect();
+      const { resources } = await admin.describeConfigs({
+        includeSynonyms: false,
+        resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configNames: ['max.message.bytes'] }],
+      });
+      const value = Number(resources[0]?.configEntries.find((entry) => entry.configName === 'max.message.bytes')?.configValue);
+      return Number.isFinite(value) && value > 0 ? value : fallback;
+    } catch (error) {
+      this.logger.warn(`could not read max.message.bytes of ${topic} (assuming ${fallback}): ${error instanceof Error ? error.message : String(error)}`);
+      return fallback;
+    } finally {
+      await admin.disconnect().catch(() => undefined);
+    }
+  }
+
+  /** Bytes of records one produce request may carry for the topic. */
+  private async budgetOf(topic: string): Promise<number> {
+    return Math.max(1, (await this.maxMessageBytes(topic)) - BATCH_OVERHEAD_BYTES);
+  }
+
+  /** Encodes messages as send() would, with their sizes as counted against the topic's max.message.bytes. */
+  encode(messages: OutgoingMessage[]): { encoded: Message[]; sizes: number[] } {
     const encoded: Message[] = messages.map((m) => ({
       key: m.key ?? null,
       value: typeof m.value === 'string' || Buffer.isBuffer(m.value) ? m.value : JSON.stringify(m.value),
       // The id of the request being served (if any) travels with every message sent on its behalf.
       headers: withRequestIdHeader(m.headers),
     }));
+    return { encoded, sizes: encoded.map(recordSize) };
+  }
+
+  /** The messages that can never be produced to the topic (each alone over its max.message.bytes), by index. */
+  async tooLarge(topic: string, messages: OutgoingMessage[]): Promise<MessageTooLargeError[]> {
+    const budget = await this.budgetOf(topic);
+    const { sizes } = this.encode(messages);
+    return sizes.flatMap((size, index) => (size > budget ? [new MessageTooLargeError(topic, index, size, budget + BATCH_OVERHEAD_BYTES)] : []));
+  }
+
+  /**
+   * Resolves once Kafka has every message durably (in order, per partition). Rejects with
+   * MessageTooLargeError, having produced none of them, when one of them can never fit its topic.
+   */
+  async send(topic: string, messages: OutgoingMessage[]): Promise<void> {
+    if (!messages.length) return;
+    await this.connect();
+    const { encoded, sizes } = this.encode(messages);
+    const budget = await this.budgetOf(topic);
+    const tooLarge = sizes.findIndex((size) => size > budget);
+    if (tooLarge >= 0) throw new MessageTooLargeError(topic, tooLarge, sizes[tooLarge], budget + BATCH_OVERHEAD_BYTES);
     await new Promise<void>((resolve, reject) => {
-      this.queue.push({ topic, messages: encoded, resolve, reject });
+      this.queue.push({ topic, messages: encoded, sizes, next: 0, failed: false, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  /** Flushes at the end of this turn of the event loop, so the sends made in it travel together. */
+  private schedule(): void {
+    if (this.scheduled || this.flushing) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
       void this.flush();
     });
   }
@@ -67,19 +198,12 @@ export class KafkaProducer implements OnApplicationShutdown {
     this.flushing = true;
     try {
       while (this.queue.length) {
-        const batch = this.queue.splice(0, MAX_SENDS_PER_BATCH);
+        const slices = await this.take();
         try {
-          await this.produce(batch);
-          for (const entry of batch) entry.resolve();
+          await this.produce(slices);
+          this.settle(slices);
         } catch (error) {
-          if (batch.length === 1) {
-            batch[0].reject(error);
-            continue;
-          }
-          // One bad message must not fail the sends merged with it: each is tried on its own.
-          for (const entry of batch) {
-            await this.produce([entry]).then(entry.resolve, entry.reject);
-          }
+          await this.recover(slices, error);
         }
       }
     } finally {
@@ -87,9 +211,94 @@ export class KafkaProducer implements OnApplicationShutdown {
     }
   }
 
-  private async produce(batch: QueuedSend[]): Promise<void> {
+  /**
+   * The next produce request: queued sends in call order while every topic stays within its budget. Each
+   * message is pushed once (no re-copying of arrays per merged send), so merging n sends costs O(n).
+   */
+  private async take(): Promise<Slice[]> {
+    const budgets = new Map<string, number>();
+    for (const send of this.queue.slice(0, MAX_SENDS_PER_PRODUCE)) if (!budgets.has(send.topic)) budgets.set(send.topic, await this.budgetOf(send.topic));
+    const used = new Map<string, number>();
+    const slices: Slice[] = [];
+    let total = 0;
+    let taken = 0;
+    for (const send of this.queue) {
+      if (slices.length >= MAX_SENDS_PER_PRODUCE) break;
+      const budget = budgets.get(send.topic) ?? (await this.budgetOf(send.topic));
+      let bytes = used.get(send.topic) ?? 0;
+      let to = send.next;
+      while (to < send.messages.length) {
+        const size = send.sizes[to];
+        const first = total === 0;
+        if (!first && (bytes + size > budget || total + size > MAX_PRODUCE_BYTES)) break;
+        bytes += size;
+        total += size;
+        to++;
+      }
+      used.set(send.topic, bytes);
+      if (to > send.next) slices.push({ send, from: send.next, to });
+      if (to < send.messages.length) break;
+      taken++;
+    }
+    // Sends taken whole leave the queue; one taken in part stays at its head, for the next request.
+    this.queue.splice(0, taken);
+    for (const slice of slices) slice.send.next = slice.to;
+    return slices;
+  }
+
+  private settle(slices: Slice[]): void {
+    for (const { send, to } of slices) if (to === send.messages.length && !send.failed) send.resolve();
+  }
+
+  private fail(send: QueuedSend, error: unknown): void {
+    if (send.failed) return;
+    send.failed = true;
+    const at = this.queue.indexOf(send);
+    if (at >= 0) this.queue.splice(at, 1);
+    send.reject(error);
+  }
+
+  /** One bad send must not fail those merged with it: each is produced again on its own. */
+  private async recover(slices: Slice[], error: unknown): Promise<void> {
+    if (slices.length === 1 && !isBrokerTooLarge(error)) return this.fail(slices[0].send, error);
+    for (const slice of slices) {
+      if (slice.send.failed) continue;
+      try {
+        await this.produceAlone(slice);
+        if (slice.to === slice.send.messages.length) slice.send.resolve();
+      } catch (sliceError) {
+        this.fail(slice.send, sliceError);
+      }
+    }
+  }
+
+  /**
+   * A slice the broker refused as too large (its max.message.bytes is below what was read, or records grew
+   * in encoding): produced again in halves, down to the message that alone is too large.
+   */
+  private async produceAlone(slice: Slice): Promise<void> {
+    try {
+      await this.produce([slice]);
+    } catch (error) {
+      if (!isBrokerTooLarge(error)) throw error;
+      const { send, from, to } = slice;
+      if (to - from === 1) {
+        const maxBytes = await this.maxMessageBytes(send.topic);
+        throw new MessageTooLargeError(send.topic, from, send.sizes[from], maxBytes);
+      }
+      const middle = from + Math.floor((to - from) / 2);
+      await this.produceAlone({ send, from, to: middle });
+      await this.produceAlone({ send, from: middle, to });
+    }
+  }
+
+  private async produce(slices: Slice[]): Promise<void> {
     const byTopic = new Map<string, Message[]>();
-    for (const entry of batch) byTopic.set(entry.topic, [...(byTopic.get(entry.topic) ?? []), ...entry.messages]);
+    for (const { send, from, to } of slices) {
+      let messages = byTopic.get(send.topic);
+      if (!messages) byTopic.set(send.topic, (messages = []));
+      for (let i = from; i < to; i++) messages.push(send.messages[i]);
+    }
     await this.producer.sendBatch({
       acks: -1,
       compression: CompressionTypes.None,
@@ -99,7 +308,7 @@ export class KafkaProducer implements OnApplicationShutdown {
 
   /** Resolves once every send queued so far has been produced (or has failed). */
   async drain(): Promise<void> {
-    while (this.flushing || this.queue.length) await new Promise((r) => setTimeout(r, 10));
+    while (this.flushing || this.scheduled || this.queue.length) await new Promise((r) => setTimeout(r, 10));
   }
 
   async onApplicationShutdown(): Promise<void> {

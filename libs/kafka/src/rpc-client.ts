@@ -1,6 +1,6 @@
 import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { DomainError, ErrorCode, SERVICE_RPC_TOPIC, Topic, TOPIC_SPECS, type RpcPattern, type ServiceName } from '@workline/contracts';
-import type { Consumer } from 'kafkajs';
+import type { Consumer, KafkaMessage } from 'kafkajs';
 import { randomUUID } from 'node:crypto';
 import { consumerGroupOf, consumerTimeouts, createKafka, type KafkaSettings } from './kafka.settings';
 import type { KafkaProducer } from './producer';
@@ -15,7 +15,7 @@ interface Pending {
 
 /** Raised when a service does not answer in time: it may be down, or Kafka may be. */
 export class RpcTimeoutError extends DomainError {
-  constructor(readonly service: ServiceName, timeoutMs: number) {
+  constructor(readonly service: ServiceName | string, timeoutMs: number) {
     super(ErrorCode.Unavailable, `${service} did not answer within ${timeoutMs} ms`);
   }
 }
@@ -60,27 +60,37 @@ export class KafkaRpcClient implements OnModuleInit, OnApplicationShutdown {
       autoCommit: false,
       // One partition's batch never waits behind another's.
       partitionsConsumedConcurrently: TOPIC_SPECS[Topic.RpcReplies].partitions,
-      eachMessage: async ({ message }) => {
-        const correlationId = decodeHeaders(message.headers)[RpcHeader.CorrelationId];
-        const waiting = correlationId ? this.pending.get(correlationId) : undefined;
-        if (!waiting) return;
-        this.pending.delete(correlationId);
-        clearTimeout(waiting.timer);
-        try {
-          const reply = JSON.parse(message.value?.toString() ?? '') as RpcReply;
-          if (reply.ok) waiting.resolve(reply.data);
-          else waiting.reject(DomainError.fromBody(reply.error));
-        } catch (error) {
-          waiting.reject(error);
-        }
+      // A batch's replies are settled in one go: their callers continue in the same turn of the event loop.
+      eachBatch: async ({ batch }) => {
+        for (const message of batch.messages) this.settle(message);
       },
     });
     await Promise.race([ready, new Promise((r) => setTimeout(r, 15_000))]);
     await this.producer.connect();
   }
 
+  private settle(message: KafkaMessage): void {
+    const correlationId = decodeHeaders(message.headers)[RpcHeader.CorrelationId];
+    const waiting = correlationId ? this.pending.get(correlationId) : undefined;
+    if (!waiting) return;
+    this.pending.delete(correlationId);
+    clearTimeout(waiting.timer);
+    try {
+      const reply = JSON.parse(message.value?.toString() ?? '') as RpcReply;
+      if (reply.ok) waiting.resolve(reply.data);
+      else waiting.reject(DomainError.fromBody(reply.error));
+    } catch (error) {
+      waiting.reject(error);
+    }
+  }
+
   /** Sends `data` to `service` under `pattern` and resolves with its answer, or rejects with its DomainError. */
   request<T>(service: ServiceName, pattern: RpcPattern, data: unknown, timeoutMs = this.defaultTimeoutMs): Promise<T> {
+    return this.requestOn<T>(SERVICE_RPC_TOPIC[service], service, pattern, data, timeoutMs);
+  }
+
+  /** request() to any topic served by a KafkaTransport (`rpcTopic`): the transport's own bench and tests. */
+  requestOn<T>(topic: string, service: string, pattern: string, data: unknown, timeoutMs = this.defaultTimeoutMs): Promise<T> {
     const correlationId = randomUUID();
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -89,7 +99,7 @@ export class KafkaRpcClient implements OnModuleInit, OnApplicationShutdown {
       }, timeoutMs);
       this.pending.set(correlationId, { resolve: resolve as (v: unknown) => void, reject, timer });
       this.producer
-        .send(SERVICE_RPC_TOPIC[service], [
+        .send(topic, [
           {
             key: correlationId,
             value: { pattern, data },

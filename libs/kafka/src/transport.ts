@@ -1,12 +1,12 @@
 import { Logger } from '@nestjs/common';
-import { BaseRpcContext, type CustomTransportStrategy, Server } from '@nestjs/microservices';
+import { BaseRpcContext, type CustomTransportStrategy, EventPattern, type MessageHandler, Server } from '@nestjs/microservices';
 import { DomainError, ErrorCode, isErrorBody, RpcPattern, Topic, type ErrorBody } from '@workline/contracts';
 import { type AppMetrics, REQUEST_ID_KAFKA_HEADER, runWithRequestId } from '@workline/observability';
-import type { Admin, Consumer, EachMessagePayload, IHeaders } from 'kafkajs';
+import type { Admin, Batch, Consumer, EachBatchPayload, IHeaders, KafkaMessage } from 'kafkajs';
 import type { Histogram } from 'prom-client';
 import { lastValueFrom } from 'rxjs';
 import { consumerGroupOf, consumerTimeouts, createKafka, type KafkaSettings } from './kafka.settings';
-import { KafkaProducer } from './producer';
+import { KafkaProducer, MessageTooLargeError } from './producer';
 import { RpcHeader, type RpcReply, type RpcRequest } from './rpc.protocol';
 
 export interface KafkaMessageMeta {
@@ -25,6 +25,33 @@ export class KafkaMessageContext extends BaseRpcContext<[KafkaMessageMeta]> {
     return this.args[0];
   }
 }
+
+/**
+ * The context of a batch handler (`@EventBatchPattern`): where each message of the batch came from, in the
+ * order of the payload's array. Each message's request id is in its headers (REQUEST_ID_KAFKA_HEADER);
+ * the handler itself runs under none, since the batch serves several requests.
+ */
+export class KafkaBatchContext extends BaseRpcContext<[KafkaMessageMeta[]]> {
+  get messages(): KafkaMessageMeta[] {
+    return this.args[0];
+  }
+}
+
+/** Handler extra that marks a batch handler. */
+const BATCH_EXTRA = 'workline.kafka.batch';
+
+/**
+ * Like `@EventPattern(topic)`, but the handler takes, at once, everything that queued on a partition of the
+ * topic while its previous call ran (no waiting to fill a batch): `@Payload()` is the array of the
+ * messages' values (parsed JSON), `@Ctx()` a KafkaBatchContext. Offsets are committed once the call has
+ * resolved. If a call of several messages throws, each message is given to the handler again on its own
+ * (a batch of one), with the retries and dead-lettering of `@EventPattern`: a bad message fails alone.
+ * So a handler must leave nothing behind when it throws (one transaction for the batch).
+ */
+export const EventBatchPattern = (topic: string): MethodDecorator => EventPattern(topic, { [BATCH_EXTRA]: true });
+
+/** Most messages handed to one batch handler call. */
+const MAX_BATCH_MESSAGES = 1000;
 
 export interface KafkaTransportOptions {
   settings: KafkaSettings;
@@ -75,6 +102,14 @@ const isPoison = (error: unknown) => toErrorBody(error).code === ErrorCode.Valid
  * - `@EventPattern(Topic.X)` handlers consume that topic in the app's consumer group. A handler that
  *   throws is retried with exponential backoff, at most `maxAttempts` tries, then the message goes
  *   to the dead-letter topic with the reason in headers, so one poison message never blocks its partition.
+ *   `@EventBatchPattern(Topic.X)` handlers take a partition's drained batch at once.
+ *
+ * Consumption is by batch (kafkajs `eachBatch`): what queued on a partition while the last batch was
+ * handled is taken at once, with no wait to fill a batch (an idle service handles a lone message as soon
+ * as it is fetched). The requests of a batch all start in one turn of the event loop, so a group commit
+ * (libs/db `Batcher`) puts their writes in one transaction, and their replies, ready together, leave in
+ * one produce request (the producer merges the sends of a turn). Event offsets are committed only once
+ * their handler has finished (docs/decisions.md, "Batched Kafka hops").
  */
 export class KafkaTransport extends Server implements CustomTransportStrategy {
   protected override readonly logger = new Logger(KafkaTransport.name);
@@ -89,6 +124,8 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
   private joined = false;
   private admin?: Admin;
   private topics: string[] = [];
+  private starting?: Promise<void>;
+  private joinedOnce?: Promise<void>;
   private readonly handlerDuration?: Histogram<'kind' | 'pattern' | 'outcome'>;
 
   constructor(private readonly options: KafkaTransportOptions) {
@@ -116,7 +153,8 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
   }
 
   listen(callback: (error?: unknown) => void): void {
-    this.start().then(
+    this.starting = this.start();
+    this.starting.then(
       () => callback(),
       (error: unknown) => callback(error),
     );
@@ -138,6 +176,8 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
       allowAutoTopicCreation: false,
     });
     const { GROUP_JOIN, CRASH, STOP, DISCONNECT, REBALANCING } = this.consumer.events;
+    const consumer = this.consumer;
+    this.joinedOnce = new Promise<void>((resolve) => consumer.on(GROUP_JOIN, () => resolve()));
     this.consumer.on(GROUP_JOIN, () => (this.joined = true));
     for (const event of [CRASH, STOP, DISCONNECT, REBALANCING]) this.consumer.on(event, () => (this.joined = false));
     this.admin = kafka.admin();
@@ -146,20 +186,109 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
     await this.consumer.subscribe({ topics, fromBeginning: true });
     await this.consumer.run({
       partitionsConsumedConcurrently: 3,
-      eachMessage: (payload) => this.onMessage(payload),
+      // An offset is resolved by hand once its message is done: a batch cut short (shutdown, rebalance)
+      // leaves the rest to be fetched again.
+      eachBatchAutoResolve: false,
+      eachBatch: (payload) => this.onBatch(payload),
     });
   }
 
-  private async onMessage(payload: EachMessagePayload): Promise<void> {
-    if (payload.topic === this.options.rpcTopic) {
-      // Requests are independent: answer them concurrently. Losing one in a crash only makes its caller
-      // time out (no 2xx was given), so its offset may be committed before the answer is sent.
+  private async onBatch(payload: EachBatchPayload): Promise<void> {
+    // kafkajs heartbeats between batches only: a long batch (or a slow handler) keeps the session alive
+    // with these (heartbeat() sends at most one per heartbeatInterval).
+    const { heartbeatInterval } = consumerTimeouts(this.options.settings);
+    const beating = setInterval(() => void payload.heartbeat().catch(() => undefined), heartbeatInterval);
+    try {
+      if (payload.batch.topic === this.options.rpcTopic) await this.dispatchRequests(payload);
+      else await this.consumeEvents(payload);
+    } finally {
+      clearInterval(beating);
+    }
+  }
+
+  /** True while the batch may go on: the consumer runs, no seek or rebalance made it stale, not closing. */
+  private static goingOn({ isRunning, isStale }: EachBatchPayload, closing: boolean): boolean {
+    return isRunning() && !isStale() && !closing;
+  }
+
+  /**
+   * Starts every request of the batch (at most maxConcurrentRequests under way) and returns: the next batch
+   * is fetched while these run. Requests are independent; losing one in a crash only makes its caller time
+   * out (no 2xx was given), so its offset is committed before the answer is sent (docs/decisions.md).
+   */
+  private async dispatchRequests(payload: EachBatchPayload): Promise<void> {
+    const { batch, resolveOffset } = payload;
+    for (const message of batch.messages) {
+      if (!KafkaTransport.goingOn(payload, this.closing)) return;
       while (this.inFlight.size >= this.maxConcurrentRequests) await Promise.race(this.inFlight);
-      const task = this.answerRequest(payload).finally(() => this.inFlight.delete(task));
+      const task = this.answerRequest(batch, message).finally(() => this.inFlight.delete(task));
       this.inFlight.add(task);
+      resolveOffset(message.offset);
+    }
+  }
+
+  /** A partition's batch of an event topic: offsets resolved (and committed) only once handled. */
+  private async consumeEvents(payload: EachBatchPayload): Promise<void> {
+    const { batch, resolveOffset, commitOffsetsIfNecessary } = payload;
+    const handler = this.getHandlerByPattern(batch.topic);
+    if (!handler) {
+      if (batch.messages.length) resolveOffset(batch.messages[batch.messages.length - 1].offset);
       return;
     }
-    await this.consumeEvent(payload);
+    if (handler.extras?.[BATCH_EXTRA]) {
+      for (let from = 0; from < batch.messages.length; from += MAX_BATCH_MESSAGES) {
+        if (!KafkaTransport.goingOn(payload, this.closing)) return;
+        const messages = batch.messages.slice(from, from + MAX_BATCH_MESSAGES);
+        await this.consumeEventBatch(handler, batch, messages, payload);
+        resolveOffset(messages[messages.length - 1].offset);
+        await commitOffsetsIfNecessary();
+      }
+      return;
+    }
+    for (const message of batch.messages) {
+      if (!KafkaTransport.goingOn(payload, this.closing)) return;
+      await this.consumeEvent(handler, batch, message, payload, false);
+      resolveOffset(message.offset);
+      await commitOffsetsIfNecessary();
+    }
+  }
+
+  /**
+   * One call of a batch handler with the messages; if it throws, each message again on its own (with
+   * retries and dead-lettering), so a bad message fails alone.
+   */
+  private async consumeEventBatch(handler: MessageHandler, batch: Batch, messages: KafkaMessage[], payload: EachBatchPayload): Promise<void> {
+    if (messages.length === 1) return this.consumeEvent(handler, batch, messages[0], payload, true);
+    const parsed = messages.map((message) => ({ message, data: KafkaTransport.parse(message) }));
+    const good = parsed.filter((entry) => !(entry.data instanceof DomainError));
+    try {
+      if (good.length) {
+        const context = new KafkaBatchContext([good.map(({ message }) => this.metaOf(batch, message, 1))]);
+        await this.timed('event', batch.topic, async () =>
+          lastValueFrom(this.transformToObservable(await handler(good.map(({ data }) => data), context)), { defaultValue: undefined }),
+        );
+      }
+      for (const { message, data } of parsed) if (data instanceof DomainError) await this.consumeEvent(handler, batch, message, payload, true);
+    } catch (error) {
+      this.logger.warn(`a batch of ${good.length} on ${batch.topic}[${batch.partition}] failed (${describeError(error)}); handling its messages one by one`);
+      for (const message of messages) {
+        if (!KafkaTransport.goingOn(payload, this.closing)) throw error;
+        await this.consumeEvent(handler, batch, message, payload, true);
+      }
+    }
+  }
+
+  /** A message's value as JSON, or the validation error that sends it to the dead-letter topic. */
+  private static parse(message: KafkaMessage): unknown {
+    try {
+      return JSON.parse(message.value?.toString() ?? '');
+    } catch {
+      return new DomainError(ErrorCode.Validation, 'the message value is not JSON');
+    }
+  }
+
+  private metaOf(batch: Batch, message: KafkaMessage, attempt: number): KafkaMessageMeta {
+    return { topic: batch.topic, partition: batch.partition, offset: message.offset, key: message.key?.toString() ?? null, headers: decodeHeaders(message.headers), attempt };
   }
 
   /** Consumer lag of this app's group on the topics it consumes (read from Kafka when scraped). */
@@ -196,11 +325,12 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
     }
   }
 
-  private answerRequest(payload: EachMessagePayload): Promise<void> {
-    return runWithRequestId(decodeHeaders(payload.message.headers)[REQUEST_ID_KAFKA_HEADER], () => this.answerRequestInContext(payload));
+  private answerRequest(batch: Batch, message: KafkaMessage): Promise<void> {
+    return runWithRequestId(decodeHeaders(message.headers)[REQUEST_ID_KAFKA_HEADER], () => this.answerRequestInContext(batch, message));
   }
 
-  private async answerRequestInContext({ topic, partition, message }: EachMessagePayload): Promise<void> {
+  private async answerRequestInContext(batch: Batch, message: KafkaMessage): Promise<void> {
+    const { topic, partition } = batch;
     const headers = decodeHeaders(message.headers);
     const correlationId = headers[RpcHeader.CorrelationId];
     const replyTopic = headers[RpcHeader.ReplyTopic];
@@ -216,7 +346,7 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
       const request = JSON.parse(message.value?.toString() ?? '') as RpcRequest;
       const handler = this.getHandlerByPattern(request.pattern);
       if (!handler || handler.isEventHandler) throw DomainError.notFound(`no handler for "${request.pattern}"`);
-      const context = new KafkaMessageContext([{ topic, partition, offset: message.offset, key: message.key?.toString() ?? null, headers, attempt: 1 }]);
+      const context = new KafkaMessageContext([this.metaOf(batch, message, 1)]);
       const result = await this.timed('rpc', request.pattern, async () =>
         lastValueFrom(this.transformToObservable(await handler(request.data, context)), { defaultValue: null }),
       );
@@ -227,33 +357,45 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
       reply = { ok: false, error: body };
     }
     try {
-      await this.producer.send(replyTopic, [{ key: correlationId, value: reply, headers: { [RpcHeader.CorrelationId]: correlationId } }]);
+      await this.sendReply(replyTopic, correlationId, reply);
     } catch (error) {
-      this.logger.error(`could not send the reply to ${replyTopic}: ${String(error)}`);
+      if (!(error instanceof MessageTooLargeError)) {
+        this.logger.error(`could not send the reply to ${replyTopic}: ${String(error)}`);
+        return;
+      }
+      // Better an error the caller can show than a timeout it would retry.
+      this.logger.error(`the reply to ${replyTopic} is too large: ${error.message}`);
+      await this.sendReply(replyTopic, correlationId, { ok: false, error: { code: ErrorCode.Internal, message: 'The answer is larger than the service can send' } }).catch(
+        (sendError: unknown) => this.logger.error(`could not send the reply to ${replyTopic}: ${String(sendError)}`),
+      );
     }
   }
 
-  private consumeEvent(payload: EachMessagePayload): Promise<void> {
-    return runWithRequestId(decodeHeaders(payload.message.headers)[REQUEST_ID_KAFKA_HEADER], () => this.consumeEventInContext(payload));
+  private sendReply(replyTopic: string, correlationId: string, reply: RpcReply): Promise<void> {
+    return this.producer.send(replyTopic, [{ key: correlationId, value: reply, headers: { [RpcHeader.CorrelationId]: correlationId } }]);
   }
 
-  private async consumeEventInContext({ topic, partition, message, heartbeat }: EachMessagePayload): Promise<void> {
-    const handler = this.getHandlerByPattern(topic);
-    if (!handler) return;
+  /**
+   * One message, with retries and then the dead-letter topic. `asBatch`: the handler is a batch handler,
+   * given a batch of one.
+   */
+  private consumeEvent(handler: MessageHandler, batch: Batch, message: KafkaMessage, payload: EachBatchPayload, asBatch: boolean): Promise<void> {
+    return runWithRequestId(decodeHeaders(message.headers)[REQUEST_ID_KAFKA_HEADER], () => this.consumeEventInContext(handler, batch, message, payload, asBatch));
+  }
+
+  private async consumeEventInContext(handler: MessageHandler, batch: Batch, message: KafkaMessage, { heartbeat }: EachBatchPayload, asBatch: boolean): Promise<void> {
+    const { topic, partition } = batch;
     const headers = decodeHeaders(message.headers);
     let lastError: unknown;
     let attempts = 0;
     for (let attempt = 1; attempt <= this.maxAttempts; attempt++) {
       attempts = attempt;
       try {
-        let data: unknown;
-        try {
-          data = JSON.parse(message.value?.toString() ?? '');
-        } catch {
-          throw new DomainError(ErrorCode.Validation, 'the message value is not JSON');
-        }
-        const context = new KafkaMessageContext([{ topic, partition, offset: message.offset, key: message.key?.toString() ?? null, headers, attempt }]);
-        await this.timed('event', topic, async () => lastValueFrom(this.transformToObservable(await handler(data, context)), { defaultValue: undefined }));
+        const data = KafkaTransport.parse(message);
+        if (data instanceof DomainError) throw data;
+        const meta = this.metaOf(batch, message, attempt);
+        const context = asBatch ? new KafkaBatchContext([[meta]]) : new KafkaMessageContext([meta]);
+        await this.timed('event', topic, async () => lastValueFrom(this.transformToObservable(await handler(asBatch ? [data] : data, context)), { defaultValue: undefined }));
         return;
       } catch (error) {
         lastError = error;
@@ -295,6 +437,16 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
   close(): Promise<void> {
     this.closed ??= (async () => {
       this.closing = true;
+      // A consumer still joining its group when asked to close: disconnecting it mid-join can leave its
+      // member in the group until the session times out (its partitions idle meanwhile), so wait for the
+      // join to end, then leave properly. Bounded: a broker that is down must not hold the shutdown.
+      const joinEnded = (async () => {
+        await this.starting?.catch(() => undefined);
+        if (this.consumer && !this.joined) await this.joinedOnce;
+      })();
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([joinEnded, new Promise((r) => (timer = setTimeout(r, Math.min(10_000, consumerTimeouts(this.options.settings).sessionTimeout))))]);
+      clearTimeout(timer);
       await this.consumer?.disconnect().catch(() => undefined);
       await Promise.allSettled([...this.inFlight]);
       await this.producer.onApplicationShutdown();

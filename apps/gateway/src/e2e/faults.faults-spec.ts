@@ -364,7 +364,8 @@ describe.each([
     // the stored values; nothing else did (the workstream samples none).
     // Read once the performance outbox has published everything it holds (the relay may still be catching up).
     await eventually(
-      async () => (await dbQuery<{ n: number }>("select count(*)::int as n from messaging_outbox where source = 'performance' and published_at is null"))[0].n === 0,
+      async () =>
+        (await dbQuery<{ n: number }>("select count(*)::int as n from messaging_outbox where source = 'performance' and published_at is null and dead_lettered_at is null"))[0].n === 0,
       { what: "the performance outbox to be published", timeoutMs: 60_000, intervalMs: 500 },
     );
     const qcMessages = (await readWholeTopic<EventEnvelope<QualityReviewForQcEvent>>(Topic.QualityReviewForQc)).filter(

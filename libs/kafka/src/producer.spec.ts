@@ -1,0 +1,70 @@
+import type { Message, ProducerBatch } from 'kafkajs';
+import { KafkaProducer, MessageTooLargeError, recordSize } from './producer';
+
+/** A KafkaProducer whose kafkajs producer records each produce request; topics limited to `maxBytes`. */
+function producerWith(maxBytes: number, fail?: (batch: ProducerBatch) => unknown) {
+  const producer = new KafkaProducer({ brokers: ['127.0.0.1:1'], app: 'unit', instanceId: 'unit' });
+  const requests: { topic: string; values: string[] }[][] = [];
+  const internals = producer as unknown as { producer: unknown; connecting: Promise<void>; maxMessageBytes: (topic: string) => Promise<number> };
+  internals.connecting = Promise.resolve();
+  internals.maxMessageBytes = async () => maxBytes;
+  internals.producer = {
+    sendBatch: async (batch: ProducerBatch) => {
+      const error = fail?.(batch);
+      if (error) throw error;
+      requests.push((batch.topicMessages ?? []).map(({ topic, messages }) => ({ topic, values: messages.map((m: Message) => String(m.value)) })));
+      await new Promise((r) => setTimeout(r, 1));
+    },
+  };
+  return { producer, requests };
+}
+
+const value = (n: number, bytes: number) => `${n}:`.padEnd(bytes, 'x');
+
+describe('KafkaProducer', () => {
+  it('merges the sends of one turn into one produce request, in call order', async () => {
+    const { producer, requests } = producerWith(1_000_000);
+    await Promise.all(Array.from({ length: 300 }, (_, n) => producer.send(n % 2 ? 'a' : 'b', [{ value: String(n) }])));
+    expect(requests).toHaveLength(1);
+    const [a, b] = [requests[0].find((t) => t.topic === 'a')!, requests[0].find((t) => t.topic === 'b')!];
+    expect(a.values).toEqual(Array.from({ length: 150 }, (_, i) => String(2 * i + 1)));
+    expect(b.values).toEqual(Array.from({ length: 150 }, (_, i) => String(2 * i)));
+  });
+
+  it('splits a send larger than its topic allows into requests that each fit, keeping order', async () => {
+    const limit = 20_000;
+    const { producer, requests } = producerWith(limit);
+    const values = Array.from({ length: 100 }, (_, n) => value(n, 1_000));
+    await producer.send('t', values.map((v) => ({ value: v })));
+    expect(requests.length).toBeGreaterThan(4);
+    for (const request of requests) {
+      const bytes = request[0].values.reduce((sum, v) => sum + recordSize({ value: v, key: null }), 0);
+      expect(bytes).toBeLessThanOrEqual(limit);
+    }
+    expect(requests.flatMap((r) => r[0].values)).toEqual(values);
+  });
+
+  it('fails a message that can never fit with MessageTooLargeError, producing none of its send, and keeps the others flowing', async () => {
+    const { producer, requests } = producerWith(10_000);
+    const ok = producer.send('t', [{ value: 'before' }]);
+    const tooLarge = producer.send('t', [{ value: 'small' }, { value: value(1, 20_000) }]);
+    const after = producer.send('t', [{ value: 'after' }]);
+    await expect(tooLarge).rejects.toMatchObject({ name: 'MessageTooLargeError', topic: 't', index: 1, maxBytes: 10_000 });
+    await expect(tooLarge).rejects.toBeInstanceOf(MessageTooLargeError);
+    await Promise.all([ok, after]);
+    expect(requests.flatMap((r) => r.flatMap((t) => t.values))).toEqual(['before', 'after']);
+  });
+
+  it('splits again, down to the one message, when the broker refuses a request as too large', async () => {
+    const brokerRefusesOver = 3_000;
+    const { producer, requests } = producerWith(1_000_000, (batch) => {
+      const bytes = (batch.topicMessages ?? []).flatMap((t) => t.messages).reduce((sum, m) => sum + String(m.value).length, 0);
+      return bytes > brokerRefusesOver ? Object.assign(new Error('too large'), { type: 'MESSAGE_TOO_LARGE' }) : undefined;
+    });
+    const fine = producer.send('t', Array.from({ length: 6 }, (_, n) => ({ value: value(n, 1_000) })));
+    const huge = producer.send('u', [{ value: value(9, 5_000) }]);
+    await fine;
+    await expect(huge).rejects.toMatchObject({ name: 'MessageTooLargeError', topic: 'u', index: 0 });
+    expect(requests.flatMap((r) => r.flatMap((t) => t.values))).toEqual(Array.from({ length: 6 }, (_, n) => value(n, 1_000)));
+  });
+});

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "messaging_outbox" ADD COLUMN     "dead_letter_reason" TEXT,
+ADD COLUMN     "dead_lettered_at" TIMESTAMPTZ(3);
