@@ -1,9 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { BlobReplies } from '@workline/blob-store';
 import { CallbackUrlError, checkCallbackUrl } from '@workline/callback-url';
 import {
   DeliveryRequestedEvent,
   DomainError,
   ErrorCode,
+  type JsonReply,
   type PlatformApi,
   type RunAbortRequest,
   type RunAbortRequestedEvent,
@@ -97,6 +99,7 @@ export class RunsService {
     private readonly prisma: PrismaService,
     private readonly db: DbPool,
     private readonly relay: OutboxRelay,
+    private readonly replies: BlobReplies,
     @Inject(PLATFORM_SETTINGS) private readonly settings: PlatformSettings,
   ) {
     this.secrets = new SecretBox(settings.secretsKey);
@@ -162,7 +165,12 @@ export class RunsService {
     return runs.map((run) => inserted.has(run.id));
   }
 
-  async get(request: RunGetRequest): Promise<object> {
+  /** The run as JSON text: a 10,000-unit run is ~2 MB, which travels through the blob store (JsonReply). */
+  async get(request: RunGetRequest): Promise<JsonReply> {
+    return this.replies.reply(JSON.stringify(await this.view(request)));
+  }
+
+  private async view(request: RunGetRequest): Promise<object> {
     const run = await this.ownedRun(request.api, request.account_id, request.run_id);
     const paged = request.units_offset !== undefined || request.units_limit !== undefined;
     const units = await this.prisma.productionUnit.findMany({

@@ -11,3 +11,4 @@ export * from './oversight';
 export * from './fleet';
 export * from './faults';
 export * from './test-dns';
+export * from './topic-messages';

@@ -1,5 +1,6 @@
-import { Controller, Get, HttpCode, HttpStatus, Param, Post, Res, UseGuards } from '@nestjs/common';
-import { RpcPattern, type RunGetRequest, ServiceName } from '@workline/contracts';
+import { Controller, Get, HttpCode, HttpStatus, Inject, Param, Post, Res, type StreamableFile, UseGuards } from '@nestjs/common';
+import type { BlobStore } from '@workline/blob-store';
+import type { RunGetRequest } from '@workline/contracts';
 import { KafkaRpcClient } from '@workline/kafka';
 import { BasicAuthGuard } from '../auth/guards';
 import { CurrentPrincipal, type PrincipalOf } from '../auth/principal';
@@ -7,6 +8,7 @@ import type { FastifyReply } from 'fastify';
 import { IdempotencyKey } from '../http/idempotency';
 import { createRun } from './create-run';
 import { RawJsonBody } from './raw-body';
+import { PLATFORM_BLOB_STORE, sendRun } from './run-reply';
 
 /** The v3 code of a malformed Idempotency-Key (spec's v3 code table: data invalid). */
 const V3_DATA_INVALID = 102;
@@ -15,7 +17,10 @@ const V3_DATA_INVALID = 102;
 @Controller('v3')
 @UseGuards(BasicAuthGuard)
 export class PlatformV3Controller {
-  constructor(private readonly rpc: KafkaRpcClient) {}
+  constructor(
+    private readonly rpc: KafkaRpcClient,
+    @Inject(PLATFORM_BLOB_STORE) private readonly blobs: BlobStore,
+  ) {}
 
   @Post('tasks')
   @HttpCode(HttpStatus.OK)
@@ -29,8 +34,12 @@ export class PlatformV3Controller {
   }
 
   @Get('tasks/:taskId')
-  get(@CurrentPrincipal() caller: PrincipalOf<'account'>, @Param('taskId') taskId: string): Promise<unknown> {
+  get(
+    @CurrentPrincipal() caller: PrincipalOf<'account'>,
+    @Param('taskId') taskId: string,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<string | StreamableFile> {
     const request: RunGetRequest = { account_id: caller.accountId, api: 'v3', run_id: taskId };
-    return this.rpc.request(ServiceName.PlatformRuns, RpcPattern.RunGet, request);
+    return sendRun(this.rpc, this.blobs, reply, request);
   }
 }
