@@ -19,7 +19,7 @@ import { enqueueEvent, OutboxRelay, type Tx } from '@workline/kafka';
 import { SecretBox } from '@workline/secrets';
 import { randomUUID } from 'node:crypto';
 import { PLATFORM_OUTBOX_SOURCE, PLATFORM_SETTINGS, type PlatformSettings } from './platform.settings';
-import { parseRunRequest, runRequestErrors, V3 } from './run-request';
+import { parseBodyJson, parseRunRequest, runRequestErrors, V3 } from './run-request';
 import { type RunRecord, RunStatus, type UnitRecord, UnitStatus, v3Callback, v3Created, v3Polled, v4Created, v4Run } from './run-views';
 
 /** Runs with more units than this are inserted on their own rather than with the runs created at the same time. */
@@ -112,20 +112,21 @@ export class RunsService {
    */
   async create(request: RunCreateRequest): Promise<RunCreateReply> {
     const { account_id: accountId, api } = request;
+    const body = parseBodyJson(api, request.body_json);
     const { value, replayed } = await createOnce({
       key: request.idempotency_key,
-      request: { api, body: request.body },
+      request: { api, body },
       find: async (idempotencyKey) => (await this.db.query<RunRecord & { idempotencyHash: string | null }>(SELECT_RUN_BY_KEY, [accountId, idempotencyKey]))[0] ?? null,
-      create: (stamp) => this.insert(request, stamp),
+      create: (stamp) => this.insert(request, body, stamp),
       replay: (row) => created(api, { ...row, status: RunStatus.Processing }),
       ...(api === 'v3' ? { v3Code: V3.DataInvalid } : {}),
     });
     return { view: value as object, replayed };
   }
 
-  private async insert(request: RunCreateRequest, stamp: IdempotencyStamp): Promise<object> {
+  private async insert(request: RunCreateRequest, body: unknown, stamp: IdempotencyStamp): Promise<object> {
     const { api } = request;
-    const parsed = parseRunRequest(api, request.body);
+    const parsed = parseRunRequest(api, body);
     const errors = runRequestErrors(api);
     const lineAccount = await this.lineAccounts.get(parsed.lineId, async () =>
       (await this.prisma.productionLine.findUnique({ where: { id: parsed.lineId }, select: { accountId: true } }))?.accountId,

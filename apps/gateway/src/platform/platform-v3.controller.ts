@@ -26,11 +26,11 @@ export class PlatformV3Controller {
   @HttpCode(HttpStatus.OK)
   create(
     @CurrentPrincipal() caller: PrincipalOf<'account'>,
-    @RawJsonBody() body: unknown,
+    @RawJsonBody() body: string,
     @IdempotencyKey(V3_DATA_INVALID) key: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<object> {
-    return createRun(this.rpc, reply, { account_id: caller.accountId, api: 'v3', body, ...(key !== undefined ? { idempotency_key: key } : {}) });
+    return createRun(this.rpc, reply, { account_id: caller.accountId, api: 'v3', body_json: body, ...(key !== undefined ? { idempotency_key: key } : {}) });
   }
 
   @Get('tasks/:taskId')

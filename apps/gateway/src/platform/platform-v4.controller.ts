@@ -59,11 +59,11 @@ export class PlatformV4Controller {
   @HttpCode(HttpStatus.CREATED)
   create(
     @CurrentPrincipal() caller: PrincipalOf<'account'>,
-    @RawJsonBody() body: unknown,
+    @RawJsonBody() body: string,
     @IdempotencyKey() key: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<object> {
-    return createRun(this.rpc, reply, { account_id: caller.accountId, api: 'v4', body, ...(key !== undefined ? { idempotency_key: key } : {}) });
+    return createRun(this.rpc, reply, { account_id: caller.accountId, api: 'v4', body_json: body, ...(key !== undefined ? { idempotency_key: key } : {}) });
   }
 
   @Get('runs/:id')

@@ -278,6 +278,9 @@ describe('platform API v4: lines, runs, abort, callbacks (real Kafka and Postgre
       const reordered = { units: [{ n: 1, identifier: 'a' }, { identifier: 'b' }], callback_url: body.callback_url, line_id: account.lineId };
       const retry = await createWithKey(account, key, reordered);
       expect({ status: retry.status, body: retry.body, replayed: retry.headers.get('idempotent-replayed') }).toEqual({ status: 201, body: first.body, replayed: 'true' });
+      // The body travels as the client's text: other spacing is still the same request.
+      const spaced = await createWithKey(account, key, JSON.stringify(body, null, 2));
+      expect({ status: spaced.status, body: spaced.body }).toEqual({ status: 201, body: first.body });
       expect(await runsOfLine(account.lineId)).toBe(1);
       expect(await prisma.productionUnit.count({ where: { runId: first.body.id } })).toBe(2);
 
