@@ -71,6 +71,18 @@ const INSERT_RUNS = statement(
    select id from runs`,
 );
 
+/** What reading a run needs of it (its account, for the ownership check). */
+const SELECT_RUN = statement(
+  'platform_run_by_id',
+  `select id, account_id as "accountId", line_id as "lineId", status, created_at as "createdAt", processed_at as "processedAt", unit_count as "unitCount"
+   from platform_run where id = $1`,
+);
+
+interface OwnedRun extends RunRecord {
+  accountId: string;
+  unitCount: number;
+}
+
 /** A run's units in order, a page of them when offset/limit are given (NULL: from the first, all). */
 const SELECT_UNITS = statement(
   'platform_run_units',
@@ -253,8 +265,8 @@ export class RunsService {
     await enqueueEvent(tx, PLATFORM_OUTBOX_SOURCE, Topic.DeliveryRequested, delivery, { key: run.id });
   }
 
-  private async ownedRun(api: PlatformApi, accountId: string, runId: string): Promise<RunRow> {
-    const run = (await this.prisma.productionRun.findUnique({ where: { id: runId } })) as RunRow | null;
+  private async ownedRun(api: PlatformApi, accountId: string, runId: string): Promise<OwnedRun> {
+    const [run] = await this.db.query<OwnedRun>(SELECT_RUN, [runId]);
     if (api === 'v3') {
       if (!run) throw new DomainError(ErrorCode.NotFound, 'Task not found', undefined, V3.TaskNotFound);
       if (run.accountId !== accountId) throw new DomainError(ErrorCode.Forbidden, 'Task not owned by caller', undefined, V3.NotOwned);
