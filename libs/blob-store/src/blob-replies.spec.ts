@@ -1,3 +1,4 @@
+import { Test } from '@nestjs/testing';
 import { existsSync, mkdtempSync, readdirSync, rmSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -48,5 +49,16 @@ describe('BlobReplies (large RPC answers through the blob store)', () => {
     expect(await replies.sweep(new Date(Date.now() + 20 * 60_000))).toBe(1);
     expect(readdirSync(folder)).toEqual([]);
     expect(await replies.sweep()).toBe(0);
+  });
+
+  it('as a Nest provider (useValue), its sweep starts with the module and stops with it', async () => {
+    const provided = new BlobReplies(store, { service: 'svc', inlineBytes: 1024, keepSeconds: 600, sweepSeconds: 60, warn: () => undefined });
+    const start = jest.spyOn(provided, 'onModuleInit');
+    const stop = jest.spyOn(provided, 'onModuleDestroy');
+    const moduleRef = await Test.createTestingModule({ providers: [{ provide: BlobReplies, useValue: provided }] }).compile();
+    await moduleRef.init();
+    expect(start).toHaveBeenCalledTimes(1);
+    await moduleRef.close();
+    expect(stop).toHaveBeenCalledTimes(1);
   });
 });
