@@ -9,16 +9,20 @@
  *   quality submissions  POST /v1/workstreams/:id/task_reviewed   vs a bare Fastify server answering 202
  *   run creation         POST /v4/runs (one unit, HTTP Basic)      vs the same server answering 201
  *   task creation        POST /v1/tasks (oversight)                vs the same server answering 201
+ *   10,000-unit run      POST /v4/runs (~0.8 MB) and GET (~1.9 MB) vs a bare server: the same body, the same bytes
  *   unit completion      bots: next + complete on the work API     vs the same server answering 200, 200
+ *                        bots: complete with `next` (one request)  vs the same server answering 200 with a unit
  *   webhook delivery     DeliveryRequested on Kafka → receiver 2xx vs a bare loop of POSTs to that receiver
  *   echo RPC             request-reply through libs/kafka, no SQL  vs raw Kafka produce through the merging producer
  *   raw Kafka produce    batched: libs/kafka's KafkaProducer        vs kafkajs, one message per send, acks=all
  *                        (the Kafka ceiling every row shares)
- * HTTP load comes from the load-generator process (autocannon; bots), never from the process under test.
+ * HTTP load comes from the load-generator process (autocannon; bots and sequences on undici keep-alive
+ * pools), never from the process under test.
  *
  * Settings (env): BENCH_SECONDS (10) per measure, BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (32),
- * BENCH_WORKERS (16 bots), BENCH_UNITS (5000), BENCH_DELIVERIES (2000), BENCH_ONLY (comma-separated groups
- * to run: quality, runs, tasks, units, webhooks, transport; default all; raw Kafka produce always runs).
+ * BENCH_WORKERS (32 bots), BENCH_UNITS (5000), BENCH_BIG_RUNS (5), BENCH_DELIVERIES (2000), BENCH_ONLY
+ * (comma-separated groups to run: quality, runs, tasks, units, webhooks, transport; default all; raw Kafka
+ * produce always runs).
  */
 import 'reflect-metadata';
 import { BaseEnv, loadEnv } from '@workline/config';
@@ -40,8 +44,11 @@ import { CONCURRENCY, DISPATCHER_ENV, dispatcherRun, ORIGIN_CONCURRENCY, PACED_R
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
-const WORKERS = Number(process.env.BENCH_WORKERS ?? 16);
+const WORKERS = Number(process.env.BENCH_WORKERS ?? 32);
 const UNITS = Number(process.env.BENCH_UNITS ?? 5000);
+/** 10,000-unit runs created (and then read) one after the other for the big-run rows; their units feed the bots. */
+const BIG_RUNS = Number(process.env.BENCH_BIG_RUNS ?? 5);
+const BIG_RUN_UNITS = 10_000;
 const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 2000);
 const ONLY = new Set((process.env.BENCH_ONLY ?? '').split(',').map((g) => g.trim()).filter(Boolean));
 const runs = (group: 'quality' | 'runs' | 'tasks' | 'units' | 'webhooks' | 'transport') => !ONLY.size || ONLY.has(group);
@@ -156,6 +163,39 @@ async function main(): Promise<void> {
     }
 
     if (runs('units')) {
+      step(`${BIG_RUN_UNITS}-unit runs: ${BIG_RUNS} POSTs, then ${BIG_RUNS} GETs, one at a time`);
+      const bigBody = JSON.stringify({ line_id: platform.lineId, units: benchUnits(BIG_RUN_UNITS, 'big') });
+      const sequence = (url: string, method: 'GET' | 'POST', body?: string) => runLoad({ kind: 'sequence', url, method, headers: platform.auth, ...(body ? { body } : {}), count: BIG_RUNS });
+      const bigPosts = await sequence(`${base}/v4/runs`, 'POST', bigBody);
+      const bigRun = await expectStatus(call(base, 'POST', '/v4/runs', platform.auth, JSON.parse(bigBody)), 201, 'big run to read');
+      const bigRead = await fetch(`${base}/v4/runs/${bigRun.id}`, { headers: platform.auth });
+      const bigText = await bigRead.text();
+      if (bigRead.status !== 200 || (JSON.parse(bigText) as { units: unknown[] }).units.length !== BIG_RUN_UNITS) throw new Error(`GET of the big run answered ${bigRead.status}`);
+      const bigServer = await startBaselineServer([
+        { method: 'POST', url: '/v4/runs', status: 201, body: { id: bigRun.id, line_id: platform.lineId, status: 'Processing', created_at: bigRun.created_at } },
+        { method: 'GET', url: '/v4/runs/:id', status: 200, body: bigText },
+      ]);
+      try {
+        const kb = (bytes: number) => `${Math.round(bytes / 1024)} KB`;
+        rows.push({
+          measure: `${BIG_RUN_UNITS}-unit run: POST /v4/runs → 201 (${kb(Buffer.byteLength(bigBody))} body, ${BIG_RUNS} one at a time)`,
+          unit: 'requests',
+          workline: strip(bigPosts),
+          baselineName: 'bare Fastify, parses the same body, 201',
+          baseline: strip(await runLoad({ kind: 'sequence', url: `${bigServer.base}/v4/runs`, method: 'POST', headers: platform.auth, body: bigBody, count: BIG_RUNS })),
+        });
+        const bigGets = await sequence(`${base}/v4/runs/${bigRun.id}`, 'GET');
+        rows.push({
+          measure: `${BIG_RUN_UNITS}-unit run: GET /v4/runs/:id → 200 (${kb(bigGets.answerBytes ?? 0)} answer, ${BIG_RUNS} one at a time)`,
+          unit: 'requests',
+          workline: strip(bigGets),
+          baselineName: 'bare Fastify answering the same bytes',
+          baseline: strip(await runLoad({ kind: 'sequence', url: `${bigServer.base}/v4/runs/${bigRun.id}`, method: 'GET', headers: platform.auth, count: BIG_RUNS })),
+        });
+      } finally {
+        bigServer.stop();
+      }
+
       step(`unit completion: ${WORKERS} bots`);
       const worked: LoadResult = await runLoad({ kind: 'bots', base, workers: platform.workers, lineId: platform.lineId, seconds: SECONDS });
       rows.push({
@@ -164,6 +204,16 @@ async function main(): Promise<void> {
         workline: strip(worked),
         baselineName: 'bare Fastify, 200 + 200',
         baseline: strip(await runLoad({ kind: 'bots', base: baselineServer.base, workers: platform.workers, lineId: 'l', seconds: SECONDS })),
+      });
+      const combined: LoadResult = await runLoad({ kind: 'bots', base, workers: platform.workers, lineId: platform.lineId, seconds: SECONDS, combined: true });
+      checks.combined_answers = combined.combinedAnswers ?? 0;
+      rows.push({
+        // Without `next` on complete in this build, the bots fall back to next + complete: the check says so.
+        measure: `unit completion: ${WORKERS} bots, combined route (complete with next)${combined.combinedAnswers ? '' : ' [not in this build: next + complete]'}`,
+        unit: 'units',
+        workline: strip(combined),
+        baselineName: 'bare Fastify, 200 with the next unit',
+        baseline: strip(await runLoad({ kind: 'bots', base: baselineServer.base, workers: platform.workers, lineId: 'l', seconds: SECONDS, combined: true })),
       });
     }
 
@@ -238,6 +288,7 @@ async function main(): Promise<void> {
       '',
       ...notes,
       ...(runs('quality') ? [`Checks: ${checks.quality_acknowledged} quality submissions answered 202, ${checks.quality_lost} of them missing from PostgreSQL.`] : []),
+      ...(runs('units') ? [`Checks: ${checks.combined_answers} completes answered with the next unit (combined route).`] : []),
     ].join('\n');
     console.log(`\n${markdown}\n`);
     const dir = join(ROOT, '.cache', 'bench');
@@ -245,7 +296,7 @@ async function main(): Promise<void> {
     writeFileSync(join(dir, 'results.md'), `${markdown}\n`);
     writeFileSync(
       join(dir, 'results.json'),
-      `${JSON.stringify({ at: new Date().toISOString(), settings: { SECONDS, WARMUP, CONNECTIONS, WORKERS, UNITS, DELIVERIES }, rows, kafka, checks, seconds }, null, 2)}\n`,
+      `${JSON.stringify({ at: new Date().toISOString(), settings: { SECONDS, WARMUP, CONNECTIONS, WORKERS, UNITS, BIG_RUNS, DELIVERIES }, rows, kafka, checks, seconds }, null, 2)}\n`,
     );
     console.log(`written to .cache/bench/results.md and .cache/bench/results.json`);
     const failed = rows.filter((r) => r.workline.failed > 0).map((r) => `${r.measure}: ${r.workline.failed} failed`);

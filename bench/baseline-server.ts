@@ -18,6 +18,7 @@ process.once('message', async (routes: BaselineRoute[]) => {
         const { status, body } = route.limit !== undefined && answered >= route.limit ? route.then! : route;
         answered++;
         reply.code(status);
+        if (typeof body === 'string') reply.type(route.contentType ?? 'application/json; charset=utf-8');
         return body === undefined ? reply.send() : reply.send(body);
       },
     });

@@ -8,7 +8,9 @@ export interface BaselineRoute {
   /** A Fastify path: `/v4/runs`, `/workforce/v1/assignments/:id/complete`. */
   url: string;
   status: number;
+  /** A value is answered as JSON (serialised by Fastify); a string is answered as it is, as `contentType`. */
   body?: unknown;
+  contentType?: string;
   /** Answer `status`/`body` this many times, then `then`. */
   limit?: number;
   then?: { status: number; body?: unknown };

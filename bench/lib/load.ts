@@ -6,7 +6,13 @@ import type { Figures, Headers } from './common';
 
 export type LoadJob =
   | { kind: 'http'; url: string; method?: string; headers: Headers; body: string; connections: number; seconds: number }
-  | { kind: 'bots'; base: string; workers: Headers[]; lineId: string; seconds: number }
+  /**
+   * `combined`: each bot asks for its next unit in its complete (`next` on complete, docs/work-api.md); an
+   * answer without a `next` key (a build without it) is followed by a separate `next` request.
+   */
+  | { kind: 'bots'; base: string; workers: Headers[]; lineId: string; seconds: number; combined?: boolean }
+  /** `count` requests one after the other on one kept-alive connection (large bodies: latency per request). */
+  | { kind: 'sequence'; url: string; method: 'GET' | 'POST'; headers: Headers; body?: string; count: number }
   /** `batched`: through libs/kafka's KafkaProducer (concurrent sends merged), else one produce per send. */
   | { kind: 'kafka'; brokers: string[]; topic: string; concurrency: number; seconds: number; batched?: boolean }
   /** Request-reply through libs/kafka (KafkaRpcClient → a KafkaTransport's rpcTopic), `concurrency` at a time. */
@@ -20,6 +26,10 @@ export interface LoadResult extends Figures {
   lastCompletion?: number;
   /** `rpc`, `kafka`: CPU time of the load generator during the measure (user + system), ms. */
   cpuMs?: number;
+  /** `bots` with `combined`: completes whose answer carried the next assignment (0: not supported). */
+  combinedAnswers?: number;
+  /** `sequence`: size of the last answer's body, bytes. */
+  answerBytes?: number;
 }
 
 export async function runLoad(job: LoadJob): Promise<LoadResult> {

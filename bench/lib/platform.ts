@@ -32,22 +32,31 @@ export async function platformTenant(base: string, workerCount: number): Promise
   };
 }
 
-export const benchUnits = (count: number) => Array.from({ length: count }, (_, i) => ({ identifier: `unit-${i}`, text: `benchmark unit ${i}`, meta: { index: i } }));
+export const benchUnits = (count: number, prefix = 'unit') => Array.from({ length: count }, (_, i) => ({ identifier: `${prefix}-${i}`, text: `benchmark unit ${i}`, meta: { index: i } }));
 
 /**
  * The platform API's answers for the baseline server: run creation 201, `next` 200 with a unit (204 after
- * `units` of them, when given), complete 200; same statuses and body shapes as the gateway's.
+ * `units` of them, when given), complete 200 with the next unit (`next: null` after `units`); same statuses
+ * and body shapes as the gateway's.
  */
 export function platformBaselineRoutes(units?: number): BaselineRoute[] {
+  const assignment = { assignment_id: `asgu_${randomUUID()}`, kind: 'unit', run_id: 'r', line_id: 'l', input: { identifier: 'unit-0', text: 'benchmark unit 0' }, lease_expires_at: '2026-01-01T00:15:00Z' };
   return [
     { method: 'POST', url: '/v4/runs', status: 201, body: { id: randomUUID(), line_id: 'l', status: 'Processing', created_at: '2026-01-01T00:00:00Z' } },
     {
       method: 'POST',
       url: '/workforce/v1/assignments/next',
       status: 200,
-      body: { assignment_id: `asgu_${randomUUID()}`, kind: 'unit', run_id: 'r', line_id: 'l', input: { identifier: 'unit-0', text: 'benchmark unit 0' }, lease_expires_at: '2026-01-01T00:15:00Z' },
+      body: assignment,
       ...(units === undefined ? {} : { limit: units, then: { status: 204 } }),
     },
-    { method: 'POST', url: '/workforce/v1/assignments/:id/complete', status: 200, body: { assignment_id: 'a', status: 'Completed' } },
+    // The next assignment rides along, as with `next` on complete; a bot that did not ask ignores it.
+    {
+      method: 'POST',
+      url: '/workforce/v1/assignments/:id/complete',
+      status: 200,
+      body: { assignment_id: 'a', status: 'Completed', next: assignment },
+      ...(units === undefined ? {} : { limit: units, then: { status: 200, body: { assignment_id: 'a', status: 'Completed', next: null } } }),
+    },
   ];
 }

@@ -1,5 +1,7 @@
-import { type DynamicModule, Module } from '@nestjs/common';
+import { type DynamicModule, Logger, Module } from '@nestjs/common';
+import { BlobReplies, BlobStoreEnv, createBlobStore } from '@workline/blob-store';
 import { type BaseEnv, loadEnvOrExit } from '@workline/config';
+import { ServiceName } from '@workline/contracts';
 import { DbModule } from '@workline/db';
 import { KafkaModule, type KafkaSettings } from '@workline/kafka';
 import { LinesService, PLATFORM_SETTINGS, type PlatformSettings, RunsService, UnitLeaseMetrics, UnitWorkService } from '@workline/platform';
@@ -18,11 +20,15 @@ export class PlatformRunsModule {
       callbackPolicy: env.callbackPolicy,
       unitLeaseSeconds: own.UNIT_LEASE_SECONDS,
     };
+    const blobs = createBlobStore(loadEnvOrExit(BlobStoreEnv, ServiceName.PlatformRuns));
+    const logger = new Logger(BlobReplies.name);
+    // An answer is read within the RPC timeout or never: what is left after ten minutes is swept.
+    const replies = new BlobReplies(blobs, { service: ServiceName.PlatformRuns, inlineBytes: own.RPC_REPLY_INLINE_BYTES, keepSeconds: 600, sweepSeconds: 300, warn: (m) => logger.warn(m) });
     return {
       module: PlatformRunsModule,
       imports: [DbModule.forRoot(env.DATABASE_URL, env.DATABASE_POOL_SIZE), KafkaModule.forRoot({ settings, outbox: true, serveHealth: true })],
       controllers: [LinesRpcController, RunsRpcController, UnitWorkRpcController, RunAbortEventController],
-      providers: [{ provide: PLATFORM_SETTINGS, useValue: platform }, LinesService, RunsService, UnitWorkService, UnitLeaseMetrics],
+      providers: [{ provide: PLATFORM_SETTINGS, useValue: platform }, { provide: BlobReplies, useValue: replies }, LinesService, RunsService, UnitWorkService, UnitLeaseMetrics],
     };
   }
 }

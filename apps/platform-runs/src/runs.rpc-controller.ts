@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { type LineListRequest, RpcPattern, type RunAbortRequest, type RunCreateReply, type RunCreateRequest, type RunGetRequest } from '@workline/contracts';
+import { type JsonReply, type LineListRequest, RpcPattern, type RunAbortRequest, type RunCreateReply, type RunCreateRequest, type RunGetRequest } from '@workline/contracts';
 import { LinesService, RunsService } from '@workline/platform';
 
 /** Platform API v4 and v3 over request-reply; the gateway has authenticated the account. */
@@ -22,7 +22,7 @@ export class RunsRpcController {
   }
 
   @MessagePattern(RpcPattern.RunGet)
-  get(@Payload() payload: RunGetRequest): Promise<object> {
+  get(@Payload() payload: RunGetRequest): Promise<JsonReply> {
     return this.runs.get(payload);
   }
 

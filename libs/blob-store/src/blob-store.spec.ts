@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -36,6 +36,26 @@ describe('FsBlobStore', () => {
     expect(await store.head('uploads/u10/c.csv')).toEqual({ size: 1, contentType: 'text/csv' });
     await expect(store.deleteFolder('uploads/u1/')).resolves.toBeUndefined();
     for (const folder of ['uploads/u10', '../', 'uploads/../../', '/']) await expect(store.deleteFolder(folder)).rejects.toThrow(/invalid blob/);
+  });
+
+  it('deletes what is older than a date directly in a folder, a leftover temporary file too, at most `limit`, nothing newer or deeper', async () => {
+    const past = new Date(Date.now() - 3_600_000);
+    for (const name of ['a', 'b', 'c', 'new']) await store.put(`old/${name}.json`, Readable.from(['{}']), { contentType: 'application/json' });
+    await store.put('old/deeper/d.json', Readable.from(['{}']), { contentType: 'application/json' });
+    writeFileSync(join(root, 'old/.interrupted.partial'), 'half');
+    for (const name of ['a.json', 'b.json', 'c.json', '.interrupted.partial', 'deeper/d.json']) utimesSync(join(root, 'old', name), past, past);
+    const cutoff = new Date(Date.now() - 60_000);
+    expect(await store.deleteOlderThan('old/', cutoff, 2)).toBe(2);
+    expect(await store.deleteOlderThan('old/', cutoff, 10)).toBe(2);
+    expect(await store.deleteOlderThan('old/', cutoff, 10)).toBe(0);
+    for (const name of ['a', 'b', 'c']) expect(existsSync(join(root, `old/${name}.json.meta.json`))).toBe(false);
+    expect(existsSync(join(root, 'old/.interrupted.partial'))).toBe(false);
+    expect(await store.head('old/new.json')).toBeDefined();
+    expect(await store.head('old/deeper/d.json')).toBeDefined();
+    expect(await store.deleteOlderThan('missing/', cutoff, 10)).toBe(0);
+    mkdirSync(join(root, 'empty'));
+    expect(await store.deleteOlderThan('empty/', cutoff, 10)).toBe(0);
+    await expect(store.deleteOlderThan('../', cutoff, 10)).rejects.toThrow(/invalid blob/);
   });
 
   it('refuses keys that would escape its directory', async () => {

@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -29,6 +29,11 @@ export interface BlobStore {
   delete(key: string): Promise<void>;
   /** Deletes every blob whose key starts with `folder` (`<key>/`), leftovers of interrupted writes included. */
   deleteFolder(folder: string): Promise<void>;
+  /**
+   * Deletes at most `limit` blobs directly in `folder` last written before `before` (leftovers nobody will
+   * read: see BlobReplies); resolves with how many it deleted, so a sweep knows whether more are left.
+   */
+  deleteOlderThan(folder: string, before: Date, limit: number): Promise<number>;
 }
 
 const KEY = /^[A-Za-z0-9][A-Za-z0-9._\-/]{0,511}$/;
@@ -112,5 +117,29 @@ export class FsBlobStore implements BlobStore {
     assertBlobFolder(folder);
     // A write in progress keeps its temporary file in the same directory (see put), so it goes too.
     await rm(this.path(folder.slice(0, -1)), { recursive: true, force: true });
+  }
+
+  async deleteOlderThan(folder: string, before: Date, limit: number): Promise<number> {
+    assertBlobFolder(folder);
+    const dir = this.path(folder.slice(0, -1));
+    let names: string[];
+    try {
+      names = await readdir(dir);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+      throw error;
+    }
+    let deleted = 0;
+    for (const name of names) {
+      if (deleted >= limit) break;
+      // Descriptions go with their blob; a temporary file of an interrupted write goes once it is old.
+      if (name.endsWith('.meta.json')) continue;
+      const info = await stat(join(dir, name)).catch(() => undefined);
+      if (!info?.isFile() || info.mtime >= before) continue;
+      if (name.startsWith('.')) await rm(join(dir, name), { force: true });
+      else await this.delete(`${folder}${name}`);
+      deleted++;
+    }
+    return deleted;
   }
 }

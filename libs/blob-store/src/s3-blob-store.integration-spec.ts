@@ -64,6 +64,20 @@ describe('S3 blob store (against s3rver)', () => {
     await expect(store.head('uploads/u10/kept.csv')).resolves.toEqual({ size: 1, contentType: 'text/csv' });
   });
 
+  it('deletes what was written before a date directly in a folder, at most `limit` at a time, nothing deeper', async () => {
+    const store = new S3BlobStore(settings);
+    for (const name of ['a', 'b', 'c']) await store.put(`rpc-replies/svc/${name}.json`, Readable.from(['{}']), { contentType: 'application/json' });
+    await store.put('rpc-replies/svc/deeper/d.json', Readable.from(['{}']), { contentType: 'application/json' });
+    await store.put('rpc-replies/svc2/e.json', Readable.from(['{}']), { contentType: 'application/json' });
+    await expect(store.deleteOlderThan('rpc-replies/svc/', new Date(Date.now() - 60_000), 10)).resolves.toBe(0);
+    const later = new Date(Date.now() + 60_000);
+    await expect(store.deleteOlderThan('rpc-replies/svc/', later, 2)).resolves.toBe(2);
+    await expect(store.deleteOlderThan('rpc-replies/svc/', later, 10)).resolves.toBe(1);
+    await expect(store.head('rpc-replies/svc/c.json')).resolves.toBeUndefined();
+    await expect(store.head('rpc-replies/svc/deeper/d.json')).resolves.toBeDefined();
+    await expect(store.head('rpc-replies/svc2/e.json')).resolves.toBeDefined();
+  });
+
   it('refuses a body over the limit and stores nothing', async () => {
     const store = new S3BlobStore(settings);
     await expect(store.put('media/too-big', Readable.from([Buffer.alloc(600), Buffer.alloc(600)]), { contentType: 'text/plain', maxBytes: 1000 })).rejects.toBeInstanceOf(BlobTooLargeError);

@@ -217,6 +217,34 @@ export class S3BlobStore implements BlobStore {
       if (!keys.length || !listing.includes('<IsTruncated>true</IsTruncated>')) return;
     }
   }
+
+  async deleteOlderThan(folder: string, before: Date, limit: number): Promise<number> {
+    assertBlobFolder(folder);
+    let deleted = 0;
+    let marker: string | undefined;
+    while (deleted < limit) {
+      // delimiter '/': only the objects directly in the folder, as the filesystem driver does.
+      const response = await this.s3.send('GET', undefined, EMPTY_SHA256, { query: { prefix: folder, delimiter: '/', ...(marker ? { marker } : {}) } });
+      await this.s3.expectOk(response, `list ${folder}`);
+      const chunks: Buffer[] = [];
+      for await (const chunk of response) chunks.push(chunk as Buffer);
+      const listing = Buffer.concat(chunks).toString('utf8');
+      const objects = [...listing.matchAll(/<Contents>([\s\S]*?)<\/Contents>/g)].map(([, entry]) => ({
+        // Keys are plain (assertBlobKey): nothing in them is escaped in XML.
+        key: /<Key>([^<]*)<\/Key>/.exec(entry)?.[1] ?? '',
+        modified: new Date(/<LastModified>([^<]*)<\/LastModified>/.exec(entry)?.[1] ?? NaN),
+      }));
+      for (const { key, modified } of objects) {
+        if (deleted >= limit) break;
+        if (!(modified < before)) continue;
+        await this.delete(key);
+        deleted++;
+      }
+      if (!objects.length || !listing.includes('<IsTruncated>true</IsTruncated>')) break;
+      marker = objects[objects.length - 1].key;
+    }
+    return deleted;
+  }
 }
 
 function metaOf(response: IncomingMessage): BlobMeta {

@@ -15,6 +15,7 @@ export * from './rpc/patterns';
 export * from './rpc/messages';
 export * from './rpc/delivery.messages';
 export * from './rpc/platform.messages';
+export * from './rpc/json-reply';
 export * from './rpc/oversight.messages';
 export * from './http/performance.dto';
 export * from './http/answers';

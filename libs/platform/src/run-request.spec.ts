@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { type DomainError } from '@workline/contracts';
-import { parseRunRequest } from './run-request';
+import { parseBodyJson, parseRunRequest } from './run-request';
 
 const failure = (api: 'v4' | 'v3', body: unknown) => {
   try {
@@ -40,5 +40,11 @@ describe('parseRunRequest', () => {
 
   it('refuses more than 10,000 units', () => {
     expect(failure('v4', { line_id: 'x', units: Array.from({ length: 10_001 }, () => ({})) }).message).toMatch(/more than the 10000 a run may hold/);
+  });
+
+  it('parses the forwarded body text once; text that is not JSON is refused as a body that is not a JSON object', () => {
+    expect(parseBodyJson('v4', '{"line_id":"l","units":[{"a":"é"}]}')).toEqual({ line_id: 'l', units: [{ a: 'é' }] });
+    expect(() => parseBodyJson('v4', '{"line_id":')).toThrow('Invalid request: (body) is not of the expected type (a JSON object)');
+    expect(() => parseBodyJson('v3', '')).toThrow('Body is invalid: (body) is not of the expected type (a JSON object)');
   });
 });

@@ -63,6 +63,15 @@ export const runRequestErrors = (api: PlatformApi) => ({
       : new DomainError(ErrorCode.NotFound, 'Template not found', undefined, V3.TemplateNotFound),
 });
 
+/** The body's JSON text (checked by the gateway's parser; a malformed one is refused all the same). */
+export function parseBodyJson(api: PlatformApi, text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw runRequestErrors(api).wrongType('(body)', 'a JSON object');
+  }
+}
+
 /**
  * Checks the shape of a create request, reporting the first problem: a missing key before a wrong type,
  * the line before the units. Unknown top-level keys are ignored (docs/platform-api.md, Decisions).

@@ -8,6 +8,13 @@ describe('run views', () => {
   it('formats timestamps to the second', () => {
     expect(isoSeconds(created)).toBe('2026-03-04T05:06:07Z');
     expect(utcSeconds(created)).toBe('2026-03-04 05:06:07 UTC');
+    // The last value is kept: the same instant again, another one, then the first again.
+    expect([isoSeconds(new Date(created)), isoSeconds(done), isoSeconds(created), isoSeconds(new Date(0))]).toEqual([
+      '2026-03-04T05:06:07Z',
+      '2026-03-04T06:07:08Z',
+      '2026-03-04T05:06:07Z',
+      '1970-01-01T00:00:00Z',
+    ]);
   });
 
   it('v4: output only for Completed units; processed_at null until processed', () => {

@@ -13,3 +13,4 @@ export * from './faults';
 export * from './test-dns';
 export * from './topic-reader';
 export * from './contract';
+export * from './topic-messages';

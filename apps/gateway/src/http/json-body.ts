@@ -130,6 +130,12 @@ function decode(body: Buffer, charset: string): string {
   }
 }
 
+/** The text of each parsed JSON body, for handlers that forward the body as it came (RawJsonBody). */
+const bodyTexts = new WeakMap<FastifyRequest, string>();
+
+/** The JSON body's text as the client sent it (decoded from its charset); undefined without a JSON body. */
+export const jsonBodyText = (request: FastifyRequest): string | undefined => bodyTexts.get(request);
+
 /**
  * JSON bodies for the API routes, as Fastify content-type parsers: any JSON value (the validation pipe
  * decides what a route takes); invalid JSON is 400, a body over `limitBytes` 413 and a body that is not
@@ -145,7 +151,9 @@ export function installJsonBody(fastify: FastifyInstance, limitBytes: number): v
     const text = decode(await readBody(request, payload, limitBytes), charset);
     if (text.length === 0) return undefined;
     try {
-      return JSON.parse(text) as unknown;
+      const value = JSON.parse(text) as unknown;
+      bodyTexts.set(request, text);
+      return value;
     } catch (error) {
       throw new BadRequestException(`Body is not valid JSON: ${(error as Error).message}`);
     }

@@ -1,5 +1,6 @@
-import { Controller, Get, HttpCode, HttpStatus, Param, Post, Res, UseGuards } from '@nestjs/common';
-import { RpcPattern, type RunGetRequest, ServiceName } from '@workline/contracts';
+import { Controller, Get, HttpCode, HttpStatus, Inject, Param, Post, Res, type StreamableFile, UseGuards } from '@nestjs/common';
+import type { BlobStore } from '@workline/blob-store';
+import type { RunGetRequest } from '@workline/contracts';
 import { KafkaRpcClient } from '@workline/kafka';
 import { BasicAuthGuard } from '../auth/guards';
 import { CurrentPrincipal, type PrincipalOf } from '../auth/principal';
@@ -9,6 +10,7 @@ import { createRun } from './create-run';
 import { RawJsonBody } from './raw-body';
 import { CreateV3TaskBody, V3TaskAnswer, V3TaskCreatedAnswer } from '@workline/contracts';
 import { ApiArea, ApiDoc } from '../openapi/api-docs';
+import { PLATFORM_BLOB_STORE, sendRun } from './run-reply';
 
 /** The v3 code of a malformed Idempotency-Key (spec's v3 code table: data invalid). */
 const V3_DATA_INVALID = 102;
@@ -18,24 +20,31 @@ const V3_DATA_INVALID = 102;
 @ApiArea('platform v3', 'basic')
 @UseGuards(BasicAuthGuard)
 export class PlatformV3Controller {
-  constructor(private readonly rpc: KafkaRpcClient) {}
+  constructor(
+    private readonly rpc: KafkaRpcClient,
+    @Inject(PLATFORM_BLOB_STORE) private readonly blobs: BlobStore,
+  ) {}
 
   @Post('tasks')
   @ApiDoc({ summary: 'Create a task (deprecated: use POST /v4/runs)', doc: 'docs/platform-api.md', body: CreateV3TaskBody, ok: [200, 'The task', V3TaskCreatedAnswer], errors: [400, 410, 413, 415, 422], idempotent: true })
   @HttpCode(HttpStatus.OK)
   create(
     @CurrentPrincipal() caller: PrincipalOf<'account'>,
-    @RawJsonBody() body: unknown,
+    @RawJsonBody() body: string,
     @IdempotencyKey(V3_DATA_INVALID) key: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<object> {
-    return createRun(this.rpc, reply, { account_id: caller.accountId, api: 'v3', body, ...(key !== undefined ? { idempotency_key: key } : {}) });
+    return createRun(this.rpc, reply, { account_id: caller.accountId, api: 'v3', body_json: body, ...(key !== undefined ? { idempotency_key: key } : {}) });
   }
 
   @Get('tasks/:taskId')
   @ApiDoc({ summary: 'Read a task (deprecated: use GET /v4/runs/{id})', doc: 'docs/platform-api.md', ok: [200, 'The task', V3TaskAnswer], errors: [400, 404, 410] })
-  get(@CurrentPrincipal() caller: PrincipalOf<'account'>, @Param('taskId') taskId: string): Promise<unknown> {
+  get(
+    @CurrentPrincipal() caller: PrincipalOf<'account'>,
+    @Param('taskId') taskId: string,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<string | StreamableFile> {
     const request: RunGetRequest = { account_id: caller.accountId, api: 'v3', run_id: taskId };
-    return this.rpc.request(ServiceName.PlatformRuns, RpcPattern.RunGet, request);
+    return sendRun(this.rpc, this.blobs, reply, request);
   }
 }

@@ -9,11 +9,13 @@ import {
   flagUnit,
   http,
   ISO_SECONDS,
+  messageSizesSince,
   nextUnit,
   openSealed,
   type PlatformAccount,
   testStack,
 } from '@workline/testing';
+import { Topic } from '@workline/contracts';
 
 const UTC = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC$/;
 
@@ -99,6 +101,26 @@ describe('platform API v3 (deprecated): batches over v4 runs (real Kafka and Pos
     });
     expect(body.started_at).toBe(`${sent.body.started_at.slice(0, 10)} ${sent.body.started_at.slice(11, 19)} UTC`);
     expect(body.completed_at).toBe(`${done.body.finished_at!.slice(0, 10)} ${done.body.finished_at!.slice(11, 19)} UTC`);
+  });
+
+  it('a 10,000-resource batch: created in one request, read back whole, its answer kept off the shared reply topic', async () => {
+    const account = await createPlatformAccount('V3 big');
+    const resources = Array.from({ length: 10_000 }, (_, i) => ({ identifier: `r-${i}`, url: `https://img/${i}.jpg`, note: 'a "quoted" ünïcode note' }));
+    const sent = await send(account, { template_id: account.lineId, resources });
+    expect(sent.status).toBe(200);
+    const since = Date.now();
+    const batch = await getBatch(account, sent.body.task_id);
+    expect(batch.status).toBe(200);
+    expect(batch.body).toEqual({
+      task_id: sent.body.task_id,
+      template_id: account.lineId,
+      status: 'In-Progress',
+      started_at: sent.body.started_at,
+      finished_at: null,
+      resources: resources.map((resource) => ({ ...resource, extra: { status: 'In-Progress' } })),
+    });
+    expect(Math.max(...(await messageSizesSince(Topic.RpcReplies, since)))).toBeLessThan(4096);
+    expect((await http('POST', `/v4/runs/${sent.body.task_id}/abort`, { headers: account.auth })).status).toBe(202);
   });
 
   it('a v3 batch is a v4 run: readable and abortable through v4, Aborted shows in extra.status', async () => {

@@ -1,4 +1,5 @@
-import { Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, HttpStatus, Inject, Param, Post, Query, Res, type StreamableFile, UseGuards } from '@nestjs/common';
+import type { BlobStore } from '@workline/blob-store';
 import {
   DomainError,
   ErrorCode,
@@ -17,6 +18,7 @@ import { createRun } from './create-run';
 import { RawJsonBody } from './raw-body';
 import { CreateRunBody, LineAnswer, MessageAnswer, RunAnswer, RunCreatedAnswer, RunUnitsQuery } from '@workline/contracts';
 import { ApiArea, ApiDoc } from '../openapi/api-docs';
+import { PLATFORM_BLOB_STORE, sendRun } from './run-reply';
 
 /** Largest page of the unit pagination extension (also the most units a run holds). */
 const MAX_UNITS_LIMIT = 10_000;
@@ -39,7 +41,10 @@ function pageParam(query: Record<string, unknown>, name: string, min: number): n
 @ApiArea('platform v4', 'basic')
 @UseGuards(BasicAuthGuard)
 export class PlatformV4Controller {
-  constructor(private readonly rpc: KafkaRpcClient) {}
+  constructor(
+    private readonly rpc: KafkaRpcClient,
+    @Inject(PLATFORM_BLOB_STORE) private readonly blobs: BlobStore,
+  ) {}
 
   @Get('lines')
   @ApiDoc({ summary: "List the account's lines", doc: 'docs/platform-api.md', ok: [200, 'The lines', [LineAnswer]] })
@@ -68,28 +73,34 @@ export class PlatformV4Controller {
   @HttpCode(HttpStatus.CREATED)
   create(
     @CurrentPrincipal() caller: PrincipalOf<'account'>,
-    @RawJsonBody() body: unknown,
+    @RawJsonBody() body: string,
     @IdempotencyKey() key: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<object> {
-    return createRun(this.rpc, reply, { account_id: caller.accountId, api: 'v4', body, ...(key !== undefined ? { idempotency_key: key } : {}) });
+    return createRun(this.rpc, reply, { account_id: caller.accountId, api: 'v4', body_json: body, ...(key !== undefined ? { idempotency_key: key } : {}) });
   }
 
   @Get('runs/:id')
   @ApiDoc({ summary: 'Read a run with a page of its units', doc: 'docs/platform-api.md', query: RunUnitsQuery, ok: [200, 'The run', RunAnswer], errors: [404, 422] })
-  get(@CurrentPrincipal() caller: PrincipalOf<'account'>, @Param('id') id: string, @Query() query: Record<string, unknown>): Promise<unknown> {
+  get(
+    @CurrentPrincipal() caller: PrincipalOf<'account'>,
+    @Param('id') id: string,
+    @Query() query: Record<string, unknown>,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<string | StreamableFile> {
     const request: RunGetRequest = { account_id: caller.accountId, api: 'v4', run_id: id };
     const offset = pageParam(query, 'units_offset', 0);
     const limit = pageParam(query, 'units_limit', 1);
     if (offset !== undefined) request.units_offset = offset;
     if (limit !== undefined) request.units_limit = limit;
-    return this.rpc.request(ServiceName.PlatformRuns, RpcPattern.RunGet, request);
+    return sendRun(this.rpc, this.blobs, reply, request);
   }
 
   /** Runs are kept: a client may read and abort its runs, not delete them (403); others' runs are 404. */
   @Delete('runs/:id')
   @ApiDoc({ summary: "Runs cannot be deleted (403; 404 for another account's run)", doc: 'docs/platform-api.md', ok: [200, 'Never'], errors: [403, 404] })
   async remove(@CurrentPrincipal() caller: PrincipalOf<'account'>, @Param('id') id: string): Promise<never> {
+    // One unit at most: the answer is always small enough to travel inline (JsonReply).
     const request: RunGetRequest = { account_id: caller.accountId, api: 'v4', run_id: id, units_offset: 0, units_limit: 1 };
     await this.rpc.request(ServiceName.PlatformRuns, RpcPattern.RunGet, request);
     throw new DomainError(ErrorCode.Forbidden, 'Forbidden');

@@ -12,10 +12,12 @@ import {
   LoopbackReceiver,
   nextUnit,
   openSealed,
+  messageSizesSince,
   type PlatformAccount,
   testStack,
 } from '@workline/testing';
-import { existsSync, readFileSync } from 'node:fs';
+import { Topic } from '@workline/contracts';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 
@@ -276,6 +278,9 @@ describe('platform API v4: lines, runs, abort, callbacks (real Kafka and Postgre
       const reordered = { units: [{ n: 1, identifier: 'a' }, { identifier: 'b' }], callback_url: body.callback_url, line_id: account.lineId };
       const retry = await createWithKey(account, key, reordered);
       expect({ status: retry.status, body: retry.body, replayed: retry.headers.get('idempotent-replayed') }).toEqual({ status: 201, body: first.body, replayed: 'true' });
+      // The body travels as the client's text: other spacing is still the same request.
+      const spaced = await createWithKey(account, key, JSON.stringify(body, null, 2));
+      expect({ status: spaced.status, body: spaced.body }).toEqual({ status: 201, body: first.body });
       expect(await runsOfLine(account.lineId)).toBe(1);
       expect(await prisma.productionUnit.count({ where: { runId: first.body.id } })).toBe(2);
 
@@ -398,16 +403,32 @@ describe('platform API v4: lines, runs, abort, callbacks (real Kafka and Postgre
   });
 
   describe('big runs', () => {
-    it('accepts 10,000 units in one request, returns them all, and pages them on request', async () => {
+    it('accepts 10,000 units in one request, returns them all (through the blob store, not the shared reply topic), and pages them on request', async () => {
       const account = await createPlatformAccount('Big');
-      const units = Array.from({ length: 10_000 }, (_, i) => ({ identifier: `unit-${i}`, payload: { index: i, text: 'lorem ipsum dolor sit amet' } }));
+      const units = Array.from({ length: 10_000 }, (_, i) => ({ identifier: `unit-${i}`, payload: { index: i, text: 'lorem ipsum dolor sit amet', quote: 'say "é"' } }));
       const created = await createRun(account, { line_id: account.lineId, units });
       expect(created.status).toBe(201);
+      const since = Date.now();
       const run = await getRun(account, created.body.id);
       expect(run.status).toBe(200);
+      expect(run.headers.get('content-type')).toBe('application/json; charset=utf-8');
       expect(run.body.units).toHaveLength(10_000);
-      expect(run.body.units[9_999].input).toEqual(units[9_999]);
+      expect(run.body.units.map((u) => u.input)).toEqual(units);
+      expect(run.body).toMatchObject({ id: created.body.id, line_id: account.lineId, status: 'Processing', created_at: created.body.created_at, processed_at: null });
+      expect(run.body.units[9_999]).toEqual({ input: units[9_999], output: {}, meta: { status: 'Processing', created_at: created.body.created_at, processed_at: null } });
       expect(run.body.units_page).toBeUndefined();
+      // The ~2 MB answer never went over the reply topic every gateway reads: only small replies did.
+      const sizes = await messageSizesSince(Topic.RpcReplies, since);
+      expect(sizes.length).toBeGreaterThan(0);
+      expect(Math.max(...sizes)).toBeLessThan(4096);
+      // Read once, then deleted from the blob store.
+      const replies = join(testStack().appEnv.BLOB_DIR, 'rpc-replies', 'platform-runs');
+      await eventually(() => !existsSync(replies) || readdirSync(replies).length === 0, { what: 'the answer blob to be deleted once read' });
+      // The same body as the pages read inline (each under the inline limit), put together.
+      const pages: RunView[] = [];
+      for (let offset = 0; offset < 10_000; offset += 1_000) pages.push((await getRun(account, created.body.id, `?units_offset=${offset}&units_limit=1000`)).body);
+      const { units: _units, units_page: _page, ...head } = pages[0];
+      expect(run.body).toEqual({ ...head, units: pages.flatMap((p) => p.units) });
       const page = await getRun(account, created.body.id, '?units_offset=9998&units_limit=5');
       expect(page.status).toBe(200);
       expect(page.body.units.map((u) => u.input.identifier)).toEqual(['unit-9998', 'unit-9999']);
