@@ -1,5 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
+  type AssignmentActionReply,
   type AssignmentActionRequest,
   type AssignmentNextRequest,
   CompleteUnitAssignmentDto,
@@ -44,6 +45,8 @@ export type UnitOutcome = 'completed' | 'flagged';
  */
 @Injectable()
 export class UnitWorkService {
+  private readonly logger = new Logger(UnitWorkService.name);
+
   constructor(
     private readonly prisma: PrismaService,
     private readonly runs: RunsService,
@@ -84,14 +87,26 @@ export class UnitWorkService {
     });
   }
 
-  complete(request: AssignmentActionRequest): Promise<{ assignment_id: string; status: string }> {
+  async complete(request: AssignmentActionRequest): Promise<AssignmentActionReply> {
     const body = validateContract(CompleteUnitAssignmentDto, request.body);
-    return this.finish(request, 'completed', UnitStatus.Completed, body.output as Prisma.InputJsonObject, null);
+    return this.followUp(request, await this.finish(request, 'completed', UnitStatus.Completed, body.output as Prisma.InputJsonObject, null));
   }
 
-  flag(request: AssignmentActionRequest): Promise<{ assignment_id: string; status: string }> {
+  async flag(request: AssignmentActionRequest): Promise<AssignmentActionReply> {
     const body = validateContract(FlagAssignmentDto, request.body);
-    return this.finish(request, 'flagged', UnitStatus.Flagged, null, body.reason);
+    return this.followUp(request, await this.finish(request, 'flagged', UnitStatus.Flagged, null, body.reason));
+  }
+
+  /** With `next` asked for, leases the worker's next unit once the complete or flag is stored. */
+  private async followUp(request: AssignmentActionRequest, reply: AssignmentActionReply): Promise<AssignmentActionReply> {
+    if (!request.next) return reply;
+    try {
+      return { ...reply, next: await this.next({ worker_id: request.worker_id, ...(request.next.line_id ? { line_id: request.next.line_id } : {}) }) };
+    } catch (error) {
+      // The outcome is stored and stands; the worker asks `next` again (docs/work-api.md).
+      this.logger.warn(`${request.assignment_id} is ${reply.status}, but no next unit could be leased: ${error instanceof Error ? error.message : String(error)}`);
+      return { ...reply, next: null };
+    }
   }
 
   private async finish(
@@ -100,7 +115,7 @@ export class UnitWorkService {
     status: UnitStatusValue,
     output: Prisma.InputJsonObject | null,
     reason: string | null,
-  ): Promise<{ assignment_id: string; status: string }> {
+  ): Promise<AssignmentActionReply> {
     const id = request.assignment_id;
     const processed = await this.prisma.$transaction(async (tx) => {
       const state = await this.lockAssignment(tx, id);

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { IsIn, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
+import { Type } from 'class-transformer';
+import { IsIn, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
 
 /** Work API (docs/work-api.md). Workers lease units (platform runs) and tasks (oversight). */
 export const ASSIGNMENT_KINDS = ['unit', 'task'] as const;
@@ -23,6 +24,17 @@ export class NextAssignmentDto {
 
   @IsOptional() @IsString() @MaxLength(200)
   line_id?: string;
+}
+
+/**
+ * The optional `next` of a complete or flag body: the body `next` would take, whose answer comes back in
+ * the same reply (docs/work-api.md). The gateway takes it out of the body before the owning service sees it.
+ */
+export class FollowUpNextDto {
+  @IsObject({ message: 'next must be an object' })
+  @ValidateNested()
+  @Type(() => NextAssignmentDto)
+  next!: NextAssignmentDto;
 }
 
 export class FlagAssignmentDto {
@@ -61,4 +73,16 @@ export interface AssignmentNextRequest extends WorkerRef {
 export interface AssignmentActionRequest extends WorkerRef {
   assignment_id: string;
   body: unknown;
+  /**
+   * Present when the worker asked for the next assignment of the same kind in the same answer: the owning
+   * service leases it once the complete or flag is stored, and answers it under `next` (null: none).
+   */
+  next?: { line_id?: string };
+}
+
+/** What complete and flag answer; `next` only when it was asked for. */
+export interface AssignmentActionReply {
+  assignment_id: string;
+  status: string;
+  next?: UnitAssignmentView | null;
 }
