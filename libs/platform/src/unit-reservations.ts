@@ -80,7 +80,7 @@ export class UnitReservations {
     private readonly settings: PlatformSettings,
     private readonly clock: PlatformClock,
   ) {
-    this.claims = db.batcher('unit-claims', (keys: string[]) => this.claim(keys));
+    this.claims = db.batcher('unit_claims', (keys: string[]) => this.claim(keys));
   }
 
   /** A reserved unit of the line ('' = any), from memory or a claim; null when no unit is free. */

@@ -136,8 +136,8 @@ export class UnitWorkService implements OnApplicationShutdown {
     @Inject(PLATFORM_CLOCK) private readonly clock: PlatformClock,
   ) {
     this.reservations = new UnitReservations(db, settings, clock);
-    this.leases = db.batcher('unit-leases', (items: LeaseItem[]) => this.writeLeases(items));
-    this.outcomes = db.batcher('unit-outcomes', (items: OutcomeItem[]) => this.writeOutcomes(items));
+    this.leases = db.batcher('unit_leases', (items: LeaseItem[]) => this.writeLeases(items));
+    this.outcomes = db.batcher('unit_outcomes', (items: OutcomeItem[]) => this.writeOutcomes(items));
   }
 
   async next(request: AssignmentNextRequest): Promise<UnitAssignmentView | null> {
