@@ -64,7 +64,7 @@ const byAge = (a: ClaimedRow, b: ClaimedRow) =>
 
 /**
  * The units an instance of platform-runs holds reserved, handed out from memory (docs/work-api.md,
- * "Claims in batches"). A `next` that finds none waits for a claim: the requests that queued in the same
+ * "Claims and completions in batches"). A `next` that finds none waits for a claim: the requests that queued in the same
  * turn of the event loop (or during the claim under way) share one claim statement, which also reserves
  * `unitClaimAhead` more for the requests to come. A reservation is a hint between instances, not a lock:
  * the lease is written only while the claim's token is still on the row, so a unit reserved twice (its
@@ -99,13 +99,6 @@ export class UnitReservations {
     const tokens = [...new Set([...this.held.values()].flat().map((unit) => unit.token))];
     this.held.clear();
     if (tokens.length) await this.db.query(RELEASE, [tokens]);
-  }
-
-  /** Units held in memory now (tests, metrics). */
-  get size(): number {
-    let size = 0;
-    for (const units of this.held.values()) size += units.length;
-    return size;
   }
 
   private fromMemory(lineKey: string): ReservedUnit | undefined {

@@ -163,11 +163,6 @@ export class UnitWorkService implements OnApplicationShutdown {
     return this.followUp(request, await this.finish(request, 'flagged', null, body.reason));
   }
 
-  /** Units this instance holds reserved in memory now. */
-  get reservedInMemory(): number {
-    return this.reservations.size;
-  }
-
   /** A graceful stop puts back the units this instance holds, instead of letting their reservations run out. */
   async onApplicationShutdown(): Promise<void> {
     await this.reservations.releaseAll().catch((error: Error) => this.logger.warn(`could not put back reserved units (they come back when their reservation ends): ${error.message}`));
