@@ -291,7 +291,7 @@ describe('work API queue: random interleavings against a reference model (real P
           select key, count(*)::int as n from messaging_outbox where topic = ${Topic.DeliveryRequested} and key = any(${model.runs}) group by key`;
         expect(new Map(callbacks.map((row) => [row.key, row.n]))).toEqual(new Map(model.runs.map((id) => [id, 1])));
       }),
-      { numRuns: Number(process.env.PROPERTY_RUNS ?? 100), endOnFailure: true },
+      { numRuns: Number(process.env.PROPERTY_RUNS ?? 60), endOnFailure: true },
     );
   }, 180_000);
 });
