@@ -110,11 +110,17 @@
     (assignment.kind === 'unit' ? $('fields').querySelector('.field-key') : $('tags')).focus();
   }
 
+  // What `next` takes for a kind; complete and flag send it too, so the next assignment comes in their answer.
+  function nextBody(kind) {
+    const body = { kind };
+    if (kind === 'unit' && state.lineId) body.line_id = state.lineId;
+    return body;
+  }
+
   async function next(kind) {
     if (!state.workerToken) return say('Sign in first', true);
     try {
-      const body = { kind };
-      if (kind === 'unit' && state.lineId) body.line_id = state.lineId;
+      const body = nextBody(kind);
       const result = await call('POST', '/workforce/v1/assignments/next', workerHeaders(), body);
       if (result.status === 204) {
         renderAssignment(null);
@@ -150,9 +156,11 @@
     const assignment = state.assignment;
     if (!assignment) return say('Take a unit or task first', true);
     try {
-      const result = await call('POST', `/workforce/v1/assignments/${assignment.assignment_id}/${action}`, workerHeaders(), body);
-      renderAssignment(null);
-      say(`${assignment.assignment_id}: ${result.body.status || result.body.state}`);
+      const result = await call('POST', `/workforce/v1/assignments/${assignment.assignment_id}/${action}`, workerHeaders(), { ...body, next: nextBody(assignment.kind) });
+      const following = result.body.next || null;
+      renderAssignment(following);
+      const done = `${assignment.assignment_id}: ${result.body.status || result.body.state}`;
+      say(following ? `${done}. Leased ${following.assignment_id}.` : `${done}. No ${assignment.kind} waiting.`);
     } catch (error) {
       say(error.message, true);
     }

@@ -13,4 +13,15 @@ export class PlatformRunsEnv extends BaseEnv {
    */
   @IsInt() @Min(1024) @Max(64 * 1024 * 1024)
   RPC_REPLY_INLINE_BYTES: number = 256 * 1024;
+
+  /**
+   * How long an instance holds the units it claimed (in batches) to hand them out from memory; units it
+   * has not leased by then, or held when it crashed, go back to the queue.
+   */
+  @IsInt() @Min(1) @Max(300)
+  UNIT_RESERVATION_SECONDS: number = 10;
+
+  /** Units a claim reserves beyond the `next` requests waiting for it (0: exactly those). */
+  @IsInt() @Min(0) @Max(1000)
+  UNIT_CLAIM_AHEAD: number = 16;
 }

@@ -4,7 +4,16 @@ import { type BaseEnv, loadEnvOrExit } from '@workline/config';
 import { ServiceName } from '@workline/contracts';
 import { DbModule } from '@workline/db';
 import { KafkaModule, type KafkaSettings } from '@workline/kafka';
-import { LinesService, PLATFORM_SETTINGS, type PlatformSettings, RunsService, UnitLeaseMetrics, UnitWorkService } from '@workline/platform';
+import {
+  LinesService,
+  PLATFORM_CLOCK,
+  PLATFORM_SETTINGS,
+  type PlatformSettings,
+  RunsService,
+  systemClock,
+  UnitLeaseMetrics,
+  UnitWorkService,
+} from '@workline/platform';
 import { LinesRpcController } from './lines.rpc-controller';
 import { PlatformRunsEnv } from './platform-runs.env';
 import { RunAbortEventController } from './run-abort.event-controller';
@@ -19,6 +28,9 @@ export class PlatformRunsModule {
       secretsKey: env.secretsKey,
       callbackPolicy: env.callbackPolicy,
       unitLeaseSeconds: own.UNIT_LEASE_SECONDS,
+      unitReservationSeconds: own.UNIT_RESERVATION_SECONDS,
+      unitClaimAhead: own.UNIT_CLAIM_AHEAD,
+      instanceId: settings.instanceId,
     };
     const blobs = createBlobStore(loadEnvOrExit(BlobStoreEnv, ServiceName.PlatformRuns));
     const logger = new Logger(BlobReplies.name);
@@ -28,7 +40,15 @@ export class PlatformRunsModule {
       module: PlatformRunsModule,
       imports: [DbModule.forRoot(env.DATABASE_URL, env.DATABASE_POOL_SIZE), KafkaModule.forRoot({ settings, outbox: true, serveHealth: true })],
       controllers: [LinesRpcController, RunsRpcController, UnitWorkRpcController, RunAbortEventController],
-      providers: [{ provide: PLATFORM_SETTINGS, useValue: platform }, { provide: BlobReplies, useValue: replies }, LinesService, RunsService, UnitWorkService, UnitLeaseMetrics],
+      providers: [
+        { provide: PLATFORM_SETTINGS, useValue: platform },
+        { provide: BlobReplies, useValue: replies },
+        { provide: PLATFORM_CLOCK, useValue: systemClock },
+        LinesService,
+        RunsService,
+        UnitWorkService,
+        UnitLeaseMetrics,
+      ],
     };
   }
 }

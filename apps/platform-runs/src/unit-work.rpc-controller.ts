@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { type AssignmentActionRequest, type AssignmentNextRequest, RpcPattern, type UnitAssignmentView } from '@workline/contracts';
+import { type AssignmentActionReply, type AssignmentActionRequest, type AssignmentNextRequest, RpcPattern, type UnitAssignmentView } from '@workline/contracts';
 import { UnitWorkService } from '@workline/platform';
 
 /** Work API for kind "unit" (docs/work-api.md); the gateway has authenticated the worker. */
@@ -14,12 +14,12 @@ export class UnitWorkRpcController {
   }
 
   @MessagePattern(RpcPattern.UnitAssignmentComplete)
-  complete(@Payload() payload: AssignmentActionRequest): Promise<object> {
+  complete(@Payload() payload: AssignmentActionRequest): Promise<AssignmentActionReply> {
     return this.work.complete(payload);
   }
 
   @MessagePattern(RpcPattern.UnitAssignmentFlag)
-  flag(@Payload() payload: AssignmentActionRequest): Promise<object> {
+  flag(@Payload() payload: AssignmentActionRequest): Promise<AssignmentActionReply> {
     return this.work.flag(payload);
   }
 }

@@ -8,7 +8,23 @@ export interface PlatformSettings {
   callbackPolicy: CallbackPolicy;
   /** How long a worker holds a unit before it goes back to the queue. */
   unitLeaseSeconds: number;
+  /** How long an instance holds the units it claimed to hand out from memory (UNIT_RESERVATION_SECONDS). */
+  unitReservationSeconds: number;
+  /** Units a claim reserves beyond the `next` requests waiting for it (UNIT_CLAIM_AHEAD). */
+  unitClaimAhead: number;
+  /** This instance (INSTANCE_ID): its reservations are named after it. */
+  instanceId: string;
 }
+
+/** The time the work API goes by (leases, reservations); tests turn it forward instead of sleeping. */
+export interface PlatformClock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+}
+
+export const PLATFORM_CLOCK = Symbol('PLATFORM_CLOCK');
+
+export const systemClock: PlatformClock = { now: () => Date.now() };
 
 export const PLATFORM_SETTINGS = Symbol('PLATFORM_SETTINGS');
 

@@ -14,8 +14,8 @@ import {
   type RunGetRequest,
   Topic,
 } from '@workline/contracts';
-import { AlreadyCreated, type Batcher, createOnce, DbPool, type IdempotencyStamp, ImmutableRowCache, PrismaService, statement } from '@workline/db';
-import { enqueueEvent, OutboxRelay, type Tx } from '@workline/kafka';
+import { AlreadyCreated, type Batcher, createOnce, DbPool, type IdempotencyStamp, ImmutableRowCache, PrismaService, type Sql, statement } from '@workline/db';
+import { enqueueEvent, enqueueEvents, OutboxRelay, type Tx } from '@workline/kafka';
 import { SecretBox } from '@workline/secrets';
 import { randomUUID } from 'node:crypto';
 import { PLATFORM_OUTBOX_SOURCE, PLATFORM_SETTINGS, type PlatformSettings } from './platform.settings';
@@ -104,6 +104,34 @@ interface RunRow extends RunRecord {
 }
 
 const created = (api: PlatformApi, run: RunRecord): object => (api === 'v4' ? v4Created(run) : v3Created(run));
+
+/** The callback of a processed run (one per run: its delivery id is the run's). */
+function callbackOf(run: RunRow, units: UnitRecord[]): DeliveryRequestedEvent {
+  const v4 = run.api === 'v4';
+  return {
+    delivery_id: `platform-run-${run.id}`,
+    owner: { account_id: run.accountId },
+    subject: { run_id: run.id },
+    event_type: v4 ? 'run.processed' : 'batch.completed',
+    url: run.callbackUrl!,
+    body: JSON.stringify(v4 ? v4Run(run, units) : v3Callback(run, units)),
+    signing: 'none',
+    ...(run.callbackAuthorization ? { sealed_authorization: run.callbackAuthorization } : {}),
+  };
+}
+
+const SELECT_CALLBACK_RUNS = statement(
+  'platform_callback_runs',
+  `select id, account_id as "accountId", line_id as "lineId", api, status, callback_url as "callbackUrl",
+     callback_authorization as "callbackAuthorization", unit_count as "unitCount", created_at as "createdAt", processed_at as "processedAt"
+   from platform_run where id = any($1::text[]) and callback_url is not null`,
+);
+
+const SELECT_CALLBACK_UNITS = statement(
+  'platform_callback_units',
+  `select run_id as "runId", input, output, status, created_at as "createdAt", processed_at as "processedAt"
+   from platform_unit where run_id = any($1::text[]) order by run_id, seq`,
+);
 
 /** Production runs (v4) and batches (v3): one domain, two presentations. */
 @Injectable()
@@ -251,18 +279,26 @@ export class RunsService {
     const run = (await tx.productionRun.findUniqueOrThrow({ where: { id: runId } })) as RunRow;
     if (!run.callbackUrl) return;
     const units: UnitRecord[] = await tx.productionUnit.findMany({ where: { runId }, orderBy: { seq: 'asc' }, select: UNIT_FIELDS });
-    const v4 = run.api === 'v4';
-    const delivery: DeliveryRequestedEvent = {
-      delivery_id: `platform-run-${run.id}`,
-      owner: { account_id: run.accountId },
-      subject: { run_id: run.id },
-      event_type: v4 ? 'run.processed' : 'batch.completed',
-      url: run.callbackUrl,
-      body: JSON.stringify(v4 ? v4Run(run, units) : v3Callback(run, units)),
-      signing: 'none',
-      ...(run.callbackAuthorization ? { sealed_authorization: run.callbackAuthorization } : {}),
-    };
-    await enqueueEvent(tx, PLATFORM_OUTBOX_SOURCE, Topic.DeliveryRequested, delivery, { key: run.id });
+    await enqueueEvent(tx, PLATFORM_OUTBOX_SOURCE, Topic.DeliveryRequested, callbackOf(run, units), { key: run.id });
+  }
+
+  /**
+   * The callbacks of runs that have just become Processed, inside the caller's raw-SQL transaction (the
+   * work API's batched outcomes): one read of the runs, one of their units, one outbox insert.
+   */
+  async enqueueCallbacks(sql: Sql, processed: { id: string; headers?: Record<string, string> }[]): Promise<void> {
+    if (!processed.length) return;
+    const runs = await sql.query<RunRow>(SELECT_CALLBACK_RUNS, [processed.map((run) => run.id)]);
+    if (!runs.length) return;
+    const units = new Map<string, UnitRecord[]>(runs.map((run) => [run.id, []]));
+    for (const unit of await sql.query<UnitRecord & { runId: string }>(SELECT_CALLBACK_UNITS, [runs.map((run) => run.id)])) units.get(unit.runId)!.push(unit);
+    const headers = new Map(processed.map((run) => [run.id, run.headers]));
+    await enqueueEvents(
+      sql,
+      PLATFORM_OUTBOX_SOURCE,
+      Topic.DeliveryRequested,
+      runs.map((run) => ({ data: callbackOf(run, units.get(run.id)!), key: run.id, ...(headers.get(run.id) ? { headers: headers.get(run.id) } : {}) })),
+    );
   }
 
   private async ownedRun(api: PlatformApi, accountId: string, runId: string): Promise<OwnedRun> {

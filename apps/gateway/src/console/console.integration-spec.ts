@@ -123,14 +123,19 @@ describe('console in a browser', () => {
     const worker = await browser.page();
     await signInWorker(worker);
     // Tasks are offered oldest first across test files: flag (through the UI) any left over before ours.
+    await worker.keyboard.press('t');
     for (let i = 0; i < 100; i++) {
-      await worker.keyboard.press('t');
       await worker.waitForSelector('#task-media h3');
       if ((await worker.textContent('#task-media h3')) === `Task ${taskId}`) break;
+      const leftover = await worker.textContent('#assignment-id');
       await worker.keyboard.press('f');
       await worker.keyboard.type('left over by another test');
       await worker.keyboard.press('Enter');
-      await worker.waitForSelector('#work[hidden]', { state: 'attached' });
+      // The flag's answer brings the next task (ours is still waiting): the page shows it without a `t`.
+      await worker.waitForFunction(
+        (id) => (globalThis as unknown as { document: { getElementById(s: string): { textContent: string } } }).document.getElementById('assignment-id').textContent !== id,
+        leftover,
+      );
     }
     expect(await worker.textContent('#task-media h3')).toBe(`Task ${taskId}`);
     // The image has loaded and decoded (the page script runs in the browser, typed loosely here).
@@ -153,6 +158,36 @@ describe('console in a browser', () => {
       { value: 'cat', confidence_score: 1 },
       { value: 'pet', confidence_score: 1 },
     ]);
+  });
+
+  it('a worker who keeps going gets the next unit in the answer of each complete (one request per unit)', async () => {
+    const line = await createPlatformAccount('Console next');
+    const created = await http<{ id: string }>('POST', '/v4/runs', {
+      headers: line.auth,
+      body: { line_id: line.lineId, units: [{ identifier: 'first' }, { identifier: 'second' }] },
+    });
+    expect(created.status).toBe(201);
+    const worker = await browser.page();
+    const requests: string[] = [];
+    worker.on('request', (request) => {
+      if (request.url().includes('/workforce/v1/assignments/')) requests.push(new URL(request.url()).pathname.split('/').pop()!);
+    });
+    await signInWorker(worker, line.lineId);
+    await worker.keyboard.press('n');
+    await worker.waitForSelector('#input-fields:has-text("first")');
+    await worker.fill('#fields .field-key', 'answer');
+    await worker.fill('#fields .field-value', 'one');
+    await worker.keyboard.press('Control+Enter');
+    await worker.waitForSelector('#input-fields:has-text("second")');
+    expect(await worker.textContent('#status')).toMatch(/Completed\. Leased asgu_/);
+    await worker.fill('#fields .field-key', 'answer');
+    await worker.fill('#fields .field-value', 'two');
+    await worker.keyboard.press('Control+Enter');
+    await worker.waitForSelector('#status:has-text("Completed. No unit waiting.")');
+    expect(await worker.isHidden('#work')).toBe(true);
+    expect(requests).toEqual(['next', 'complete', 'complete']);
+    const run = await http<{ status: string; units: { output: unknown }[] }>('GET', `/v4/runs/${created.body.id}`, { headers: line.auth });
+    expect([run.body.status, run.body.units.map((unit) => unit.output)]).toEqual(['Processed', [{ answer: 'one' }, { answer: 'two' }]]);
   });
 
   it('shows refusals in the page instead of failing silently', async () => {

@@ -1,13 +1,16 @@
-import { Body, Controller, HttpCode, HttpStatus, Param, Post, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, HttpCode, HttpStatus, Logger, Param, Post, Res, UseGuards } from '@nestjs/common';
 import {
+  type AssignmentActionReply,
   type AssignmentActionRequest,
   type AssignmentKind,
   assignmentKindOf,
   type AssignmentNextRequest,
   DomainError,
+  FollowUpNextDto,
   NextAssignmentDto,
   RpcPattern,
   ServiceName,
+  validateContract,
 } from '@workline/contracts';
 import { KafkaRpcClient } from '@workline/kafka';
 import type { FastifyReply } from 'fastify';
@@ -40,6 +43,8 @@ const ROUTES: Record<AssignmentKind, { service: ServiceName; next: RpcPattern; c
 @ApiArea('work', 'worker')
 @UseGuards(WorkerGuard)
 export class WorkController {
+  private readonly logger = new Logger(WorkController.name);
+
   constructor(private readonly rpc: KafkaRpcClient) {}
 
   @Post('next')
@@ -52,9 +57,7 @@ export class WorkController {
     errors: [400, 413, 415, 422],
   })
   async next(@CurrentPrincipal() worker: PrincipalOf<'worker'>, @Body() body: NextAssignmentDto, @Res() reply: FastifyReply): Promise<void> {
-    const route = ROUTES[body.kind];
-    const request: AssignmentNextRequest = { worker_id: worker.workerId, ...(body.line_id ? { line_id: body.line_id } : {}) };
-    const assignment = await this.rpc.request<object | null>(route.service, route.next, request);
+    const assignment = await this.lease(worker, body);
     await (assignment ? reply.code(HttpStatus.OK).send(assignment) : reply.code(HttpStatus.NO_CONTENT).send());
   }
 
@@ -72,11 +75,40 @@ export class WorkController {
     return this.act('flag', worker, assignmentId, body);
   }
 
-  private act(action: 'complete' | 'flag', worker: PrincipalOf<'worker'>, assignmentId: string, body: unknown): Promise<unknown> {
+  private lease(worker: PrincipalOf<'worker'>, body: NextAssignmentDto): Promise<object | null> {
+    const route = ROUTES[body.kind];
+    const request: AssignmentNextRequest = { worker_id: worker.workerId, ...(body.line_id ? { line_id: body.line_id } : {}) };
+    return this.rpc.request<object | null>(route.service, route.next, request);
+  }
+
+  /**
+   * Complete or flag; with `next` in the body, the next assignment comes back in the same answer
+   * (docs/work-api.md). `next` is checked before anything is stored, and taken out of the body the owning
+   * service validates. Next of the same kind as a unit travels with the complete in one request.
+   */
+  private async act(action: 'complete' | 'flag', worker: PrincipalOf<'worker'>, assignmentId: string, body: unknown): Promise<unknown> {
+    const { rest, next } = splitFollowUp(body);
     const kind = assignmentKindOf(assignmentId);
     if (!kind) throw DomainError.notFound(`assignment ${assignmentId} not found`);
     const route = ROUTES[kind];
-    const request: AssignmentActionRequest = { worker_id: worker.workerId, assignment_id: assignmentId, body: body ?? {} };
-    return this.rpc.request(route.service, route[action], request);
+    const request: AssignmentActionRequest = { worker_id: worker.workerId, assignment_id: assignmentId, body: rest ?? {} };
+    if (next && kind === 'unit' && next.kind === 'unit') request.next = next.line_id ? { line_id: next.line_id } : {};
+    const result = await this.rpc.request<AssignmentActionReply>(route.service, route[action], request);
+    if (!next || request.next) return result;
+    let following: object | null = null;
+    try {
+      following = await this.lease(worker, next);
+    } catch (error) {
+      // The complete or flag is stored: its answer stands, and the worker asks `next` again.
+      this.logger.warn(`${action} of ${assignmentId} stored, but no next ${next.kind} could be leased: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    return { ...result, next: following };
   }
+}
+
+/** Takes the optional `next` out of a complete or flag body, validated (422 naming next.*). */
+function splitFollowUp(body: unknown): { rest: unknown; next?: NextAssignmentDto } {
+  if (typeof body !== 'object' || body === null || Array.isArray(body) || !Object.hasOwn(body, 'next')) return { rest: body };
+  const { next, ...rest } = body as Record<string, unknown>;
+  return { rest, next: validateContract(FollowUpNextDto, { next }).next };
 }

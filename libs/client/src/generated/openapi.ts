@@ -1101,6 +1101,7 @@ export interface components {
             task_id?: string | null;
             /** @enum {string|null} */
             state?: "QUEUED" | "IN_PROGRESS" | "COMPLETED" | "ERROR" | null;
+            next?: (components["schemas"]["UnitAssignmentAnswer"] | components["schemas"]["TaskAssignmentAnswer"]) | null;
         };
         BucketAnswer: {
             id: string;
@@ -1120,11 +1121,13 @@ export interface components {
         CompleteTaskAssignmentDto: {
             updated_tags: components["schemas"]["TagDto"][];
             metadata?: components["schemas"]["MetadataItemDto"][] | null;
+            next?: components["schemas"]["NextAssignmentDto"] | null;
         };
         CompleteUnitAssignmentDto: {
             output: {
                 [key: string]: unknown;
             };
+            next?: components["schemas"]["NextAssignmentDto"] | null;
         };
         ConfigurationAnswer: {
             id: string;
@@ -1264,6 +1267,7 @@ export interface components {
         };
         FlagAssignmentDto: {
             reason: string;
+            next?: components["schemas"]["NextAssignmentDto"] | null;
         };
         GeneratePresignedUrlDto: {
             /** @enum {string} */

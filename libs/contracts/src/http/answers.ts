@@ -5,6 +5,7 @@ import { DELIVERY_STATUSES, type DeliveryStatus } from '../rpc/delivery.messages
 import { BUCKET_DRIVERS, type BucketDriver, TASK_STATES, type TaskState } from './oversight.dto';
 import { PERFORMANCE_UPLOAD_KINDS, type PerformanceUploadKind } from './performance.dto';
 import { UseCaseDto } from './admin.dto';
+import { SCHEMA_REF_PREFIX } from '../asyncapi/json-schema';
 
 /**
  * What the HTTP API answers, as classes: their class-validator decorators are the JSON Schemas of the
@@ -410,6 +411,10 @@ export class AssignmentOutcomeAnswer {
   @IsOptional() @IsIn(['unit', 'task']) kind?: string;
   @IsOptional() @IsString() task_id?: string;
   @IsOptional() @IsIn(TASK_STATES) state?: TaskState;
+  /** Only when the body asked for it (`next`): the next assignment, as `POST …/next` answers it, or null when there is none. */
+  @IsOptional()
+  @JSONSchema({ oneOf: [{ $ref: `${SCHEMA_REF_PREFIX}UnitAssignmentAnswer` }, { $ref: `${SCHEMA_REF_PREFIX}TaskAssignmentAnswer` }] })
+  next?: UnitAssignmentAnswer | TaskAssignmentAnswer | null;
 }
 
 // ---- presigned URLs ----

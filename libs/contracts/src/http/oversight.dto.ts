@@ -16,6 +16,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { PageQuery } from '../keyset-cursor';
+import { WithFollowUpNext } from './work.dto';
 
 /** Oversight API (docs/oversight-api.md): media upload grants, tasks, task status, mounted buckets. */
 
@@ -90,7 +91,7 @@ export interface TaskView {
 }
 
 /** Work API body of `complete` for a task. */
-export class CompleteTaskAssignmentDto {
+export class CompleteTaskAssignmentDto extends WithFollowUpNext {
   @IsArray() @ArrayMaxSize(500) @ValidateNested({ each: true }) @Type(() => TagDto)
   updated_tags!: TagDto[];
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { IsIn, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
+import { Type } from 'class-transformer';
+import { IsIn, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
 
 /** Work API (docs/work-api.md). Workers lease units (platform runs) and tasks (oversight). */
@@ -26,13 +27,33 @@ export class NextAssignmentDto {
   line_id?: string;
 }
 
-export class FlagAssignmentDto {
+/**
+ * The optional `next` of a complete or flag body: the body `next` would take, whose answer comes back in
+ * the same reply (docs/work-api.md). The gateway takes it out of the body before the owning service sees it.
+ */
+export class FollowUpNextDto {
+  @IsObject({ message: 'next must be an object' })
+  @ValidateNested()
+  @Type(() => NextAssignmentDto)
+  next!: NextAssignmentDto;
+}
+
+/**
+ * The optional `next` every complete and flag body may carry (FollowUpNextDto checks it in the gateway,
+ * which takes it out before the owning service sees the body); declared here so the bodies' schemas show it.
+ */
+export class WithFollowUpNext {
+  @IsOptional() @ValidateNested() @Type(() => NextAssignmentDto)
+  next?: NextAssignmentDto;
+}
+
+export class FlagAssignmentDto extends WithFollowUpNext {
   @IsString() @IsNotEmpty() @MaxLength(2000)
   reason!: string;
 }
 
 /** Body of complete for a unit: the unit's output, key-value pairs (values may be objects). */
-export class CompleteUnitAssignmentDto {
+export class CompleteUnitAssignmentDto extends WithFollowUpNext {
   @IsObject({ message: 'output must be an object' })
   @JSONSchema({ additionalProperties: true })
   output!: Record<string, unknown>;
@@ -63,4 +84,16 @@ export interface AssignmentNextRequest extends WorkerRef {
 export interface AssignmentActionRequest extends WorkerRef {
   assignment_id: string;
   body: unknown;
+  /**
+   * Present when the worker asked for the next assignment of the same kind in the same answer: the owning
+   * service leases it once the complete or flag is stored, and answers it under `next` (null: none).
+   */
+  next?: { line_id?: string };
+}
+
+/** What complete and flag answer; `next` only when it was asked for. */
+export interface AssignmentActionReply {
+  assignment_id: string;
+  status: string;
+  next?: UnitAssignmentView | null;
 }

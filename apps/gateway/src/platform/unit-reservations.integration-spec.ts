@@ -1,0 +1,106 @@
+import { PrismaService } from '@workline/db';
+import {
+  consumerGroupMembers,
+  createPlatformAccount,
+  createWorker,
+  DeliveryWatcher,
+  eventually,
+  http,
+  LoopbackReceiver,
+  startAppInstance,
+  testStack,
+  type UnitAssignment,
+} from '@workline/testing';
+import { randomUUID } from 'node:crypto';
+
+/**
+ * platform-runs hands units out from memory under a short reservation (docs/work-api.md, "Claims and
+ * completions in batches"). An instance killed (SIGKILL, no shutdown hook) while it holds a reserved batch
+ * loses nothing: the units come back once the reservation ends, and the run finishes with one callback.
+ */
+describe('reserved units survive the SIGKILL of the platform-runs instance holding them', () => {
+  const prisma = new PrismaService(testStack().databaseUrl);
+  const receiver = new LoopbackReceiver();
+  let deliveries: DeliveryWatcher;
+
+  beforeAll(async () => {
+    await receiver.start();
+    deliveries = await DeliveryWatcher.start();
+  });
+
+  afterAll(async () => {
+    await Promise.all([prisma.$disconnect(), receiver.stop(), deliveries.stop()]);
+  });
+
+  const next = async (worker: Record<string, string>, lineId: string) => {
+    const result = await http<UnitAssignment>('POST', '/workforce/v1/assignments/next', { headers: worker, body: { kind: 'unit', line_id: lineId } });
+    if (result.status !== 200 && result.status !== 204) throw new Error(`next answered ${result.status}: ${result.text}`);
+    return { assignment: result.status === 200 ? result.body : undefined };
+  };
+
+  it('units reserved by the killed instance are leased again after their reservation ends; every unit completed once', async () => {
+    const instanceId = `reserving-${randomUUID().slice(0, 8)}`;
+    const doomed = startAppInstance('platform-runs', {
+      INSTANCE_ID: instanceId,
+      UNIT_RESERVATION_SECONDS: '3',
+      // Everything it claims beyond the request it serves stays reserved in its memory.
+      UNIT_CLAIM_AHEAD: '100',
+      KAFKA_SESSION_TIMEOUT_MS: '10000',
+    });
+    try {
+      await eventually(async () => (await fetch(`${await doomed.opsUrl()}/health/ready`)).status === 200, { what: 'the extra platform-runs instance', timeoutMs: 90_000, intervalMs: 500 });
+      const line = await createPlatformAccount('Reservations');
+      const worker = await createWorker();
+      const units = Array.from({ length: 40 }, (_, i) => ({ identifier: `r${i}` }));
+      const created = await http<{ id: string }>('POST', '/v4/runs', { headers: line.auth, body: { line_id: line.lineId, callback_url: receiver.url('/reserved'), units } });
+      expect(created.status).toBe(201);
+      const runId = created.body.id;
+
+      // Lease units one by one until a `next` reached the extra instance: it then holds the rest reserved.
+      const leased: UnitAssignment[] = [];
+      const reservedByDoomed = async () =>
+        prisma.productionUnit.findMany({ where: { runId, reservedBy: { startsWith: `${instanceId}:` } }, select: { seq: true } });
+      let reserved = await reservedByDoomed();
+      for (let i = 0; i < 60 && !reserved.length; i++) {
+        const { assignment } = await next(worker, line.lineId);
+        if (assignment) leased.push(assignment);
+        reserved = await reservedByDoomed();
+      }
+      expect(reserved.length).toBeGreaterThan(0);
+      doomed.kill();
+      expect(await doomed.exited).toBeNull();
+      // Its partitions move to the stack's instance once its session ends (10 s): requests sent meanwhile would time out.
+      await eventually(async () => ((await consumerGroupMembers('workline-platform-runs')).some((id) => id.includes(instanceId)) ? undefined : true), {
+        what: 'the killed instance to leave the consumer group',
+        timeoutMs: 60_000,
+        intervalMs: 500,
+      });
+
+      // The leases given before the kill stand; then every other unit, the reserved ones included, is handed out and completed.
+      for (const assignment of leased) expect((await http('POST', `/workforce/v1/assignments/${assignment.assignment_id}/complete`, { headers: worker, body: { output: { n: 1 } } })).status).toBe(200);
+      const completedSeqs: number[] = [];
+      for (;;) {
+        const { assignment } = await next(worker, line.lineId);
+        if (!assignment) break;
+        const done = await http('POST', `/workforce/v1/assignments/${assignment.assignment_id}/complete`, { headers: worker, body: { output: { n: 2 } } });
+        expect(done.status).toBe(200);
+        completedSeqs.push(Number(String(assignment.input.identifier).slice(1)));
+      }
+      // The units the dead instance held were handed out again (by the stack's own instance), none lost.
+      expect(completedSeqs).toEqual(expect.arrayContaining(reserved.map((unit) => unit.seq)));
+      expect(leased.length + completedSeqs.length).toBe(units.length);
+
+      const run = await http<{ status: string; units: { meta: { status: string } }[] }>('GET', `/v4/runs/${runId}`, { headers: line.auth });
+      expect(run.body.status).toBe('Processed');
+      expect(run.body.units.map((unit) => unit.meta.status)).toEqual(units.map(() => 'Completed'));
+      const outcomes = await prisma.unitAssignment.groupBy({ by: ['seq'], where: { runId, outcome: { not: null } }, _count: true });
+      expect(outcomes.map((row) => row._count)).toEqual(units.map(() => 1));
+      await deliveries.first(runId);
+      await eventually(() => receiver.on('/reserved')[0], { what: 'the run callback' });
+      expect(deliveries.of(runId)).toHaveLength(1);
+      expect(await prisma.productionUnit.count({ where: { runId, reservedBy: { not: null } } })).toBe(0);
+    } finally {
+      doomed.kill();
+    }
+  });
+});
