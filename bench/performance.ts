@@ -3,20 +3,53 @@
  *  1. sustained task_reviewed submissions from a separate load-generator process (autocannon), with p50/p99
  *     latency, and every 202 checked against the rows persisted in PostgreSQL (zero lost);
  *  2. the same load against a bare Fastify server answering 202 (the baseline of this machine);
- *  3. a 1,000,000-row quality CSV through a presigned URL: upload time and import rows/s.
- * Settings: BENCH_SECONDS (default 20), BENCH_CONNECTIONS (default 32), BENCH_CSV_ROWS (default 1000000).
+ *  3. a 1,000,000-row quality CSV through a presigned URL: upload time, import rows/s and the peak RSS of
+ *     the performance service while it imports (VmHWM, reset just before), beside two baselines on the
+ *     same file: csv-parse alone (this process, same options, no checks), and psql's COPY of the same rows
+ *     into an unindexed table of text columns.
+ * Settings: BENCH_SECONDS (default 20), BENCH_CONNECTIONS (default 32), BENCH_CSV_ROWS (default 1000000),
+ * BENCH_CSV_ONLY=1 (only part 3).
  */
-import { createReadStream, createWriteStream, mkdirSync, statSync } from 'node:fs';
+import { parse } from 'csv-parse';
+import { execFileSync, type ChildProcess } from 'node:child_process';
+import { createReadStream, createWriteStream, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { startBaselineServer } from './lib/baseline';
-import { call, expectStatus, newWorkstream, ROOT, startBenchStack } from './lib/common';
+import { ADMIN_TOKEN, call, expectStatus, newWorkstream, ROOT, startBenchStack } from './lib/common';
 import { qualityBaselineRoute, qualityLoad } from './lib/quality';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const CSV_ROWS = Number(process.env.BENCH_CSV_ROWS ?? 1_000_000);
+const CSV_ONLY = process.env.BENCH_CSV_ONLY === '1';
+const CSV_HEADER = 'use_case_id,task_definition_id,unique_id,worker_id,review_completed_at,review_score,review_type,errors.missing_box,errors.wrong_label,metadata.shift';
+
+/** A process's peak resident set (VmHWM) in MB; writing 5 to clear_refs starts the peak again from now. */
+const peakRssMb = (pid: number) => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024;
+const resetPeakRss = (pid: number) => writeFileSync(`/proc/${pid}/clear_refs`, '5');
+
+/** csv-parse alone on the file, with the import's options: the floor of what parsing costs. */
+async function parseOnly(file: string): Promise<{ rows: number; seconds: number }> {
+  const started = process.hrtime.bigint();
+  let rows = 0;
+  const parser = createReadStream(file).pipe(parse({ bom: true, relax_column_count: true, skip_empty_lines: true, info: true, max_record_size: 1_000_000 }));
+  for await (const _record of parser) rows++;
+  return { rows: rows - 1, seconds: Number(process.hrtime.bigint() - started) / 1e9 };
+}
+
+/** psql's COPY of the same file into an unindexed table of text columns: the floor of what storing costs. */
+function psqlCopy(databaseUrl: string, file: string): { seconds: number } {
+  const columns = CSV_HEADER.split(',').map((name) => `"${name}" text`).join(', ');
+  execFileSync('psql', [databaseUrl, '-qc', `drop table if exists bench_csv_copy; create table bench_csv_copy (${columns})`]);
+  const started = process.hrtime.bigint();
+  execFileSync('psql', [databaseUrl, '-qc', `\\copy bench_csv_copy from '${file}' with (format csv, header true)`]);
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  execFileSync('psql', [databaseUrl, '-qc', 'drop table bench_csv_copy']);
+  return { seconds };
+}
 
 async function json<T>(method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
   const u = new URL(url);
@@ -24,7 +57,7 @@ async function json<T>(method: string, url: string, body?: unknown, headers: Rec
 }
 
 async function* csvRows(rows: number): AsyncGenerator<string> {
-  yield 'use_case_id,task_definition_id,unique_id,worker_id,review_completed_at,review_score,review_type,errors.missing_box,errors.wrong_label,metadata.shift\n';
+  yield `${CSV_HEADER}\n`;
   let chunk = '';
   for (let i = 1; i <= rows; i++) {
     chunk += `uc-1,td-${(i % 2) + 1},row-${i},worker-${i % 500}@example.com,2024-05-${String((i % 28) + 1).padStart(2, '0')}T${String(i % 24).padStart(2, '0')}:00:00Z,${((i * 7919) % 1001) / 1000},QA,${i % 3},${i % 5},day\n`;
@@ -41,21 +74,26 @@ async function main(): Promise<void> {
   const db = new Client({ connectionString: stack.env.DATABASE_URL });
   await db.connect();
   try {
-    const { workstreamId, key } = await newWorkstream(stack.gatewayUrl);
+    const { accountId, workstreamId, key } = await newWorkstream(stack.gatewayUrl);
     const ws = { id: workstreamId };
-    // Warm-up (connections, JIT, caches), not counted.
-    await qualityLoad(stack.gatewayUrl, ws.id, key, 4, 2);
+    let gateway: Awaited<ReturnType<typeof qualityLoad>> | undefined;
+    let baseline: Awaited<ReturnType<typeof qualityLoad>> | undefined;
+    if (!CSV_ONLY) {
+      // Warm-up (connections, JIT, caches), not counted.
+      await qualityLoad(stack.gatewayUrl, ws.id, key, 4, 2);
 
-    console.log(`\n== task_reviewed: ${CONNECTIONS} connections for ${SECONDS}s`);
-    const { acknowledged: _acknowledged, ...gateway } = await qualityLoad(stack.gatewayUrl, ws.id, key, CONNECTIONS, SECONDS, db);
-    const { persisted, lost } = gateway;
-    console.log(JSON.stringify(gateway));
+      console.log(`\n== task_reviewed: ${CONNECTIONS} connections for ${SECONDS}s`);
+      gateway = await qualityLoad(stack.gatewayUrl, ws.id, key, CONNECTIONS, SECONDS, db);
+      const { acknowledged: _acknowledged, ...figures } = gateway;
+      console.log(JSON.stringify(figures));
 
-    console.log(`\n== baseline: bare Fastify server answering 202, same load`);
-    const baselineServer = await startBaselineServer([qualityBaselineRoute]);
-    const { acknowledged: _ids, ...baseline } = await qualityLoad(baselineServer.base, ws.id, key, CONNECTIONS, SECONDS);
-    baselineServer.stop();
-    console.log(JSON.stringify(baseline));
+      console.log(`\n== baseline: bare Fastify server answering 202, same load`);
+      const baselineServer = await startBaselineServer([qualityBaselineRoute]);
+      baseline = await qualityLoad(baselineServer.base, ws.id, key, CONNECTIONS, SECONDS);
+      baselineServer.stop();
+      const { acknowledged: _ids, ...baselineFigures } = baseline;
+      console.log(JSON.stringify(baselineFigures));
+    }
 
     console.log(`\n== CSV import: ${CSV_ROWS.toLocaleString('en')} rows`);
     const dir = join(ROOT, '.cache', 'bench');
@@ -66,42 +104,75 @@ async function main(): Promise<void> {
     out.end();
     await once(out, 'finish');
     const bytes = statSync(file).size;
-    const presigned = await json<{ upload_url: string; upload_id: string }>('POST', `${stack.gatewayUrl}/v1/workstreams/${ws.id}/performance/generate-presigned-url`, { kind: 'quality' }, { 'x-api-key': key });
-    const putStarted = Date.now();
-    const put = await fetch(presigned.upload_url, { method: 'PUT', headers: { 'content-type': 'text/csv' }, body: createReadStream(file) as unknown as string, duplex: 'half' } as RequestInit);
-    if (put.status !== 200) throw new Error(`PUT answered ${put.status}: ${await put.text()}`);
-    const uploadSeconds = (Date.now() - putStarted) / 1000;
-    let upload: { state: string; rows_accepted: number; rows_rejected: number; started_at: string; finished_at: string; failure: string | null };
-    for (;;) {
-      upload = await json('GET', `${stack.gatewayUrl}/v1/workstreams/${ws.id}/performance/uploads/${presigned.upload_id}`, undefined, { 'x-api-key': key });
-      if (upload.state === 'completed' || upload.state === 'failed') break;
-      await new Promise((r) => setTimeout(r, 500));
-    }
-    const totalSeconds = (Date.now() - putStarted) / 1000;
-    const importSeconds = (Date.parse(upload.finished_at) - Date.parse(upload.started_at)) / 1000;
-    const csvRowsInDb = Number((await db.query('select count(*)::int as n from performance_quality_record where upload_id = $1', [presigned.upload_id])).rows[0].n);
-    console.log(
-      JSON.stringify({
+    const parsed = await parseOnly(file);
+    const copied = psqlCopy(stack.env.DATABASE_URL, file);
+    console.log(JSON.stringify({ csv_parse_rows_per_second: Math.round(parsed.rows / parsed.seconds), psql_copy_rows_per_second: Math.round(CSV_ROWS / copied.seconds) }));
+    const performancePid = (stack as typeof stack & { apps: Map<string, ChildProcess> }).apps.get('performance')?.pid;
+    if (!performancePid) throw new Error('the bench stack has no performance process');
+
+    /** One import of the file into a workstream: its figures and the performance service's peak RSS meanwhile. */
+    const importFile = async (workstreamId: string, apiKey: string, label: string) => {
+      const rssBefore = peakRssMb(performancePid);
+      resetPeakRss(performancePid);
+      const load = loadavg().map((n) => n.toFixed(1)).join(' ');
+      const headers = { 'x-api-key': apiKey };
+      const presigned = await json<{ upload_url: string; upload_id: string }>('POST', `${stack.gatewayUrl}/v1/workstreams/${workstreamId}/performance/generate-presigned-url`, { kind: 'quality' }, headers);
+      const putStarted = Date.now();
+      const put = await fetch(presigned.upload_url, { method: 'PUT', headers: { 'content-type': 'text/csv' }, body: createReadStream(file) as unknown as string, duplex: 'half' } as RequestInit);
+      if (put.status !== 200) throw new Error(`PUT answered ${put.status}: ${await put.text()}`);
+      const uploadSeconds = (Date.now() - putStarted) / 1000;
+      let upload: { state: string; rows_accepted: number; rows_rejected: number; started_at: string; finished_at: string; failure: string | null };
+      for (;;) {
+        upload = await json('GET', `${stack.gatewayUrl}/v1/workstreams/${workstreamId}/performance/uploads/${presigned.upload_id}`, undefined, headers);
+        if (upload.state === 'completed' || upload.state === 'failed') break;
+        await new Promise((r) => setTimeout(r, 500));
+      }
+      const importSeconds = (Date.parse(upload.finished_at) - Date.parse(upload.started_at)) / 1000;
+      const peakRss = peakRssMb(performancePid);
+      const rowsInDb = Number((await db.query('select count(*)::int as n from performance_quality_record where upload_id = $1', [presigned.upload_id])).rows[0].n);
+      const qcEvents = Number((await db.query(`select count(*)::int as n from messaging_outbox where payload->'data'->>'upload_id' = $1`, [presigned.upload_id])).rows[0].n);
+      const figures = {
+        import: label,
         state: upload.state,
         failure: upload.failure,
         rows: CSV_ROWS,
         bytes,
         rows_accepted: upload.rows_accepted,
         rows_rejected: upload.rows_rejected,
-        rows_in_db: csvRowsInDb,
+        rows_in_db: rowsInDb,
+        qc_events: qcEvents,
         upload_seconds: uploadSeconds,
         import_seconds: importSeconds,
         import_rows_per_second: Math.round(CSV_ROWS / importSeconds),
-        end_to_end_seconds: totalSeconds,
-        end_to_end_rows_per_second: Math.round(CSV_ROWS / totalSeconds),
-      }),
+        performance_rss_mb_before: Math.round(rssBefore),
+        performance_peak_rss_mb: Math.round(peakRss),
+        load_average_at_start: load,
+      };
+      console.log(JSON.stringify(figures));
+      return figures;
+    };
+    // The generated scores are uniform, so with the default QC settings (threshold 0.5) half the rows raise
+    // a QC event; the second import (QC off) shows what the records alone cost.
+    const withQc = await importFile(ws.id, key, 'default QC settings');
+    const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
+    const quietWs = await expectStatus(
+      call(stack.gatewayUrl, 'POST', '/admin/v1/workstreams', admin, { account_id: accountId, name: 'Bench no QC', use_cases: [{ id: 'uc-1', task_definition_ids: ['td-1', 'td-2'] }], qc_score_threshold: 0, qc_sample_rate: 0 }),
+      201,
+      'workstream without QC',
     );
+    const quietKey = await expectStatus(call(stack.gatewayUrl, 'POST', `/admin/v1/workstreams/${quietWs.id}/api-keys`, admin, {}), 201, 'api key');
+    const withoutQc = await importFile(quietWs.id, quietKey.key, 'QC off');
 
     console.log('\n== summary');
-    console.log(`task_reviewed via gateway: ${gateway.perSecond.toFixed(0)} req/s, p50 ${gateway.p50} ms, p99 ${gateway.p99} ms, ${gateway.count} x 202, ${persisted} of them persisted, lost ${lost}, failed ${gateway.failed}`);
-    console.log(`bare Fastify baseline:     ${baseline.perSecond.toFixed(0)} req/s, p50 ${baseline.p50} ms, p99 ${baseline.p99} ms`);
-    console.log(`CSV import (${CSV_ROWS} rows, ${(bytes / 1e6).toFixed(0)} MB): upload ${uploadSeconds.toFixed(1)} s, import ${importSeconds.toFixed(1)} s = ${Math.round(CSV_ROWS / importSeconds)} rows/s`);
-    if (lost !== 0 || upload.state !== 'completed' || csvRowsInDb !== CSV_ROWS) process.exitCode = 1;
+    if (gateway && baseline) {
+      console.log(`task_reviewed via gateway: ${gateway.perSecond.toFixed(0)} req/s, p50 ${gateway.p50} ms, p99 ${gateway.p99} ms, ${gateway.count} x 202, ${gateway.persisted} of them persisted, lost ${gateway.lost}, failed ${gateway.failed}`);
+      console.log(`bare Fastify baseline:     ${baseline.perSecond.toFixed(0)} req/s, p50 ${baseline.p50} ms, p99 ${baseline.p99} ms`);
+    }
+    console.log(`CSV baselines on the same file (${CSV_ROWS} rows, ${(bytes / 1e6).toFixed(0)} MB): csv-parse alone ${Math.round(parsed.rows / parsed.seconds)} rows/s; psql COPY ${Math.round(CSV_ROWS / copied.seconds)} rows/s`);
+    for (const f of [withQc, withoutQc]) {
+      console.log(`CSV import, ${f.import}: ${f.import_rows_per_second} rows/s (${f.import_seconds.toFixed(1)} s, ${f.qc_events} QC events), peak RSS ${f.performance_peak_rss_mb} MB; load ${f.load_average_at_start}`);
+    }
+    if ((gateway && gateway.lost !== 0) || [withQc, withoutQc].some((f) => f.state !== 'completed' || f.rows_in_db !== CSV_ROWS)) process.exitCode = 1;
   } finally {
     await db.end();
     await stack.stop();

@@ -11,7 +11,7 @@ export type StoreOutcome = 'stored' | 'replaced' | 'ignored';
 const SHARED_COLUMNS: [string, string][] = ['use_case_id', 'task_definition_id', 'unique_id', 'dataset_id', 'asset_id', 'task_id', 'task_url'].map((name) => [name, 'text']);
 
 /** Table and columns (with their PostgreSQL types) of each kind; the attribute columns are what a repeat replaces. */
-const TABLES: Record<PerformanceKind, { table: string; columns: [string, string][] }> = {
+export const TABLES: Record<PerformanceKind, { table: string; columns: [string, string][] }> = {
   quality: {
     table: 'performance_quality_record',
     columns: [
@@ -46,7 +46,7 @@ const TABLES: Record<PerformanceKind, { table: string; columns: [string, string]
   },
 };
 
-const KEY_COLUMNS = ['workstream_id', 'use_case_id', 'task_definition_id', 'unique_id'];
+export const KEY_COLUMNS = ['workstream_id', 'use_case_id', 'task_definition_id', 'unique_id'];
 
 /**
  * The upsert of one batch, the whole batch as one jsonb parameter (one round trip, no parameter limit),
@@ -222,32 +222,49 @@ export async function storeRecords<K extends PerformanceKind>(
   return { outcomes, qcEvents };
 }
 
+/** Why QC should see a stored or replaced record; undefined when it should not (below threshold, else sampled). */
+export function qcReason(record: QualityRecordInput, workstream: WorkstreamConfig, random: () => number = Math.random): QcReason | undefined {
+  return record.review_score < workstream.qc_score_threshold ? 'below_threshold' : random() < workstream.qc_sample_rate ? 'sampled' : undefined;
+}
+
+export type QcEventRow = { data: QualityReviewForQcEvent; key: string; headers?: Record<string, string> };
+
+/** The QC event of one written record. */
+export function qcEvent(
+  record: QualityRecordInput,
+  workstream: WorkstreamConfig,
+  reason: QcReason,
+  written: { id: string; outcome: 'stored' | 'replaced' },
+  uploadId: string | null,
+  headers?: Record<string, string>,
+): QcEventRow {
+  const { replace_duplicate: _r, workstream_id: _w, ...data } = record satisfies QualityRecordInput;
+  return {
+    data: {
+      record_id: written.id,
+      workstream_id: workstream.id,
+      account_id: workstream.account_id,
+      reason,
+      qc_score_threshold: workstream.qc_score_threshold,
+      qc_sample_rate: workstream.qc_sample_rate,
+      outcome: written.outcome,
+      upload_id: uploadId,
+      record: data satisfies QualityReviewRecordData,
+    },
+    key: workstream.id,
+    ...(headers ? { headers } : {}),
+  };
+}
+
 function qcEventsFor(
   written: (RecordToStore<'quality'> & { id: string; outcome: 'stored' | 'replaced' })[],
   uploadId: string | null,
   random: () => number,
-): { data: QualityReviewForQcEvent; key: string; headers?: Record<string, string> }[] {
-  const events: { data: QualityReviewForQcEvent; key: string; headers?: Record<string, string> }[] = [];
+): QcEventRow[] {
+  const events: QcEventRow[] = [];
   for (const { record, workstream, headers, id, outcome } of written) {
-    const reason: QcReason | undefined =
-      record.review_score < workstream.qc_score_threshold ? 'below_threshold' : random() < workstream.qc_sample_rate ? 'sampled' : undefined;
-    if (!reason) continue;
-    const { replace_duplicate: _r, workstream_id: _w, ...data } = record satisfies QualityRecordInput;
-    events.push({
-      data: {
-        record_id: id,
-        workstream_id: workstream.id,
-        account_id: workstream.account_id,
-        reason,
-        qc_score_threshold: workstream.qc_score_threshold,
-        qc_sample_rate: workstream.qc_sample_rate,
-        outcome,
-        upload_id: uploadId,
-        record: data satisfies QualityReviewRecordData,
-      },
-      key: workstream.id,
-      ...(headers ? { headers } : {}),
-    });
+    const reason = qcReason(record, workstream, random);
+    if (reason) events.push(qcEvent(record, workstream, reason, { id, outcome }, uploadId, headers));
   }
   return events;
 }

@@ -13,14 +13,15 @@ import {
   type PerformanceUploadView,
   performanceUploadFolder,
 } from '@workline/contracts';
-import { DbPool, PrismaService, statement } from '@workline/db';
+import { DbPool, PrismaService, type Sql, type Statement, statement } from '@workline/db';
 import { OutboxRelay } from '@workline/kafka';
 import { parse } from 'csv-parse';
 import { randomUUID } from 'node:crypto';
-import { type CsvColumn, csvColumns, csvRowToInput } from './csv-rows';
+import type { PoolClient } from 'pg';
+import { ImportBatch } from './csv-import';
+import { type CsvColumn, csvColumns } from './csv-rows';
 import { EventLoopTurns } from './event-loop-turns';
-import { checkRecord, type PerformanceKind, type RecordInputOf, type WorkstreamConfig } from './record-rules';
-import { storeRecords } from './record-store';
+import type { PerformanceKind } from './record-rules';
 import { WorkstreamsService } from './workstreams.service';
 
 export const BLOB_STORE = Symbol('BLOB_STORE');
@@ -306,19 +307,41 @@ export class UploadsService implements OnApplicationBootstrap, OnApplicationShut
     return rows.length;
   }
 
+  /**
+   * Streams the file through the parser and checks rows while the previous batch is being written: one
+   * batch is written at a time (in file order, each in its own transaction with the upload's counters),
+   * and at most one more is being filled meanwhile, so memory stays flat whatever the file's size.
+   */
   private async importRows(upload: UploadRow): Promise<void> {
     const kind = upload.kind as PerformanceKind;
-    const blob = upload.blobKey ? await this.blobs.get(upload.blobKey) : undefined;
-    if (!blob) throw new UploadFailed('the uploaded file is missing');
     const workstream = await this.workstreams.config(upload.workstreamId);
+    // Before the file is opened: nothing may be awaited between the stream's creation and its first read,
+    // or a read or parse error would be emitted with no listener (and end the process).
+    const connection = await ImportConnection.open(this.db, kind);
+    let blob: Awaited<ReturnType<BlobStore['get']>>;
+    try {
+      blob = upload.blobKey ? await this.blobs.get(upload.blobKey) : undefined;
+      if (!blob) throw new UploadFailed('the uploaded file is missing');
+    } catch (error) {
+      connection.release();
+      throw error;
+    }
     const parser = blob.stream.pipe(
       parse({ bom: true, relax_column_count: true, skip_empty_lines: true, info: true, max_record_size: UPLOAD_LIMITS.maxRecordChars }),
     );
     blob.stream.on('error', (error) => parser.destroy(error));
     let columns: CsvColumn[] | undefined;
     let records = 0;
-    let batch = new Batch(kind);
+    let batch = new ImportBatch(kind, workstream);
+    let writing: Promise<void> | undefined;
     const turns = new EventLoopTurns(UPLOAD_LIMITS.cpuSliceMs);
+    const write = async (full: ImportBatch) => {
+      // The batch before must be committed first: the counters are the resume point after a crash.
+      await writing;
+      writing = this.commit(connection, upload, full);
+      // Awaited before the next write or at the end; a failure meanwhile must not count as unhandled.
+      writing.catch(() => undefined);
+    };
     try {
       for await (const { record: cells, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
         if (!columns) {
@@ -330,32 +353,34 @@ export class UploadsService implements OnApplicationBootstrap, OnApplicationShut
         records++;
         await turns.take();
         if (records <= upload.rowsProcessed) continue;
-        batch.add(info.lines, columns, cells, workstream);
+        batch.add(info.lines, columns, cells);
         if (batch.size >= UPLOAD_LIMITS.batchRows) {
-          await this.commit(upload, workstream, batch);
-          batch = new Batch(kind);
+          await write(batch);
+          batch = new ImportBatch(kind, workstream);
         }
       }
+      if (!columns) throw new UploadFailed('the file is empty: a CSV upload starts with a header row of field names');
+      await write(batch);
+      await writing;
     } finally {
       blob.stream.destroy();
+      // The connection goes back only once no statement of it is running.
+      await writing?.catch(() => undefined);
+      connection.release();
     }
-    if (!columns) throw new UploadFailed('the file is empty: a CSV upload starts with a header row of field names');
-    await this.commit(upload, workstream, batch);
   }
 
   /** One transaction: the batch's records, its rejections (up to the cap) and the upload's progress. */
-  private async commit(upload: UploadRow, workstream: WorkstreamConfig, batch: Batch): Promise<void> {
-    const result = await this.db.transaction(async (sql) => {
+  private async commit(connection: ImportConnection, upload: UploadRow, batch: ImportBatch): Promise<void> {
+    await connection.transaction(async (sql, client) => {
       const [current] = await sql.query<{ rows_rejected: number }>(CLAIMED_UPLOAD, [upload.id, this.instanceId]);
       if (!current) throw new ClaimLost();
-      const stored = await storeRecords(sql, batch.kind, batch.records.map((r) => ({ record: r.record, workstream })), upload.id);
+      const counts = await batch.write(client, sql, upload.id);
       const room = Math.max(0, UPLOAD_LIMITS.rejectionsKept - current.rows_rejected);
       if (room && batch.rejections.length) await sql.query(INSERT_REJECTIONS, [upload.id, JSON.stringify(batch.rejections.slice(0, room))]);
-      const count = (outcome: string) => stored.outcomes.filter((o) => o === outcome).length;
-      await sql.query(COUNT_PROGRESS, [upload.id, batch.size, count('stored'), count('replaced'), count('ignored'), batch.rejections.length]);
-      return stored;
+      await sql.query(COUNT_PROGRESS, [upload.id, batch.size, counts.stored, counts.replaced, counts.ignored, counts.rejected]);
     });
-    if (result.qcEvents) this.outbox.poke();
+    if (batch.mayCauseEvents) this.outbox.poke();
   }
 }
 
@@ -376,31 +401,49 @@ const COUNT_PROGRESS = statement(
    where id = $1`,
 );
 
-/** The rows of one transaction: checked records, and the rows refused with their reasons. */
-class Batch {
-  readonly records: { row: number; record: RecordInputOf[PerformanceKind] }[] = [];
-  readonly rejections: { row: number; errors: FieldError[] }[] = [];
+/**
+ * The one pool connection an import writes on: COPY needs the connection itself (DbPool's transactions
+ * hand out statements only), and the staging table is per connection, created once.
+ */
+class ImportConnection {
+  private broken?: Error;
+  private readonly onError = (error: Error) => (this.broken = error);
 
-  constructor(readonly kind: PerformanceKind) {}
-
-  get size(): number {
-    return this.records.length + this.rejections.length;
+  private constructor(private readonly client: PoolClient) {
+    // A connection that dies while held emits 'error': without a listener that would crash the process.
+    client.on('error', this.onError);
   }
 
-  add(row: number, columns: CsvColumn[], cells: string[], workstream: WorkstreamConfig): void {
-    if (cells.length !== columns.length) {
-      this.rejections.push({ row, errors: [{ field: '(row)', message: `the row has ${cells.length} fields, the header has ${columns.length}` }] });
-      return;
+  private readonly sql: Sql = {
+    query: async <R extends object>(s: Statement, values: unknown[] = []) => (await this.client.query<R>({ name: s.name, text: s.text, values })).rows,
+  };
+
+  static async open(db: DbPool, kind: PerformanceKind): Promise<ImportConnection> {
+    const connection = new ImportConnection(await db.pool.connect());
+    try {
+      await ImportBatch.prepare(connection.sql, kind);
+    } catch (error) {
+      connection.broken ??= error as Error;
+      connection.release();
+      throw error;
     }
-    const input = csvRowToInput(this.kind, columns, cells);
-    // A CSV row may leave workstream_id out: the upload's workstream is meant (a value must still match).
-    const checked = checkRecord(this.kind, { workstream_id: workstream.id, ...input.body }, workstream);
-    if (checked.ok && !input.errors.length) {
-      this.records.push({ row, record: checked.record });
-      return;
+    return connection;
+  }
+
+  async transaction(work: (sql: Sql, client: PoolClient) => Promise<void>): Promise<void> {
+    await this.client.query('begin');
+    try {
+      await work(this.sql, this.client);
+      await this.client.query('commit');
+    } catch (error) {
+      await this.client.query('rollback').catch((rollbackError: Error) => (this.broken = rollbackError));
+      throw error;
     }
-    // A cell refused as it stands was left out of the body: the rules' "is required" for it would mislead.
-    const ruleErrors = checked.ok ? [] : checked.errors.filter((error) => !input.errors.some((cell) => cell.field === error.field));
-    this.rejections.push({ row, errors: [...input.errors, ...ruleErrors] });
+  }
+
+  /** Back to the pool; a connection that failed is discarded instead. */
+  release(): void {
+    this.client.removeListener('error', this.onError);
+    this.client.release(this.broken);
   }
 }

@@ -1,0 +1,165 @@
+import 'reflect-metadata';
+import { FsBlobStore } from '@workline/blob-store';
+import { performanceUploadFolder, Topic } from '@workline/contracts';
+import { adminCreate, type AppInstance, consumerGroupMembers, dbQuery, eventually, http, startAppInstance, testStack } from '@workline/testing';
+import { randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
+
+/**
+ * SIGKILL of the performance instance importing a CSV (issue 15): another instance takes the upload over
+ * and completes it from the last committed batch, with counters exactly those of one clean import,
+ * no record stored twice (rows without unique_id would be) and one QC event per written record.
+ */
+
+const ROWS = 200_000;
+const HEADER = 'use_case_id,task_definition_id,unique_id,replace_duplicate,worker_id,review_completed_at,review_score,review_explanation\n';
+
+interface Row {
+  uniqueId: string;
+  replace: string;
+  score: number;
+  rejected: boolean;
+}
+
+/** Every 7th row has no unique_id; the second half repeats the first half's ids, replacing every other one; every 50th row is refused. */
+function row(i: number): Row {
+  return { uniqueId: i % 7 === 0 ? '' : `u-${i % (ROWS / 2)}`, replace: i >= ROWS / 2 ? (i % 2 ? 'true' : 'false') : '', score: ((i * 7919) % 1000) / 1000, rejected: i % 50 === 49 };
+}
+
+function* csv(): Generator<string> {
+  yield HEADER;
+  let chunk = '';
+  for (let i = 0; i < ROWS; i++) {
+    const r = row(i);
+    chunk += `uc-1,td-1,${r.uniqueId},${r.replace},w-${i % 100},2024-05-01T10:00:00Z,${r.rejected ? 2 : r.score},"row ${i}, quoted"\n`;
+    if (chunk.length > 65_536) {
+      yield chunk;
+      chunk = '';
+    }
+  }
+  yield chunk;
+}
+
+/** What one clean import of the file gives, row after row (docs/csv-formats.md). */
+function expected() {
+  const counts = { stored: 0, replaced: 0, ignored: 0, rejected: 0, withoutId: 0, qcEvents: 0 };
+  const seen = new Set<string>();
+  for (let i = 0; i < ROWS; i++) {
+    const r = row(i);
+    let written = false;
+    if (r.rejected) counts.rejected++;
+    else if (!r.uniqueId) {
+      counts.stored++;
+      counts.withoutId++;
+      written = true;
+    } else if (!seen.has(r.uniqueId)) {
+      seen.add(r.uniqueId);
+      counts.stored++;
+      written = true;
+    } else if (r.replace !== 'false') {
+      counts.replaced++;
+      written = true;
+    } else counts.ignored++;
+    if (written && r.score < 0.5) counts.qcEvents++;
+  }
+  return counts;
+}
+
+describe('SIGKILL of the performance instance in the middle of a CSV import', () => {
+  const stack = testStack();
+  const stackPerformance = stack.pids.performance;
+  const instances: AppInstance[] = [];
+  let paused = false;
+
+  afterAll(async () => {
+    if (paused) process.kill(stackPerformance, 'SIGCONT');
+    await Promise.all(instances.map((instance) => instance.stop()));
+    // The stack's own instance takes every partition back before the next suites run.
+    await eventually(async () => (await consumerGroupMembers('workline-performance')).length === 1 || undefined, {
+      what: 'the performance group back to one member',
+      timeoutMs: 120_000,
+      intervalMs: 500,
+    });
+  });
+
+  it('another instance completes the upload: counters exact, nothing stored twice, one QC event per written record', async () => {
+    const account = await adminCreate<{ id: string }>('/accounts', { name: 'Crash Co' });
+    const ws = await adminCreate<{ id: string }>('/workstreams', {
+      account_id: account.id,
+      name: 'Crash',
+      use_cases: [{ id: 'uc-1', task_definition_ids: ['td-1'] }],
+      qc_score_threshold: 0.5,
+      qc_sample_rate: 0,
+    });
+    const { key } = await adminCreate<{ key: string }>(`/workstreams/${ws.id}/api-keys`, {});
+    const headers = { 'x-api-key': key };
+    const { upload_id: uploadId } = (await http<{ upload_id: string }>('POST', `/v1/workstreams/${ws.id}/performance/generate-presigned-url`, { headers, body: { kind: 'quality' } })).body;
+
+    const doomed = startAppInstance('performance', { INSTANCE_ID: `doomed-${randomUUID().slice(0, 8)}`, KAFKA_SESSION_TIMEOUT_MS: '6000' });
+    instances.push(doomed);
+    const ops = await doomed.opsUrl();
+    await eventually(async () => (await fetch(`${ops}/health/ready`)).status === 200 || undefined, { what: 'the doomed instance to be ready', timeoutMs: 120_000, intervalMs: 250 });
+    // Only the doomed instance may take the upload: the stack's own is paused until the crash.
+    process.kill(stackPerformance, 'SIGSTOP');
+    paused = true;
+
+    // What the gateway does on a PUT (the paused instance could not answer its RPCs): the file, then the queue.
+    const blobKey = `${performanceUploadFolder(uploadId)}${randomUUID()}.csv`;
+    const { size } = await new FsBlobStore(stack.appEnv.BLOB_DIR).put(blobKey, Readable.from(csv()), { contentType: 'text/csv' });
+    await dbQuery(`update performance_upload set state = 'queued', blob_key = $2, bytes = $3, received_at = now() where id = $1`, [uploadId, blobKey, size]);
+
+    const progress = () => dbQuery<{ state: string; rows_processed: number; claimed_by: string }>('select state, rows_processed, claimed_by from performance_upload where id = $1', [uploadId]);
+    const atCrash = await eventually(
+      async () => {
+        const [upload] = await progress();
+        return upload.rows_processed > 0 ? upload : undefined;
+      },
+      { what: 'the doomed instance to commit a batch', timeoutMs: 60_000, intervalMs: 20 },
+    );
+    doomed.kill();
+    await doomed.exited;
+    const [killed] = await progress();
+    // The crash came in the middle: some rows committed, not all.
+    expect(killed.state).toBe('processing');
+    expect(killed.claimed_by).toMatch(/^doomed-/);
+    expect(killed.rows_processed).toBeGreaterThanOrEqual(atCrash.rows_processed);
+    expect(killed.rows_processed).toBeLessThan(ROWS);
+
+    // The doomed instance's claim goes stale after two minutes without a heartbeat; the test ages it instead.
+    await dbQuery(`update performance_upload set heartbeat_at = now() - interval '1 hour' where id = $1`, [uploadId]);
+    process.kill(stackPerformance, 'SIGCONT');
+    paused = false;
+
+    const upload = await eventually(
+      async () => {
+        const view = (await http<Record<string, unknown>>('GET', `/v1/workstreams/${ws.id}/performance/uploads/${uploadId}`, { headers })).body;
+        return ['completed', 'failed'].includes(view.state as string) ? view : undefined;
+      },
+      { what: 'the upload to be completed by the stack instance', timeoutMs: 180_000, intervalMs: 500 },
+    );
+    const want = expected();
+    expect(upload).toMatchObject({
+      state: 'completed',
+      failure: null,
+      rows_processed: ROWS,
+      rows_stored: want.stored,
+      rows_replaced: want.replaced,
+      rows_duplicates_ignored: want.ignored,
+      rows_rejected: want.rejected,
+      rows_accepted: want.stored + want.replaced + want.ignored,
+    });
+    const [stored] = await dbQuery<{ total: number; without_id: number; distinct_ids: number; other_upload: number }>(
+      `select count(*)::int as total, count(*) filter (where unique_id is null)::int as without_id, count(distinct unique_id)::int as distinct_ids,
+         count(*) filter (where upload_id is distinct from $2)::int as other_upload
+       from performance_quality_record where workstream_id = $1`,
+      [ws.id, uploadId],
+    );
+    expect(stored).toEqual({ total: want.stored, without_id: want.withoutId, distinct_ids: want.stored - want.withoutId, other_upload: 0 });
+    const [events] = await dbQuery<{ n: number; records: number }>(
+      `select count(*)::int as n, count(distinct (payload->'data'->'record'->>'review_explanation'))::int as records
+       from messaging_outbox where topic = $1 and payload->'data'->>'upload_id' = $2`,
+      [Topic.QualityReviewForQc, uploadId],
+    );
+    expect(events).toEqual({ n: want.qcEvents, records: want.qcEvents });
+  });
+});

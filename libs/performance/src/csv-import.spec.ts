@@ -1,0 +1,55 @@
+import 'reflect-metadata';
+import { copyText, copyValue, ImportBatch } from './csv-import';
+import { csvColumns } from './csv-rows';
+import type { WorkstreamConfig } from './record-rules';
+
+const workstream: WorkstreamConfig = { id: 'ws-1', account_id: 'acc-1', use_cases: [{ id: 'uc-1', task_definition_ids: ['td-1'] }], qc_score_threshold: 0.5, qc_sample_rate: 0 };
+
+describe('COPY text format', () => {
+  it('escapes backslash, line breaks and tab, and leaves the rest (COPY markers included) as text', () => {
+    expect(copyText('plain, "quoted" ünïcode 😀')).toBe('plain, "quoted" ünïcode 😀');
+    expect(copyText('a\\b\nc\rd\te')).toBe('a\\\\b\\nc\\rd\\te');
+    expect(copyText('\\N')).toBe('\\\\N');
+    expect(copyText('\\.')).toBe('\\\\.');
+  });
+
+  it('refuses a NUL, which PostgreSQL text cannot hold, with the message the jsonb batches gave', () => {
+    expect(() => copyText('a\u0000b')).toThrow('unsupported Unicode escape sequence');
+  });
+
+  it('writes NULL as \\N, booleans as t/f, numbers as JavaScript prints them, maps as escaped JSON', () => {
+    expect(copyValue(null, 'text')).toBe('\\N');
+    expect(copyValue(true, 'boolean')).toBe('t');
+    expect(copyValue(0.1, 'double precision')).toBe('0.1');
+    expect(copyValue(1e21, 'double precision')).toBe('1e+21');
+    expect(copyValue({ note: 'a\tb\\' }, 'jsonb')).toBe('{"note":"a\\\\tb\\\\\\\\"}');
+  });
+});
+
+describe('ImportBatch', () => {
+  const header = csvColumns('quality', ['use_case_id', 'task_definition_id', 'unique_id', 'replace_duplicate', 'worker_id', 'review_completed_at', 'review_score']);
+  if ('error' in header) throw new Error(header.error);
+  const row = (unique: string, replace: string, score = '0.9') => ['uc-1', 'td-1', unique, replace, 'w', '2024-05-01T00:00:00Z', score];
+
+  it('collapses the repeats of a key as if the rows came one after the other, and keeps refused rows apart', () => {
+    const batch = new ImportBatch('quality', workstream);
+    batch.add(2, header.columns, row('a', ''));
+    batch.add(3, header.columns, row('a', 'false', '0.1'));
+    batch.add(4, header.columns, row('a', 'true', '0.2'));
+    batch.add(5, header.columns, row('b', 'false'));
+    batch.add(6, header.columns, row('b', 'false'));
+    batch.add(7, header.columns, row('', ''));
+    batch.add(8, header.columns, row('', ''));
+    batch.add(9, header.columns, row('c', '', '7'));
+    batch.add(10, header.columns, ['too', 'few']);
+    expect(batch.size).toBe(9);
+    expect(batch.groups.map((g) => [g.first, g.replacers, g.record.unique_id, g.replace, g.qc, (g.record as { review_score: number }).review_score])).toEqual([
+      [0, [2], 'a', true, true, 0.2],
+      [3, [], 'b', false, false, 0.9],
+      [5, [], null, true, false, 0.9],
+      [6, [], null, true, false, 0.9],
+    ]);
+    expect(batch.rejections.map((r) => r.row)).toEqual([9, 10]);
+    expect(batch.mayCauseEvents).toBe(true);
+  });
+});

@@ -1,0 +1,249 @@
+import { type FieldError, type QcReason, Topic } from '@workline/contracts';
+import { type Sql, statement } from '@workline/db';
+import { enqueueEvents } from '@workline/kafka';
+import { randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { PoolClient } from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import { type CsvColumn, csvRowToInput } from './csv-rows';
+import { checkRecord, type PerformanceKind, type QualityRecordInput, type RecordInputOf, type WorkstreamConfig } from './record-rules';
+import { KEY_COLUMNS, qcEvent, type QcEventRow, qcReason, TABLES } from './record-store';
+import { PERFORMANCE_SOURCE } from './workstreams.service';
+
+/**
+ * The write side of a CSV import (docs/csv-formats.md, "How an import runs"): a batch of checked rows is
+ * written with COPY into a per-connection staging table, then ONE statement upserts the staging rows into
+ * the record table (ON CONFLICT applies the unique_id rule and replace_duplicate against earlier records)
+ * and returns only the inserted count and the rows quality control needs. Repeats inside a batch are
+ * settled here first (one INSERT may not touch a row twice), exactly as storeRecords settles them.
+ */
+
+type AnyRecord = RecordInputOf[PerformanceKind];
+
+/** One key's records in a batch, collapsed to the one row the upsert writes. */
+interface Group {
+  /** The id the row gets if it is new. */
+  id: string;
+  /** Index (in the batch's accepted records) of the first record of the key. */
+  first: number;
+  /** Later records of the key with replace_duplicate true: each replaced the one before. */
+  replacers: number[];
+  /** The attributes the row ends up with: the last replacing record, else the first. */
+  record: AnyRecord;
+  /** Whether the upsert replaces an existing row (the first record does, or a later one does). */
+  replace: boolean;
+  /** Whether a record of the group may cause a QC event (so the upsert must say where it went). */
+  qc: boolean;
+}
+
+export interface BatchCounts {
+  stored: number;
+  replaced: number;
+  ignored: number;
+  rejected: number;
+}
+
+/** The rows of one transaction: checked records (grouped by key), and the rows refused with their reasons. */
+export class ImportBatch {
+  /** Accepted records in file order. */
+  readonly records: AnyRecord[] = [];
+  /** Why QC sees each accepted record if it is written; decided when the row is checked. */
+  private readonly reasons: (QcReason | undefined)[] = [];
+  readonly rejections: { row: number; errors: FieldError[] }[] = [];
+  readonly groups: Group[] = [];
+  private readonly byKey = new Map<string, Group>();
+
+  constructor(
+    readonly kind: PerformanceKind,
+    private readonly workstream: WorkstreamConfig,
+    private readonly random: () => number = Math.random,
+  ) {}
+
+  get size(): number {
+    return this.records.length + this.rejections.length;
+  }
+
+  /** Checks one CSV row by the rules of the JSON endpoints; `row` is its line number in the file. */
+  add(row: number, columns: CsvColumn[], cells: string[]): void {
+    if (cells.length !== columns.length) {
+      this.rejections.push({ row, errors: [{ field: '(row)', message: `the row has ${cells.length} fields, the header has ${columns.length}` }] });
+      return;
+    }
+    const input = csvRowToInput(this.kind, columns, cells);
+    // A CSV row may leave workstream_id out: the upload's workstream is meant (a value must still match).
+    const checked = checkRecord(this.kind, { workstream_id: this.workstream.id, ...input.body }, this.workstream);
+    if (checked.ok && !input.errors.length) {
+      this.accept(checked.record);
+      return;
+    }
+    // A cell refused as it stands was left out of the body: the rules' "is required" for it would mislead.
+    const ruleErrors = checked.ok ? [] : checked.errors.filter((error) => !input.errors.some((cell) => cell.field === error.field));
+    this.rejections.push({ row, errors: [...input.errors, ...ruleErrors] });
+  }
+
+  private accept(record: AnyRecord): void {
+    const index = this.records.push(record) - 1;
+    const reason = this.kind === 'quality' ? qcReason(record as QualityRecordInput, this.workstream, this.random) : undefined;
+    this.reasons.push(reason);
+    const key = record.unique_id === null ? undefined : `${record.use_case_id}\u0000${record.task_definition_id}\u0000${record.unique_id}`;
+    const earlier = key === undefined ? undefined : this.byKey.get(key);
+    if (!earlier) {
+      const group: Group = { id: randomUUID(), first: index, replacers: [], record, replace: record.replace_duplicate, qc: reason !== undefined };
+      this.groups.push(group);
+      if (key !== undefined) this.byKey.set(key, group);
+    } else if (record.replace_duplicate) {
+      earlier.replacers.push(index);
+      earlier.record = record;
+      earlier.replace = true;
+      earlier.qc ||= reason !== undefined;
+    }
+    // A later repeat with replace_duplicate false is ignored whatever the database holds.
+  }
+
+  /**
+   * Writes the batch's records in the caller's transaction on `client` (COPY needs the connection itself)
+   * and returns the outcome counts; QC events go to the outbox in the same transaction.
+   */
+  async write(client: PoolClient, sql: Sql, uploadId: string): Promise<BatchCounts> {
+    const counts: BatchCounts = { stored: 0, replaced: 0, ignored: 0, rejected: this.rejections.length };
+    if (!this.groups.length) return counts;
+    const stage = STAGES[this.kind];
+    await pipeline(Readable.from(copyLines(this, stage.types, uploadId)), client.query(copyFrom(stage.copy)));
+    const [result] = await sql.query<{ inserted: number; rows: [number, string, boolean][] }>(stage.upsert);
+    counts.stored = result.inserted;
+    const events: { index: number; event: QcEventRow }[] = [];
+    const eventFor = (index: number, id: string, outcome: 'stored' | 'replaced') => {
+      const reason = this.reasons[index];
+      if (reason) events.push({ index, event: qcEvent(this.records[index] as QualityRecordInput, this.workstream, reason, { id, outcome }, uploadId) });
+    };
+    for (const group of this.groups) counts.replaced += group.replacers.length;
+    for (const [seq, id, inserted] of result.rows) {
+      const group = this.groups[seq];
+      const firstReplaces = this.records[group.first].replace_duplicate;
+      if (!inserted && firstReplaces) counts.replaced++;
+      if (inserted || firstReplaces) eventFor(group.first, id, inserted ? 'stored' : 'replaced');
+      for (const index of group.replacers) eventFor(index, id, 'replaced');
+    }
+    counts.ignored = this.records.length - counts.stored - counts.replaced;
+    if (events.length) {
+      events.sort((a, b) => a.index - b.index);
+      await enqueueEvents(
+        sql,
+        PERFORMANCE_SOURCE,
+        Topic.QualityReviewForQc,
+        events.map((e) => e.event),
+      );
+    }
+    return counts;
+  }
+
+  /** Creates the staging table of `kind` on this connection if it has none yet (once per import). */
+  static async prepare(sql: Sql, kind: PerformanceKind): Promise<void> {
+    await sql.query(STAGES[kind].create);
+  }
+
+  /** QC events this batch would cause at most (so the caller knows whether to poke the outbox relay). */
+  get mayCauseEvents(): boolean {
+    return this.groups.some((group) => group.qc);
+  }
+}
+
+/**
+ * A cell PostgreSQL cannot store: text may not hold U+0000. The old import sent batches as jsonb, which
+ * refused such a batch with this message; the COPY pipeline keeps the outcome (the upload fails there).
+ */
+class NulCharacter extends Error {
+  constructor() {
+    super('unsupported Unicode escape sequence');
+  }
+}
+
+// eslint-disable-next-line no-control-regex -- NUL is what this looks for: PostgreSQL text cannot hold it
+const COPY_SPECIAL = /[\\\n\r\t\u0000]/;
+const COPY_ESCAPES = /[\\\n\r\t]/g;
+const ESCAPED: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/** A text value in COPY's text format: backslash, line breaks and tab escaped; NUL cannot be sent. */
+export function copyText(text: string): string {
+  if (!COPY_SPECIAL.test(text)) return text;
+  if (text.includes('\u0000')) throw new NulCharacter();
+  return text.replace(COPY_ESCAPES, (c) => ESCAPED[c]);
+}
+
+/** One value in COPY's text format, by the column's PostgreSQL type; `\N` is NULL. */
+export function copyValue(value: unknown, type: string): string {
+  if (value === null || value === undefined) return '\\N';
+  switch (type) {
+    case 'jsonb':
+      // JSON.stringify escapes a NUL as \u0000, which jsonb refuses itself (as the old import's batches did).
+      return copyText(JSON.stringify(value));
+    case 'boolean':
+      return value ? 't' : 'f';
+    case 'double precision':
+    case 'int':
+      return String(value);
+    default:
+      return copyText(String(value));
+  }
+}
+
+/** The COPY text of a batch's groups, in chunks of about 64 KB. */
+function* copyLines(batch: ImportBatch, types: [string, string][], uploadId: string): Generator<string> {
+  let chunk = '';
+  const upload = copyText(uploadId);
+  for (let seq = 0; seq < batch.groups.length; seq++) {
+    const group = batch.groups[seq];
+    const record = group.record as unknown as Record<string, unknown>;
+    let line = `${seq}\t${group.replace ? 't' : 'f'}\t${group.qc ? 't' : 'f'}\t${group.id}\t${copyText(record.workstream_id as string)}`;
+    for (const [name, type] of types) line += `\t${copyValue(record[name], type)}`;
+    chunk += `${line}\t${upload}\n`;
+    if (chunk.length >= 65_536) {
+      yield chunk;
+      chunk = '';
+    }
+  }
+  if (chunk) yield chunk;
+}
+
+/** Per kind: the staging table (temporary, per connection, emptied at each commit) and the statements on it. */
+const STAGES = Object.fromEntries(
+  (['quality', 'throughput'] as const).map((kind) => {
+    const { table, columns } = TABLES[kind];
+    const stage = `performance_${kind}_stage`;
+    const all: [string, string][] = [['id', 'uuid'], ['workstream_id', 'text'], ...columns, ['upload_id', 'text']];
+    const names = all.map(([name]) => name).join(', ');
+    const key = KEY_COLUMNS.join(', ');
+    const updates = [...columns.filter(([name]) => !KEY_COLUMNS.includes(name)).map(([name]) => name), 'upload_id'].map((name) => `${name} = excluded.${name}`).join(', ');
+    const upsert = `
+      with upserted as (
+        insert into ${table} (${names}) select ${names} from ${stage} where replace order by ${key}
+        on conflict (${key}) do update set ${updates}, updated_at = now()
+        returning id, workstream_id, use_case_id, task_definition_id, unique_id
+      ), kept as (
+        insert into ${table} (${names}) select ${names} from ${stage} where not replace order by ${key}
+        on conflict (${key}) do nothing
+        returning id, workstream_id, use_case_id, task_definition_id, unique_id
+      ), written as (
+        select * from upserted union all select * from kept
+      ), wanted as (
+        select s.seq, w.id::text as id, true as inserted from written w join ${stage} s on s.id = w.id where s.qc
+        union all
+        select s.seq, w.id::text, false from written w join ${stage} s using (${key}) where s.id <> w.id
+      )
+      select (select count(*)::int from written w join ${stage} s on s.id = w.id) as inserted,
+        coalesce((select json_agg(json_build_array(seq, id, inserted)) from wanted), '[]'::json) as rows`;
+    return [
+      kind,
+      {
+        types: columns,
+        create: statement(
+          `performance_${kind}_stage_create`,
+          `create temporary table if not exists ${stage} (seq int, replace boolean, qc boolean, ${all.map(([name, type]) => `${name} ${type}`).join(', ')}) on commit delete rows`,
+        ),
+        copy: `copy ${stage} (seq, replace, qc, ${names}) from stdin`,
+        upsert: statement(`performance_${kind}_import_upsert`, upsert),
+      },
+    ];
+  }),
+) as Record<PerformanceKind, { types: [string, string][]; create: ReturnType<typeof statement>; copy: string; upsert: ReturnType<typeof statement> }>;
