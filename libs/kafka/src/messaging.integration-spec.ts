@@ -20,6 +20,8 @@ const suffix = randomUUID().slice(0, 8);
 const PROBE_TOPIC = `workline.test.probe-${suffix}.v1`;
 const POISON_TOPIC = `workline.test.poison-${suffix}.v1`;
 const SOURCE = `test-${suffix}`;
+/** The tests' own transactions write many outbox rows one by one: 5 s (Prisma's default) is short on a loaded machine. */
+const TEST_TRANSACTION = { timeout: 30_000, maxWait: 30_000 };
 /** A topic with a small max.message.bytes, so that a few events fill it. */
 const LIMITED_TOPIC = `workline.test.limited-${suffix}.v1`;
 const LIMITED_MAX_BYTES = 100_000;
@@ -102,7 +104,7 @@ describe('Kafka plumbing: outbox relay, inbox dedupe, dead letters (real Kafka a
   const enqueue = (from: number, count: number) =>
     prisma.$transaction(async (tx) => {
       for (let n = from; n < from + count; n++) await enqueueEvent(tx, SOURCE, PROBE_TOPIC, { n }, { key: `key-${n % 7}` });
-    });
+    }, TEST_TRANSACTION);
 
   beforeAll(async () => {
     await prisma.$executeRawUnsafe('create table if not exists test_probe_applied (event_id text not null, n int not null, applied_at timestamptz default now())');
@@ -174,7 +176,7 @@ describe('Kafka plumbing: outbox relay, inbox dedupe, dead letters (real Kafka a
       const written: string[] = [];
       for (let n = 0; n < 30; n++) written.push(await enqueueEvent(tx, SOURCE, LIMITED_TOPIC, { n, pad: 'm'.repeat(10_000) }, { key: 'one-workstream' }));
       return written;
-    });
+    }, TEST_TRANSACTION);
     await relayAll();
     await eventually(() => ids.every((id) => limitedReceived.includes(id)) || undefined, { what: 'all 30 medium events' });
     expect(limitedReceived.filter((id) => ids.includes(id))).toEqual(ids);
@@ -186,7 +188,7 @@ describe('Kafka plumbing: outbox relay, inbox dedupe, dead letters (real Kafka a
       await enqueueEvent(tx, SOURCE, LIMITED_TOPIC, { n: 1 }, { key: 'one-workstream' }),
       await enqueueEvent(tx, SOURCE, LIMITED_TOPIC, { n: 2, pad: 'o'.repeat(LIMITED_MAX_BYTES + 10_000) }, { key: 'one-workstream' }),
       await enqueueEvent(tx, SOURCE, LIMITED_TOPIC, { n: 3 }, { key: 'one-workstream' }),
-    ]);
+    ], TEST_TRANSACTION);
     await relayAll();
     await eventually(() => limitedReceived.includes(after) || undefined, { what: 'the event behind the oversized one' });
     expect(limitedReceived).toContain(before);
