@@ -109,7 +109,10 @@ async function startLocalKafka({ profile, port, controllerPort, fresh = false })
   const jvm = ['-Xms256m', '-Xmx512m', '-XX:+UseG1GC', '-Djava.awt.headless=true', `-Dlog4j.configuration=file:${log4jFile}`];
 
   if (!fs.existsSync(path.join(dataDir, 'meta.properties'))) {
-    const clusterId = crypto.randomBytes(16).toString('base64url');
+    // An id starting with '-' would be read by the storage tool as an option (1 start in 64 failed so).
+    let clusterId;
+    do clusterId = crypto.randomBytes(16).toString('base64url');
+    while (clusterId.startsWith('-'));
     run('java', [...jvm, '-cp', classpath, 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', propsFile, '--ignore-formatted'], {
       stdio: ['ignore', 'ignore', 'inherit'],
     });
