@@ -37,7 +37,7 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { startBaselineServer } from './lib/baseline';
 import { ECHO_PATTERN, startEchoServer } from './lib/echo';
-import { ADMIN_TOKEN, call, expectStatus, type Figures, fmt, newWorkstream, ROOT, startBenchStack } from './lib/common';
+import { ADMIN_TOKEN, call, cpuPerOperation, expectStatus, type Figures, fmt, newWorkstream, ROOT, stackCpuMs, startBenchStack } from './lib/common';
 import { runLoad, type LoadResult } from './lib/load';
 import { benchUnits, platformBaselineRoutes, platformTenant } from './lib/platform';
 import { qualityBaselineRoute, qualityLoad } from './lib/quality';
@@ -100,6 +100,7 @@ async function main(): Promise<void> {
   ]);
   const rows: Row[] = [];
   const checks: Record<string, number> = {};
+  const notes: string[] = [];
   const http = (url: string, headers: Record<string, string>, body: unknown, seconds = SECONDS, rate?: number) =>
     runLoad({ kind: 'http', url, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), connections: CONNECTIONS, seconds, ...(rate ? { rate } : {}) });
   /** The same request paced at RATE per second, Workline then the bare server: p50/p99 at a load both can take. */
@@ -139,7 +140,9 @@ async function main(): Promise<void> {
     if (runs('quality')) {
       step(`quality submissions: ${CONNECTIONS} connections, ${SECONDS} s each`);
       await qualityLoad(base, quality.workstreamId, quality.key, CONNECTIONS, WARMUP);
+      const cpuBefore = stackCpuMs();
       const submitted = await qualityLoad(base, quality.workstreamId, quality.key, CONNECTIONS, SECONDS, db);
+      notes.push(`CPU per quality submission (ms, from /proc): ${cpuPerOperation(cpuBefore, stackCpuMs(), submitted.count)}.`);
       checks.quality_acknowledged = submitted.count;
       checks.quality_lost = submitted.lost;
       rows.push({
@@ -167,10 +170,13 @@ async function main(): Promise<void> {
       step('run creation');
       const smallRun = { line_id: platform.smallLineId, units: [{ identifier: 'one', text: 'small run' }] };
       await http(`${base}/v4/runs`, platform.auth, smallRun, WARMUP);
+      const cpuBefore = stackCpuMs();
+      const created = await http(`${base}/v4/runs`, platform.auth, smallRun);
+      notes.push(`CPU per run creation (ms, from /proc): ${cpuPerOperation(cpuBefore, stackCpuMs(), created.count)}.`);
       rows.push({
         measure: 'run creation: POST /v4/runs, 1 unit',
         unit: 'requests',
-        workline: strip(await http(`${base}/v4/runs`, platform.auth, smallRun)),
+        workline: strip(created),
         baselineName: 'bare Fastify, 201',
         baseline: strip(await http(`${baselineServer.base}/v4/runs`, platform.auth, smallRun)),
       });
@@ -181,10 +187,13 @@ async function main(): Promise<void> {
       step('task creation');
       const task = { media_key: grant.media_key, configuration_id: configuration.id };
       await http(`${base}/v1/tasks`, { 'x-api-key': quality.key }, task, WARMUP);
+      const cpuBefore = stackCpuMs();
+      const created = await http(`${base}/v1/tasks`, { 'x-api-key': quality.key }, task);
+      notes.push(`CPU per task creation (ms, from /proc): ${cpuPerOperation(cpuBefore, stackCpuMs(), created.count)}.`);
       rows.push({
         measure: 'task creation: POST /v1/tasks',
         unit: 'requests',
-        workline: strip(await http(`${base}/v1/tasks`, { 'x-api-key': quality.key }, task)),
+        workline: strip(created),
         baselineName: 'bare Fastify, 201',
         baseline: strip(await http(`${baselineServer.base}/v1/tasks`, { 'x-api-key': quality.key }, task)),
       });
@@ -271,7 +280,6 @@ async function main(): Promise<void> {
     step('raw Kafka produce');
     const kafka = strip(await runLoad({ kind: 'kafka', brokers, topic: scratchTopic, concurrency: CONNECTIONS, seconds: SECONDS }));
     const kafkaBatched = await runLoad({ kind: 'kafka', batched: true, brokers, topic: scratchTopic, concurrency: CONNECTIONS, seconds: SECONDS });
-    const notes: string[] = [];
     if (runs('transport')) {
       step('echo RPC through the transport');
       const echo = await startEchoServer(brokers, echoTopic);
