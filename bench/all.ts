@@ -19,7 +19,9 @@
  * HTTP load comes from the load-generator process (autocannon; bots and sequences on undici keep-alive
  * pools), never from the process under test.
  *
- * Settings (env): BENCH_SECONDS (10) per measure, BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (32),
+ * The three request rows are measured twice: as fast as answered, and paced at BENCH_RATE (1000) per second.
+ *
+ * Settings (env): BENCH_SECONDS (10) per measure, BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (32), BENCH_RATE (1000; 0: no paced rows),
  * BENCH_WORKERS (32 bots), BENCH_UNITS (5000), BENCH_BIG_RUNS (5), BENCH_DELIVERIES (2000), BENCH_ONLY
  * (comma-separated groups to run: quality, runs, tasks, units, webhooks, transport; default all; raw Kafka
  * produce always runs).
@@ -35,7 +37,7 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { startBaselineServer } from './lib/baseline';
 import { ECHO_PATTERN, startEchoServer } from './lib/echo';
-import { ADMIN_TOKEN, call, expectStatus, type Figures, fmt, newWorkstream, ROOT, startBenchStack } from './lib/common';
+import { ADMIN_TOKEN, call, cpuPerOperation, expectStatus, type Figures, fmt, newWorkstream, ROOT, stackCpuMs, startBenchStack } from './lib/common';
 import { runLoad, type LoadResult } from './lib/load';
 import { benchUnits, platformBaselineRoutes, platformTenant } from './lib/platform';
 import { qualityBaselineRoute, qualityLoad } from './lib/quality';
@@ -50,6 +52,8 @@ const UNITS = Number(process.env.BENCH_UNITS ?? 5000);
 const BIG_RUNS = Number(process.env.BENCH_BIG_RUNS ?? 5);
 const BIG_RUN_UNITS = 10_000;
 const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 2000);
+/** Paced rows: quality, run and task creation at this many requests per second (both sides); 0 leaves them out. */
+const RATE = Number(process.env.BENCH_RATE ?? 1000);
 const ONLY = new Set((process.env.BENCH_ONLY ?? '').split(',').map((g) => g.trim()).filter(Boolean));
 const runs = (group: 'quality' | 'runs' | 'tasks' | 'units' | 'webhooks' | 'transport') => !ONLY.size || ONLY.has(group);
 
@@ -96,8 +100,20 @@ async function main(): Promise<void> {
   ]);
   const rows: Row[] = [];
   const checks: Record<string, number> = {};
-  const http = (url: string, headers: Record<string, string>, body: unknown, seconds = SECONDS) =>
-    runLoad({ kind: 'http', url, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), connections: CONNECTIONS, seconds });
+  const notes: string[] = [];
+  const http = (url: string, headers: Record<string, string>, body: unknown, seconds = SECONDS, rate?: number) =>
+    runLoad({ kind: 'http', url, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), connections: CONNECTIONS, seconds, ...(rate ? { rate } : {}) });
+  /** The same request paced at RATE per second, Workline then the bare server: p50/p99 at a load both can take. */
+  const pacedRow = async (measure: string, path: string, headers: Record<string, string>, body: unknown, baselineName: string) => {
+    if (!RATE) return;
+    rows.push({
+      measure: `${measure}, paced ${RATE}/s`,
+      unit: 'requests',
+      workline: strip(await http(`${base}${path}`, headers, body, SECONDS, RATE)),
+      baselineName: `${baselineName}, paced ${RATE}/s`,
+      baseline: strip(await http(`${baselineServer.base}${path}`, headers, body, SECONDS, RATE)),
+    });
+  };
   const step = (what: string) => console.log(`\n== ${what} (${((Date.now() - startedAt) / 1000).toFixed(0)} s)`);
   try {
     await db.connect();
@@ -124,7 +140,9 @@ async function main(): Promise<void> {
     if (runs('quality')) {
       step(`quality submissions: ${CONNECTIONS} connections, ${SECONDS} s each`);
       await qualityLoad(base, quality.workstreamId, quality.key, CONNECTIONS, WARMUP);
+      const cpuBefore = stackCpuMs();
       const submitted = await qualityLoad(base, quality.workstreamId, quality.key, CONNECTIONS, SECONDS, db);
+      notes.push(`CPU per quality submission (ms, from /proc): ${cpuPerOperation(cpuBefore, stackCpuMs(), submitted.count)}.`);
       checks.quality_acknowledged = submitted.count;
       checks.quality_lost = submitted.lost;
       rows.push({
@@ -134,32 +152,52 @@ async function main(): Promise<void> {
         baselineName: 'bare Fastify, 202',
         baseline: strip(await qualityLoad(baselineServer.base, quality.workstreamId, quality.key, CONNECTIONS, SECONDS)),
       });
+      if (RATE) {
+        const paced = await qualityLoad(base, quality.workstreamId, quality.key, CONNECTIONS, SECONDS, db, RATE);
+        checks.quality_acknowledged += paced.count;
+        checks.quality_lost += paced.lost;
+        rows.push({
+          measure: `quality submissions: POST task_reviewed, paced ${RATE}/s`,
+          unit: 'requests',
+          workline: strip(paced),
+          baselineName: `bare Fastify, 202, paced ${RATE}/s`,
+          baseline: strip(await qualityLoad(baselineServer.base, quality.workstreamId, quality.key, CONNECTIONS, SECONDS, undefined, RATE)),
+        });
+      }
     }
 
     if (runs('runs')) {
       step('run creation');
       const smallRun = { line_id: platform.smallLineId, units: [{ identifier: 'one', text: 'small run' }] };
       await http(`${base}/v4/runs`, platform.auth, smallRun, WARMUP);
+      const cpuBefore = stackCpuMs();
+      const created = await http(`${base}/v4/runs`, platform.auth, smallRun);
+      notes.push(`CPU per run creation (ms, from /proc): ${cpuPerOperation(cpuBefore, stackCpuMs(), created.count)}.`);
       rows.push({
         measure: 'run creation: POST /v4/runs, 1 unit',
         unit: 'requests',
-        workline: strip(await http(`${base}/v4/runs`, platform.auth, smallRun)),
+        workline: strip(created),
         baselineName: 'bare Fastify, 201',
         baseline: strip(await http(`${baselineServer.base}/v4/runs`, platform.auth, smallRun)),
       });
+      await pacedRow('run creation: POST /v4/runs, 1 unit', '/v4/runs', platform.auth, smallRun, 'bare Fastify, 201');
     }
 
     if (runs('tasks')) {
       step('task creation');
       const task = { media_key: grant.media_key, configuration_id: configuration.id };
       await http(`${base}/v1/tasks`, { 'x-api-key': quality.key }, task, WARMUP);
+      const cpuBefore = stackCpuMs();
+      const created = await http(`${base}/v1/tasks`, { 'x-api-key': quality.key }, task);
+      notes.push(`CPU per task creation (ms, from /proc): ${cpuPerOperation(cpuBefore, stackCpuMs(), created.count)}.`);
       rows.push({
         measure: 'task creation: POST /v1/tasks',
         unit: 'requests',
-        workline: strip(await http(`${base}/v1/tasks`, { 'x-api-key': quality.key }, task)),
+        workline: strip(created),
         baselineName: 'bare Fastify, 201',
         baseline: strip(await http(`${baselineServer.base}/v1/tasks`, { 'x-api-key': quality.key }, task)),
       });
+      await pacedRow('task creation: POST /v1/tasks', '/v1/tasks', { 'x-api-key': quality.key }, task, 'bare Fastify, 201');
     }
 
     if (runs('units')) {
@@ -242,7 +280,6 @@ async function main(): Promise<void> {
     step('raw Kafka produce');
     const kafka = strip(await runLoad({ kind: 'kafka', brokers, topic: scratchTopic, concurrency: CONNECTIONS, seconds: SECONDS }));
     const kafkaBatched = await runLoad({ kind: 'kafka', batched: true, brokers, topic: scratchTopic, concurrency: CONNECTIONS, seconds: SECONDS });
-    const notes: string[] = [];
     if (runs('transport')) {
       step('echo RPC through the transport');
       const echo = await startEchoServer(brokers, echoTopic);
@@ -296,7 +333,7 @@ async function main(): Promise<void> {
     writeFileSync(join(dir, 'results.md'), `${markdown}\n`);
     writeFileSync(
       join(dir, 'results.json'),
-      `${JSON.stringify({ at: new Date().toISOString(), settings: { SECONDS, WARMUP, CONNECTIONS, WORKERS, UNITS, BIG_RUNS, DELIVERIES }, rows, kafka, checks, seconds }, null, 2)}\n`,
+      `${JSON.stringify({ at: new Date().toISOString(), settings: { SECONDS, WARMUP, CONNECTIONS, RATE, WORKERS, UNITS, BIG_RUNS, DELIVERIES }, rows, kafka, checks, seconds }, null, 2)}\n`,
     );
     console.log(`written to .cache/bench/results.md and .cache/bench/results.json`);
     const failed = rows.filter((r) => r.workline.failed > 0).map((r) => `${r.measure}: ${r.workline.failed} failed`);

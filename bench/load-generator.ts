@@ -3,6 +3,7 @@
  * It gets one job over IPC, runs it, sends back the figures and exits:
  *  - `http`: autocannon against one URL. Each request carries its own id in place of __ID__ in the body;
  *    the ids answered 2xx are sent back, so a bench can check that every acknowledged record was stored.
+ *    With `rate`, requests are paced at that many per second over all connections.
  *  - `bots`: worker bots through the work API on kept-alive connections (undici Pool, one connection per
  *    bot): lease the next unit, complete it, again, until 204 or the time is up; with `combined`, the next
  *    unit comes in the complete's answer. Latency is that of one unit (next + complete, or one complete).
@@ -42,6 +43,7 @@ async function http(job: Extract<LoadJob, { kind: 'http' }>): Promise<LoadResult
     url: job.url,
     connections: job.connections,
     duration: job.seconds,
+    ...(job.rate ? { overallRate: job.rate } : {}),
     requests: [
       {
         method: job.method ?? 'POST',

@@ -2,7 +2,7 @@
  * What every benchmark shares: the stack it starts, HTTP helpers, timing and figures.
  * Compiled to .cache/bench-dist/bench/lib/, so the repository root is found by walking up.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 function findRoot(from: string): string {
@@ -111,4 +111,41 @@ export async function newWorkstream(base: string, name = 'Bench'): Promise<{ acc
   );
   const { key } = await expectStatus(call(base, 'POST', `/admin/v1/workstreams/${ws.id}/api-keys`, admin, {}), 201, 'api key');
   return { accountId: account.id, workstreamId: ws.id, key };
+}
+
+/**
+ * CPU time (user + system, ms) used so far by each process of this checkout's bench stack: the five apps and
+ * the Kafka broker, read from /proc. The difference over a measure divided by its operations is a figure the
+ * machine's load hardly moves (unlike throughput), which is what "where the time goes" needs.
+ */
+/** Linux's USER_HZ (`getconf CLK_TCK`): the unit of utime and stime in /proc/<pid>/stat. */
+const CLOCK_TICKS = 100;
+
+export function stackCpuMs(): Record<string, number> {
+  const cpu: Record<string, number> = {};
+  for (const pid of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
+    let args: string;
+    let stat: string;
+    try {
+      args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    } catch {
+      continue; // exited meanwhile
+    }
+    const app = args.match(new RegExp(`${ROOT}/dist/apps/([a-z-]+)/`))?.[1];
+    const name = app ?? (args.includes(`${ROOT}/.cache/kafka/bench/`) && args.includes('kafka.Kafka') ? 'kafka' : undefined);
+    if (!name) continue;
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th of them.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    cpu[name] = (cpu[name] ?? 0) + ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  }
+  return cpu;
+}
+
+/** CPU ms per operation of each stack process between two `stackCpuMs` readings, as one line of text. */
+export function cpuPerOperation(before: Record<string, number>, after: Record<string, number>, operations: number): string {
+  return Object.keys(after)
+    .sort()
+    .map((name) => `${name} ${fmt((after[name] - (before[name] ?? 0)) / Math.max(1, operations), 2)}`)
+    .join(', ');
 }

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import type { Figures, Headers } from './common';
 
 export type LoadJob =
-  | { kind: 'http'; url: string; method?: string; headers: Headers; body: string; connections: number; seconds: number }
+  /** `rate`: requests per second over all connections (paced, autocannon's overallRate); absent: as fast as answered. */
+  | { kind: 'http'; url: string; method?: string; headers: Headers; body: string; connections: number; seconds: number; rate?: number }
   /**
    * `combined`: each bot asks for its next unit in its complete (`next` on complete, docs/work-api.md); an
    * answer without a `next` key (a build without it) is followed by a separate `next` request.

@@ -28,8 +28,17 @@ export interface QualityResult extends LoadResult {
 /**
  * task_reviewed submissions from the load generator against `base`; with `db`, every 202 is checked
  * against the rows in PostgreSQL (requests cut off at the end may also have committed: not counted).
+ * With `rate`, paced at that many requests per second.
  */
-export async function qualityLoad(base: string, workstreamId: string, key: string, connections: number, seconds: number, db?: Client): Promise<QualityResult> {
+export async function qualityLoad(
+  base: string,
+  workstreamId: string,
+  key: string,
+  connections: number,
+  seconds: number,
+  db?: Client,
+  rate?: number,
+): Promise<QualityResult> {
   const { acknowledged = [], ...result } = await runLoad({
     kind: 'http',
     url: `${base}/v1/workstreams/${workstreamId}/task_reviewed`,
@@ -37,6 +46,7 @@ export async function qualityLoad(base: string, workstreamId: string, key: strin
     body: qualityBody(workstreamId),
     connections,
     seconds,
+    ...(rate ? { rate } : {}),
   });
   if (!db) return { ...result, persisted: 0, lost: 0 };
   const persisted = Number(

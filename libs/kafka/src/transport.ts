@@ -116,6 +116,11 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
   private consumer?: Consumer;
   private readonly producer: KafkaProducer;
   private readonly inFlight = new Set<Promise<void>>();
+  /**
+   * Handlers by pattern string. Nest's getHandlerByPattern normalises every pattern (a JSON.parse attempt in
+   * a try/catch) on every message; the profile of a loaded service had it at 3 % of its CPU.
+   */
+  private readonly handlersByPattern = new Map<string, MessageHandler>();
   private readonly maxAttempts: number;
   private readonly retryBackoffMs: number;
   private readonly maxConcurrentRequests: number;
@@ -127,6 +132,15 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
   private starting?: Promise<void>;
   private joinedOnce?: Promise<void>;
   private readonly handlerDuration?: Histogram<'kind' | 'pattern' | 'outcome'>;
+
+  override getHandlerByPattern(pattern: string): MessageHandler | null {
+    const known = this.handlersByPattern.get(pattern);
+    if (known) return known;
+    const handler = super.getHandlerByPattern(pattern);
+    // Only hits are kept: handlers are all registered before listen, and unknown patterns must not grow the map.
+    if (handler) this.handlersByPattern.set(pattern, handler);
+    return handler;
+  }
 
   constructor(private readonly options: KafkaTransportOptions) {
     super();

@@ -12,15 +12,60 @@ export interface Pipelined<T> {
 
 type Replies<T extends readonly Pipelined<unknown>[]> = { [K in keyof T]: T[K] extends Pipelined<infer R> ? R : never };
 
+interface Waiter {
+  first: number;
+  count: number;
+  resolve(replies: [Error | null, unknown][]): void;
+  reject(error: unknown): void;
+}
+
+/** The pipeline being filled during this turn of the event loop, per client. */
+interface SharedPipeline {
+  pipeline: ChainableCommander;
+  size: number;
+  waiters: Waiter[];
+}
+
+const forming = new WeakMap<Redis, SharedPipeline>();
+
 /**
- * Sends every command in one pipeline (one write, one round trip); rejects when Redis cannot answer, at
- * once when it is not connected: callers fail open, and a request must not wait out reconnection attempts.
+ * Sends the commands of every caller of this turn of the event loop in one pipeline: one write and one read
+ * for all the requests a gateway parsed together. A socket write to Redis cost the gateway more CPU than the
+ * rest of its Redis work (CPU profile under load, docs/benchmarks.md "Where the time goes"); the wait is one
+ * event-loop turn. Each caller's commands stay contiguous and in order; a pipeline is not a transaction, so
+ * nothing is lost by sharing it (the scripts that need atomicity are atomic on their own).
+ */
+function sharedPipeline(redis: Redis): SharedPipeline {
+  const current = forming.get(redis);
+  if (current) return current;
+  const shared: SharedPipeline = { pipeline: redis.pipeline(), size: 0, waiters: [] };
+  forming.set(redis, shared);
+  setImmediate(() => {
+    forming.delete(redis);
+    shared.pipeline.exec().then(
+      (replies) => {
+        for (const waiter of shared.waiters) waiter.resolve((replies ?? []).slice(waiter.first, waiter.first + waiter.count));
+      },
+      (error: unknown) => {
+        for (const waiter of shared.waiters) waiter.reject(error);
+      },
+    );
+  });
+  return shared;
+}
+
+/**
+ * Sends the commands in one round trip (shared with the other callers of this event-loop turn); rejects when
+ * Redis cannot answer, at once when it is not connected: callers fail open, and a request must not wait out
+ * reconnection attempts.
  */
 export async function roundTrip<T extends readonly Pipelined<unknown>[]>(redis: Redis, ...commands: T): Promise<Replies<T>> {
   if (redis.status !== 'ready') throw new Error(`Redis is not connected (${redis.status})`);
-  const pipeline = redis.pipeline();
-  for (const command of commands) command.queue(pipeline);
-  const replies = (await pipeline.exec()) ?? [];
+  const shared = sharedPipeline(redis);
+  const first = shared.size;
+  for (const command of commands) command.queue(shared.pipeline);
+  shared.size += commands.length;
+  const replies = await new Promise<[Error | null, unknown][]>((resolve, reject) => shared.waiters.push({ first, count: commands.length, resolve, reject }));
   return commands.map((command, index) => {
     const [error, reply] = replies[index] ?? [new Error('Redis gave no reply'), undefined];
     if (error) throw error;

@@ -1,0 +1,69 @@
+import { testStack } from '@workline/testing';
+import { randomBytes } from 'node:crypto';
+import type { ChainableCommander } from 'ioredis';
+import { RedisService } from './redis.module';
+import { type Pipelined, RedisScript, roundTrip } from './round-trip';
+
+const incr = (key: string): Pipelined<number> => ({ queue: (pipeline) => pipeline.incr(key), read: (reply) => Number(reply) });
+const get = (key: string): Pipelined<string | null> => ({ queue: (pipeline) => pipeline.get(key), read: (reply) => reply as string | null });
+const failing = (key: string): Pipelined<unknown> => ({ queue: (pipeline) => pipeline.lpush(key, 'x'), read: (reply) => reply });
+
+/** Round trips against the real Redis of the test stack: callers of one event-loop turn share one pipeline. */
+describe('roundTrip (real Redis)', () => {
+  const redis = new RedisService(testStack().redisUrl);
+  const prefix = `round-trip-probe:${randomBytes(4).toString('hex')}`;
+  let pipelines = 0;
+  const pipeline = redis.pipeline.bind(redis);
+
+  beforeAll(async () => {
+    await redis.ping();
+    redis.pipeline = ((...args: Parameters<typeof pipeline>): ChainableCommander => {
+      pipelines++;
+      return pipeline(...args);
+    }) as typeof redis.pipeline;
+  });
+
+  afterAll(async () => {
+    const keys = await redis.keys(`${prefix}:*`);
+    if (keys.length) await redis.del(...keys);
+    await redis.onApplicationShutdown();
+  });
+
+  it('sends the commands of concurrent callers in one pipeline, each caller getting its own replies in order', async () => {
+    pipelines = 0;
+    const callers = Array.from({ length: 50 }, (_, caller) => roundTrip(redis, incr(`${prefix}:${caller}`), incr(`${prefix}:${caller}`), get(`${prefix}:${caller}`)));
+    const replies = await Promise.all(callers);
+    expect(pipelines).toBe(1);
+    expect(replies).toEqual(Array.from({ length: 50 }, () => [1, 2, '2']));
+  });
+
+  it('gives separate turns separate pipelines, and a caller alone its replies', async () => {
+    pipelines = 0;
+    expect(await roundTrip(redis, incr(`${prefix}:alone`))).toEqual([1]);
+    expect(await roundTrip(redis, incr(`${prefix}:alone`), get(`${prefix}:alone`))).toEqual([2, '2']);
+    expect(pipelines).toBe(2);
+  });
+
+  it('fails only the caller whose command failed; the others of the pipeline get their replies', async () => {
+    await redis.set(`${prefix}:string`, 'not a list');
+    const [bad, good] = await Promise.allSettled([roundTrip(redis, failing(`${prefix}:string`)), roundTrip(redis, incr(`${prefix}:good`))]);
+    expect(bad.status).toBe('rejected');
+    expect(String((bad as PromiseRejectedResult).reason)).toMatch(/WRONGTYPE/);
+    expect(good).toEqual({ status: 'fulfilled', value: [1] });
+  });
+
+  it('runs scripts in a shared pipeline (defined on first use) with the replies of their caller', async () => {
+    const script = new RedisScript('roundTripProbeAdd', "return redis.call('incrby', KEYS[1], ARGV[1])");
+    const adds = await Promise.all([5, 7, 11].map((by) => script.run(redis, [`${prefix}:sum`, by], (reply) => Number(reply))));
+    expect(adds).toEqual([5, 12, 23]);
+  });
+
+  it('rejects at once when Redis is not connected, sending nothing', async () => {
+    const offline = new RedisService('redis://127.0.0.1:1/0');
+    try {
+      await expect(roundTrip(offline, incr(`${prefix}:offline`))).rejects.toThrow(/not connected/);
+    } finally {
+      offline.disconnect();
+    }
+  });
+});
