@@ -235,7 +235,9 @@ async function main(): Promise<void> {
       }
 
       step(`unit completion: ${WORKERS} bots`);
+      const cpuBeforeBots = stackCpuMs();
       const worked: LoadResult = await runLoad({ kind: 'bots', base, workers: platform.workers, lineId: platform.lineId, seconds: SECONDS });
+      notes.push(`CPU per unit, next + complete (ms, from /proc): ${cpuPerOperation(cpuBeforeBots, stackCpuMs(), worked.count)}.`);
       rows.push({
         measure: `unit completion: ${WORKERS} bots, next + complete`,
         unit: 'units',
@@ -243,7 +245,9 @@ async function main(): Promise<void> {
         baselineName: 'bare Fastify, 200 + 200',
         baseline: strip(await runLoad({ kind: 'bots', base: baselineServer.base, workers: platform.workers, lineId: 'l', seconds: SECONDS })),
       });
+      const cpuBeforeCombined = stackCpuMs();
       const combined: LoadResult = await runLoad({ kind: 'bots', base, workers: platform.workers, lineId: platform.lineId, seconds: SECONDS, combined: true });
+      notes.push(`CPU per unit, combined route (ms, from /proc): ${cpuPerOperation(cpuBeforeCombined, stackCpuMs(), combined.count)}.`);
       checks.combined_answers = combined.combinedAnswers ?? 0;
       rows.push({
         // Without `next` on complete in this build, the bots fall back to next + complete: the check says so.
