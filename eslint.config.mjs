@@ -37,9 +37,9 @@ export default tseslint.config(
   },
   {
     files: ['apps/**/*.ts', 'libs/*/src/**/*.ts'],
-    ignores: ['libs/kafka/**', '**/*.spec.ts', '**/*.integration-spec.ts', '**/*.faults-spec.ts'],
+    ignores: ['libs/messaging/**', '**/*.spec.ts', '**/*.integration-spec.ts', '**/*.faults-spec.ts'],
     rules: {
-      'no-restricted-imports': ['error', { paths: [{ name: 'kafkajs', message: 'Use @workline/kafka: apps never touch the Kafka client directly.' }], patterns: [{ group: ['@workline/*/*'], message: 'Import libraries by their package root only.' }] }],
+      'no-restricted-imports': ['error', { paths: [{ name: 'kafkajs', message: 'Use @workline/messaging: apps never touch the Kafka client directly.' }], patterns: [{ group: ['@workline/*/*'], message: 'Import libraries by their package root only.' }] }],
     },
   },
 );

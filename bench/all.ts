@@ -13,8 +13,8 @@
  *   unit completion      bots: next + complete on the work API     vs the same server answering 200, 200
  *                        bots: complete with `next` (one request)  vs the same server answering 200 with a unit
  *   webhook delivery     DeliveryRequested on Kafka → receiver 2xx vs a bare loop of POSTs to that receiver
- *   echo RPC             request-reply through libs/kafka, no SQL  vs raw Kafka produce through the merging producer
- *   raw Kafka produce    batched: libs/kafka's KafkaProducer        vs kafkajs, one message per send, acks=all
+ *   echo RPC             request-reply through libs/messaging, no SQL  vs raw Kafka produce through the merging producer
+ *   raw Kafka produce    batched: libs/messaging's KafkaProducer        vs kafkajs, one message per send, acks=all
  *                        (the Kafka ceiling every row shares)
  * HTTP load comes from the load-generator process (autocannon; bots and sequences on undici keep-alive
  * pools), never from the process under test.
@@ -28,7 +28,7 @@
  */
 import 'reflect-metadata';
 import { BaseEnv, loadEnv } from '@workline/config';
-import { KafkaProducer } from '@workline/kafka';
+import { KafkaProducer } from '@workline/messaging';
 import { SecretBox } from '@workline/secrets';
 import { Kafka, logLevel } from 'kafkajs';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -294,10 +294,10 @@ async function main(): Promise<void> {
         const echoed = await runLoad({ ...rpc, seconds: SECONDS });
         const serverCpu = (await echo.cpuMs()) - serverCpuBefore;
         rows.push({
-          measure: `echo RPC: request-reply through libs/kafka, no SQL, ${CONNECTIONS} at once`,
+          measure: `echo RPC: request-reply through libs/messaging, no SQL, ${CONNECTIONS} at once`,
           unit: 'requests',
           workline: strip(echoed),
-          baselineName: `raw Kafka produce, batched (libs/kafka producer), ${CONNECTIONS} at once`,
+          baselineName: `raw Kafka produce, batched (libs/messaging producer), ${CONNECTIONS} at once`,
           baseline: strip(kafkaBatched),
         });
         notes.push(
@@ -310,7 +310,7 @@ async function main(): Promise<void> {
       }
     }
     rows.push({
-      measure: `raw Kafka produce, batched: libs/kafka KafkaProducer, 1 message/send, acks=all, ${CONNECTIONS} at once`,
+      measure: `raw Kafka produce, batched: libs/messaging KafkaProducer, 1 message/send, acks=all, ${CONNECTIONS} at once`,
       unit: 'messages',
       workline: strip(kafkaBatched),
       baselineName: 'raw kafkajs, 1 produce per send',

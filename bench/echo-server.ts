@@ -1,5 +1,5 @@
 /**
- * The echo service of the benchmarks: a KafkaTransport (libs/kafka) in its own process answering one
+ * The echo service of the benchmarks: a KafkaTransport (libs/messaging) in its own process answering one
  * request-reply pattern with the request's data, touching no database. Request-reply through the
  * transport and nothing else, for the service rows to be set against; it reports its CPU time on demand,
  * so a bench can give the transport's CPU per request. Started through `startEchoServer` (bench/lib/echo.ts).
@@ -8,7 +8,7 @@ import 'reflect-metadata';
 import { Controller, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { KafkaTransport } from '@workline/kafka';
+import { KafkaTransport } from '@workline/messaging';
 import { randomUUID } from 'node:crypto';
 import { ECHO_PATTERN } from './lib/echo';
 

@@ -9,11 +9,11 @@
  *    unit comes in the complete's answer. Latency is that of one unit (next + complete, or one complete).
  *  - `sequence`: one request after another on one kept-alive connection (the 10,000-unit run's POST and GET).
  *  - `kafka`: raw kafkajs produce of one small message per send (acks = all), `concurrency` sends at a time;
- *    `batched`: the same sends through libs/kafka's KafkaProducer, which merges concurrent sends.
- *  - `rpc`: request-reply through libs/kafka's KafkaRpcClient, `concurrency` requests at a time.
+ *    `batched`: the same sends through libs/messaging's KafkaProducer, which merges concurrent sends.
+ *  - `rpc`: request-reply through libs/messaging's KafkaRpcClient, `concurrency` requests at a time.
  * Started through `runLoad` (bench/lib/load.ts).
  */
-import { KafkaProducer, KafkaRpcClient } from '@workline/kafka';
+import { KafkaProducer, KafkaRpcClient } from '@workline/messaging';
 import { Kafka, logLevel } from 'kafkajs';
 import { randomUUID } from 'node:crypto';
 import { Pool } from 'undici';

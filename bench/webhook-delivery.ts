@@ -14,7 +14,7 @@
 import 'reflect-metadata';
 import { BaseEnv, loadEnv } from '@workline/config';
 import { Topic } from '@workline/contracts';
-import { KafkaProducer } from '@workline/kafka';
+import { KafkaProducer } from '@workline/messaging';
 import { SecretBox } from '@workline/secrets';
 import { randomUUID } from 'node:crypto';
 import { startBenchStack } from './lib/common';

@@ -14,9 +14,9 @@ export type LoadJob =
   | { kind: 'bots'; base: string; workers: Headers[]; lineId: string; seconds: number; combined?: boolean }
   /** `count` requests one after the other on one kept-alive connection (large bodies: latency per request). */
   | { kind: 'sequence'; url: string; method: 'GET' | 'POST'; headers: Headers; body?: string; count: number }
-  /** `batched`: through libs/kafka's KafkaProducer (concurrent sends merged), else one produce per send. */
+  /** `batched`: through libs/messaging's KafkaProducer (concurrent sends merged), else one produce per send. */
   | { kind: 'kafka'; brokers: string[]; topic: string; concurrency: number; seconds: number; batched?: boolean }
-  /** Request-reply through libs/kafka (KafkaRpcClient → a KafkaTransport's rpcTopic), `concurrency` at a time. */
+  /** Request-reply through libs/messaging (KafkaRpcClient → a KafkaTransport's rpcTopic), `concurrency` at a time. */
   | { kind: 'rpc'; brokers: string[]; topic: string; pattern: string; concurrency: number; seconds: number };
 
 export interface LoadResult extends Figures {

@@ -5,7 +5,7 @@
  * getting the request it answers with 2xx.
  */
 import { type DeliveryRequestedEvent, type EventEnvelope, Topic } from '@workline/contracts';
-import type { KafkaProducer, OutgoingMessage } from '@workline/kafka';
+import type { KafkaProducer, OutgoingMessage } from '@workline/messaging';
 import type { SecretBox } from '@workline/secrets';
 import { randomUUID } from 'node:crypto';
 import { createServer, request } from 'node:http';

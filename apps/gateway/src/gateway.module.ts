@@ -1,7 +1,8 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { DbModule } from '@workline/db';
 import { IdentityModule } from '@workline/identity';
-import { KafkaModule, kafkaSettingsFrom } from '@workline/kafka';
+import { KafkaModule } from '@workline/messaging';
+import { kafkaSettingsFrom } from '@workline/service-runtime';
 import { RedisModule } from '@workline/redis';
 import { AdminController } from './admin/admin.controller';
 import { DeliveriesModule } from './deliveries/deliveries.module';
@@ -16,7 +17,7 @@ import { ApiDescription, OpenApiController } from './openapi/openapi.controller'
 import { PlatformModule } from './platform/platform.module';
 import { OversightApiModule } from './oversight/oversight-api.module';
 import { PerformanceApiModule } from './performance/performance-api.module';
-import { ConsoleModule } from './console/console.controller';
+import { ConsoleModule } from './console/console.module';
 import { WorkController } from './work/work.controller';
 
 /** The gateway: infrastructure modules, then one feature module per API area. */

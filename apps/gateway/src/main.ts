@@ -5,7 +5,8 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { loadEnvOrExit } from '@workline/config';
 import { Authenticator } from '@workline/identity';
 import { RedisService } from '@workline/redis';
-import { ensureTopics, installJsonLogger, kafkaSettingsFrom } from '@workline/kafka';
+import { ensureTopics } from '@workline/messaging';
+import { installJsonLogger, kafkaSettingsFrom } from '@workline/service-runtime';
 import { installGracefulShutdown, REQUEST_ID_HTTP_HEADER } from '@workline/observability';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { GatewayEnv } from './gateway.env';

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { BlobStoreEnv, createBlobStore } from '@workline/blob-store';
 import { loadEnvOrExit } from '@workline/config';
 import { ServiceName } from '@workline/contracts';
-import { runService } from '@workline/kafka';
+import { runService } from '@workline/service-runtime';
 import { OversightEnv } from './oversight.env';
 import { OversightModule } from './oversight.module';
 

@@ -1,7 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import type { BlobStore } from '@workline/blob-store';
 import { DbModule } from '@workline/db';
-import { KafkaModule, type KafkaSettings } from '@workline/kafka';
+import { KafkaModule, type KafkaSettings } from '@workline/messaging';
 import {
   AssignmentsService,
   BucketsService,
@@ -30,7 +30,7 @@ export class OversightModule {
     };
     return {
       module: OversightModule,
-      imports: [DbModule.forRoot(env.DATABASE_URL, env.DATABASE_POOL_SIZE), KafkaModule.forRoot({ settings, outbox: true, serveHealth: true })],
+      imports: [DbModule.forRoot(env.DATABASE_URL, env.DATABASE_POOL_SIZE), KafkaModule.forRoot({ settings, outbox: true })],
       controllers: [ConfigurationsRpcController, TasksRpcController, AssignmentsRpcController],
       providers: [
         { provide: OVERSIGHT_OPTIONS, useValue: options },

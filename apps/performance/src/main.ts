@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { ServiceName } from '@workline/contracts';
-import { runService } from '@workline/kafka';
+import { runService } from '@workline/service-runtime';
 import { PerformanceEnv } from './performance.env';
 import { PerformanceModule } from './performance.module';
 

@@ -1,7 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { FsBlobStore } from '@workline/blob-store';
 import { DbModule } from '@workline/db';
-import { KafkaModule, type KafkaSettings } from '@workline/kafka';
+import { KafkaModule, type KafkaSettings } from '@workline/messaging';
 import { BLOB_STORE, INSTANCE_ID, RecordsService, ReportsService, UPLOAD_SWEEP_SECONDS, UploadsService, WorkstreamsService } from '@workline/performance';
 import { PerformanceApiRpcController } from './performance-api.rpc-controller';
 import type { PerformanceEnv } from './performance.env';
@@ -12,7 +12,7 @@ export class PerformanceModule {
   static register(env: PerformanceEnv, settings: KafkaSettings): DynamicModule {
     return {
       module: PerformanceModule,
-      imports: [DbModule.forRoot(env.DATABASE_URL, env.DATABASE_POOL_SIZE), KafkaModule.forRoot({ settings, outbox: true, serveHealth: true })],
+      imports: [DbModule.forRoot(env.DATABASE_URL, env.DATABASE_POOL_SIZE), KafkaModule.forRoot({ settings, outbox: true })],
       controllers: [WorkstreamsRpcController, PerformanceApiRpcController],
       providers: [
         WorkstreamsService,

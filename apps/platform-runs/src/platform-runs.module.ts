@@ -3,7 +3,7 @@ import { BlobReplies, BlobStoreEnv, createBlobStore } from '@workline/blob-store
 import { type BaseEnv, loadEnvOrExit } from '@workline/config';
 import { ServiceName } from '@workline/contracts';
 import { DbModule } from '@workline/db';
-import { KafkaModule, type KafkaSettings } from '@workline/kafka';
+import { KafkaModule, type KafkaSettings } from '@workline/messaging';
 import {
   LinesService,
   PLATFORM_CLOCK,
@@ -38,7 +38,7 @@ export class PlatformRunsModule {
     const replies = new BlobReplies(blobs, { service: ServiceName.PlatformRuns, inlineBytes: own.RPC_REPLY_INLINE_BYTES, keepSeconds: 600, sweepSeconds: 300, warn: (m) => logger.warn(m) });
     return {
       module: PlatformRunsModule,
-      imports: [DbModule.forRoot(env.DATABASE_URL, env.DATABASE_POOL_SIZE), KafkaModule.forRoot({ settings, outbox: true, serveHealth: true })],
+      imports: [DbModule.forRoot(env.DATABASE_URL, env.DATABASE_POOL_SIZE), KafkaModule.forRoot({ settings, outbox: true })],
       controllers: [LinesRpcController, RunsRpcController, UnitWorkRpcController, RunAbortEventController],
       providers: [
         { provide: PLATFORM_SETTINGS, useValue: platform },

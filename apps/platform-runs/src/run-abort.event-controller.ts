@@ -1,7 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
 import { type EventEnvelope, RunAbortRequestedEvent, Topic, validateContract } from '@workline/contracts';
-import { Inbox } from '@workline/kafka';
+import { Inbox } from '@workline/messaging';
 import { RunsService } from '@workline/platform';
 
 /** Applies accepted aborts (POST /v4/runs/:id/abort answers 202 before this runs). */

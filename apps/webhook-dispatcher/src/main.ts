@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { ServiceName } from '@workline/contracts';
-import { runService } from '@workline/kafka';
+import { runService } from '@workline/service-runtime';
 import { DispatcherEnv } from './dispatcher.env';
 import { WebhookDispatcherModule } from './webhook-dispatcher.module';
 

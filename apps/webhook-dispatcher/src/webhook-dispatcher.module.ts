@@ -1,10 +1,10 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { DbModule } from '@workline/db';
 import { DeliveryModule } from '@workline/delivery';
-import { KafkaModule, type KafkaSettings } from '@workline/kafka';
+import { KafkaModule, type KafkaSettings } from '@workline/messaging';
 import { DeliveriesRpcController } from './deliveries.rpc-controller';
 import type { DispatcherEnv } from './dispatcher.env';
-import { DeliveryIntakeController } from './delivery-intake.controller';
+import { DeliveryRequestedEventController } from './delivery-requested.event-controller';
 
 /** A lease outlives the longest attempt (5 s) many times over, so only a crash lets it expire. */
 const LEASE_MS = 30_000;
@@ -17,7 +17,7 @@ export class WebhookDispatcherModule {
       module: WebhookDispatcherModule,
       imports: [
         DbModule.forRoot(env.DATABASE_URL, env.DATABASE_POOL_SIZE),
-        KafkaModule.forRoot({ settings, outbox: true, serveHealth: true }),
+        KafkaModule.forRoot({ settings, outbox: true }),
         DeliveryModule.register({
           source: settings.app,
           instanceId: settings.instanceId,
@@ -30,7 +30,7 @@ export class WebhookDispatcherModule {
           leaseMs: LEASE_MS,
         }),
       ],
-      controllers: [DeliveryIntakeController, DeliveriesRpcController],
+      controllers: [DeliveryRequestedEventController, DeliveriesRpcController],
     };
   }
 }

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { type DeliveryDeadEvent, type DeliveryDetailView, type EventEnvelope, Topic } from '@workline/contracts';
 import { PrismaService } from '@workline/db';
-import { createKafka, decodeHeaders } from '@workline/kafka';
+import { createKafka, decodeHeaders } from '@workline/messaging';
 import { verify } from '@workline/signature';
 import {
   adminCreate,

@@ -1,6 +1,6 @@
 import { type DeliveryDeadEvent, Topic } from '@workline/contracts';
 import { type DbPool, type Sql, statement } from '@workline/db';
-import { enqueueEvents } from '@workline/kafka';
+import { enqueueEvents } from '@workline/messaging';
 import { REQUEST_ID_KAFKA_HEADER } from '@workline/observability';
 
 /** What an attempt needs of a delivery (everything but its state). */

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { CallbackUrlError } from '@workline/callback-url';
 import { DbPool } from '@workline/db';
-import { OutboxRelay } from '@workline/kafka';
+import { OutboxRelay } from '@workline/messaging';
 import { runWithRequestId } from '@workline/observability';
 import { SecretBox } from '@workline/secrets';
 import { sign } from '@workline/signature';

@@ -13,7 +13,7 @@ import {
   validateContract,
 } from '@workline/contracts';
 import { Prisma, PrismaService } from '@workline/db';
-import { OutboxRelay, type Tx } from '@workline/kafka';
+import { OutboxRelay, type Tx } from '@workline/messaging';
 import { signPath, urlSigningKey } from '@workline/secrets';
 import { randomBytes } from 'node:crypto';
 import { OVERSIGHT_OPTIONS, type OversightOptions } from './oversight.options';

@@ -8,7 +8,7 @@ import {
   type TaskWebhookEvent,
   Topic,
 } from '@workline/contracts';
-import { enqueueEvent, type Tx } from '@workline/kafka';
+import { enqueueEvent, type Tx } from '@workline/messaging';
 import { randomUUID } from 'node:crypto';
 import { OVERSIGHT_SOURCE } from './oversight.options';
 

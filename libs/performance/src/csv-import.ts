@@ -1,6 +1,6 @@
 import { type FieldError, type QcReason, Topic } from '@workline/contracts';
 import { type Sql, statement } from '@workline/db';
-import { enqueueEvents } from '@workline/kafka';
+import { enqueueEvents } from '@workline/messaging';
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';

@@ -1,6 +1,6 @@
 import { type QcReason, type QualityReviewForQcEvent, type QualityReviewRecordData, Topic } from '@workline/contracts';
 import { type Sql, statement } from '@workline/db';
-import { enqueueEvents } from '@workline/kafka';
+import { enqueueEvents } from '@workline/messaging';
 import { randomUUID } from 'node:crypto';
 import type { PerformanceKind, QualityRecordInput, RecordInputOf, WorkstreamConfig } from './record-rules';
 import { PERFORMANCE_SOURCE } from './workstreams.service';

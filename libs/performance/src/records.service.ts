@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError, ErrorCode, type FieldError, type PerformanceCaller, type PerformanceRecordReply } from '@workline/contracts';
 import { type Batcher, DbPool } from '@workline/db';
-import { OutboxRelay } from '@workline/kafka';
+import { OutboxRelay } from '@workline/messaging';
 import { withRequestIdHeader } from '@workline/observability';
 import { checkRecord, PERFORMANCE_KINDS, type PerformanceKind } from './record-rules';
 import { type RecordToStore, storeRecords, type StoreOutcome } from './record-store';

@@ -14,7 +14,7 @@ import {
   performanceUploadFolder,
 } from '@workline/contracts';
 import { DbPool, PrismaService, type Sql, type Statement, statement } from '@workline/db';
-import { OutboxRelay } from '@workline/kafka';
+import { OutboxRelay } from '@workline/messaging';
 import { parse } from 'csv-parse';
 import { randomUUID } from 'node:crypto';
 import type { PoolClient } from 'pg';

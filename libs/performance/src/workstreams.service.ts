@@ -10,7 +10,7 @@ import {
   type WorkstreamView,
 } from '@workline/contracts';
 import { ImmutableRowCache, PrismaService } from '@workline/db';
-import { enqueueEvent, OutboxRelay } from '@workline/kafka';
+import { enqueueEvent, OutboxRelay } from '@workline/messaging';
 import { randomUUID } from 'node:crypto';
 import type { WorkstreamConfig } from './record-rules';
 

@@ -15,7 +15,7 @@ import {
   Topic,
 } from '@workline/contracts';
 import { AlreadyCreated, type Batcher, createOnce, DbPool, type IdempotencyStamp, ImmutableRowCache, PrismaService, type Sql, statement } from '@workline/db';
-import { enqueueEvent, enqueueEvents, OutboxRelay, type Tx } from '@workline/kafka';
+import { enqueueEvent, enqueueEvents, OutboxRelay, type Tx } from '@workline/messaging';
 import { SecretBox } from '@workline/secrets';
 import { randomUUID } from 'node:crypto';
 import { PLATFORM_OUTBOX_SOURCE, PLATFORM_SETTINGS, type PlatformSettings } from './platform.settings';

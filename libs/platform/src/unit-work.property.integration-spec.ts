@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { BlobReplies, FsBlobStore } from '@workline/blob-store';
 import { type AssignmentActionReply, DomainError, Topic, type UnitAssignmentView } from '@workline/contracts';
 import { DbPool, PrismaService } from '@workline/db';
-import type { OutboxRelay } from '@workline/kafka';
+import type { OutboxRelay } from '@workline/messaging';
 import { LoopbackReceiver, testStack } from '@workline/testing';
 import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';

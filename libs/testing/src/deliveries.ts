@@ -1,6 +1,6 @@
 import { BaseEnv, loadEnv } from '@workline/config';
 import { type DeliveryRequestedEvent, type EventEnvelope, Topic } from '@workline/contracts';
-import { KafkaProducer } from '@workline/kafka';
+import { KafkaProducer } from '@workline/messaging';
 import { SecretBox } from '@workline/secrets';
 import { randomUUID } from 'node:crypto';
 import { testStack } from './stack';

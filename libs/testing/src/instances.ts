@@ -1,4 +1,4 @@
-import { createKafka } from '@workline/kafka';
+import { createKafka } from '@workline/messaging';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { type DeliveryRequestedEvent, type EventEnvelope, Topic } from '@workline/contracts';
-import { createKafka } from '@workline/kafka';
+import { createKafka } from '@workline/messaging';
 import { SecretBox } from '@workline/secrets';
 import { randomUUID } from 'node:crypto';
 import { eventually } from './eventually';

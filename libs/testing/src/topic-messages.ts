@@ -1,4 +1,4 @@
-import { createKafka } from '@workline/kafka';
+import { createKafka } from '@workline/messaging';
 import { randomUUID } from 'node:crypto';
 import { testStack } from './stack';
 

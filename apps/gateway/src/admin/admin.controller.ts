@@ -18,7 +18,7 @@ import {
   type WorkstreamView,
 } from '@workline/contracts';
 import { type ApiKeyView, IdentityService, type NewAccount } from '@workline/identity';
-import { KafkaRpcClient } from '@workline/kafka';
+import { KafkaRpcClient } from '@workline/messaging';
 import type { FastifyReply } from 'fastify';
 import { AdminTokenGuard } from '../auth/guards';
 import { sendReport } from '../performance/report-response';

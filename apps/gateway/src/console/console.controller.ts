@@ -1,4 +1,4 @@
-import { Controller, Get, Module, Res } from '@nestjs/common';
+import { Controller, Get, Res } from '@nestjs/common';
 import { DomainError } from '@workline/contracts';
 import type { FastifyReply } from 'fastify';
 import { existsSync, readFileSync } from 'node:fs';
@@ -60,6 +60,3 @@ export class ConsoleController {
     void reply.code(200).headers({ 'content-type': FILES[name], 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' }).send(body);
   }
 }
-
-@Module({ controllers: [ConsoleController] })
-export class ConsoleModule {}

@@ -10,7 +10,7 @@ import {
   RpcPattern,
   ServiceName,
 } from '@workline/contracts';
-import { KafkaRpcClient } from '@workline/kafka';
+import { KafkaRpcClient } from '@workline/messaging';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
 import { ApiKeyOrBasicGuard } from './api-key-or-basic.guard';
 import { DeliveryAnswer, DeliveryDetailAnswer, DeliveryPageAnswer } from '@workline/contracts';

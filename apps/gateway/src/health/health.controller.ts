@@ -1,7 +1,7 @@
 import { type CanActivate, Controller, type ExecutionContext, Get, Injectable, Req, Res, UseGuards } from '@nestjs/common';
 import { ALL_SERVICES, type HealthReply, RpcPattern } from '@workline/contracts';
 import { PrismaService } from '@workline/db';
-import { KafkaRpcClient } from '@workline/kafka';
+import { KafkaRpcClient } from '@workline/messaging';
 import { CachedCheck } from '@workline/observability';
 import { RedisService } from '@workline/redis';
 import type { FastifyReply, FastifyRequest } from 'fastify';

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { Topic } from '@workline/contracts';
-import { createKafka } from '@workline/kafka';
+import { createKafka } from '@workline/messaging';
 import { adminCreate, eventually, http, testStack } from '@workline/testing';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';

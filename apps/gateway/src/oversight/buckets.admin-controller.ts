@@ -8,7 +8,7 @@ import {
   ServiceName,
   type WorkstreamView,
 } from '@workline/contracts';
-import { KafkaRpcClient } from '@workline/kafka';
+import { KafkaRpcClient } from '@workline/messaging';
 import { SecretBox } from '@workline/secrets';
 import { AdminTokenGuard } from '../auth/guards';
 import { GatewayEnv } from '../gateway.env';

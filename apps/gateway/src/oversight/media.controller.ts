@@ -10,7 +10,7 @@ import {
   taskMediaPath,
   UPLOAD_MEDIA_TYPES,
 } from '@workline/contracts';
-import { KafkaRpcClient } from '@workline/kafka';
+import { KafkaRpcClient } from '@workline/messaging';
 import { SecretBox, urlSigningKey } from '@workline/secrets';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';

@@ -19,7 +19,7 @@ import {
   type TaskGetRequest,
   type TaskView,
 } from '@workline/contracts';
-import { KafkaRpcClient } from '@workline/kafka';
+import { KafkaRpcClient } from '@workline/messaging';
 import { SecretBox, signPath, urlSigningKey } from '@workline/secrets';
 import type { FastifyReply } from 'fastify';
 import { ApiKeyGuard } from '../auth/guards';

@@ -1,7 +1,7 @@
 import { Controller, HttpCode, HttpStatus, Param, Put, Req } from '@nestjs/common';
 import { FsBlobStore } from '@workline/blob-store';
 import { DomainError, ErrorCode, performanceUploadFolder, type PerformanceUploadView, RpcPattern, ServiceName } from '@workline/contracts';
-import { KafkaRpcClient, RpcTimeoutError } from '@workline/kafka';
+import { KafkaRpcClient, RpcTimeoutError } from '@workline/messaging';
 import { checkSignedPath } from '@workline/secrets';
 import type { FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';

@@ -1,4 +1,4 @@
-import { createKafka } from '@workline/kafka';
+import { createKafka } from '@workline/messaging';
 import { adminCreate, type AppInstance, dbQuery, eventually, http, startAppInstance, testStack, withRetries } from '@workline/testing';
 import { randomUUID } from 'node:crypto';
 

@@ -8,7 +8,7 @@ import {
   RpcPattern,
   ServiceName,
 } from '@workline/contracts';
-import { KafkaRpcClient } from '@workline/kafka';
+import { KafkaRpcClient } from '@workline/messaging';
 import { signPath } from '@workline/secrets';
 import type { FastifyReply } from 'fastify';
 import { ApiKeyGuard } from '../auth/guards';

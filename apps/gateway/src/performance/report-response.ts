@@ -1,5 +1,5 @@
 import { type PerformanceCaller, type PerformanceReportCsv, type ReportQueryDto, type RpcPattern, ServiceName } from '@workline/contracts';
-import type { KafkaRpcClient } from '@workline/kafka';
+import type { KafkaRpcClient } from '@workline/messaging';
 import type { FastifyReply } from 'fastify';
 
 /**

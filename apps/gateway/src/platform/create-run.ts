@@ -1,5 +1,5 @@
 import { RpcPattern, type RunCreateReply, type RunCreateRequest, ServiceName } from '@workline/contracts';
-import type { KafkaRpcClient } from '@workline/kafka';
+import type { KafkaRpcClient } from '@workline/messaging';
 import type { FastifyReply } from 'fastify';
 import { markReplayed } from '../http/idempotency';
 

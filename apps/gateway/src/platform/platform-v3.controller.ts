@@ -1,7 +1,7 @@
 import { Controller, Get, HttpCode, HttpStatus, Inject, Param, Post, Res, type StreamableFile, UseGuards } from '@nestjs/common';
 import type { BlobStore } from '@workline/blob-store';
 import type { RunGetRequest } from '@workline/contracts';
-import { KafkaRpcClient } from '@workline/kafka';
+import { KafkaRpcClient } from '@workline/messaging';
 import { BasicAuthGuard } from '../auth/guards';
 import { CurrentPrincipal, type PrincipalOf } from '../auth/principal';
 import type { FastifyReply } from 'fastify';

@@ -9,7 +9,7 @@ import {
   type RunGetRequest,
   ServiceName,
 } from '@workline/contracts';
-import { KafkaRpcClient } from '@workline/kafka';
+import { KafkaRpcClient } from '@workline/messaging';
 import { BasicAuthGuard } from '../auth/guards';
 import { CurrentPrincipal, type PrincipalOf } from '../auth/principal';
 import type { FastifyReply } from 'fastify';

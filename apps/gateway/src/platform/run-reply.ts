@@ -1,7 +1,7 @@
 import { StreamableFile } from '@nestjs/common';
 import { type BlobStore, openJsonReply } from '@workline/blob-store';
 import { DomainError, ErrorCode, type JsonReply, RpcPattern, type RunGetRequest, ServiceName } from '@workline/contracts';
-import type { KafkaRpcClient } from '@workline/kafka';
+import type { KafkaRpcClient } from '@workline/messaging';
 import type { FastifyReply } from 'fastify';
 
 /** The gateway's blob store (the one the apps share): large answers of platform-runs are read from it. */

@@ -12,7 +12,7 @@ import {
   ServiceName,
   validateContract,
 } from '@workline/contracts';
-import { KafkaRpcClient } from '@workline/kafka';
+import { KafkaRpcClient } from '@workline/messaging';
 import type { FastifyReply } from 'fastify';
 import { WorkerGuard } from '../auth/guards';
 import { CurrentPrincipal, type PrincipalOf } from '../auth/principal';

@@ -32,7 +32,7 @@ export class CloudEventHeaders {
   @IsIn(['application/json']) 'content-type'!: 'application/json';
 }
 
-/** The CloudEvents headers of an event written by `app` (libs/kafka's outbox relay adds them on publish). */
+/** The CloudEvents headers of an event written by `app` (libs/messaging's outbox relay adds them on publish). */
 export function cloudEventHeaders(envelope: Pick<EventEnvelope<unknown>, 'id' | 'type' | 'occurred_at'>, app: string): Record<keyof CloudEventHeaders, string> {
   return {
     ce_id: envelope.id,
@@ -45,7 +45,7 @@ export function cloudEventHeaders(envelope: Pick<EventEnvelope<unknown>, 'id' | 
 }
 
 /**
- * Kafka headers of every domain event (the outbox relay in libs/kafka writes them). Header values are
+ * Kafka headers of every domain event (the outbox relay in libs/messaging writes them). Header values are
  * strings. The CloudEvents attributes come from CloudEventHeaders; the AsyncAPI document (npm run
  * asyncapi) shows them all on every domain event.
  */
@@ -57,7 +57,7 @@ export class DomainEventHeaders extends CloudEventHeaders {
 }
 
 /**
- * Kafka headers a message gets on Topic.DeadLetter (libs/kafka), beside the headers it had on its original
+ * Kafka headers a message gets on Topic.DeadLetter (libs/messaging), beside the headers it had on its original
  * topic. Partition, offset and consumer group are there when a consumer gave up on the message.
  */
 export class DeadLetterHeaders {

@@ -14,7 +14,9 @@ import { enqueueEvent, OutboxRelay } from './outbox';
 import { KafkaProducer } from './producer';
 import { DomainErrorRpcFilter } from './rpc-error.filter';
 import { ensureTopics } from './topics.admin';
-import { decodeHeaders, EventBatchPattern, type KafkaBatchContext, type KafkaMessageContext, KafkaTransport } from './transport';
+import { EventBatchPattern, type KafkaBatchContext, type KafkaMessageContext } from './message-context';
+import { decodeHeaders } from './message-errors';
+import { KafkaTransport } from './transport';
 
 const suffix = randomUUID().slice(0, 8);
 const PROBE_TOPIC = `workline.test.probe-${suffix}.v1`;

@@ -1,7 +1,6 @@
 import { type DynamicModule, Module, type Provider } from '@nestjs/common';
 import { PrismaService } from '@workline/db';
 import { AppMetrics } from '@workline/observability';
-import { HealthRpcController } from './health.controller';
 import { Inbox } from './inbox';
 import { KAFKA_SETTINGS, type KafkaSettings } from './kafka.settings';
 import { OutboxRelay } from './outbox';
@@ -12,8 +11,6 @@ export interface KafkaModuleOptions {
   settings: KafkaSettings;
   /** Relay this app's outbox rows (written with `source` = the app's name). */
   outbox?: boolean;
-  /** Answer the gateway's health probe over request-reply. */
-  serveHealth?: boolean;
   /** Make request-reply calls to services (the gateway), waiting at most this long by default. */
   rpcClientTimeoutMs?: number;
 }
@@ -44,7 +41,6 @@ export class KafkaModule {
     return {
       module: KafkaModule,
       global: true,
-      controllers: options.serveHealth ? [HealthRpcController] : [],
       providers,
       exports: providers,
     };

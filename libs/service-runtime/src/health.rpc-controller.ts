@@ -2,7 +2,7 @@ import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
 import { RpcPattern, type HealthReply } from '@workline/contracts';
 import { PrismaService } from '@workline/db';
-import { KAFKA_SETTINGS, type KafkaSettings } from './kafka.settings';
+import { KAFKA_SETTINGS, type KafkaSettings } from '@workline/messaging';
 
 /** Answers the gateway's health probe: reaching this handler proves Kafka works both ways. */
 @Controller()

@@ -1,54 +1,15 @@
 import { Logger } from '@nestjs/common';
-import { BaseRpcContext, type CustomTransportStrategy, EventPattern, type MessageHandler, Server } from '@nestjs/microservices';
-import { DomainError, ErrorCode, isErrorBody, RpcPattern, Topic, type ErrorBody } from '@workline/contracts';
+import { type CustomTransportStrategy, type MessageHandler, Server } from '@nestjs/microservices';
+import { DomainError, ErrorCode, RpcPattern, Topic } from '@workline/contracts';
 import { type AppMetrics, REQUEST_ID_KAFKA_HEADER, runWithRequestId } from '@workline/observability';
-import type { Admin, Batch, Consumer, EachBatchPayload, IHeaders, KafkaMessage } from 'kafkajs';
+import type { Admin, Batch, Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
 import type { Histogram } from 'prom-client';
 import { lastValueFrom } from 'rxjs';
 import { consumerGroupOf, consumerTimeouts, createKafka, type KafkaSettings } from './kafka.settings';
+import { BATCH_EXTRA, KafkaBatchContext, KafkaMessageContext, type KafkaMessageMeta } from './message-context';
+import { decodeHeaders, describeError, isPoison, toErrorBody } from './message-errors';
 import { KafkaProducer, MessageTooLargeError } from './producer';
 import { RpcHeader, type RpcReply, type RpcRequest } from './rpc.protocol';
-
-export interface KafkaMessageMeta {
-  topic: string;
-  partition: number;
-  offset: string;
-  key: string | null;
-  headers: Record<string, string>;
-  /** 1 on the first try of this message by this consumer, then 2, 3, ... */
-  attempt: number;
-}
-
-/** The context a handler can take with `@Ctx()`: where the message came from and which try this is. */
-export class KafkaMessageContext extends BaseRpcContext<[KafkaMessageMeta]> {
-  get meta(): KafkaMessageMeta {
-    return this.args[0];
-  }
-}
-
-/**
- * The context of a batch handler (`@EventBatchPattern`): where each message of the batch came from, in the
- * order of the payload's array. Each message's request id is in its headers (REQUEST_ID_KAFKA_HEADER);
- * the handler itself runs under none, since the batch serves several requests.
- */
-export class KafkaBatchContext extends BaseRpcContext<[KafkaMessageMeta[]]> {
-  get messages(): KafkaMessageMeta[] {
-    return this.args[0];
-  }
-}
-
-/** Handler extra that marks a batch handler. */
-const BATCH_EXTRA = 'workline.kafka.batch';
-
-/**
- * Like `@EventPattern(topic)`, but the handler takes, at once, everything that queued on a partition of the
- * topic while its previous call ran (no waiting to fill a batch): `@Payload()` is the array of the
- * messages' values (parsed JSON), `@Ctx()` a KafkaBatchContext. Offsets are committed once the call has
- * resolved. If a call of several messages throws, each message is given to the handler again on its own
- * (a batch of one), with the retries and dead-lettering of `@EventPattern`: a bad message fails alone.
- * So a handler must leave nothing behind when it throws (one transaction for the batch).
- */
-export const EventBatchPattern = (topic: string): MethodDecorator => EventPattern(topic, { [BATCH_EXTRA]: true });
 
 /** Most messages handed to one batch handler call. */
 const MAX_BATCH_MESSAGES = 1000;
@@ -68,31 +29,6 @@ export interface KafkaTransportOptions {
   /** Where to publish handler durations and consumer lag. */
   metrics?: AppMetrics;
 }
-
-export function decodeHeaders(headers: IHeaders | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers ?? {})) {
-    if (value === undefined) continue;
-    out[name] = Array.isArray(value) ? String(value[0]) : String(value);
-  }
-  return out;
-}
-
-/** The error an RPC caller sees: domain errors keep their code; anything else is INTERNAL. */
-export function toErrorBody(error: unknown): ErrorBody {
-  if (error instanceof DomainError) return error.toBody();
-  if (isErrorBody(error)) return error;
-  return { code: ErrorCode.Internal, message: 'Internal error' };
-}
-
-/** Why a message failed, for logs and dead-letter headers (not for RPC callers: see toErrorBody). */
-export function describeError(error: unknown): string {
-  if (error instanceof DomainError || isErrorBody(error)) return `${error.code}: ${error.message}`;
-  return error instanceof Error ? error.message : String(error);
-}
-
-/** Validation failures can never succeed on retry: they go to the dead-letter topic at once. */
-const isPoison = (error: unknown) => toErrorBody(error).code === ErrorCode.Validation;
 
 /**
  * Nest microservice transport over Kafka (kafkajs underneath, kept inside this library).

@@ -5,10 +5,8 @@ import { SERVICE_RPC_TOPIC, ServiceName } from '@workline/contracts';
 import { PrismaService } from '@workline/db';
 import { AppMetrics, installGracefulShutdown, JsonLogger, ObservabilityModule, OpsServer } from '@workline/observability';
 import { writeFileSync } from 'node:fs';
-import type { KafkaSettings } from './kafka.settings';
-import { DomainErrorRpcFilter } from './rpc-error.filter';
-import { ensureTopics } from './topics.admin';
-import { KafkaTransport } from './transport';
+import { DomainErrorRpcFilter, ensureTopics, KafkaTransport, type KafkaSettings } from '@workline/messaging';
+import { HealthRpcController } from './health.rpc-controller';
 
 const LEVELS: LogLevel[] = ['error', 'warn', 'log', 'debug', 'verbose'];
 
@@ -58,7 +56,8 @@ export function runService<E extends BaseEnv = BaseEnv>(
     await ensureTopics(settings);
     const transport = new KafkaTransport({ settings, rpcTopic: SERVICE_RPC_TOPIC[service], metrics });
     const app = await NestFactory.createMicroservice(
-      { module: ServiceRootModule, imports: [ObservabilityModule.forRoot(metrics), moduleFor(env, settings)] },
+      // Every service answers the gateway's health probe over request-reply.
+      { module: ServiceRootModule, controllers: [HealthRpcController], imports: [ObservabilityModule.forRoot(metrics), moduleFor(env, settings)] },
       { strategy: transport, logger: jsonLogger },
     );
     app.useGlobalFilters(new DomainErrorRpcFilter());

@@ -2,7 +2,7 @@ import { Controller } from '@nestjs/common';
 import { Ctx, Payload } from '@nestjs/microservices';
 import { DeliveryRequestedEvent, type EventEnvelope, Topic, validateContract } from '@workline/contracts';
 import { DeliveriesService } from '@workline/delivery';
-import { EventBatchPattern, type KafkaBatchContext } from '@workline/kafka';
+import { EventBatchPattern, type KafkaBatchContext } from '@workline/messaging';
 import { REQUEST_ID_KAFKA_HEADER } from '@workline/observability';
 
 /**
@@ -11,7 +11,7 @@ import { REQUEST_ID_KAFKA_HEADER } from '@workline/observability';
  * the dead-letter topic with the reason.
  */
 @Controller()
-export class DeliveryIntakeController {
+export class DeliveryRequestedEventController {
   constructor(private readonly deliveries: DeliveriesService) {}
 
   @EventBatchPattern(Topic.DeliveryRequested)

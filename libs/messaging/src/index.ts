@@ -1,11 +1,11 @@
 export * from './kafka.settings';
 export * from './topics.admin';
 export * from './producer';
+export * from './message-context';
+export * from './message-errors';
 export * from './transport';
 export * from './rpc-client';
 export * from './outbox';
 export * from './inbox';
 export * from './kafka.module';
 export * from './rpc-error.filter';
-export * from './service-bootstrap';
-export { HealthRpcController } from './health.controller';

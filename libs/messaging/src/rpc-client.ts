@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { consumerGroupOf, consumerTimeouts, createKafka, type KafkaSettings } from './kafka.settings';
 import type { KafkaProducer } from './producer';
 import { RpcHeader, type RpcReply } from './rpc.protocol';
-import { decodeHeaders } from './transport';
+import { decodeHeaders } from './message-errors';
 
 interface Pending {
   resolve: (value: unknown) => void;
