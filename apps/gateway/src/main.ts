@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { Logger } from '@nestjs/common';
+import { Logger, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { loadEnvOrExit } from '@workline/config';
@@ -19,6 +19,7 @@ import { GatewayMetrics } from './http/metrics';
 import { writeProblem } from './http/problem';
 import { RateLimiter } from './http/rate-limit';
 import { installRequestIds, requestIdOf } from './http/request-id';
+import { requestLogModule } from './http/request-log';
 import { v3Deprecation } from './http/v3-deprecation';
 import { openApiDocument } from './openapi/openapi';
 import { ApiDescription } from './openapi/openapi.controller';
@@ -51,15 +52,20 @@ function serverOptions(env: GatewayEnv): FastifyServerOptions {
   };
 }
 
+/** The gateway's modules plus its request log (pino-http through nestjs-pino), which needs the app's pino. */
+@Module({})
+class GatewayAppModule {}
+
 async function bootstrap(): Promise<void> {
   const env = loadEnvOrExit(GatewayEnv, 'gateway');
   const jsonLogger = installJsonLogger(env, 'gateway');
   const logger = new Logger('gateway');
   await ensureTopics(kafkaSettingsFrom(env, 'gateway'));
-  const app = await NestFactory.create<NestFastifyApplication>(GatewayModule.register(env), new FastifyAdapter(serverOptions(env)), {
-    bodyParser: false,
-    logger: jsonLogger,
-  });
+  const app = await NestFactory.create<NestFastifyApplication>(
+    { module: GatewayAppModule, imports: [GatewayModule.register(env), requestLogModule(jsonLogger.pino)] },
+    new FastifyAdapter(serverOptions(env)),
+    { bodyParser: false, logger: jsonLogger },
+  );
   // Built from the routes and their decorators once, before the first request (GET /docs/openapi.json).
   app.get(ApiDescription).openApi = openApiDocument(app);
   const fastify = app.getHttpAdapter().getInstance();
