@@ -2,7 +2,7 @@
  * What every benchmark shares: the stack it starts, HTTP helpers, timing and figures.
  * Compiled to .cache/bench-dist/bench/lib/, so the repository root is found by walking up.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 function findRoot(from: string): string {
@@ -111,4 +111,37 @@ export async function newWorkstream(base: string, name = 'Bench'): Promise<{ acc
   );
   const { key } = await expectStatus(call(base, 'POST', `/admin/v1/workstreams/${ws.id}/api-keys`, admin, {}), 201, 'api key');
   return { accountId: account.id, workstreamId: ws.id, key };
+}
+
+/** CPU time (user + system) a process has used so far, in ms, from /proc/<pid>/stat (Linux): load-robust, unlike rates. */
+export function processCpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name (which may hold spaces), from field 3: utime and stime are fields 14 and 15.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+}
+const CLOCK_TICKS = 100;
+
+/** A counter's value from a service's Prometheus /metrics (summed over its labels); NaN if it cannot be read. */
+export async function scrapeCounter(metricsUrl: string, name: string): Promise<number> {
+  try {
+    const text = await (await fetch(metricsUrl)).text();
+    let total = 0;
+    let found = false;
+    for (const line of text.split('\n')) {
+      if (!line.startsWith(name) || (line[name.length] !== ' ' && line[name.length] !== '{')) continue;
+      total += Number(line.slice(line.lastIndexOf(' ') + 1));
+      found = true;
+    }
+    return found ? total : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+/** A service's CPU and SQL statements over a measure: call the result when the measure is over. */
+export async function usageOf(pid: number | undefined, metricsUrl: string): Promise<() => Promise<{ cpuMs: number; statements: number }>> {
+  const cpu = pid ? processCpuMs(pid) : NaN;
+  const statements = await scrapeCounter(metricsUrl, 'db_statements_total');
+  return async () => ({ cpuMs: (pid ? processCpuMs(pid) : NaN) - cpu, statements: (await scrapeCounter(metricsUrl, 'db_statements_total')) - statements });
 }

@@ -1,5 +1,5 @@
 import { type DynamicModule, Module, type Provider } from '@nestjs/common';
-import { PrismaService } from '@workline/db';
+import { DbPool } from '@workline/db';
 import { AppMetrics } from '@workline/observability';
 import { HealthRpcController } from './health.controller';
 import { Inbox } from './inbox';
@@ -30,8 +30,8 @@ export class KafkaModule {
     if (options.outbox) {
       providers.push({
         provide: OutboxRelay,
-        inject: [PrismaService, KafkaProducer, { token: AppMetrics, optional: true }],
-        useFactory: (prisma: PrismaService, producer: KafkaProducer, metrics?: AppMetrics) => new OutboxRelay(prisma, producer, { source: options.settings.app, metrics }),
+        inject: [DbPool, KafkaProducer, { token: AppMetrics, optional: true }],
+        useFactory: (db: DbPool, producer: KafkaProducer, metrics?: AppMetrics) => new OutboxRelay(db, producer, { source: options.settings.app, metrics }),
       });
     }
     if (options.rpcClientTimeoutMs) {
