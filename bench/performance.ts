@@ -18,7 +18,7 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { startBaselineServer } from './lib/baseline';
-import { ADMIN_TOKEN, call, expectStatus, newWorkstream, ROOT, startBenchStack } from './lib/common';
+import { ADMIN_TOKEN, call, expectStatus, newWorkstream, ROOT, startBenchStack, usageOf } from './lib/common';
 import { qualityBaselineRoute, qualityLoad } from './lib/quality';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
@@ -115,6 +115,8 @@ async function main(): Promise<void> {
       const rssBefore = peakRssMb(performancePid);
       resetPeakRss(performancePid);
       const load = loadavg().map((n) => n.toFixed(1)).join(' ');
+      // The service's CPU time and SQL statements until the import is done and its QC events are relayed.
+      const usage = await usageOf(performancePid, `http://127.0.0.1:${Number(stack.env.PORT) + 1}/metrics`);
       const headers = { 'x-api-key': apiKey };
       const presigned = await json<{ upload_url: string; upload_id: string }>('POST', `${stack.gatewayUrl}/v1/workstreams/${workstreamId}/performance/generate-presigned-url`, { kind: 'quality' }, headers);
       const putStarted = Date.now();
@@ -128,6 +130,12 @@ async function main(): Promise<void> {
         await new Promise((r) => setTimeout(r, 500));
       }
       const importSeconds = (Date.parse(upload.finished_at) - Date.parse(upload.started_at)) / 1000;
+      const importedAt = Date.now();
+      const backlog = async () =>
+        Number((await db.query(`select count(*)::int as n from messaging_outbox where source = 'performance' and published_at is null and dead_lettered_at is null`)).rows[0].n);
+      while ((await backlog()) > 0) await new Promise((r) => setTimeout(r, 200));
+      const relayTailSeconds = (Date.now() - importedAt) / 1000;
+      const used = await usage();
       const peakRss = peakRssMb(performancePid);
       const rowsInDb = Number((await db.query('select count(*)::int as n from performance_quality_record where upload_id = $1', [presigned.upload_id])).rows[0].n);
       const qcEvents = Number((await db.query(`select count(*)::int as n from messaging_outbox where payload->'data'->>'upload_id' = $1`, [presigned.upload_id])).rows[0].n);
@@ -144,6 +152,9 @@ async function main(): Promise<void> {
         upload_seconds: uploadSeconds,
         import_seconds: importSeconds,
         import_rows_per_second: Math.round(CSV_ROWS / importSeconds),
+        relay_tail_seconds: relayTailSeconds,
+        performance_cpu_ms_per_row: Number((used.cpuMs / CSV_ROWS).toFixed(4)),
+        performance_sql_statements_per_1000_rows: Number(((used.statements * 1000) / CSV_ROWS).toFixed(2)),
         performance_rss_mb_before: Math.round(rssBefore),
         performance_peak_rss_mb: Math.round(peakRss),
         load_average_at_start: load,
@@ -170,7 +181,10 @@ async function main(): Promise<void> {
     }
     console.log(`CSV baselines on the same file (${CSV_ROWS} rows, ${(bytes / 1e6).toFixed(0)} MB): csv-parse alone ${Math.round(parsed.rows / parsed.seconds)} rows/s; psql COPY ${Math.round(CSV_ROWS / copied.seconds)} rows/s`);
     for (const f of [withQc, withoutQc]) {
-      console.log(`CSV import, ${f.import}: ${f.import_rows_per_second} rows/s (${f.import_seconds.toFixed(1)} s, ${f.qc_events} QC events), peak RSS ${f.performance_peak_rss_mb} MB; load ${f.load_average_at_start}`);
+      console.log(
+        `CSV import, ${f.import}: ${f.import_rows_per_second} rows/s (${f.import_seconds.toFixed(1)} s, ${f.qc_events} QC events, relayed ${f.relay_tail_seconds.toFixed(1)} s after), ` +
+          `performance service ${f.performance_cpu_ms_per_row} ms CPU per row and ${f.performance_sql_statements_per_1000_rows} SQL statements per 1,000 rows (import and relay), peak RSS ${f.performance_peak_rss_mb} MB; load ${f.load_average_at_start}`,
+      );
     }
     if ((gateway && gateway.lost !== 0) || [withQc, withoutQc].some((f) => f.state !== 'completed' || f.rows_in_db !== CSV_ROWS)) process.exitCode = 1;
   } finally {

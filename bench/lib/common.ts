@@ -113,14 +113,21 @@ export async function newWorkstream(base: string, name = 'Bench'): Promise<{ acc
   return { accountId: account.id, workstreamId: ws.id, key };
 }
 
+/** Linux's USER_HZ (`getconf CLK_TCK`): the unit of utime and stime in /proc/<pid>/stat. */
+const CLOCK_TICKS = 100;
+
+/** utime + stime of a /proc/<pid>/stat line, in ms. */
+function cpuMsOfStat(stat: string): number {
+  // Fields after the command name (which may hold spaces), from field 3: utime and stime are fields 14 and 15.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+}
+
 /**
  * CPU time (user + system, ms) used so far by each process of this checkout's bench stack: the five apps and
  * the Kafka broker, read from /proc. The difference over a measure divided by its operations is a figure the
  * machine's load hardly moves (unlike throughput), which is what "where the time goes" needs.
  */
-/** Linux's USER_HZ (`getconf CLK_TCK`): the unit of utime and stime in /proc/<pid>/stat. */
-const CLOCK_TICKS = 100;
-
 export function stackCpuMs(): Record<string, number> {
   const cpu: Record<string, number> = {};
   for (const pid of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
@@ -135,9 +142,7 @@ export function stackCpuMs(): Record<string, number> {
     const app = args.match(new RegExp(`${ROOT}/dist/apps/([a-z-]+)/`))?.[1];
     const name = app ?? (args.includes(`${ROOT}/.cache/kafka/bench/`) && args.includes('kafka.Kafka') ? 'kafka' : undefined);
     if (!name) continue;
-    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th of them.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    cpu[name] = (cpu[name] ?? 0) + ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+    cpu[name] = (cpu[name] ?? 0) + cpuMsOfStat(stat);
   }
   return cpu;
 }
@@ -148,4 +153,33 @@ export function cpuPerOperation(before: Record<string, number>, after: Record<st
     .sort()
     .map((name) => `${name} ${fmt((after[name] - (before[name] ?? 0)) / Math.max(1, operations), 2)}`)
     .join(', ');
+}
+
+/** CPU time (user + system) a process has used so far, in ms, from /proc/<pid>/stat (Linux): load-robust, unlike rates. */
+export function processCpuMs(pid: number): number {
+  return cpuMsOfStat(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+}
+
+/** A counter's value from a service's Prometheus /metrics (summed over its labels); NaN if it cannot be read. */
+export async function scrapeCounter(metricsUrl: string, name: string): Promise<number> {
+  try {
+    const text = await (await fetch(metricsUrl)).text();
+    let total = 0;
+    let found = false;
+    for (const line of text.split('\n')) {
+      if (!line.startsWith(name) || (line[name.length] !== ' ' && line[name.length] !== '{')) continue;
+      total += Number(line.slice(line.lastIndexOf(' ') + 1));
+      found = true;
+    }
+    return found ? total : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+/** A service's CPU and SQL statements over a measure: call the result when the measure is over. */
+export async function usageOf(pid: number | undefined, metricsUrl: string): Promise<() => Promise<{ cpuMs: number; statements: number }>> {
+  const cpu = pid ? processCpuMs(pid) : NaN;
+  const statements = await scrapeCounter(metricsUrl, 'db_statements_total');
+  return async () => ({ cpuMs: (pid ? processCpuMs(pid) : NaN) - cpu, statements: (await scrapeCounter(metricsUrl, 'db_statements_total')) - statements });
 }

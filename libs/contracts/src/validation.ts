@@ -1,5 +1,5 @@
 import { plainToInstance } from 'class-transformer';
-import { validateSync, type ValidationError } from 'class-validator';
+import { getMetadataStorage, validateSync, type ValidationError } from 'class-validator';
 import { DomainError, ErrorCode, type FieldError } from './errors';
 
 const TYPE_RULES = ['isString', 'isNumber', 'isInt', 'isBoolean', 'isArray', 'isObject', 'nestedValidation'];
@@ -22,6 +22,45 @@ export function flattenValidationErrors(errors: ValidationError[], parent = ''):
   }
   return out;
 }
+
+type MetadataStorage = ReturnType<typeof getMetadataStorage>;
+type TargetMetadatas = ReturnType<MetadataStorage['getTargetValidationMetadatas']>;
+
+/**
+ * class-validator looks a class's rules up again on every validation, scanning every class it knows for
+ * parents (~40 % of validating a DeliveryRequestedEvent, 14 % of the webhook dispatcher's CPU): the
+ * lookups are cached here, per class and options, and the cache is dropped whenever a rule is added (so
+ * a class defined later is seen as always). Installed once per process, on class-validator's global storage.
+ */
+function cacheRuleLookups(): void {
+  const storage = getMetadataStorage() as MetadataStorage & { workline_cached_lookups?: true };
+  if (storage.workline_cached_lookups) return;
+  storage.workline_cached_lookups = true;
+  const lookup = storage.getTargetValidationMetadatas.bind(storage);
+  const add = storage.addValidationMetadata.bind(storage);
+  let cache = new Map<unknown, Map<string, TargetMetadatas>>();
+  storage.addValidationMetadata = (metadata) => {
+    cache = new Map();
+    add(metadata);
+  };
+  storage.getTargetValidationMetadatas = (target, schema, always, strictGroups, groups) => {
+    const key = `${schema}\u0000${always}\u0000${strictGroups}\u0000${groups ? groups.join('\u0000') : '-'}`;
+    let byOptions = cache.get(target);
+    if (!byOptions) cache.set(target, (byOptions = new Map()));
+    let found = byOptions.get(key);
+    if (!found) byOptions.set(key, (found = lookup(target, schema, always, strictGroups, groups)));
+    return found;
+  };
+  // Then the rules are grouped by property, again on every validation: once per looked-up array here.
+  const group = storage.groupByPropertyName.bind(storage);
+  const grouped = new WeakMap<TargetMetadatas, ReturnType<MetadataStorage['groupByPropertyName']>>();
+  storage.groupByPropertyName = (metadatas) => {
+    let found = grouped.get(metadatas);
+    if (!found) grouped.set(metadatas, (found = group(metadatas)));
+    return found;
+  };
+}
+cacheRuleLookups();
 
 /**
  * Validates a plain object against a contract class; throws DomainError(VALIDATION) naming each field.

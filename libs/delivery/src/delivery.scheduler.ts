@@ -28,6 +28,8 @@ const HELD_PER_SLOT = 16;
 const MAX_HELD_BYTES = 64 * 1024 * 1024;
 /** Most rows one claim of due deliveries takes. */
 const MAX_CLAIM = 1_000;
+/** Opened secrets kept (sealed text → secret); past this many the cache starts again. */
+const MAX_OPENED_SECRETS = 1_024;
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -57,6 +59,12 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestro
   private woken = false;
   /** Due deliveries may be waiting in PostgreSQL beyond what the last claim took. */
   private backlog = true;
+  /**
+   * Secrets opened for attempts, by sealed text: a client's deliveries all carry the same sealed key, and
+   * opening it (AES-GCM) cost ~5 % of the dispatcher's CPU per attempt. Held in memory only, as an attempt
+   * holds them anyway.
+   */
+  private opened = new Map<string, string>();
 
   constructor(
     db: DbPool,
@@ -236,10 +244,21 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestro
     };
     if (delivery.signing === 'x-svc-signature') {
       if (!delivery.sealed_secret) throw new Error('the delivery must be signed but carries no signing secret');
-      headers['X-SVC-Signature'] = sign(Buffer.from(delivery.body, 'utf8'), this.box.open(delivery.sealed_secret));
+      headers['X-SVC-Signature'] = sign(Buffer.from(delivery.body, 'utf8'), this.open(delivery.sealed_secret));
     }
-    if (delivery.sealed_authorization) headers['Authorization'] = this.box.open(delivery.sealed_authorization);
+    if (delivery.sealed_authorization) headers['Authorization'] = this.open(delivery.sealed_authorization);
     return headers;
+  }
+
+  /** SecretBox.open, remembered (a sealed text that does not open throws, and is not remembered). */
+  private open(sealed: string): string {
+    let secret = this.opened.get(sealed);
+    if (secret === undefined) {
+      secret = this.box.open(sealed);
+      if (this.opened.size >= MAX_OPENED_SECRETS) this.opened = new Map();
+      this.opened.set(sealed, secret);
+    }
+    return secret;
   }
 
   /** One attempt, under the id of the request that caused the delivery (its log lines carry it). */

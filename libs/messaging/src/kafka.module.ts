@@ -1,5 +1,5 @@
 import { type DynamicModule, Module, type Provider } from '@nestjs/common';
-import { PrismaService } from '@workline/db';
+import { DbPool } from '@workline/db';
 import { AppMetrics } from '@workline/observability';
 import { Inbox } from './inbox';
 import { KAFKA_SETTINGS, type KafkaSettings } from './kafka.settings';
@@ -27,8 +27,8 @@ export class KafkaModule {
     if (options.outbox) {
       providers.push({
         provide: OutboxRelay,
-        inject: [PrismaService, KafkaProducer, { token: AppMetrics, optional: true }],
-        useFactory: (prisma: PrismaService, producer: KafkaProducer, metrics?: AppMetrics) => new OutboxRelay(prisma, producer, { source: options.settings.app, metrics }),
+        inject: [DbPool, KafkaProducer, { token: AppMetrics, optional: true }],
+        useFactory: (db: DbPool, producer: KafkaProducer, metrics?: AppMetrics) => new OutboxRelay(db, producer, { source: options.settings.app, metrics }),
       });
     }
     if (options.rpcClientTimeoutMs) {

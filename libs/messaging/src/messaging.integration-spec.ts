@@ -3,7 +3,7 @@ import { Controller, type DynamicModule, type INestMicroservice, Module } from '
 import { NestFactory } from '@nestjs/core';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import { Topic, type EventEnvelope } from '@workline/contracts';
-import { DbModule, PrismaService } from '@workline/db';
+import { DbModule, DbPool, PrismaService } from '@workline/db';
 import { REQUEST_ID_KAFKA_HEADER } from '@workline/observability';
 import { eventually, testStack } from '@workline/testing';
 import { randomUUID } from 'node:crypto';
@@ -85,7 +85,8 @@ describe('Kafka plumbing: outbox relay, inbox dedupe, dead letters (real Kafka a
   const settings: KafkaSettings = { brokers: stack.kafkaBrokers, app: `test-${suffix}`, instanceId: 'jest' };
   const prisma = new PrismaService(stack.databaseUrl);
   const producer = new KafkaProducer(settings);
-  const relay = new OutboxRelay(prisma, producer, { source: SOURCE });
+  const relayDb = new DbPool(stack.databaseUrl, { size: 2 });
+  const relay = new OutboxRelay(relayDb, producer, { source: SOURCE });
   let consumer: INestMicroservice | undefined;
 
   const startConsumer = async () => {
@@ -124,6 +125,7 @@ describe('Kafka plumbing: outbox relay, inbox dedupe, dead letters (real Kafka a
     await consumer?.close();
     await producer.onApplicationShutdown();
     await prisma.$disconnect();
+    await relayDb.end();
   });
 
   it('applies each event once when the relay publishes it twice', async () => {

@@ -1,6 +1,6 @@
 import { type BeforeApplicationShutdown, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { cloudEventHeaders, type EventEnvelope } from '@workline/contracts';
-import { type Prisma, PrismaService, type Sql, statement } from '@workline/db';
+import { DbPool, type Prisma, type Sql, statement } from '@workline/db';
 import { type AppMetrics, withRequestIdHeader } from '@workline/observability';
 import { randomUUID } from 'node:crypto';
 import { type KafkaProducer, MessageTooLargeError, type OutgoingMessage } from './producer';
@@ -68,13 +68,21 @@ export interface OutboxRelayOptions {
   metrics?: AppMetrics;
 }
 
+/**
+ * One due outbox row as the relay reads it: the payload as the JSON text to send (never parsed), and what
+ * the CloudEvents headers need of the envelope.
+ */
 interface OutboxRow {
-  seq: bigint;
+  /** bigint, kept as pg's text (no BigInt per row). */
+  seq: string;
   id: string;
   topic: string;
   key: string | null;
-  payload: unknown;
-  headers: Record<string, string> | null;
+  payload: string;
+  headers: string | null;
+  ce_id: string | null;
+  ce_type: string | null;
+  ce_time: string | null;
 }
 
 /** Longest final flush of the outbox at shutdown; what is left is relayed by another instance or the next start. */
@@ -84,10 +92,67 @@ const withTimeout = <T>(promise: Promise<T>, ms: number, what: string) =>
   Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what} took over ${ms} ms`)), ms))]);
 
 /**
+ * The relay's read, in the transaction that publishes the rows: the source's advisory lock (taken once,
+ * an InitPlan; no rows when another relay holds it) and the oldest due rows, payloads as text.
+ */
+const RELAY_READ = statement(
+  'outbox_relay_read',
+  `with relay_lock as (select pg_try_advisory_xact_lock(hashtext($1)) as locked)
+   select seq::text as seq, id, topic, key, payload::text as payload, headers::text as headers,
+     payload->>'id' as ce_id, payload->>'type' as ce_type, payload->>'occurred_at' as ce_time
+   from messaging_outbox
+   where (select locked from relay_lock) and source = $2 and published_at is null and dead_lettered_at is null
+   order by seq limit $3`,
+);
+
+/** Marks a batch's rows, one statement: published, or dead-lettered with the reason (reason not null). */
+const RELAY_MARK = statement(
+  'outbox_relay_mark',
+  `update messaging_outbox o set
+     published_at = case when d.reason is null then now() end,
+     dead_lettered_at = case when d.reason is not null then now() end,
+     dead_letter_reason = d.reason
+   from unnest($1::bigint[], $2::text[]) as d(seq, reason)
+   where o.seq = d.seq`,
+);
+
+const BACKLOG = statement(
+  'outbox_backlog',
+  'select count(*)::int as count from messaging_outbox where source = $1 and published_at is null and dead_lettered_at is null',
+);
+const DEAD_LETTERS = statement('outbox_dead_letters', 'select count(*)::int as count from messaging_outbox where source = $1 and dead_lettered_at is not null');
+
+/**
+ * PostgreSQL's text form of a jsonb value puts one space after every `,` and `:` outside strings and no
+ * other whitespace; without those spaces it is what JSON.stringify makes of the parsed value (the bytes
+ * the relay sent when it parsed payloads), at a fraction of the cost and with no object graph.
+ */
+export function compactJsonbText(text: string): string {
+  let out = '';
+  let from = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++;
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 32 || c === 10 || c === 9 || c === 13) {
+      out += text.slice(from, i);
+      from = i + 1;
+    }
+  }
+  return from === 0 ? text : out + text.slice(from);
+}
+
+/**
  * Publishes outbox rows to Kafka, oldest first, then marks them published (or dead-lettered, with the
  * reason, when one can never be published). One relay per source works
  * at a time (a transaction-scoped advisory lock), which keeps per-key order across instances. A crash
  * between publishing and marking publishes a row again: consumers dedupe on the event id (Inbox).
+ *
+ * A batch is one transaction of two statements on the app's pool (DbPool): the read (lock and rows) and
+ * the mark; payloads go from PostgreSQL's text to Kafka without being parsed (docs/decisions.md).
  */
 @Injectable()
 export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -97,23 +162,23 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
   private wake?: () => void;
   private readonly pollMs: number;
   private readonly batchSize: number;
+  private readonly lockKey: string;
 
   constructor(
-    private readonly prisma: PrismaService,
+    private readonly db: DbPool,
     private readonly producer: KafkaProducer,
     private readonly options: OutboxRelayOptions,
   ) {
     this.pollMs = options.pollMs ?? 500;
     this.batchSize = options.batchSize ?? 500;
+    this.lockKey = `outbox:${options.source}`;
     options.metrics?.gauge('outbox_backlog', 'Outbox rows written but not yet published to Kafka, by source app', ['source'], async () => {
-      const [{ count }] = await this.prisma.$queryRaw<{ count: bigint }[]>`
-        select count(*) as count from messaging_outbox where source = ${options.source} and published_at is null and dead_lettered_at is null`;
-      return [{ labels: { source: options.source }, value: Number(count) }];
+      const [{ count }] = await this.db.query<{ count: number }>(BACKLOG, [options.source]);
+      return [{ labels: { source: options.source }, value: count }];
     });
     options.metrics?.gauge('outbox_dead_letters', 'Outbox rows that can never be published (e.g. larger than the topic allows), dead-lettered with the reason in messaging_outbox.dead_letter_reason, by source app', ['source'], async () => {
-      const [{ count }] = await this.prisma.$queryRaw<{ count: bigint }[]>`
-        select count(*) as count from messaging_outbox where source = ${options.source} and dead_lettered_at is not null`;
-      return [{ labels: { source: options.source }, value: Number(count) }];
+      const [{ count }] = await this.db.query<{ count: number }>(DEAD_LETTERS, [options.source]);
+      return [{ labels: { source: options.source }, value: count }];
     });
   }
 
@@ -133,68 +198,60 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
    * dead-lettered in the outbox with the reason, so the rows behind it flow.
    */
   async relayOnce(): Promise<number> {
-    return this.prisma.$transaction(
-      async (tx) => {
-        const [{ locked }] = await tx.$queryRaw<{ locked: boolean }[]>`select pg_try_advisory_xact_lock(hashtext(${`outbox:${this.options.source}`})) as locked`;
-        if (!locked) return 0;
-        const rows = await tx.$queryRaw<OutboxRow[]>`
-          select seq, id, topic, key, payload, headers from messaging_outbox
-          where source = ${this.options.source} and published_at is null and dead_lettered_at is null
-          order by seq limit ${this.batchSize}`;
-        if (!rows.length) return 0;
-        const byTopic = new Map<string, OutboxRow[]>();
-        for (const row of rows) {
-          let topicRows = byTopic.get(row.topic);
-          if (!topicRows) byTopic.set(row.topic, (topicRows = []));
-          topicRows.push(row);
-        }
-        const dead: { row: OutboxRow; reason: string }[] = [];
-        for (const [topic, topicRows] of byTopic) dead.push(...(await this.publish(topic, topicRows)));
-        const deadSeqs = new Set(dead.map(({ row }) => row.seq));
-        const published = rows.filter((row) => !deadSeqs.has(row.seq)).map((row) => row.seq);
-        if (published.length) await tx.$executeRaw`update messaging_outbox set published_at = now() where seq = any(${published})`;
-        if (dead.length) {
-          await tx.$executeRaw`
-            update messaging_outbox set dead_lettered_at = now(), dead_letter_reason = d.reason
-            from unnest(${dead.map(({ row }) => row.seq)}::bigint[], ${dead.map(({ reason }) => reason)}::text[]) as d(seq, reason)
-            where messaging_outbox.seq = d.seq`;
-        }
-        return rows.length;
-      },
-      { timeout: 60_000, maxWait: 10_000 },
-    );
+    return this.db.transaction(async (sql) => {
+      const rows = await sql.query<OutboxRow>(RELAY_READ, [this.lockKey, this.options.source, this.batchSize]);
+      if (!rows.length) return 0;
+      const byTopic = new Map<string, OutboxRow[]>();
+      for (const row of rows) {
+        let topicRows = byTopic.get(row.topic);
+        if (!topicRows) byTopic.set(row.topic, (topicRows = []));
+        topicRows.push(row);
+      }
+      // The topics' sends start in one turn of the event loop: the producer merges them into one request.
+      const dead = new Map<OutboxRow, string>();
+      await Promise.all([...byTopic].map(([topic, topicRows]) => this.publish(topic, topicRows, dead)));
+      const seqs = new Array<string>(rows.length);
+      const reasons = new Array<string | null>(rows.length);
+      for (let i = 0; i < rows.length; i++) {
+        seqs[i] = rows[i].seq;
+        reasons[i] = dead.get(rows[i]) ?? null;
+      }
+      await sql.query(RELAY_MARK, [seqs, reasons]);
+      return rows.length;
+    });
+  }
+
+  /** The Kafka message of a row: its payload's JSON as it is, the row's headers and the CloudEvents ones. */
+  private messageOf(row: OutboxRow): OutgoingMessage {
+    const headers: Record<string, string> = row.headers ? (JSON.parse(row.headers) as Record<string, string>) : {};
+    Object.assign(headers, cloudEventHeaders({ id: row.ce_id as string, type: row.ce_type as string, occurred_at: row.ce_time as string }, this.options.source));
+    headers['event-id'] = row.id;
+    return { key: row.key, value: compactJsonbText(row.payload), headers };
   }
 
   /**
    * Sends a topic's rows in order (the producer splits them into requests within the topic's
-   * max.message.bytes); returns those that can never be sent, with the reason, having sent the others.
+   * max.message.bytes); adds those that can never be sent to `dead`, with the reason, having sent the others.
    */
-  private async publish(topic: string, rows: OutboxRow[]): Promise<{ row: OutboxRow; reason: string }[]> {
-    const messageOf = (row: OutboxRow): OutgoingMessage => ({
-      key: row.key,
-      value: row.payload,
-      headers: { ...(row.headers ?? {}), ...cloudEventHeaders(row.payload as EventEnvelope<unknown>, this.options.source), 'event-id': row.id },
-    });
-    const dead: { row: OutboxRow; reason: string }[] = [];
-    const tooLarge = new Set((await this.producer.tooLarge(topic, rows.map(messageOf))).map((error) => {
-      dead.push({ row: rows[error.index], reason: error.message });
-      return error.index;
-    }));
-    let pending = rows.filter((_, index) => !tooLarge.has(index));
+  private async publish(topic: string, rows: OutboxRow[], dead: Map<OutboxRow, string>): Promise<void> {
+    let pending = rows;
+    let messages = rows.map((row) => this.messageOf(row));
     while (pending.length) {
       try {
-        await withTimeout(this.producer.send(topic, pending.map(messageOf)), 20_000, `publishing to ${topic}`);
+        await withTimeout(this.producer.send(topic, messages), 20_000, `publishing to ${topic}`);
         break;
       } catch (error) {
-        // The broker refused one as too large although it looked small enough (its limit is lower than read):
-        // the rows before it may be published again with the rest (consumers dedupe on the event id).
+        // A message larger than the topic allows: refused by send() before anything was produced, or by the
+        // broker although it looked small enough (its limit is lower than read; the rows before it may be
+        // published again with the rest, consumers dedupe on the event id). It alone is dead-lettered.
         if (!(error instanceof MessageTooLargeError) || !pending[error.index]) throw error;
-        dead.push({ row: pending[error.index], reason: error.message });
+        const row = pending[error.index];
+        dead.set(row, error.message);
+        this.logger.error({ msg: `outbox event ${row.id} (${topic}) dead-lettered: ${error.message}`, event_id: row.id, topic, reason: error.message });
         pending = pending.filter((_, index) => index !== error.index);
+        messages = messages.filter((_, index) => index !== error.index);
       }
     }
-    for (const { row, reason } of dead) this.logger.error({ msg: `outbox event ${row.id} (${topic}) dead-lettered: ${reason}`, event_id: row.id, topic, reason });
-    return dead;
   }
 
   private async run(): Promise<void> {
