@@ -29,7 +29,8 @@ const kafkaPidFile = path.join(root, '.cache', 'kafka', KAFKA_PROFILE, 'broker.p
 
 /**
  * Private ports: FAULTS_*_PORT, else offsets from TEST_PORT (29100 by default) that the integration
- * stack does not use (it takes TEST_PORT, TEST_PORT + 7 and TEST_KAFKA_PORT/+1).
+ * stack does not use (it takes TEST_PORT, TEST_PORT + 7 and TEST_KAFKA_PORT/+1); + 52 to + 61 are the
+ * per-app broker listeners and the ports of their proxies.
  */
 function faultPorts(env = process.env) {
   const base = Number(env.TEST_PORT ?? 29100);
@@ -40,8 +41,13 @@ function faultPorts(env = process.env) {
     postgres: port('FAULTS_PG_PORT', 43),
     redis: port('FAULTS_REDIS_PORT', 44),
     gateways: [port('FAULTS_GATEWAY_PORT', 45), port('FAULTS_GATEWAY_PORT', 45) + 1],
+    // One broker listener per app for the network faults (libs/testing/src/network.ts): advertised at the
+    // port of that app's TCP proxy, so every broker connection of the app goes through it.
+    kafkaPerApp: KAFKA_PROXIED_APPS.map((app, i) => ({ app, listener: base + 52 + i, proxy: base + 57 + i })),
   };
 }
+
+const KAFKA_PROXIED_APPS = ['gateway', 'performance', 'oversight', 'platform-runs', 'webhook-dispatcher'];
 
 function pgBinDir() {
   const candidates = [process.env.PG_BIN_DIR, '/usr/lib/postgresql/15/bin', '/usr/lib/postgresql/16/bin', '/usr/lib/postgresql/17/bin', '/usr/lib/postgresql/14/bin'];
@@ -104,7 +110,13 @@ async function startPrivateRedis(port) {
 }
 
 const startPrivateKafka = (ports, fresh = false) =>
-  startLocalKafka({ profile: KAFKA_PROFILE, port: ports.kafka, controllerPort: ports.kafkaController, fresh });
+  startLocalKafka({
+    profile: KAFKA_PROFILE,
+    port: ports.kafka,
+    controllerPort: ports.kafkaController,
+    fresh,
+    extraListeners: ports.kafkaPerApp.map(({ listener, proxy }, i) => ({ name: `APP${i}`, port: listener, advertisedPort: proxy })),
+  });
 
 /** The broker gone for `ms` (a clean stop, so the outage is the time it is away, not its recovery), then started again. */
 async function kafkaOutage(ports, ms) {

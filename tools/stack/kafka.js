@@ -26,15 +26,21 @@ function ensureKafkaJars() {
   fs.renameSync(staging, libsDir);
 }
 
-function serverProperties({ port, controllerPort, dataDir }) {
+/**
+ * `extraListeners`: more client listeners, each { name, port, advertisedPort }: the broker answers a metadata
+ * request with the addresses of the listener it arrived on, so clients bootstrapped on `port` come back to
+ * `advertisedPort` (where a TCP proxy of the fault suite listens, forwarding to `port`).
+ */
+function serverProperties({ port, controllerPort, dataDir, extraListeners = [] }) {
+  const extra = (render) => extraListeners.map((l) => `,${render(l)}`).join('');
   return [
     'process.roles=broker,controller',
     'node.id=1',
     `controller.quorum.voters=1@127.0.0.1:${controllerPort}`,
-    `listeners=PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort}`,
-    `advertised.listeners=PLAINTEXT://127.0.0.1:${port}`,
+    `listeners=PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort}${extra((l) => `${l.name}://127.0.0.1:${l.port}`)}`,
+    `advertised.listeners=PLAINTEXT://127.0.0.1:${port}${extra((l) => `${l.name}://127.0.0.1:${l.advertisedPort}`)}`,
     'controller.listener.names=CONTROLLER',
-    'listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
+    `listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT${extra((l) => `${l.name}:PLAINTEXT`)}`,
     'inter.broker.listener.name=PLAINTEXT',
     `log.dirs=${dataDir}`,
     'num.partitions=3',
@@ -78,9 +84,9 @@ async function brokerAnswers(brokers) {
 
 /**
  * Starts a single-node KRaft broker for a profile ("start" or "test") on the given ports.
- * `fresh` wipes its data first. Returns { brokers, stop }.
+ * `fresh` wipes its data first; `extraListeners`: see serverProperties. Returns { brokers, stop }.
  */
-async function startLocalKafka({ profile, port, controllerPort, fresh = false }) {
+async function startLocalKafka({ profile, port, controllerPort, fresh = false, extraListeners = [] }) {
   const profileDir = path.join(cacheDir, profile);
   const dataDir = path.join(profileDir, 'data');
   const pidFile = path.join(profileDir, 'broker.pid');
@@ -103,7 +109,7 @@ async function startLocalKafka({ profile, port, controllerPort, fresh = false })
   fs.mkdirSync(dataDir, { recursive: true });
   const propsFile = path.join(profileDir, 'server.properties');
   const log4jFile = path.join(profileDir, 'log4j.properties');
-  fs.writeFileSync(propsFile, serverProperties({ port, controllerPort, dataDir }));
+  fs.writeFileSync(propsFile, serverProperties({ port, controllerPort, dataDir, extraListeners }));
   fs.writeFileSync(log4jFile, log4jProperties(path.join(profileDir, 'broker.log')));
   const classpath = `${libsDir}/*`;
   const jvm = ['-Xms256m', '-Xmx512m', '-XX:+UseG1GC', '-Djava.awt.headless=true', `-Dlog4j.configuration=file:${log4jFile}`];

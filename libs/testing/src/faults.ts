@@ -15,6 +15,8 @@ export interface FaultPorts {
   postgres: number;
   redis: number;
   gateways: number[];
+  /** Per app, the broker listener advertised at the port of that app's TCP proxy (network faults). */
+  kafkaPerApp: { app: string; listener: number; proxy: number }[];
 }
 
 interface FaultsInfra {

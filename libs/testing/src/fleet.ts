@@ -8,6 +8,8 @@ import { testStack } from './stack';
 export const SERVICE_APPS = ['performance', 'oversight', 'platform-runs', 'webhook-dispatcher'] as const;
 export const FLEET_APPS = [...SERVICE_APPS, 'gateway'] as const;
 export type FleetApp = (typeof FLEET_APPS)[number];
+/** Environment for the instances of some apps only (e.g. each app's own proxied DATABASE_URL). */
+export type FleetAppEnv = Partial<Record<FleetApp, Record<string, string>>>;
 
 interface Member {
   app: FleetApp;
@@ -33,15 +35,17 @@ export class Fleet {
     readonly instances: number,
     private readonly gatewayPorts: number[],
     private readonly extraEnv: Record<string, string>,
+    private readonly appEnv: FleetAppEnv,
   ) {}
 
   get gatewayUrls(): string[] {
     return this.gatewayPorts.slice(0, this.instances).map((port) => `http://127.0.0.1:${port}`);
   }
 
-  static async start(instances: number, gatewayPorts: number[], extraEnv: Record<string, string> = {}): Promise<Fleet> {
+  /** `extraEnv` goes to every instance, `appEnv[app]` (after it) to each instance of that app. */
+  static async start(instances: number, gatewayPorts: number[], extraEnv: Record<string, string> = {}, appEnv: FleetAppEnv = {}): Promise<Fleet> {
     if (gatewayPorts.length < instances) throw new Error(`${instances} gateways need ${instances} ports`);
-    const fleet = new Fleet(instances, gatewayPorts, extraEnv);
+    const fleet = new Fleet(instances, gatewayPorts, extraEnv, appEnv);
     for (const app of FLEET_APPS) for (let index = 0; index < instances; index++) fleet.launch(app, index);
     await fleet.ready();
     return fleet;
@@ -49,7 +53,7 @@ export class Fleet {
 
   private launch(app: FleetApp, index: number): void {
     const instanceId = `${app}-${index}-${++this.launches}-${randomUUID().slice(0, 6)}`;
-    const env: Record<string, string> = { ...this.extraEnv, INSTANCE_ID: instanceId };
+    const env: Record<string, string> = { ...this.extraEnv, ...this.appEnv[app], INSTANCE_ID: instanceId };
     if (app === 'gateway') {
       env.PORT = String(this.gatewayPorts[index]);
       env.PUBLIC_URL = `http://127.0.0.1:${this.gatewayPorts[index]}`;
