@@ -47,7 +47,7 @@ module.exports = async function globalSetup() {
       opsUrls: Object.fromEntries(Object.entries(opsPorts(profiles.test.gatewayPort)).map(([app, port]) => [app, `http://127.0.0.1:${port}`])),
       // What the apps were started with, so a test can start more instances of an app.
       appEnv: Object.fromEntries(
-        Object.entries(stack.env).filter(([name]) => /^(NODE_ENV|PORT|DATABASE_URL|REDIS_URL|KAFKA_BROKERS|BLOB_DIR|ADMIN_TOKEN|LOG_LEVEL|WEBHOOK_|KAFKAJS_|SECRETS_KEY|RPC_TIMEOUT_MS|BODY_LIMIT_BYTES|AUTH_|RATE_LIMIT_|LOG_FORMAT)/.test(name)),
+        Object.entries(stack.env).filter(([name]) => /^(NODE_ENV|PORT|DATABASE_URL|REDIS_URL|KAFKA_BROKERS|BLOB_DIR|ADMIN_TOKEN|LOG_LEVEL|WEBHOOK_|KAFKAJS_|KAFKA_SESSION_TIMEOUT_MS|SECRETS_KEY|RPC_TIMEOUT_MS|BODY_LIMIT_BYTES|AUTH_|RATE_LIMIT_|LOG_FORMAT)/.test(name)),
       ),
     }),
   );

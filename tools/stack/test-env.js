@@ -17,6 +17,9 @@ const testAppEnv = {
   WEBHOOK_POLL_MS: '100',
   // The upload sweeps (performance, oversight) run every second, so their tests wait seconds, not minutes.
   UPLOAD_SWEEP_INTERVAL_SECONDS: '1',
+  // A crashed or stopped instance's partitions move on after 10 s instead of 30 s (heartbeats every 1 s):
+  // the suites that kill or restart apps wait that much less. Production keeps the 30 s default.
+  KAFKA_SESSION_TIMEOUT_MS: '10000',
 };
 
 module.exports = { testAppEnv };
