@@ -17,6 +17,13 @@ interface Member {
 }
 
 const READY_TIMEOUT_MS = 180_000;
+/** How often the fleet's balancer asks each gateway whether it is ready. */
+const BALANCER_POLL_MS = 200;
+/**
+ * A stopping gateway keeps serving this long with its readiness at 503 (SHUTDOWN_DELAY_MS), well beyond
+ * the balancer's poll, so no client is sent to it after it stopped listening.
+ */
+const GATEWAY_SHUTDOWN_DELAY_MS = '2000';
 
 /**
  * N instances of every app on the current test stack, which a test may crash (SIGKILL) and restart one at a
@@ -28,6 +35,10 @@ const READY_TIMEOUT_MS = 180_000;
 export class Fleet {
   private readonly members = new Map<string, Member>();
   private launches = 0;
+  private readonly inRotation = new Set<string>();
+  private turn = 0;
+  private balancing = true;
+  private balancer?: Promise<void>;
 
   private constructor(
     readonly instances: number,
@@ -44,7 +55,39 @@ export class Fleet {
     const fleet = new Fleet(instances, gatewayPorts, extraEnv);
     for (const app of FLEET_APPS) for (let index = 0; index < instances; index++) fleet.launch(app, index);
     await fleet.ready();
+    fleet.balancer = fleet.balance();
     return fleet;
+  }
+
+  /**
+   * A load balancer's view of the gateways: one is in rotation while its GET /health/ready answers 200
+   * (asked every 200 ms). Clients take the next gateway in rotation; when none is ready (Redis or
+   * PostgreSQL down makes every gateway's readiness 503), any gateway.
+   */
+  gatewayUrl(): string {
+    const urls = this.inRotation.size ? this.gatewayUrls.filter((url) => this.inRotation.has(url)) : this.gatewayUrls;
+    return urls[this.turn++ % urls.length];
+  }
+
+  /** Resolves once `url` is in rotation (for a client that must reach one given gateway). */
+  async inRotationWait(url: string): Promise<void> {
+    await eventually(() => this.inRotation.has(url), { what: `${url} to be in rotation`, timeoutMs: READY_TIMEOUT_MS, intervalMs: 100 });
+  }
+
+  private async balance(): Promise<void> {
+    while (this.balancing) {
+      await Promise.all(
+        this.gatewayUrls.map(async (url) => {
+          const ready = await fetch(`${url}/health/ready`, { signal: AbortSignal.timeout(2000) }).then(
+            async (response) => (await response.arrayBuffer(), response.status === 200),
+            () => false,
+          );
+          if (ready) this.inRotation.add(url);
+          else this.inRotation.delete(url);
+        }),
+      );
+      await new Promise((resolve) => setTimeout(resolve, BALANCER_POLL_MS));
+    }
   }
 
   private launch(app: FleetApp, index: number): void {
@@ -53,6 +96,7 @@ export class Fleet {
     if (app === 'gateway') {
       env.PORT = String(this.gatewayPorts[index]);
       env.PUBLIC_URL = `http://127.0.0.1:${this.gatewayPorts[index]}`;
+      env.SHUTDOWN_DELAY_MS ??= GATEWAY_SHUTDOWN_DELAY_MS;
     }
     const instance = startAppInstance(app, env, `fleet-${app}-${index}`);
     this.members.set(`${app}#${index}`, { app, index, instanceId, instance });
@@ -84,6 +128,32 @@ export class Fleet {
     await this.kill(this.member(app, index));
     this.launch(app, index);
     await this.ready();
+  }
+
+  /**
+   * A rolling restart of the whole fleet: for each instance number in turn, SIGTERM that instance of every
+   * app at once (the other instances of each app keep serving), wait for each to exit 0 (a graceful stop:
+   * readiness 503, drain, exit; a stop that needs SIGKILL after the grace period fails), start them again
+   * and wait until the fleet is ready. Needs two instances or more. Resolves with the number restarted.
+   */
+  async rollingRestart(): Promise<number> {
+    if (this.instances < 2) throw new Error('a rolling restart needs two instances of every app');
+    let restarted = 0;
+    for (let index = 0; index < this.instances; index++) {
+      const members = FLEET_APPS.map((app) => this.member(app, index));
+      const exits = await Promise.all(
+        members.map(async (member) => {
+          await member.instance.stop();
+          return { app: member.app, index, exit: member.instance.process.exitCode, signal: member.instance.process.signalCode };
+        }),
+      );
+      const ungraceful = exits.filter((e) => e.exit !== 0);
+      if (ungraceful.length) throw new Error(`not a graceful stop: ${JSON.stringify(ungraceful)}`);
+      for (const member of members) this.launch(member.app, index);
+      await this.ready();
+      restarted += members.length;
+    }
+    return restarted;
   }
 
   private member(app: FleetApp, index: number): Member {
@@ -135,6 +205,8 @@ export class Fleet {
   }
 
   async stop(): Promise<void> {
+    this.balancing = false;
+    await this.balancer;
     await Promise.all([...this.members.values()].map((m) => m.instance.stop()));
     this.members.clear();
   }
