@@ -24,6 +24,17 @@ const BALANCER_POLL_MS = 200;
  * the balancer's poll, so no client is sent to it after it stopped listening.
  */
 const GATEWAY_SHUTDOWN_DELAY_MS = '2000';
+/**
+ * A rolling restart waits this long for an instance to exit: past the apps' own shutdown limit (60 s,
+ * libs/observability installGracefulShutdown, after which an app exits 1), so the exit code says whether it
+ * stopped gracefully.
+ */
+const ROLLING_STOP_GRACE_MS = 65_000;
+
+/** What a rolling restart did: each instance stopped, how long its graceful stop took. */
+export interface RollingRestart {
+  stops: { app: FleetApp; index: number; ms: number }[];
+}
 
 /**
  * N instances of every app on the current test stack, which a test may crash (SIGKILL) and restart one at a
@@ -134,26 +145,27 @@ export class Fleet {
    * A rolling restart of the whole fleet: for each instance number in turn, SIGTERM that instance of every
    * app at once (the other instances of each app keep serving), wait for each to exit 0 (a graceful stop:
    * readiness 503, drain, exit; a stop that needs SIGKILL after the grace period fails), start them again
-   * and wait until the fleet is ready. Needs two instances or more. Resolves with the number restarted.
+   * and wait until the fleet is ready. Needs two instances or more.
    */
-  async rollingRestart(): Promise<number> {
+  async rollingRestart(): Promise<RollingRestart> {
     if (this.instances < 2) throw new Error('a rolling restart needs two instances of every app');
-    let restarted = 0;
+    const stops: RollingRestart['stops'] = [];
     for (let index = 0; index < this.instances; index++) {
       const members = FLEET_APPS.map((app) => this.member(app, index));
       const exits = await Promise.all(
         members.map(async (member) => {
-          await member.instance.stop();
-          return { app: member.app, index, exit: member.instance.process.exitCode, signal: member.instance.process.signalCode };
+          const startedAt = Date.now();
+          await member.instance.stop(ROLLING_STOP_GRACE_MS);
+          stops.push({ app: member.app, index, ms: Date.now() - startedAt });
+          return { app: member.app, index, exit: member.instance.process.exitCode, signal: member.instance.process.signalCode, ms: Date.now() - startedAt };
         }),
       );
       const ungraceful = exits.filter((e) => e.exit !== 0);
       if (ungraceful.length) throw new Error(`not a graceful stop: ${JSON.stringify(ungraceful)}`);
       for (const member of members) this.launch(member.app, index);
       await this.ready();
-      restarted += members.length;
     }
-    return restarted;
+    return { stops };
   }
 
   private member(app: FleetApp, index: number): Member {
