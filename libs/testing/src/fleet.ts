@@ -47,6 +47,8 @@ export class Fleet {
   private readonly members = new Map<string, Member>();
   private launches = 0;
   private readonly inRotation = new Set<string>();
+  /** Gateways that answer their readiness probe but not 200 and are not draining (e.g. 503 while Redis is down). */
+  private readonly serving = new Set<string>();
   private turn = 0;
   private balancing = true;
   private balancer?: Promise<void>;
@@ -73,10 +75,12 @@ export class Fleet {
   /**
    * A load balancer's view of the gateways: one is in rotation while its GET /health/ready answers 200
    * (asked every 200 ms). Clients take the next gateway in rotation; when none is ready (Redis or
-   * PostgreSQL down makes every gateway's readiness 503), any gateway.
+   * PostgreSQL down makes every gateway's readiness 503), one that still answers and is not draining (a
+   * gateway stopping after SIGTERM says `draining`); when none does, any gateway.
    */
   gatewayUrl(): string {
-    const urls = this.inRotation.size ? this.gatewayUrls.filter((url) => this.inRotation.has(url)) : this.gatewayUrls;
+    const pool = this.inRotation.size ? this.inRotation : this.serving;
+    const urls = pool.size ? this.gatewayUrls.filter((url) => pool.has(url)) : this.gatewayUrls;
     return urls[this.turn++ % urls.length];
   }
 
@@ -89,12 +93,15 @@ export class Fleet {
     while (this.balancing) {
       await Promise.all(
         this.gatewayUrls.map(async (url) => {
-          const ready = await fetch(`${url}/health/ready`, { signal: AbortSignal.timeout(2000) }).then(
-            async (response) => (await response.arrayBuffer(), response.status === 200),
-            () => false,
+          const probe = await fetch(`${url}/health/ready`, { signal: AbortSignal.timeout(2000) }).then(
+            async (response) => ({ status: response.status, text: await response.text() }),
+            () => ({ status: 0, text: '' }),
           );
-          if (ready) this.inRotation.add(url);
+          const draining = probe.text.includes('"draining"');
+          if (probe.status === 200) this.inRotation.add(url);
           else this.inRotation.delete(url);
+          if (probe.status !== 0 && !draining) this.serving.add(url);
+          else this.serving.delete(url);
         }),
       );
       await new Promise((resolve) => setTimeout(resolve, BALANCER_POLL_MS));
