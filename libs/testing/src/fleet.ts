@@ -89,23 +89,25 @@ export class Fleet {
     await eventually(() => this.inRotation.has(url), { what: `${url} to be in rotation`, timeoutMs: READY_TIMEOUT_MS, intervalMs: 100 });
   }
 
+  /** One probe loop per gateway, so a slow answer of one never delays noticing another one draining. */
   private async balance(): Promise<void> {
-    while (this.balancing) {
-      await Promise.all(
-        this.gatewayUrls.map(async (url) => {
-          const probe = await fetch(`${url}/health/ready`, { signal: AbortSignal.timeout(2000) }).then(
+    await Promise.all(
+      this.gatewayUrls.map(async (url) => {
+        while (this.balancing) {
+          const probe = await fetch(`${url}/health/ready`, { signal: AbortSignal.timeout(1000) }).then(
             async (response) => ({ status: response.status, text: await response.text() }),
-            () => ({ status: 0, text: '' }),
+            // A probe that timed out (a loaded gateway) is still serving; a refused or reset one is gone.
+            (error: unknown) => ({ status: 0, text: error instanceof Error && error.name === 'TimeoutError' ? 'slow' : '' }),
           );
           const draining = probe.text.includes('"draining"');
           if (probe.status === 200) this.inRotation.add(url);
           else this.inRotation.delete(url);
-          if (probe.status !== 0 && !draining) this.serving.add(url);
+          if ((probe.status !== 0 || probe.text === 'slow') && !draining) this.serving.add(url);
           else this.serving.delete(url);
-        }),
-      );
-      await new Promise((resolve) => setTimeout(resolve, BALANCER_POLL_MS));
-    }
+          await new Promise((resolve) => setTimeout(resolve, BALANCER_POLL_MS));
+        }
+      }),
+    );
   }
 
   private launch(app: FleetApp, index: number): void {
