@@ -94,11 +94,15 @@ export class Fleet {
     await Promise.all(
       this.gatewayUrls.map(async (url) => {
         while (this.balancing) {
-          const probe = await fetch(`${url}/health/ready`, { signal: AbortSignal.timeout(1000) }).then(
-            async (response) => ({ status: response.status, text: await response.text() }),
+          let probe: { status: number; text: string };
+          try {
+            const response = await fetch(`${url}/health/ready`, { signal: AbortSignal.timeout(1000) });
+            probe = { status: response.status, text: await response.text() };
+          } catch (error) {
             // A probe that timed out (a loaded gateway) is still serving; a refused or reset one is gone.
-            (error: unknown) => ({ status: 0, text: error instanceof Error && error.name === 'TimeoutError' ? 'slow' : '' }),
-          );
+            // (Caught here, the body read included: a failed probe must never end the loop.)
+            probe = { status: 0, text: error instanceof Error && error.name === 'TimeoutError' ? 'slow' : '' };
+          }
           const draining = probe.text.includes('"draining"');
           if (probe.status === 200) this.inRotation.add(url);
           else this.inRotation.delete(url);
