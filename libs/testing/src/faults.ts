@@ -61,6 +61,8 @@ export async function flushRedis(): Promise<void> {
 /** One query on a connection of its own (the database may have been restarted since the last one). */
 export async function dbQuery<T extends Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
   const client = new Client({ connectionString: testStack().databaseUrl, connectionTimeoutMillis: 5000 });
+  // A connection cut by a PostgreSQL outage is also an 'error' event: the query rejects, the event must not crash the test.
+  client.on('error', () => undefined);
   await client.connect();
   try {
     return (await client.query<T>(sql, params)).rows;
@@ -78,6 +80,19 @@ export interface RetryOutcome<T> {
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** An attempt of {@link withRetries} that failed: a 5xx, a connection error or no answer in time. */
+export interface FailedAttempt {
+  startedAt: number;
+  endedAt: number;
+  failure: string;
+}
+
+/** Every failed attempt of {@link withRetries} in this process, oldest first (a test checks a window of it). */
+export const failedAttempts: FailedAttempt[] = [];
+
+/** The failed attempts that overlapped [from, to] (epoch ms). */
+export const failedAttemptsBetween = (from: number, to: number): FailedAttempt[] => failedAttempts.filter((a) => a.endedAt >= from && a.startedAt <= to);
+
 /**
  * What a real client does: send, and on a connection error, a timeout or a 5xx, wait (250 ms doubling to
  * 2 s) and send the same request again, until an answer that is not retryable or `deadline` (epoch ms).
@@ -86,11 +101,14 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export async function withRetries<T>(send: (attempt: number) => Promise<HttpResult<T>>, deadline: number): Promise<RetryOutcome<T>> {
   let wait = 250;
   for (let attempt = 1; ; attempt++) {
+    const startedAt = Date.now();
     try {
       const result = await send(attempt);
       if (result.status < 500) return { result, attempts: attempt };
-    } catch {
+      failedAttempts.push({ startedAt, endedAt: Date.now(), failure: `${result.status} ${result.text.slice(0, 160)}` });
+    } catch (error) {
       /* connection refused or reset, or no answer in time: retried like a 5xx */
+      failedAttempts.push({ startedAt, endedAt: Date.now(), failure: String((error as Error).cause ?? error).slice(0, 160) });
     }
     if (Date.now() + wait > deadline) return { attempts: attempt };
     await pause(wait);

@@ -19,6 +19,24 @@ interface Member {
 }
 
 const READY_TIMEOUT_MS = 180_000;
+/** How often the fleet's balancer asks each gateway whether it is ready. */
+const BALANCER_POLL_MS = 200;
+/**
+ * A stopping gateway keeps serving this long with its readiness at 503 (SHUTDOWN_DELAY_MS), well beyond
+ * the balancer's poll, so no client is sent to it after it stopped listening.
+ */
+const GATEWAY_SHUTDOWN_DELAY_MS = '2000';
+/**
+ * A rolling restart waits this long for an instance to exit: past the apps' own shutdown limit (60 s,
+ * libs/observability installGracefulShutdown, after which an app exits 1), so the exit code says whether it
+ * stopped gracefully.
+ */
+const ROLLING_STOP_GRACE_MS = 65_000;
+
+/** What a rolling restart did: each instance stopped, how long its graceful stop took. */
+export interface RollingRestart {
+  stops: { app: FleetApp; index: number; ms: number }[];
+}
 
 /**
  * N instances of every app on the current test stack, which a test may crash (SIGKILL) and restart one at a
@@ -30,6 +48,12 @@ const READY_TIMEOUT_MS = 180_000;
 export class Fleet {
   private readonly members = new Map<string, Member>();
   private launches = 0;
+  private readonly inRotation = new Set<string>();
+  /** Gateways that answer their readiness probe but not 200 and are not draining (e.g. 503 while Redis is down). */
+  private readonly serving = new Set<string>();
+  private turn = 0;
+  private balancing = true;
+  private balancer?: Promise<void>;
 
   private constructor(
     readonly instances: number,
@@ -48,7 +72,50 @@ export class Fleet {
     const fleet = new Fleet(instances, gatewayPorts, extraEnv, appEnv);
     for (const app of FLEET_APPS) for (let index = 0; index < instances; index++) fleet.launch(app, index);
     await fleet.ready();
+    fleet.balancer = fleet.balance();
     return fleet;
+  }
+
+  /**
+   * A load balancer's view of the gateways: one is in rotation while its GET /health/ready answers 200
+   * (asked every 200 ms). Clients take the next gateway in rotation; when none is ready (Redis or
+   * PostgreSQL down makes every gateway's readiness 503), one that still answers and is not draining (a
+   * gateway stopping after SIGTERM says `draining`); when none does, any gateway.
+   */
+  gatewayUrl(): string {
+    const pool = this.inRotation.size ? this.inRotation : this.serving;
+    const urls = pool.size ? this.gatewayUrls.filter((url) => pool.has(url)) : this.gatewayUrls;
+    return urls[this.turn++ % urls.length];
+  }
+
+  /** Resolves once `url` is in rotation (for a client that must reach one given gateway). */
+  async inRotationWait(url: string): Promise<void> {
+    await eventually(() => this.inRotation.has(url), { what: `${url} to be in rotation`, timeoutMs: READY_TIMEOUT_MS, intervalMs: 100 });
+  }
+
+  /** One probe loop per gateway, so a slow answer of one never delays noticing another one draining. */
+  private async balance(): Promise<void> {
+    await Promise.all(
+      this.gatewayUrls.map(async (url) => {
+        while (this.balancing) {
+          let probe: { status: number; text: string };
+          try {
+            const response = await fetch(`${url}/health/ready`, { signal: AbortSignal.timeout(1000) });
+            probe = { status: response.status, text: await response.text() };
+          } catch (error) {
+            // A probe that timed out (a loaded gateway) is still serving; a refused or reset one is gone.
+            // (Caught here, the body read included: a failed probe must never end the loop.)
+            probe = { status: 0, text: error instanceof Error && error.name === 'TimeoutError' ? 'slow' : '' };
+          }
+          const draining = probe.text.includes('"draining"');
+          if (probe.status === 200) this.inRotation.add(url);
+          else this.inRotation.delete(url);
+          if ((probe.status !== 0 || probe.text === 'slow') && !draining) this.serving.add(url);
+          else this.serving.delete(url);
+          await new Promise((resolve) => setTimeout(resolve, BALANCER_POLL_MS));
+        }
+      }),
+    );
   }
 
   private launch(app: FleetApp, index: number): void {
@@ -57,6 +124,7 @@ export class Fleet {
     if (app === 'gateway') {
       env.PORT = String(this.gatewayPorts[index]);
       env.PUBLIC_URL = `http://127.0.0.1:${this.gatewayPorts[index]}`;
+      env.SHUTDOWN_DELAY_MS ??= GATEWAY_SHUTDOWN_DELAY_MS;
     }
     const instance = startAppInstance(app, env, `fleet-${app}-${index}`);
     this.members.set(`${app}#${index}`, { app, index, instanceId, instance });
@@ -88,6 +156,33 @@ export class Fleet {
     await this.kill(this.member(app, index));
     this.launch(app, index);
     await this.ready();
+  }
+
+  /**
+   * A rolling restart of the whole fleet: for each instance number in turn, SIGTERM that instance of every
+   * app at once (the other instances of each app keep serving), wait for each to exit 0 (a graceful stop:
+   * readiness 503, drain, exit; a stop that needs SIGKILL after the grace period fails), start them again
+   * and wait until the fleet is ready. Needs two instances or more.
+   */
+  async rollingRestart(): Promise<RollingRestart> {
+    if (this.instances < 2) throw new Error('a rolling restart needs two instances of every app');
+    const stops: RollingRestart['stops'] = [];
+    for (let index = 0; index < this.instances; index++) {
+      const members = FLEET_APPS.map((app) => this.member(app, index));
+      const exits = await Promise.all(
+        members.map(async (member) => {
+          const startedAt = Date.now();
+          await member.instance.stop(ROLLING_STOP_GRACE_MS);
+          stops.push({ app: member.app, index, ms: Date.now() - startedAt });
+          return { app: member.app, index, exit: member.instance.process.exitCode, signal: member.instance.process.signalCode, ms: Date.now() - startedAt };
+        }),
+      );
+      const ungraceful = exits.filter((e) => e.exit !== 0);
+      if (ungraceful.length) throw new Error(`not a graceful stop: ${JSON.stringify(ungraceful)}`);
+      for (const member of members) this.launch(member.app, index);
+      await this.ready();
+    }
+    return { stops };
   }
 
   private member(app: FleetApp, index: number): Member {
@@ -139,6 +234,8 @@ export class Fleet {
   }
 
   async stop(): Promise<void> {
+    this.balancing = false;
+    await this.balancer;
     await Promise.all([...this.members.values()].map((m) => m.instance.stop()));
     this.members.clear();
   }

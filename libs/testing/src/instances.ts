@@ -19,8 +19,8 @@ export interface AppInstance {
   logFile: string;
   /** SIGKILL: no shutdown hooks, as in a crash. */
   kill(): void;
-  /** SIGTERM and wait for the exit (SIGKILL after a grace period). */
-  stop(): Promise<void>;
+  /** SIGTERM and wait for the exit (SIGKILL after a grace period, 20 s unless told). */
+  stop(graceMs?: number): Promise<void>;
   /** Resolves with the exit code once the process has exited (null when killed by a signal). */
   exited: Promise<number | null>;
   /**
@@ -55,11 +55,11 @@ export function startAppInstance(app: string, extraEnv: Record<string, string> =
     logFile,
     exited,
     kill: () => void child.kill('SIGKILL'),
-    stop: async () => {
+    stop: async (graceMs = STOP_GRACE_MS) => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       // A graceful stop drains Kafka handlers and in-flight work; on a loaded machine that can take long,
       // and a test must not hang on it: past the grace period the instance is killed.
-      const killer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
+      const killer = setTimeout(() => child.kill('SIGKILL'), graceMs);
       await exited;
       clearTimeout(killer);
     },

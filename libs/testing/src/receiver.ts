@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -85,4 +86,46 @@ export class LoopbackReceiver {
     this.server?.closeAllConnections();
     await new Promise((resolve) => this.server?.close(resolve) ?? resolve(undefined));
   }
+}
+
+/** What a {@link flakyResponder} answered so far. */
+export interface FlakyReceiverStats {
+  /** Attempts answered 500. */
+  failed: number;
+  /** Attempts answered 200 only after `slowMs` (the dispatcher gave up first: a timeout on its side). */
+  late: number;
+  /** Attempts answered 200 at once. */
+  ok: number;
+}
+
+/**
+ * A receiver that misbehaves like a real one under load: of the attempts at one delivery (told apart by
+ * X-SVC-Delivery-Id), the first `maxBadAttempts` each answer 500 with probability `failShare` and 200 only
+ * after `slowMs` with probability `slowShare`; later attempts answer 200 at once, so every delivery gets
+ * through within the retry schedule. Which attempt misbehaves is decided by a hash of the delivery id and
+ * the attempt number (so a rerun with the same ids behaves the same).
+ */
+export function flakyResponder(options: { failShare: number; slowShare: number; slowMs: number; maxBadAttempts: number }): {
+  responder: Responder;
+  stats: FlakyReceiverStats;
+} {
+  const attempts = new Map<string, number>();
+  const stats: FlakyReceiverStats = { failed: 0, late: 0, ok: 0 };
+  const responder: Responder = (request) => {
+    const id = String(request.headers['x-svc-delivery-id'] ?? request.path);
+    const attempt = (attempts.get(id) ?? 0) + 1;
+    attempts.set(id, attempt);
+    const roll = createHash('sha256').update(`${id}#${attempt}`).digest().readUInt32BE(0) / 2 ** 32;
+    if (attempt <= options.maxBadAttempts && roll < options.failShare) {
+      stats.failed++;
+      return { status: 500, body: 'receiver failed' };
+    }
+    if (attempt <= options.maxBadAttempts && roll < options.failShare + options.slowShare) {
+      stats.late++;
+      return { status: 200, body: 'ok (late)', delayMs: options.slowMs };
+    }
+    stats.ok++;
+    return { status: 200, body: 'ok' };
+  };
+  return { responder, stats };
 }
