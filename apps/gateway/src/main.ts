@@ -75,6 +75,7 @@ async function bootstrap(): Promise<void> {
   installAuthentication(fastify, app.get(Authenticator), new RateLimiter(app.get(RedisService), env.rateLimits));
   fastify.addHook('onRequest', v3Deprecation(env.v3Enabled, env.publicUrl));
   installJsonBody(fastify, env.BODY_LIMIT_BYTES);
+  closeConnectionsWhileDraining(fastify, app.get(GatewayLifecycle));
   app.useGlobalPipes(new StrictValidationPipe());
   app.useGlobalFilters(new HttpExceptionFilter());
   await app.listen({ port: env.PORT, host: '0.0.0.0' });
@@ -90,6 +91,18 @@ async function bootstrap(): Promise<void> {
     },
   });
   logger.log(`gateway listening on ${env.publicUrl} (instance ${env.INSTANCE_ID})`);
+}
+
+/**
+ * While draining, every answer says `Connection: close`, so clients stop reusing their kept-alive connections
+ * to this instance before it closes them: a request written on a connection the server closes at that very
+ * moment fails with a reset, which a client counts as a connection error (the rolling restart test saw them).
+ */
+function closeConnectionsWhileDraining(fastify: FastifyInstance, lifecycle: GatewayLifecycle): void {
+  fastify.addHook('onSend', async (_request, reply, payload) => {
+    if (lifecycle.draining) void reply.header('connection', 'close');
+    return payload;
+  });
 }
 
 /**

@@ -91,11 +91,21 @@ describe('graceful shutdown (SIGTERM)', () => {
     const refused = { quality: 0, runs: 0, completions: 0, unreachable: 0 };
     let stop = false;
     let turn = 0;
-    // A load balancer's view: a gateway is in rotation while its readiness answers 200 (checked every 200 ms).
+    // A load balancer's view: a gateway is in rotation while its readiness answers 200 (asked every 200 ms).
+    // Each gateway is probed on its own, so a slow answer from one never delays noticing another one draining;
+    // a gateway taken out for its restart never comes back (a late 200 from before its SIGTERM is ignored).
     const inRotation = new Set<string>(gateways.map((g) => g.url));
+    const probing = new Set<string>();
+    const retired = new Set<string>();
     const balancer = (async () => {
       while (!stop) {
-        await Promise.all(gateways.map(async ({ url }) => ((await readiness(`${url}/health/ready`)).status === 200 ? inRotation.add(url) : inRotation.delete(url))));
+        for (const { url } of gateways) {
+          if (probing.has(url) || retired.has(url)) continue;
+          probing.add(url);
+          void readiness(`${url}/health/ready`)
+            .then(({ status }) => (status === 200 && !retired.has(url) ? inRotation.add(url) : inRotation.delete(url)))
+            .finally(() => probing.delete(url));
+        }
         await new Promise((r) => setTimeout(r, 200));
       }
     })();
@@ -152,6 +162,7 @@ describe('graceful shutdown (SIGTERM)', () => {
       for (let i = 0; i < gateways.length; i++) {
         const old = gateways[i];
         await old.stop();
+        retired.add(old.url);
         inRotation.delete(old.url);
         expect({ app: 'gateway', exit: await old.exited }).toEqual({ app: 'gateway', exit: 0 });
         gateways[i] = await startGateway({ SHUTDOWN_DELAY_MS: '2000' });
