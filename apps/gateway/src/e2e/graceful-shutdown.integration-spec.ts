@@ -110,16 +110,26 @@ describe('graceful shutdown (SIGTERM)', () => {
       }
     })();
     const pick = () => {
-      const urls = inRotation.size ? [...inRotation] : gateways.map((g) => g.url);
+      const urls = inRotation.size ? [...inRotation] : gateways.map((g) => g.url).filter((url) => !retired.has(url));
       return urls[turn++ % urls.length];
     };
 
+    /** Each connection error a client saw, by code (kept for the log line: which kind it was says why). */
+    const connectionErrors: string[] = [];
+    const codeOf = (error: unknown) => String((error as { cause?: { code?: string } })?.cause?.code ?? (error instanceof Error ? error.message : error));
+    // A refused connection never reached a server: like any HTTP client or balancer, try once more on a fresh
+    // pick. Anything else (a reset, a request cut mid-way) is a failure of the graceful stop.
     const send = async (path: string, headers: Record<string, string>, body: unknown) => {
-      try {
-        return await http<Record<string, unknown>>('POST', `${pick()}${path}`, { headers, body });
-      } catch {
-        refused.unreachable++;
-        return undefined;
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await http<Record<string, unknown>>('POST', `${pick()}${path}`, { headers, body });
+        } catch (error) {
+          const code = codeOf(error);
+          connectionErrors.push(code);
+          if (code === 'ECONNREFUSED' && attempt === 1) continue;
+          refused.unreachable++;
+          return undefined;
+        }
       }
     };
     const client = async (id: number) => {
@@ -202,7 +212,7 @@ describe('graceful shutdown (SIGTERM)', () => {
       `rolling restart: ${restarts} instances restarted one at a time (2 gateways, 2 of each of ${SERVICES.length} services); ` +
         `answered 2xx and checked stored exactly once: ${accepted.quality.length} quality submissions, ${accepted.runs.length} run creations, ` +
         `${accepted.completions.length} unit completions; not 2xx (not counted): ${refused.quality} quality, ${refused.runs} runs, ` +
-        `${refused.completions} completions, ${refused.unreachable} connection errors`,
+        `${refused.completions} completions, ${refused.unreachable} connection errors; connection errors seen (a refused one is tried again): ${connectionErrors.join(', ') || 'none'}`,
     );
     expect(restarts).toBe(SERVICES.length * 2 + 2);
     expect(accepted.quality.length).toBeGreaterThan(0);
