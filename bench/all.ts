@@ -101,6 +101,13 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   const checks: Record<string, number> = {};
   const notes: string[] = [];
+  /** Runs a measure and notes the CPU each stack process spent per operation of it (from /proc). */
+  const withCpuNote = async <R extends { count: number }>(what: string, measure: () => Promise<R>): Promise<R> => {
+    const before = stackCpuMs();
+    const result = await measure();
+    notes.push(`CPU per ${what} (ms, from /proc): ${cpuPerOperation(before, stackCpuMs(), result.count)}.`);
+    return result;
+  };
   const http = (url: string, headers: Record<string, string>, body: unknown, seconds = SECONDS, rate?: number) =>
     runLoad({ kind: 'http', url, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), connections: CONNECTIONS, seconds, ...(rate ? { rate } : {}) });
   /** The same request paced at RATE per second, Workline then the bare server: p50/p99 at a load both can take. */
@@ -140,9 +147,7 @@ async function main(): Promise<void> {
     if (runs('quality')) {
       step(`quality submissions: ${CONNECTIONS} connections, ${SECONDS} s each`);
       await qualityLoad(base, quality.workstreamId, quality.key, CONNECTIONS, WARMUP);
-      const cpuBefore = stackCpuMs();
-      const submitted = await qualityLoad(base, quality.workstreamId, quality.key, CONNECTIONS, SECONDS, db);
-      notes.push(`CPU per quality submission (ms, from /proc): ${cpuPerOperation(cpuBefore, stackCpuMs(), submitted.count)}.`);
+      const submitted = await withCpuNote('quality submission', () => qualityLoad(base, quality.workstreamId, quality.key, CONNECTIONS, SECONDS, db));
       checks.quality_acknowledged = submitted.count;
       checks.quality_lost = submitted.lost;
       rows.push({
@@ -170,9 +175,7 @@ async function main(): Promise<void> {
       step('run creation');
       const smallRun = { line_id: platform.smallLineId, units: [{ identifier: 'one', text: 'small run' }] };
       await http(`${base}/v4/runs`, platform.auth, smallRun, WARMUP);
-      const cpuBefore = stackCpuMs();
-      const created = await http(`${base}/v4/runs`, platform.auth, smallRun);
-      notes.push(`CPU per run creation (ms, from /proc): ${cpuPerOperation(cpuBefore, stackCpuMs(), created.count)}.`);
+      const created = await withCpuNote('run creation', () => http(`${base}/v4/runs`, platform.auth, smallRun));
       rows.push({
         measure: 'run creation: POST /v4/runs, 1 unit',
         unit: 'requests',
@@ -187,9 +190,7 @@ async function main(): Promise<void> {
       step('task creation');
       const task = { media_key: grant.media_key, configuration_id: configuration.id };
       await http(`${base}/v1/tasks`, { 'x-api-key': quality.key }, task, WARMUP);
-      const cpuBefore = stackCpuMs();
-      const created = await http(`${base}/v1/tasks`, { 'x-api-key': quality.key }, task);
-      notes.push(`CPU per task creation (ms, from /proc): ${cpuPerOperation(cpuBefore, stackCpuMs(), created.count)}.`);
+      const created = await withCpuNote('task creation', () => http(`${base}/v1/tasks`, { 'x-api-key': quality.key }, task));
       rows.push({
         measure: 'task creation: POST /v1/tasks',
         unit: 'requests',
@@ -235,9 +236,7 @@ async function main(): Promise<void> {
       }
 
       step(`unit completion: ${WORKERS} bots`);
-      const cpuBeforeBots = stackCpuMs();
-      const worked: LoadResult = await runLoad({ kind: 'bots', base, workers: platform.workers, lineId: platform.lineId, seconds: SECONDS });
-      notes.push(`CPU per unit, next + complete (ms, from /proc): ${cpuPerOperation(cpuBeforeBots, stackCpuMs(), worked.count)}.`);
+      const worked: LoadResult = await withCpuNote('unit, next + complete', () => runLoad({ kind: 'bots', base, workers: platform.workers, lineId: platform.lineId, seconds: SECONDS }));
       rows.push({
         measure: `unit completion: ${WORKERS} bots, next + complete`,
         unit: 'units',
@@ -245,9 +244,7 @@ async function main(): Promise<void> {
         baselineName: 'bare Fastify, 200 + 200',
         baseline: strip(await runLoad({ kind: 'bots', base: baselineServer.base, workers: platform.workers, lineId: 'l', seconds: SECONDS })),
       });
-      const cpuBeforeCombined = stackCpuMs();
-      const combined: LoadResult = await runLoad({ kind: 'bots', base, workers: platform.workers, lineId: platform.lineId, seconds: SECONDS, combined: true });
-      notes.push(`CPU per unit, combined route (ms, from /proc): ${cpuPerOperation(cpuBeforeCombined, stackCpuMs(), combined.count)}.`);
+      const combined: LoadResult = await withCpuNote('unit, combined route', () => runLoad({ kind: 'bots', base, workers: platform.workers, lineId: platform.lineId, seconds: SECONDS, combined: true }));
       checks.combined_answers = combined.combinedAnswers ?? 0;
       rows.push({
         // Without `next` on complete in this build, the bots fall back to next + complete: the check says so.

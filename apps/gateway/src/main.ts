@@ -99,9 +99,10 @@ async function bootstrap(): Promise<void> {
  * moment fails with a reset, which a client counts as a connection error (the rolling restart test saw them).
  */
 function closeConnectionsWhileDraining(fastify: FastifyInstance, lifecycle: GatewayLifecycle): void {
-  fastify.addHook('onSend', async (_request, reply, payload) => {
+  // A callback hook, not an async one: it runs on every answer, and a flag check needs no promise.
+  fastify.addHook('onSend', (_request, reply, payload, done) => {
     if (lifecycle.draining) void reply.header('connection', 'close');
-    return payload;
+    done(null, payload);
   });
 }
 

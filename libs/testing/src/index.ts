@@ -16,3 +16,4 @@ export * from './contract';
 export * from './topic-messages';
 export * from './tcp-proxy';
 export * from './network';
+export * from './fault-audit';

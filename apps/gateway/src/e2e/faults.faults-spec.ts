@@ -1,8 +1,8 @@
 import 'reflect-metadata';
-import { type EventEnvelope, type QualityReviewForQcEvent, Topic } from '@workline/contracts';
 import { verify } from '@workline/signature';
 import {
   adminCreate,
+  auditQcEvents,
   adminHeaders,
   createPlatformAccount,
   createWorker,
@@ -22,12 +22,11 @@ import {
   LoopbackReceiver,
   type PlatformAccount,
   postgresOutage,
-  readWholeTopic,
   startRedis,
   withRetries,
+  writeFaultReport,
 } from '@workline/testing';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 
@@ -643,40 +642,10 @@ describe.each([
     // whose first attempt went through replaced the record (replace_duplicate defaults to true): that is a
     // new event with outcome "replaced". So is a request Kafka redelivered after a crash (RPC offsets are
     // committed once a request starts, docs/decisions.md): the same values again, one more "replaced" event.
-    // Read once the performance outbox has published everything it holds (the relay may still be catching up).
-    await eventually(
-      async () =>
-        (await dbQuery<{ n: number }>("select count(*)::int as n from messaging_outbox where source = 'performance' and published_at is null and dead_lettered_at is null"))[0].n === 0,
-      { what: "the performance outbox to be published", timeoutMs: 60_000, intervalMs: 500 },
-    );
-    const qcMessages = (await readWholeTopic<EventEnvelope<QualityReviewForQcEvent>>(Topic.QualityReviewForQc)).filter(
-      (m) => m.value.data.workstream_id === qualityWs.id,
-    );
-    const qcEventIds = new Map<string, Set<string>>();
-    const storedEventIds = new Map<string, Set<string>>();
-    for (const { value } of qcMessages) {
-      qcEventIds.set(value.data.record_id, (qcEventIds.get(value.data.record_id) ?? new Set()).add(value.id));
-      if (value.data.outcome === 'stored') storedEventIds.set(value.data.record_id, (storedEventIds.get(value.data.record_id) ?? new Set()).add(value.id));
-    }
-    const byRecordId = new Map(qualityValues.map((row) => [String(row.id), row]));
-    const shouldQc = qualityValues.filter((row) => Number(row.review_score) < QC_SCORE_THRESHOLD).map((row) => String(row.id));
-    expect(shouldQc.filter((id) => storedEventIds.get(id)?.size !== 1).map((id) => ({ id, unique_id: byRecordId.get(id)?.unique_id, stored: storedEventIds.get(id)?.size ?? 0 }))).toEqual([]);
-    const replacedWithoutRetry = shouldQc.filter((id) => qcEventIds.get(id)!.size > 1 && !quality.retriedIds.has(String(byRecordId.get(id)?.unique_id)));
-    expect([...qcEventIds.keys()].filter((id) => !shouldQc.includes(id))).toEqual([]);
-    const qcMismatches = qcMessages.filter(({ value: { data } }) => {
-      const row = byRecordId.get(data.record_id);
-      return (
-        !row ||
-        data.reason !== 'below_threshold' ||
-        (data.outcome !== 'stored' && data.outcome !== 'replaced') ||
-        data.record.unique_id !== row.unique_id ||
-        data.record.worker_id !== row.worker_id ||
-        data.record.review_score !== row.review_score ||
-        data.record.review_explanation !== row.review_explanation ||
-        new Date(data.record.review_completed_at).getTime() !== (row.review_completed_at as Date).getTime()
-      );
-    });
-    expect(qcMismatches.map((m) => m.value.data.record_id)).toEqual([]);
+    const qc = await auditQcEvents(qualityWs.id, qualityValues, { threshold: QC_SCORE_THRESHOLD, retriedUniqueIds: quality.retriedIds });
+    expect(qc.storedNotOnce).toEqual([]);
+    expect(qc.unexpected).toEqual([]);
+    expect(qc.mismatched).toEqual([]);
 
     // (b) The run is Processed with every unit final, as the bots were told.
     const [run] = await dbQuery<{ status: string; processed_at: Date | null; pending_units: number }>('select status, processed_at, pending_units from platform_run where id = $1', [runId]);
@@ -940,8 +909,8 @@ describe.each([
       'quality records answered 202': quality.accepted.size,
       'quality records needing retries': quality.retried,
       'quality rows stored (all exactly once, values as sent)': qualityRows.length,
-      'QC events (one stored per record under the threshold)': `${storedEventIds.size} records, ${qcMessages.length} messages`,
-      'QC replaced events without a client retry (redelivered requests)': replacedWithoutRetry.length,
+      'QC events (one stored per record under the threshold)': `${qc.shouldQc.length} records, ${qc.messages} messages`,
+      'QC replaced events without a client retry (redelivered requests)': qc.replacedWithoutRetry.length,
       'run units': unitRows.length,
       'units Completed / Flagged': `${unitRows.filter((u) => u.status === 'Completed').length} / ${unitRows.filter((u) => u.status === 'Flagged').length}`,
       'unit answers needing retries': units.retried,
@@ -980,21 +949,6 @@ describe.each([
       `Fault suite, ${instances} instance(s) of every app\n` +
         [...faultLog.map(([name, took]) => `  ${name.padEnd(51)} ${took}`), ...Object.entries(summary).map(([label, value]) => `  ${label.padEnd(51)} ${value}`)].join('\n'),
     );
-    mkdirSync(REPORT_DIR, { recursive: true });
-    writeFileSync(
-      join(REPORT_DIR, `report-${instances}.md`),
-      [
-        `### ${instances} instance(s) of every app (${new Date().toISOString().slice(0, 10)})`,
-        '',
-        '| fault | recovery |',
-        '| --- | --- |',
-        ...faultLog.map(([name, took]) => `| ${name} | ${took} |`),
-        '',
-        '| checked | count |',
-        '| --- | --- |',
-        ...Object.entries(summary).map(([label, value]) => `| ${label} | ${value} |`),
-        '',
-      ].join('\n'),
-    );
+    writeFaultReport(join(REPORT_DIR, `report-${instances}.md`), `${instances} instance(s) of every app`, faultLog, summary);
   }, 900_000);
 });

@@ -1,9 +1,9 @@
 import 'reflect-metadata';
-import { type EventEnvelope, type QualityReviewForQcEvent, Topic } from '@workline/contracts';
 import { verify } from '@workline/signature';
 import {
   adminCreate,
   AppNetwork,
+  auditQcEvents,
   createPlatformAccount,
   createWorker,
   dbQuery,
@@ -15,12 +15,11 @@ import {
   type HttpResult,
   LoopbackReceiver,
   type ProxyMode,
-  readWholeTopic,
   TcpProxy,
   withRetries,
+  writeFaultReport,
 } from '@workline/testing';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 
@@ -337,30 +336,10 @@ describe('network faults between the apps and Kafka, PostgreSQL, Redis and the r
     // Every stored record under the QC threshold is on the QC topic with exactly one "stored" event, carrying
     // the stored values; no other record is. More events of a record are "replaced" ones: a client retry, or a
     // request Kafka redelivered (the main scenario's rule, docs/operations.md); the report counts the latter.
-    await eventually(
-      async () => (await dbQuery<{ n: number }>("select count(*)::int as n from messaging_outbox where source = 'performance' and published_at is null and dead_lettered_at is null"))[0].n === 0,
-      { what: 'the performance outbox to be published', timeoutMs: 60_000, intervalMs: 500 },
-    );
-    const qcMessages = (await readWholeTopic<EventEnvelope<QualityReviewForQcEvent>>(Topic.QualityReviewForQc)).filter((m) => m.value.data.workstream_id === qualityWs.id);
-    const rowById = new Map(qualityRows.map((row) => [String(row.id), row]));
-    const qcIds = qualityRows.filter((row) => Number(row.review_score) < QC_SCORE_THRESHOLD).map((row) => String(row.id));
-    const storedEvents = (id: string) => new Set(qcMessages.filter((m) => m.value.data.record_id === id && m.value.data.outcome === 'stored').map((m) => m.value.id)).size;
-    expect(qcIds.filter((id) => storedEvents(id) !== 1)).toEqual([]);
-    expect(qcMessages.filter((m) => !qcIds.includes(m.value.data.record_id)).map((m) => m.value.data.record_id)).toEqual([]);
-    const qcMismatches = qcMessages.filter(({ value: { data } }) => {
-      const row = rowById.get(data.record_id)!;
-      return (
-        data.reason !== 'below_threshold' ||
-        (data.outcome !== 'stored' && data.outcome !== 'replaced') ||
-        data.record.unique_id !== row.unique_id ||
-        data.record.worker_id !== row.worker_id ||
-        data.record.review_score !== row.review_score ||
-        data.record.review_explanation !== row.review_explanation ||
-        new Date(data.record.review_completed_at).getTime() !== (row.review_completed_at as Date).getTime()
-      );
-    });
-    expect(qcMismatches.map((m) => m.value.data.record_id)).toEqual([]);
-    const redelivered = qcIds.filter((id) => new Set(qcMessages.filter((m) => m.value.data.record_id === id).map((m) => m.value.id)).size > 1 && !quality.retried.has(String(rowById.get(id)!.unique_id)));
+    const qc = await auditQcEvents(qualityWs.id, qualityRows, { threshold: QC_SCORE_THRESHOLD, retriedUniqueIds: quality.retried });
+    expect(qc.storedNotOnce).toEqual([]);
+    expect(qc.unexpected).toEqual([]);
+    expect(qc.mismatched).toEqual([]);
 
     // (b) The run is Processed, every unit as its bot left it, holding what the bot sent.
     const [run] = await dbQuery<{ status: string; pending_units: number }>('select status, pending_units from platform_run where id = $1', [runId]);
@@ -422,8 +401,8 @@ describe('network faults between the apps and Kafka, PostgreSQL, Redis and the r
     const summary: Record<string, string | number> = {
       'quality records answered 202 (each stored once, values as sent)': quality.accepted.size,
       'quality records needing client retries': quality.retried.size,
-      'QC events (one stored per record under the threshold, values as stored)': `${qcIds.length} records, ${qcMessages.length} messages`,
-      'QC replaced events without a client retry (redelivered requests)': redelivered.length,
+      'QC events (one stored per record under the threshold, values as stored)': `${qc.shouldQc.length} records, ${qc.messages} messages`,
+      'QC replaced events without a client retry (redelivered requests)': qc.replacedWithoutRetry.length,
       'run units (each as its bot left it, output / flag reason as sent)': unitRows.length,
       'run callbacks received (one delivery id, body = delivery row = GET)': runCallbacks.length,
       'tasks answered 201 (each stored once, final, tags as sent)': taskRows.length,
@@ -431,20 +410,6 @@ describe('network faults between the apps and Kafka, PostgreSQL, Redis and the r
       'deliveries delivered (DB)': deliveryRows.length,
       'connections through the proxies (Kafka / PostgreSQL / Redis / receiver)': `${network.counts('kafka').accepted} / ${network.counts('postgres').accepted} / ${network.counts('redis').accepted} / ${receiverProxy.counts.accepted}`,
     };
-    const table = [
-      `### Network faults, one instance of every app (${new Date().toISOString().slice(0, 10)})`,
-      '',
-      '| fault | recovery |',
-      '| --- | --- |',
-      ...faultLog.map(([name, took]) => `| ${name} | ${took} |`),
-      '',
-      '| checked | count |',
-      '| --- | --- |',
-      ...Object.entries(summary).map(([label, value]) => `| ${label} | ${value} |`),
-      '',
-    ].join('\n');
-    console.log(table);
-    mkdirSync(REPORT_DIR, { recursive: true });
-    writeFileSync(join(REPORT_DIR, 'report-network.md'), table);
+    console.log(writeFaultReport(join(REPORT_DIR, 'report-network.md'), 'Network faults, one instance of every app', faultLog, summary));
   }, 900_000);
 });
