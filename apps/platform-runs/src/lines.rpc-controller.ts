@@ -1,7 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { LineCreateRequest, RpcPattern, validateContract, type LineView } from '@workline/contracts';
-import { LinesService } from '@workline/platform';
+import { LinesService } from '@workline/platform-runs';
 
 @Controller()
 export class LinesRpcController {

@@ -13,7 +13,7 @@ import {
   systemClock,
   UnitLeaseMetrics,
   UnitWorkService,
-} from '@workline/platform';
+} from '@workline/platform-runs';
 import { LinesRpcController } from './lines.rpc-controller';
 import { PlatformRunsEnv } from './platform-runs.env';
 import { RunAbortEventController } from './run-abort.event-controller';

@@ -2,7 +2,7 @@ import { Controller } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
 import { type EventEnvelope, RunAbortRequestedEvent, Topic, validateContract } from '@workline/contracts';
 import { Inbox } from '@workline/messaging';
-import { RunsService } from '@workline/platform';
+import { RunsService } from '@workline/platform-runs';
 
 /** Applies accepted aborts (POST /v4/runs/:id/abort answers 202 before this runs). */
 @Controller()

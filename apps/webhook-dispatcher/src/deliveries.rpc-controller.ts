@@ -10,7 +10,7 @@ import {
   RpcPattern,
   validateContract,
 } from '@workline/contracts';
-import { DeliveriesService } from '@workline/delivery';
+import { DeliveriesService } from '@workline/webhook-dispatcher';
 
 /** The Delivery API's questions, asked by the gateway on the caller's behalf (scope included). */
 @Controller()

@@ -1,7 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { Ctx, Payload } from '@nestjs/microservices';
 import { DeliveryRequestedEvent, type EventEnvelope, Topic, validateContract } from '@workline/contracts';
-import { DeliveriesService } from '@workline/delivery';
+import { DeliveriesService } from '@workline/webhook-dispatcher';
 import { EventBatchPattern, type KafkaBatchContext } from '@workline/messaging';
 import { REQUEST_ID_KAFKA_HEADER } from '@workline/observability';
 

@@ -1,9 +1,9 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { DbModule } from '@workline/db';
-import { DeliveryModule } from '@workline/delivery';
+import { WebhookDispatcherDomainModule } from '@workline/webhook-dispatcher';
 import { KafkaModule, type KafkaSettings } from '@workline/messaging';
 import { DeliveriesRpcController } from './deliveries.rpc-controller';
-import type { DispatcherEnv } from './dispatcher.env';
+import type { WebhookDispatcherEnv } from './webhook-dispatcher.env';
 import { DeliveryRequestedEventController } from './delivery-requested.event-controller';
 
 /** A lease outlives the longest attempt (5 s) many times over, so only a crash lets it expire. */
@@ -12,13 +12,13 @@ const LEASE_MS = 30_000;
 /** Owns every outbound call to clients: intake from Kafka, signed attempts with retries, the Delivery API. */
 @Module({})
 export class WebhookDispatcherModule {
-  static register(env: DispatcherEnv, settings: KafkaSettings): DynamicModule {
+  static register(env: WebhookDispatcherEnv, settings: KafkaSettings): DynamicModule {
     return {
       module: WebhookDispatcherModule,
       imports: [
         DbModule.forRoot(env.DATABASE_URL, env.DATABASE_POOL_SIZE),
         KafkaModule.forRoot({ settings, outbox: true }),
-        DeliveryModule.register({
+        WebhookDispatcherDomainModule.register({
           source: settings.app,
           instanceId: settings.instanceId,
           secretsKey: env.secretsKey,

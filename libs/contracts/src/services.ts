@@ -11,8 +11,8 @@ export enum ServiceName {
 export const SERVICE_RPC_TOPIC: Record<ServiceName, Topic> = {
   [ServiceName.Performance]: Topic.PerformanceRpc,
   [ServiceName.Oversight]: Topic.OversightRpc,
-  [ServiceName.PlatformRuns]: Topic.PlatformRpc,
-  [ServiceName.WebhookDispatcher]: Topic.DeliveryRpc,
+  [ServiceName.PlatformRuns]: Topic.PlatformRunsRpc,
+  [ServiceName.WebhookDispatcher]: Topic.WebhookDispatcherRpc,
 };
 
 export const ALL_SERVICES = Object.values(ServiceName);

@@ -124,8 +124,8 @@ export const TOPIC_CATALOG: Record<Topic, TopicContract> = {
   },
   [Topic.PerformanceRpc]: rpc(ServiceName.Performance),
   [Topic.OversightRpc]: rpc(ServiceName.Oversight),
-  [Topic.PlatformRpc]: rpc(ServiceName.PlatformRuns),
-  [Topic.DeliveryRpc]: rpc(ServiceName.WebhookDispatcher),
+  [Topic.PlatformRunsRpc]: rpc(ServiceName.PlatformRuns),
+  [Topic.WebhookDispatcherRpc]: rpc(ServiceName.WebhookDispatcher),
   [Topic.RpcReplies]: {
     audience: 'request-reply',
     summary: 'Replies to the gateway ({ok: true, data} or {ok: false, error}); each gateway instance keeps the replies it waits for.',

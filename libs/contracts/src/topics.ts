@@ -9,8 +9,8 @@ export enum Topic {
   /** Request-reply: requests to each service, one topic per service. */
   PerformanceRpc = 'workline.performance.rpc.v1',
   OversightRpc = 'workline.oversight.rpc.v1',
-  PlatformRpc = 'workline.platform.rpc.v1',
-  DeliveryRpc = 'workline.delivery.rpc.v1',
+  PlatformRunsRpc = 'workline.platform-runs.rpc.v1',
+  WebhookDispatcherRpc = 'workline.webhook-dispatcher.rpc.v1',
   /** Request-reply: every reply, read by each gateway instance (which keeps the replies it waits for). */
   RpcReplies = 'workline.gateway.rpc-replies.v1',
   /** Messages whose handler kept failing after bounded retries, with the reason in headers. */
@@ -52,8 +52,8 @@ const large = { maxMessageBytes: LARGE_MESSAGE_BYTES };
 export const TOPIC_SPECS: Record<Topic, TopicSpec> = {
   [Topic.PerformanceRpc]: rpc,
   [Topic.OversightRpc]: rpc,
-  [Topic.PlatformRpc]: { ...rpc, ...large },
-  [Topic.DeliveryRpc]: rpc,
+  [Topic.PlatformRunsRpc]: { ...rpc, ...large },
+  [Topic.WebhookDispatcherRpc]: rpc,
   [Topic.RpcReplies]: { ...rpc, ...large },
   [Topic.DeadLetter]: { partitions: 3, retentionHours: 24 * 30, ...large },
   [Topic.WorkstreamCreated]: event,

@@ -196,7 +196,7 @@ describe('Delivery API: scoped listing, detail with attempts, redelivery', () =>
 });
 
 /**
- * A page of large deliveries: the list and the detail read only the columns they show (libs/delivery
+ * A page of large deliveries: the list and the detail read only the columns they show (libs/webhook-dispatcher
  * DELIVERY_VIEW_COLUMNS, checked query by query in deliveries.service.spec.ts), so bodies of several
  * megabytes each cost the dispatcher nothing when a client lists them.
  */

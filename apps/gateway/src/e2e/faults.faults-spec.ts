@@ -69,7 +69,7 @@ const ROTATE_EVERY = 12;
 /** Rows of the bulk CSV import (three transactions of 2,000 rows, the last one partial). */
 const IMPORT_ROWS = 5000;
 const REDELIVER_EVERY_MS = 3000;
-/** The dispatcher gives up on an attempt after 5 s (libs/delivery ATTEMPT_TIMEOUT_MS): late answers come after that. */
+/** The dispatcher gives up on an attempt after 5 s (libs/webhook-dispatcher ATTEMPT_TIMEOUT_MS): late answers come after that. */
 const LATE_ANSWER_MS = 6000;
 const REPORT_DIR = join(__dirname, '..', '..', '..', '..', '.cache', 'faults');
 

@@ -132,7 +132,7 @@ describe('AsyncAPI document of the Kafka topics', () => {
         .map((topic) => [topic, TOPIC_SPECS[topic].partitions])
         .sort(),
     );
-    for (const topic of [Topic.PerformanceRpc, Topic.OversightRpc, Topic.PlatformRpc, Topic.DeliveryRpc, Topic.RpcReplies]) expect(messageOf(topic)).toBeUndefined();
+    for (const topic of [Topic.PerformanceRpc, Topic.OversightRpc, Topic.PlatformRunsRpc, Topic.WebhookDispatcherRpc, Topic.RpcReplies]) expect(messageOf(topic)).toBeUndefined();
   });
 
   it('names each producing and consuming app as an operation on its channel', () => {

@@ -3,7 +3,7 @@ import { JSONSchema } from 'class-validator-jsonschema';
 
 /**
  * Platform API request shapes, for the API description (docs/openapi.json) and its typed client. The
- * gateway passes these bodies on as they came: platform-runs checks them (libs/platform run-request.ts),
+ * gateway passes these bodies on as they came: platform-runs checks them (libs/platform-runs run-request.ts),
  * because the v4 texts and v3 codes of each refusal are the spec's.
  */
 

@@ -4,5 +4,5 @@ export * from './delivery.options';
 export * from './delivery-scope';
 export * from './delivery.scheduler';
 export * from './deliveries.service';
-export * from './delivery.module';
+export * from './webhook-dispatcher-domain.module';
 export * from './delivery.metrics';

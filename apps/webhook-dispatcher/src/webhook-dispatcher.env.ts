@@ -1,9 +1,9 @@
 import { BaseEnv } from '@workline/config';
-import { DEFAULT_RETRY_BASE_MS } from '@workline/delivery';
+import { DEFAULT_RETRY_BASE_MS } from '@workline/webhook-dispatcher';
 import { IsInt, Max, Min } from 'class-validator';
 
 /** webhook-dispatcher settings on top of BaseEnv; see docs/webhooks.md. */
-export class DispatcherEnv extends BaseEnv {
+export class WebhookDispatcherEnv extends BaseEnv {
   /** Scales the retry waits: 1 h, 2 h, 4 h, 8 h at the default (one hour). Tests shorten it. */
   @IsInt({ message: 'WEBHOOK_RETRY_BASE_MS must be an integer number of milliseconds' })
   @Min(10, { message: 'WEBHOOK_RETRY_BASE_MS must be at least 10' })

@@ -6,9 +6,9 @@ import { DeliveryScheduler } from './delivery.scheduler';
 
 /** The delivery domain: intake, the scheduler that makes the attempts, the Delivery API's queries. */
 @Module({})
-export class DeliveryModule {
+export class WebhookDispatcherDomainModule {
   static register(options: DeliveryOptions): DynamicModule {
     const providers = [{ provide: DELIVERY_OPTIONS, useValue: options }, DeliveryScheduler, DeliveriesService];
-    return { module: DeliveryModule, providers: [...providers, DeliveryMetrics], exports: providers };
+    return { module: WebhookDispatcherDomainModule, providers: [...providers, DeliveryMetrics], exports: providers };
   }
 }

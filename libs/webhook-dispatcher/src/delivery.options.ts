@@ -3,7 +3,7 @@ import type { CallbackPolicy } from '@workline/callback-url';
 /** Injection token of DeliveryOptions. */
 export const DELIVERY_OPTIONS = Symbol('DELIVERY_OPTIONS');
 
-/** How this dispatcher instance delivers; built from its environment (DispatcherEnv). */
+/** How this dispatcher instance delivers; built from its environment (WebhookDispatcherEnv). */
 export interface DeliveryOptions {
   /** Outbox source of this app's events (the app's name). */
   source: string;
