@@ -13,7 +13,6 @@ export * from './faults';
 export * from './test-dns';
 export * from './topic-reader';
 export * from './contract';
-export * from './topic-messages';
 export * from './tcp-proxy';
 export * from './network';
 export * from './fault-audit';

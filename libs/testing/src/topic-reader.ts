@@ -1,6 +1,5 @@
 import { createKafka } from '@workline/messaging';
 import { randomUUID } from 'node:crypto';
-import { eventually } from './eventually';
 import { testStack } from './stack';
 
 /** One message of a topic as a consumer sees it: its key, string headers, raw value and parsed JSON value. */
@@ -8,39 +7,84 @@ export interface TopicMessage<T> {
   key: string | null;
   headers: Record<string, string>;
   raw: Buffer;
-  value: T;
+  /** The value parsed as JSON on first use (a raw value that is not JSON throws only when read). */
+  readonly value: T;
+}
+
+export interface TopicReadOptions {
+  /** Read only what was written at or after this time (epoch ms); default: from the beginning. */
+  since?: number;
+  timeoutMs?: number;
+}
+
+function topicMessage<T>(key: Buffer | null, rawHeaders: Record<string, unknown> | undefined, raw: Buffer): TopicMessage<T> {
+  const headers = Object.fromEntries(Object.entries(rawHeaders ?? {}).map(([name, value]) => [name, String(value)]));
+  let parsed: { value: T } | undefined;
+  return {
+    key: key?.toString() ?? null,
+    headers,
+    raw,
+    get value(): T {
+      parsed ??= { value: JSON.parse(raw.length ? raw.toString('utf8') : 'null') as T };
+      return parsed.value;
+    },
+  };
 }
 
 /**
- * Everything on `topic` up to its current end, read from the beginning in a consumer group of its own
- * (as an outside consumer of the topic would read it). Resolves once every partition's high watermark
- * at the time of the call has been reached.
+ * What `topic` of the test stack holds up to its current end (every partition's high watermark at the time
+ * of the call), read as an outside consumer would: a consumer group of its own, offsets never committed.
  */
-export async function readWholeTopic<T>(topic: string, timeoutMs = 60_000): Promise<TopicMessage<T>[]> {
-  const kafka = createKafka({ brokers: testStack().kafkaBrokers, app: 'test-topic-reader', instanceId: randomUUID() });
+export async function readWholeTopic<T>(topic: string, { since, timeoutMs = 60_000 }: TopicReadOptions = {}): Promise<TopicMessage<T>[]> {
+  const kafka = createKafka({ brokers: testStack().kafkaBrokers, app: 'test-topic-reader', instanceId: randomUUID().slice(0, 8) });
   const admin = kafka.admin();
   await admin.connect();
-  const ends = new Map((await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, Number(p.high)]));
-  await admin.disconnect();
-  const reached = new Map([...ends].map(([partition, high]) => [partition, high === 0]));
-  const messages: TopicMessage<T>[] = [];
+  let ranges: { partition: number; from: number; to: number }[];
+  try {
+    const [starts, ends] = await Promise.all([
+      since === undefined ? Promise.resolve(undefined) : admin.fetchTopicOffsetsByTimestamp(topic, since),
+      admin.fetchTopicOffsets(topic),
+    ]);
+    const start = new Map((starts ?? []).map((s) => [s.partition, Number(s.offset)]));
+    ranges = ends
+      .map((e) => ({ partition: e.partition, from: start.get(e.partition) ?? Number(e.low), to: Number(e.high) }))
+      .filter((r) => r.from < r.to);
+  } finally {
+    await admin.disconnect();
+  }
+  if (!ranges.length) return [];
   const consumer = kafka.consumer({ groupId: `test-topic-reader-${randomUUID()}` });
+  const messages: TopicMessage<T>[] = [];
+  const left = new Set(ranges.map((r) => r.partition));
   await consumer.connect();
   try {
     await consumer.subscribe({ topic, fromBeginning: true });
-    await consumer.run({
-      eachMessage: async ({ partition, message }) => {
-        const offset = Number(message.offset);
-        if (offset >= (ends.get(partition) ?? 0)) return;
-        const headers = Object.fromEntries(Object.entries(message.headers ?? {}).map(([name, value]) => [name, String(value)]));
-        const raw = message.value ?? Buffer.alloc(0);
-        messages.push({ key: message.key?.toString() ?? null, headers, raw, value: JSON.parse(raw.length ? raw.toString('utf8') : 'null') as T });
-        if (offset + 1 >= (ends.get(partition) ?? 0)) reached.set(partition, true);
-      },
+    const done = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${topic}: partitions ${[...left].join(', ')} not read to their end within ${timeoutMs} ms`)), timeoutMs);
+      void consumer.run({
+        autoCommit: false,
+        eachMessage: async ({ partition, message }) => {
+          const range = ranges.find((r) => r.partition === partition);
+          const offset = Number(message.offset);
+          if (!range || offset < range.from || offset >= range.to) return;
+          messages.push(topicMessage<T>(message.key, message.headers, message.value ?? Buffer.alloc(0)));
+          if (offset === range.to - 1) left.delete(partition);
+          if (!left.size) {
+            clearTimeout(timer);
+            resolve();
+          }
+        },
+      });
     });
-    await eventually(() => [...reached.values()].every(Boolean), { what: `the end of topic ${topic}`, timeoutMs, intervalMs: 200 });
+    for (const { partition, from } of ranges) consumer.seek({ topic, partition, offset: String(from) });
+    await done;
   } finally {
     await consumer.disconnect();
   }
   return messages;
+}
+
+/** The sizes (bytes of value) of the messages written to `topic` since `since` (epoch ms): e.g. that no large answer went over the shared reply topic. */
+export async function messageSizesSince(topic: string, since: number, timeoutMs = 20_000): Promise<number[]> {
+  return (await readWholeTopic(topic, { since, timeoutMs })).map((message) => message.raw.length);
 }
