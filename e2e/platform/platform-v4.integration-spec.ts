@@ -446,7 +446,7 @@ describe('platform API v4: lines, runs, abort, callbacks (real Kafka and Postgre
       await workLine(acme.lineId);
       await deliveries.first(created.body.id);
       for (const app of ['gateway', 'platform-runs']) {
-        const file = join(__dirname, '..', '..', '..', '..', '.cache', 'logs', 'test', `${app}.log`);
+        const file = join(__dirname, '..', '..', '.cache', 'logs', 'test', `${app}.log`);
         if (existsSync(file)) expect(readFileSync(file, 'utf8')).not.toContain('pa55-w0rd-zz');
       }
     });

@@ -832,7 +832,7 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       expect(unknown.status).toBe(404);
       expect(unknown.body.message).toMatch(/workstream no-such-ws not found/);
       // Nor does any app's log carry it (the logs of this test run).
-      const logDir = join(__dirname, '..', '..', '..', '..', '.cache', 'logs', 'test');
+      const logDir = join(__dirname, '..', '..', '.cache', 'logs', 'test');
       const logs = readdirSync(logDir).map((file) => readFileSync(join(logDir, file), 'utf8'));
       expect(logs.join('').length).toBeGreaterThan(0);
       expect(logs.some((log) => log.includes(secret))).toBe(false);

@@ -2,7 +2,7 @@ import { adminHeaders, http, testStack } from '@workline/testing';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 
-const ROOT = join(__dirname, '..', '..', '..', '..');
+const ROOT = join(__dirname, '..', '..');
 
 function runDemo(args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {

@@ -7,7 +7,7 @@ interface Operation {
   requestBody?: { content: Record<string, unknown> };
 }
 
-const COMMITTED = JSON.parse(readFileSync(join(__dirname, '..', '..', '..', '..', 'docs', 'openapi.json'), 'utf8')) as { paths: Record<string, Record<string, Operation>> };
+const COMMITTED = JSON.parse(readFileSync(join(__dirname, '..', '..', 'docs', 'openapi.json'), 'utf8')) as { paths: Record<string, Record<string, Operation>> };
 
 const operations = Object.entries(COMMITTED.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ path, method, op })));
 

@@ -71,7 +71,7 @@ const IMPORT_ROWS = 5000;
 const REDELIVER_EVERY_MS = 3000;
 /** The dispatcher gives up on an attempt after 5 s (libs/webhook-dispatcher ATTEMPT_TIMEOUT_MS): late answers come after that. */
 const LATE_ANSWER_MS = 6000;
-const REPORT_DIR = join(__dirname, '..', '..', '..', '..', '.cache', 'faults');
+const REPORT_DIR = join(__dirname, '..', '..', '.cache', 'faults');
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -18,7 +18,7 @@ interface Received {
   value: { data?: { workstream_id?: string } };
 }
 
-const COMMITTED = join(__dirname, '..', '..', '..', '..', 'docs', 'asyncapi.json');
+const COMMITTED = join(__dirname, '..', '..', 'docs', 'asyncapi.json');
 
 describe('AsyncAPI document at /docs/asyncapi.json against the running stack', () => {
   it('serves the committed document, linked from /docs', async () => {

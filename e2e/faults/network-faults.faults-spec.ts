@@ -48,7 +48,7 @@ const RECEIVER_HOLE_MS = 6_000;
 const RESET_MS = 2_000;
 /** Quality records scoring under this go to QC (the workstream default, docs/performance-api.md). */
 const QC_SCORE_THRESHOLD = 0.5;
-const REPORT_DIR = join(__dirname, '..', '..', '..', '..', '.cache', 'faults');
+const REPORT_DIR = join(__dirname, '..', '..', '.cache', 'faults');
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -265,7 +265,7 @@ describe('identity lifecycle: project keys, listing, revocation, rotation, brute
     secrets.push(worker.token);
     const refused = await http('POST', `${other.url}/workforce/v1/assignments/next`, { headers: { authorization: `Bearer ${worker.token}`, 'x-forwarded-for': thisClient }, body: { kind: 'nothing' } });
     expect(refused.status).toBe(422);
-    const logDir = join(__dirname, '..', '..', '..', '..', '.cache', 'logs', 'test');
+    const logDir = join(__dirname, '..', '..', '.cache', 'logs', 'test');
     const logs = readdirSync(logDir).map((file) => readFileSync(join(logDir, file), 'utf8'));
     expect(logs.join('').length).toBeGreaterThan(0);
     for (const secret of secrets) {
