@@ -7,7 +7,7 @@
 module.exports = {
   ...require('./jest.preset'),
   displayName: 'faults',
-  testMatch: ['<rootDir>/{apps,libs}/**/*.faults-spec.ts'],
+  testMatch: ['<rootDir>/{apps,libs,e2e}/**/*.faults-spec.ts'],
   globalSetup: '<rootDir>/tools/stack/faults-global-setup.js',
   globalTeardown: '<rootDir>/tools/stack/faults-global-teardown.js',
   testTimeout: 600_000,

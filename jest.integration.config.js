@@ -6,7 +6,7 @@
 module.exports = {
   ...require('./jest.preset'),
   displayName: 'integration',
-  testMatch: ['<rootDir>/{apps,libs}/**/*.integration-spec.ts'],
+  testMatch: ['<rootDir>/{apps,libs,e2e}/**/*.integration-spec.ts'],
   globalSetup: '<rootDir>/tools/stack/jest-global-setup.js',
   globalTeardown: '<rootDir>/tools/stack/jest-global-teardown.js',
   testTimeout: 120_000,

@@ -3,5 +3,5 @@
 module.exports = {
   ...require('./jest.preset'),
   displayName: 'unit',
-  testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts', '<rootDir>/tools/**/*.spec.js'],
+  testMatch: ['<rootDir>/{apps,libs,e2e}/**/*.spec.ts', '<rootDir>/tools/**/*.spec.js'],
 };

@@ -1,6 +1,4 @@
 import { PrismaService } from '@workline/db';
-import { IdentityService } from '@workline/identity';
-import { SecretBox } from '@workline/secrets';
 import { adminCreate, adminHeaders, eventually, http, testStack } from '@workline/testing';
 import { Kafka, logLevel } from 'kafkajs';
 import { randomUUID } from 'node:crypto';
@@ -54,11 +52,10 @@ describe('workstream performance API: task_reviewed, task_completed, quality con
     otherWs = (await adminCreate<{ id: string }>('/workstreams', { account_id: accountId, name: 'Other', use_cases: useCases })).id;
     key = (await adminCreate<{ key: string }>(`/workstreams/${ws}/api-keys`, {})).key;
     otherKey = (await adminCreate<{ key: string }>(`/workstreams/${otherWs}/api-keys`, {})).key;
-    // Project-level keys (no workstream) are issued by support; the admin API has no route for them yet.
-    const identity = new IdentityService(prisma, new SecretBox('test-only-secrets-key-0123456789abcdef'));
-    projectKey = (await identity.createApiKey(accountId, null)).key;
+    // Project-level keys (no workstream), issued through the admin API as support does.
+    projectKey = (await adminCreate<{ key: string }>(`/accounts/${accountId}/api-keys`, {})).key;
     const foreign = await adminCreate<{ id: string }>('/accounts', { name: 'Someone Else' });
-    foreignProjectKey = (await identity.createApiKey(foreign.id, null)).key;
+    foreignProjectKey = (await adminCreate<{ key: string }>(`/accounts/${foreign.id}/api-keys`, {})).key;
   });
 
   afterAll(() => prisma.$disconnect());
