@@ -43,6 +43,12 @@ import { isDeepStrictEqual } from 'node:util';
  * scenario runs with one and with two instances of every app (two gateways behind a readiness-driven
  * balancer, clients spreading requests over both); with two, it ends with a rolling restart of every
  * instance that must cost no client attempt a 5xx or a connection error. Each run writes its fault table to .cache/faults/report-<instances>.md.
+ *
+ * Reads tables on purpose: the watches that wait for the runs and tasks to end and the audit query the
+ * services' tables directly (platform_run, platform_unit, oversight_task, delivery, delivery_attempt,
+ * performance_*), because stored rows are the ground truth for "nothing accepted is lost" (rows no API lists
+ * in full, duplicates an API would hide) and the watches must keep polling while gateways are down. The fault
+ * suites are the only e2e suites meant to do so (docs/architecture.md, "Where tests live").
  */
 
 const RUN_UNITS = 2000;
@@ -615,6 +621,7 @@ describe.each([
     await Promise.all(taskBots);
     faultLog.push(['(all faults injected, then: run Processed, tasks final)', `${seconds(recoveryStarted)} (done: ${tail.join(', ')})`]);
 
+    // The audit: straight from the services' tables (see the header), then the receivers and the QC topic.
     // (a) Every accepted quality record is stored exactly once.
     const qualityRows = await dbQuery<{ unique_id: string; n: number }>(
       'select unique_id, count(*)::int as n from performance_quality_record where workstream_id = $1 group by unique_id',

@@ -32,6 +32,12 @@ import { isDeepStrictEqual } from 'node:util';
  * field by field against the database, and every callback and webhook against its delivery row and its
  * signature. One instance of every app: the links, not the scale-out, are under test (the main fault suite
  * runs both fleets), and one fleet keeps the added time small. Writes .cache/faults/report-network.md.
+ *
+ * Reads tables on purpose: the watches that wait for the runs and tasks to end and the audit query the
+ * services' tables directly (platform_run, platform_unit, oversight_task, delivery, delivery_attempt,
+ * performance_*), because stored rows are the ground truth for "nothing accepted is lost" (rows no API lists
+ * in full, duplicates an API would hide) and the watches must keep polling while gateways are down. The fault
+ * suites are the only e2e suites meant to do so (docs/architecture.md, "Where tests live").
  */
 
 const RUN_UNITS = 600;
@@ -317,6 +323,7 @@ describe('network faults between the apps and Kafka, PostgreSQL, Redis and the r
     await Promise.all(taskBots);
     faultLog.push(['(all faults injected, then: run Processed, tasks final)', seconds(recoveryStarted)]);
 
+    // The audit: straight from the services' tables (see the header), then the receivers and the QC topic.
     // (a) Every 202 is stored exactly once, holding what was sent.
     const qualityRows = await dbQuery<Record<string, string | number | Date>>(
       `select id, unique_id, use_case_id, task_definition_id, task_id, worker_id, review_completed_at, review_score, review_explanation

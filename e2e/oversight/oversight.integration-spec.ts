@@ -1,10 +1,12 @@
 import { BaseEnv } from '@workline/config';
 import {
+  type DeliveryPage,
   type DeliveryRequestedEvent,
   type EventEnvelope,
   type MediaGrantView,
   type OversightTaskEvent,
   type TaskAssignmentView,
+  type TaskPage,
   type TaskView,
   Topic,
 } from '@workline/contracts';
@@ -878,8 +880,17 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
   describe('Idempotency-Key on POST /v1/tasks (safe retries)', () => {
     const receiver = new LoopbackReceiver();
     const redis = new Redis(testStack().redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
-    const tasksOf = async (workstreamId: string, mediaKey: string) =>
-      Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM oversight_task WHERE workstream_id = $1 AND media_key = $2', [workstreamId, mediaKey])).rows[0].n);
+    /** Tasks of a workstream on one media key, as the admin API lists them (every page). */
+    const tasksOf = async (workstreamId: string, mediaKey: string) => {
+      let count = 0;
+      for (let cursor: string | null = ''; cursor !== null; ) {
+        const query: string = `workstream_id=${workstreamId}&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+        const page: TaskPage = (await http<TaskPage>('GET', `/admin/v1/tasks?${query}`, { headers: adminHeaders() })).body;
+        count += page.tasks.filter((task) => task.media_key === mediaKey).length;
+        cursor = page.next_cursor;
+      }
+      return count;
+    };
     const todaysQuota = async (workstreamId: string) => Number((await redis.get(`quota:tasks:${workstreamId}:d${new Date().toISOString().slice(0, 10)}`)) ?? '0');
 
     beforeAll(async () => {
@@ -913,7 +924,8 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       const late = await createTask(tenant, body, undefined, withKey(key));
       expect({ status: late.status, body: late.body, replayed: late.headers.get('idempotent-replayed') }).toEqual({ status: 201, body: { task_id: first.body.task_id }, replayed: 'true' });
       await eventually(
-        async () => (await db.query<{ status: string }>('SELECT status FROM delivery WHERE task_id = $1', [first.body.task_id])).rows.map((row) => row.status).join() === 'delivered',
+        async () =>
+          (await http<DeliveryPage>('GET', `/v1/deliveries?task_id=${first.body.task_id}`, { headers: asKey(tenant.key) })).body.deliveries.map((d) => d.status).join() === 'delivered',
         { what: 'the one delivery of the task to be delivered' },
       );
       expect(receiver.on('/idempotent-task').map((request) => JSON.parse(request.rawBody.toString('utf8')).task_id)).toEqual([first.body.task_id]);
