@@ -71,6 +71,8 @@ describe('graceful shutdown (SIGTERM)', () => {
    */
   it('loses nothing and refuses nothing (no 5xx, no connection error) across a rolling restart of every instance', async () => {
     const stack = testStack();
+    // Its audit reads the services' tables on purpose, as the fault suites' do: stored rows are the ground truth
+    // for "every 2xx is stored exactly once".
     const prisma = new PrismaService(stack.databaseUrl);
     await prisma.$connect();
     // Workstream for quality submissions.

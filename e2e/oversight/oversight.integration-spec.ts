@@ -207,6 +207,8 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
   let other: Tenant;
   let worker: string;
   let bucketRoot: string;
+  // oversight's tables, only where no API reaches: to age a grant or a lease (no waiting out real time), to see
+  // a grant swept, the outbox written with the state change, a bucket's secret sealed at rest.
   const db = new Pool({ connectionString: testStack().databaseUrl, max: 2 });
 
   beforeAll(async () => {

@@ -56,6 +56,8 @@ function putHeadersOnly(url: string, declaredBytes: number, waitMs = 15_000): Pr
 
 describe('workstream performance API: bulk CSV through presigned URLs, and reports (real stack)', () => {
   const stack = testStack();
+  // No API returns stored rows or an upload's files: those checks read performance's tables, and age an upload
+  // past its expiry rather than wait for it.
   const prisma = new PrismaService(stack.databaseUrl);
   const useCases = [
     { id: 'uc-1', task_definition_ids: ['td-1', 'td-2'] },

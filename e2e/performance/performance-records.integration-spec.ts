@@ -15,6 +15,8 @@ const QC_TOPIC = 'workline.performance.quality-review.for-qc.v1';
 
 describe('workstream performance API: task_reviewed, task_completed, quality control (real stack)', () => {
   const stack = testStack();
+  // No API returns a stored record: what is stored (every field, one row per unique_id, the QC outbox) is read
+  // from performance's tables.
   const prisma = new PrismaService(stack.databaseUrl);
   let accountId: string;
   let ws: string;
