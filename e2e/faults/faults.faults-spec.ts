@@ -2,7 +2,6 @@ import 'reflect-metadata';
 import { verify } from '@workline/signature';
 import {
   adminCreate,
-  auditQcEvents,
   adminHeaders,
   createPlatformAccount,
   createWorker,
@@ -24,11 +23,11 @@ import {
   postgresOutage,
   startRedis,
   withRetries,
-  writeFaultReport,
 } from '@workline/testing';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
+import { auditQcEvents, writeFaultReport } from './fault-audit';
 
 /**
  * "Nothing accepted is lost" under faults (docs/operations.md, "Fault tests"). While the streams are in

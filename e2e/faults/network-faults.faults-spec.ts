@@ -2,12 +2,9 @@ import 'reflect-metadata';
 import { verify } from '@workline/signature';
 import {
   adminCreate,
-  AppNetwork,
-  auditQcEvents,
   createPlatformAccount,
   createWorker,
   dbQuery,
-  type Dependency,
   eventually,
   Fleet,
   faultPorts,
@@ -17,15 +14,16 @@ import {
   type ProxyMode,
   TcpProxy,
   withRetries,
-  writeFaultReport,
 } from '@workline/testing';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
+import { auditQcEvents, writeFaultReport } from './fault-audit';
+import { AppNetwork, type Dependency } from './network';
 
 /**
  * Network faults (docs/operations.md, "Fault tests"): every app reaches Kafka, PostgreSQL and Redis through
- * TCP proxies of its own (libs/testing/src/network.ts), and the webhook dispatcher reaches the receivers
+ * TCP proxies of its own (./network.ts), and the webhook dispatcher reaches the receivers
  * through one more. While quality submissions, a run worked by bot workers (with a callback) and oversight
  * tasks (with webhooks) are in flight, the suite adds latency to, resets and black-holes each kind of link
  * (every app's link to that dependency at once), each alone and then two at once. Then every 2xx is checked

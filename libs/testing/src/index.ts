@@ -14,5 +14,3 @@ export * from './test-dns';
 export * from './topic-reader';
 export * from './contract';
 export * from './tcp-proxy';
-export * from './network';
-export * from './fault-audit';

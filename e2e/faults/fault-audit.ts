@@ -1,9 +1,7 @@
 import { type EventEnvelope, type QualityReviewForQcEvent, Topic } from '@workline/contracts';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { eventually } from './eventually';
-import { dbQuery } from './faults';
-import { readWholeTopic } from './topic-reader';
+import { dbQuery, eventually, readWholeTopic } from '@workline/testing';
 
 /**
  * A stored quality record as selected from performance_quality_record: at least id, unique_id, worker_id,

@@ -1,7 +1,4 @@
-import { faultPorts } from './faults';
-import { FLEET_APPS, type FleetApp, type FleetAppEnv } from './fleet';
-import { testStack } from './stack';
-import { type ProxyCounts, type ProxyMode, TcpProxy } from './tcp-proxy';
+import { faultPorts, FLEET_APPS, type FleetApp, type FleetAppEnv, type ProxyCounts, type ProxyMode, TcpProxy, testStack } from '@workline/testing';
 
 /** A dependency an app reaches over the network. */
 export type Dependency = 'kafka' | 'postgres' | 'redis';
