@@ -31,11 +31,7 @@ import { AppNetwork, type Dependency } from './network';
  * signature. One instance of every app: the links, not the scale-out, are under test (the main fault suite
  * runs both fleets), and one fleet keeps the added time small. Writes .cache/faults/report-network.md.
  *
- * Reads tables on purpose: the watches that wait for the runs and tasks to end and the audit query the
- * services' tables directly (platform_run, platform_unit, oversight_task, delivery, delivery_attempt,
- * performance_*), because stored rows are the ground truth for "nothing accepted is lost" (rows no API lists
- * in full, duplicates an API would hide) and the watches must keep polling while gateways are down. The fault
- * suites are the only e2e suites meant to do so (docs/architecture.md, "Where tests live").
+ * Its watches and its audit read the services' tables on purpose, for the reasons faults.faults-spec.ts gives.
  */
 
 const RUN_UNITS = 600;
