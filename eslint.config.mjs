@@ -21,9 +21,15 @@ const depConstraints = [
 ];
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', '**/generated/**', '.cache/**', 'tools/**', 'bench/**'] },
+  { ignores: ['**/dist/**', '**/node_modules/**', '**/generated/**', '.cache/**', 'bench/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  // The tools' bootstrap: plain CommonJS on Node, run before anything is installed or compiled.
+  {
+    files: ['tools/bootstrap.js'],
+    languageOptions: { sourceType: 'commonjs', globals: globals.node },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
   // The console runs in the browser as plain scripts (docs/console.md).
   { files: ['apps/gateway/console/**/*.js'], languageOptions: { sourceType: 'script', globals: globals.browser } },
   {

@@ -1,4 +1,6 @@
 'use strict';
+const { compiled } = require('./tools/bootstrap');
+
 /**
  * Integration and end-to-end tests: *.integration-spec.ts, against real Kafka, PostgreSQL and Redis
  * and the five apps, all started by the global setup on ports that do not collide with `npm start`.
@@ -7,8 +9,9 @@ module.exports = {
   ...require('./jest.preset'),
   displayName: 'integration',
   testMatch: ['<rootDir>/{apps,libs,e2e}/**/*.integration-spec.ts'],
-  globalSetup: '<rootDir>/tools/stack/jest-global-setup.js',
-  globalTeardown: '<rootDir>/tools/stack/jest-global-teardown.js',
+  // The TypeScript tools, compiled (when changed) into .cache/tools-dist by tools/bootstrap.js, as npm start runs them.
+  globalSetup: compiled('stack/jest-global-setup'),
+  globalTeardown: compiled('stack/jest-global-teardown'),
   testTimeout: 120_000,
   maxWorkers: 1,
 };

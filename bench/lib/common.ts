@@ -1,29 +1,17 @@
 /**
  * What every benchmark shares: the stack it starts, HTTP helpers, timing and figures.
- * Compiled to .cache/bench-dist/bench/lib/, so the repository root is found by walking up.
+ * Compiled to .cache/bench-dist/bench/lib/ with the stack scripts it starts (tools/stack), whose root is found by walking up.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { root } from '../../tools/stack/deps';
+import { profiles } from '../../tools/stack/profiles';
+import { startStack, type Stack } from '../../tools/stack/stack';
 
-function findRoot(from: string): string {
-  for (let dir = from; dir !== dirname(dir); dir = dirname(dir)) if (existsSync(join(dir, 'tools', 'stack', 'stack.js'))) return dir;
-  throw new Error(`no repository root above ${from}`);
-}
-
-export const ROOT = findRoot(__dirname);
+export type { Stack };
+export const ROOT = root;
 export const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
 export type Headers = Record<string, string>;
 
-export interface Stack {
-  gatewayUrl: string;
-  env: Record<string, string>;
-  stop(): Promise<void>;
-}
-
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { startStack } = require(join(ROOT, 'tools', 'stack', 'stack')) as { startStack: (profile: unknown, options: object) => Promise<Stack> };
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { profiles } = require(join(ROOT, 'tools', 'stack', 'profiles')) as { profiles: Record<string, unknown> };
 
 /**
  * Starts the bench profile (BENCH_PORT, BENCH_KAFKA_PORT, BENCH_DATABASE_URL, BENCH_REDIS_URL; its data is

@@ -6,7 +6,7 @@ const ROOT = join(__dirname, '..', '..');
 
 function runDemo(args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(ROOT, 'tools', 'demo.js'), ...args], { cwd: ROOT, env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, [join(ROOT, 'tools', 'bootstrap.js'), 'demo', ...args], { cwd: ROOT, env: { ...process.env, ...env } });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -14,7 +14,7 @@ function runDemo(args: string[], env: Record<string, string>): Promise<{ code: n
   });
 }
 
-/** `npm run demo --auto` (tools/demo.js) against the test stack. */
+/** `npm run demo --auto` (tools/demo.ts) against the test stack. */
 describe('npm run demo', () => {
   it('--auto provisions everything, finishes every unit and task, and receives every callback', async () => {
     const { gatewayUrl, adminToken } = testStack();

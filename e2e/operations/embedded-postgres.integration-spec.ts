@@ -5,16 +5,10 @@ import { Client } from 'pg';
 
 const ROOT = join(__dirname, '..', '..');
 
-type EmbeddedMode = 'never' | 'fallback' | 'always';
+type StackPostgres = typeof import('../../../../tools/stack/postgres');
 
-interface StackPostgres {
-  ensurePostgres(url: string, options: { fresh?: boolean; embedded?: EmbeddedMode; embeddedDir?: string }): Promise<{ stop(): Promise<void>; embedded: boolean }>;
-  migrate(url: string): void;
-  embeddedPostgresMode(env: Record<string, string | undefined>): EmbeddedMode;
-}
-
-// What npm start runs (tools/stack/stack.js), as plain Node outside the TypeScript build and Jest's module registry.
-const stackPostgres = (): StackPostgres => createRequire(__filename)(join(ROOT, 'tools', 'stack', 'postgres.js')) as StackPostgres;
+// What npm start runs (tools/stack/stack.ts), compiled as npm start runs it (tools/bootstrap.js), in plain Node outside Jest's module registry.
+const stackPostgres = (): StackPostgres => (createRequire(__filename)(join(ROOT, 'tools', 'bootstrap.js')) as { load(entry: string): StackPostgres }).load('stack/postgres');
 
 async function accountRows(url: string, id: string): Promise<number> {
   const client = new Client({ connectionString: url });

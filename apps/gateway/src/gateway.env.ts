@@ -1,5 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
-import { BaseEnv } from '@workline/config';
+import { BaseEnv, DEFAULT_GATEWAY_PORT } from '@workline/config';
 import { IsIn, IsInt, IsString, Matches, Max, Min, MinLength, ValidateIf } from 'class-validator';
 
 const PerMinute = () => applyDecorators(IsInt(), Min(0), Max(10_000_000));
@@ -7,7 +7,7 @@ const PerMinute = () => applyDecorators(IsInt(), Min(0), Max(10_000_000));
 /** Gateway settings on top of BaseEnv; see the README's configuration table. */
 export class GatewayEnv extends BaseEnv {
   @IsInt() @Min(1) @Max(65535)
-  PORT: number = 3000;
+  PORT: number = DEFAULT_GATEWAY_PORT;
 
   @IsString({ message: 'ADMIN_TOKEN must be set: the bearer token of the admin API' })
   @MinLength(16, { message: 'ADMIN_TOKEN must be at least 16 characters long' })

@@ -7,7 +7,7 @@ const ROOT = join(__dirname, '..', '..', '..');
 
 describe('typed client', () => {
   it('has the types openapi-typescript generates from the committed docs/openapi.json (npm run openapi writes them)', () => {
-    const generated = execFileSync(process.execPath, [join(ROOT, 'tools', 'openapi', 'client-types.js'), join(ROOT, 'docs', 'openapi.json')], { encoding: 'utf8' });
+    const generated = execFileSync(process.execPath, [join(ROOT, 'tools', 'bootstrap.js'), 'openapi/client-types', join(ROOT, 'docs', 'openapi.json')], { encoding: 'utf8' });
     expect(readFileSync(join(__dirname, 'generated', 'openapi.ts'), 'utf8')).toBe(generated);
   });
 

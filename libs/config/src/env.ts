@@ -41,23 +41,32 @@ const IsDnsServerList = () =>
     },
   });
 
+/** Where the gateway listens (PORT) unless told; the services' operational ports follow it (serviceOpsPort). */
+export const DEFAULT_GATEWAY_PORT = 3000;
+/** The Kafka broker's port in the default KAFKA_BROKERS, where `npm start` runs its local broker (controller: + 1). */
+export const DEFAULT_KAFKA_PORT = 9092;
+
+/** The database and Redis of a local `npm start` (DATABASE_URL, REDIS_URL unset). */
+export const DEFAULT_DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/workline';
+export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379/0';
+
 /** Settings every app reads. Defaults suit a local `npm start`; see the README's configuration table. */
 export class BaseEnv {
   @IsIn(['development', 'test', 'production'])
   NODE_ENV: string = 'development';
 
   @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'DATABASE_URL must be a postgresql:// connection URL' })
-  DATABASE_URL: string = 'postgresql://postgres@127.0.0.1:5432/workline';
+  DATABASE_URL: string = DEFAULT_DATABASE_URL;
 
   /** Connections of the app's PostgreSQL pool (shared by Prisma and the raw-SQL hot paths). */
   @IsInt() @Min(1) @Max(1000)
   DATABASE_POOL_SIZE: number = 10;
 
   @Matches(/^[^\s,]+:\d+(,[^\s,]+:\d+)*$/, { message: 'KAFKA_BROKERS must be a comma-separated list of host:port' })
-  KAFKA_BROKERS: string = '127.0.0.1:9092';
+  KAFKA_BROKERS: string = `127.0.0.1:${DEFAULT_KAFKA_PORT}`;
 
   @Matches(/^rediss?:\/\/\S+$/, { message: 'REDIS_URL must be a redis:// URL' })
-  REDIS_URL: string = 'redis://127.0.0.1:6379/0';
+  REDIS_URL: string = DEFAULT_REDIS_URL;
 
   @IsIn(['error', 'warn', 'log', 'debug', 'verbose'])
   LOG_LEVEL: string = 'log';

@@ -1,7 +1,7 @@
 import { type DynamicModule, type INestMicroservice, Logger, type LogLevel, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { BaseEnv, loadEnvOrExit } from '@workline/config';
-import { SERVICE_RPC_TOPIC, ServiceName } from '@workline/contracts';
+import { BaseEnv, DEFAULT_GATEWAY_PORT, loadEnvOrExit } from '@workline/config';
+import { SERVICE_RPC_TOPIC, type ServiceName, serviceOpsPort } from '@workline/contracts';
 import { PrismaService } from '@workline/db';
 import { AppMetrics, installGracefulShutdown, JsonLogger, ObservabilityModule, OpsServer } from '@workline/observability';
 import { writeFileSync } from 'node:fs';
@@ -19,13 +19,8 @@ export const kafkaSettingsFrom = (env: BaseEnv, app: string): KafkaSettings => (
   sessionTimeoutMs: env.KAFKA_SESSION_TIMEOUT_MS,
 });
 
-/** Port of each service's operational endpoints when HTTP_PORT is not set (the gateway has 3000). */
-export const DEFAULT_HTTP_PORT: Record<ServiceName, number> = {
-  [ServiceName.Performance]: 3001,
-  [ServiceName.Oversight]: 3002,
-  [ServiceName.PlatformRuns]: 3003,
-  [ServiceName.WebhookDispatcher]: 3004,
-};
+/** Port of a service's operational endpoints when HTTP_PORT is not set: after the default gateway port (3001-3004). */
+export const defaultHttpPort = (service: ServiceName): number => serviceOpsPort(service, DEFAULT_GATEWAY_PORT);
 
 /** The app's JSON logger (pino), installed as Nest's logger so every `new Logger(...)` writes through it. */
 export function installJsonLogger(env: BaseEnv, app: string): JsonLogger {
@@ -66,7 +61,7 @@ export function runService<E extends BaseEnv = BaseEnv>(
       { name: 'kafka', check: async () => transport.consumerProblem() },
       { name: 'database', check: () => prisma.probe() },
     ]);
-    const port = await ops.listen(process.env.HTTP_PORT ? env.HTTP_PORT : DEFAULT_HTTP_PORT[service]);
+    const port = await ops.listen(process.env.HTTP_PORT ? env.HTTP_PORT : defaultHttpPort(service));
     if (env.HTTP_PORT_FILE) writeFileSync(env.HTTP_PORT_FILE, String(port));
     installGracefulShutdown(service, {
       drain: () => (ops.draining = true),

@@ -8,7 +8,7 @@ import { stackFile, testStack } from './stack';
 
 const ROOT = join(__dirname, '..', '..', '..');
 
-/** The private ports the fault suite's global setup used (tools/stack/faults-infra.js `faultPorts`). */
+/** The private ports the fault suite's global setup used (tools/stack/faults-infra.ts `faultPorts`). */
 export interface FaultPorts {
   kafka: number;
   kafkaController: number;
@@ -19,24 +19,19 @@ export interface FaultPorts {
   kafkaPerApp: { app: string; listener: number; proxy: number }[];
 }
 
-interface FaultsInfra {
-  killKafka(ports: FaultPorts): Promise<unknown>;
-  kafkaOutage(ports: FaultPorts, ms: number): Promise<unknown>;
-  postgresOutage(port: number, ms: number): Promise<void>;
-  killRedis(): Promise<void>;
-  startPrivateRedis(port: number): Promise<void>;
-}
+type FaultsInfra = typeof import('../../../tools/stack/faults-infra');
 
-// The same code the global setup used to start them (plain Node, outside the TypeScript build).
-const infra = (): FaultsInfra => createRequire(__filename)(join(ROOT, 'tools', 'stack', 'faults-infra.js')) as FaultsInfra;
+// The same code the global setup used to start them, compiled as the global setup runs it (tools/bootstrap.js),
+// in plain Node outside Jest's module registry.
+const infra = (): FaultsInfra => (createRequire(__filename)(join(ROOT, 'tools', 'bootstrap.js')) as { load(entry: string): FaultsInfra }).load('stack/faults-infra');
 
 export const faultPorts = (): FaultPorts => (JSON.parse(readFileSync(stackFile(), 'utf8')) as { ports: FaultPorts }).ports;
 
 /** SIGKILLs the fault suite's Kafka broker (no flush, no controlled shutdown) and starts it again on the same data. */
-export const killKafka = async (): Promise<void> => void (await infra().killKafka(faultPorts()));
+export const killKafka = (): Promise<void> => infra().killKafka(faultPorts());
 
 /** Stops the fault suite's Kafka broker, keeps it away for `ms`, starts it again on the same data. */
-export const kafkaOutage = async (ms: number): Promise<void> => void (await infra().kafkaOutage(faultPorts(), ms));
+export const kafkaOutage = (ms: number): Promise<void> => infra().kafkaOutage(faultPorts(), ms);
 
 /** Stops the fault suite's PostgreSQL in immediate mode, keeps it away for `ms`, starts it again. */
 export const postgresOutage = (ms: number): Promise<void> => infra().postgresOutage(faultPorts().postgres, ms);

@@ -1,3 +1,4 @@
+import { ALL_APPS, ALL_SERVICES, type AppName, GATEWAY_APP } from '@workline/contracts';
 import { createKafka } from '@workline/messaging';
 import { randomUUID } from 'node:crypto';
 import { eventually } from './eventually';
@@ -5,9 +6,9 @@ import { adminHeaders } from './http';
 import { type AppInstance, startAppInstance } from './instances';
 import { testStack } from './stack';
 
-export const SERVICE_APPS = ['performance', 'oversight', 'platform-runs', 'webhook-dispatcher'] as const;
-export const FLEET_APPS = [...SERVICE_APPS, 'gateway'] as const;
-export type FleetApp = (typeof FLEET_APPS)[number];
+/** The apps a fleet runs instances of: every app (the services first, then the gateway). */
+export const FLEET_APPS = ALL_APPS;
+export type FleetApp = AppName;
 /** Environment for the instances of some apps only (e.g. each app's own proxied DATABASE_URL). */
 export type FleetAppEnv = Partial<Record<FleetApp, Record<string, string>>>;
 
@@ -121,7 +122,7 @@ export class Fleet {
   private launch(app: FleetApp, index: number): void {
     const instanceId = `${app}-${index}-${++this.launches}-${randomUUID().slice(0, 6)}`;
     const env: Record<string, string> = { ...this.extraEnv, ...this.appEnv[app], INSTANCE_ID: instanceId };
-    if (app === 'gateway') {
+    if (app === GATEWAY_APP) {
       env.PORT = String(this.gatewayPorts[index]);
       env.PUBLIC_URL = `http://127.0.0.1:${this.gatewayPorts[index]}`;
       env.SHUTDOWN_DELAY_MS ??= GATEWAY_SHUTDOWN_DELAY_MS;
@@ -215,8 +216,8 @@ export class Fleet {
         const admin = probe.admin();
         await admin.connect();
         try {
-          const { groups } = await admin.describeGroups(SERVICE_APPS.map((app) => `workline-${app}`));
-          for (const app of SERVICE_APPS) {
+          const { groups } = await admin.describeGroups(ALL_SERVICES.map((app) => `workline-${app}`));
+          for (const app of ALL_SERVICES) {
             const group = groups.find((g) => g.groupId === `workline-${app}`);
             const expected = [...this.members.values()].filter((m) => m.app === app).map((m) => `workline-${app}-${m.instanceId}`);
             const clients = group?.members.map((m) => m.clientId) ?? [];

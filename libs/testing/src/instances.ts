@@ -1,3 +1,4 @@
+import { ALL_SERVICES } from '@workline/contracts';
 import { createKafka } from '@workline/messaging';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -11,7 +12,7 @@ const ROOT = join(__dirname, '..', '..', '..');
 
 const STOP_GRACE_MS = 20_000;
 
-const SERVICES = new Set(['performance', 'oversight', 'platform-runs', 'webhook-dispatcher']);
+const SERVICES = new Set<string>(ALL_SERVICES);
 
 export interface AppInstance {
   process: ChildProcess;

@@ -1,10 +1,11 @@
-'use strict';
-const { step, ok, fail } = require('./log');
-const { commandExists, spawnPrefixed, waitFor } = require('./process');
+import type { ChildProcess } from 'node:child_process';
+import Redis from 'ioredis';
+import { fail, ok, step } from './log';
+import { commandExists, spawnPrefixed, waitFor } from './process';
 
-async function ping(url) {
-  const Redis = require('ioredis');
-  const client = new Redis(url, { lazyConnect: true, connectTimeout: 1500, maxRetriesPerRequest: 0, retryStrategy: () => null });
+/** Whether the Redis server at `url` answers PING. */
+export async function ping(url: string, connectTimeout = 1500): Promise<boolean> {
+  const client = new Redis(url, { lazyConnect: true, connectTimeout, maxRetriesPerRequest: 0, retryStrategy: () => null });
   client.on('error', () => undefined);
   try {
     await client.connect();
@@ -16,11 +17,15 @@ async function ping(url) {
   }
 }
 
+/** Starts a redis-server on 127.0.0.1:port that keeps nothing on disk. */
+export const spawnRedis = (port: number, logFile?: string): ChildProcess =>
+  spawnPrefixed('redis', 'redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { env: process.env, quiet: true, logFile });
+
 /**
  * Reuses the Redis server in `url`, or starts a private redis-server when it is local and absent.
  * Returns the child process it started, if any, so the caller can stop it.
  */
-async function ensureRedis(url) {
+export async function ensureRedis(url: string): Promise<ChildProcess | undefined> {
   if (await ping(url)) {
     ok(`Redis ready (${new URL(url).host})`);
     return undefined;
@@ -33,15 +38,8 @@ async function ensureRedis(url) {
     );
   }
   step(`starting redis-server on port ${u.port || 6379}`);
-  const child = spawnPrefixed(
-    'redis',
-    'redis-server',
-    ['--port', String(u.port || 6379), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { env: process.env, quiet: true },
-  );
+  const child = spawnRedis(Number(u.port || 6379));
   await waitFor('redis-server to answer PING', () => ping(url), { timeoutMs: 15_000 });
   ok(`Redis started (${u.host})`);
   return child;
 }
-
-module.exports = { ensureRedis };

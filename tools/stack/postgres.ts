@@ -1,27 +1,33 @@
-'use strict';
-const fs = require('node:fs');
-const { spawnSync } = require('node:child_process');
-const { step, ok, fail, warn } = require('./log');
-const { clusterRunning } = require('./pg-cluster');
-const { waitFor, run } = require('./process');
-const { root } = require('./deps');
-const path = require('node:path');
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Client } from 'pg';
+import { root } from './deps';
+import { fail, ok, step } from './log';
+import { startEmbeddedPostgres } from './embedded-postgres';
+import { clusterRunning } from './pg-cluster';
+import { run, waitFor } from './process';
 
-async function canConnect(url) {
-  const { Client } = require('pg');
+/** Whether the embedded PostgreSQL may run: never, only when no other can be had, or always. */
+export type EmbeddedMode = 'never' | 'fallback' | 'always';
+/** Where the stack's PostgreSQL comes from (postgresSource). */
+export type PostgresSource = 'server' | 'local-cluster' | 'embedded' | 'missing';
+
+/** true, or why not. */
+async function canConnect(url: string): Promise<true | Error> {
   const client = new Client({ connectionString: url, connectionTimeoutMillis: 2000 });
   try {
     await client.connect();
     await client.query('select 1');
     return true;
   } catch (error) {
-    return error;
+    return error as Error;
   } finally {
     await client.end().catch(() => undefined);
   }
 }
 
-function maintenanceUrl(url) {
+function maintenanceUrl(url: string): string {
   const u = new URL(url);
   u.pathname = '/postgres';
   return u.toString();
@@ -30,7 +36,7 @@ function maintenanceUrl(url) {
 /** Debian's packaged PostgreSQL: clusters under /etc/postgresql that pg_ctlcluster starts. */
 const localClusterInstalled = () => fs.existsSync('/etc/postgresql') && spawnSync('sh', ['-c', 'command -v pg_ctlcluster']).status === 0;
 
-function tryStartLocalCluster() {
+function tryStartLocalCluster(): boolean {
   for (const version of fs.readdirSync('/etc/postgresql')) {
     step(`starting the local PostgreSQL ${version} cluster`);
     const result = spawnSync('pg_ctlcluster', ['--skip-systemctl-redirect', version, 'main', 'start'], {
@@ -48,7 +54,7 @@ const LOOPBACK = ['127.0.0.1', 'localhost', '::1', '[::1]'];
  * 'always' (on the port of DATABASE_URL, default 5432), =0 'never'; unset: 'never' when DATABASE_URL is set,
  * else 'fallback' (only when nothing answers at the default address and no PostgreSQL is installed).
  */
-function embeddedPostgresMode(env = process.env) {
+export function embeddedPostgresMode(env: NodeJS.ProcessEnv = process.env): EmbeddedMode {
   const forced = env.WORKLINE_EMBEDDED_POSTGRES;
   if (forced === '1') return 'always';
   if (forced === '0') return 'never';
@@ -60,7 +66,7 @@ function embeddedPostgresMode(env = process.env) {
  * Where the stack's PostgreSQL comes from: 'server' (one answers at the URL), 'local-cluster' (an installed
  * local cluster to start), 'embedded' (the npm package's binaries) or 'missing' (stop and say what to install).
  */
-function postgresSource({ mode, answers, loopback, installed }) {
+export function postgresSource({ mode, answers, loopback, installed }: { mode: EmbeddedMode; answers: boolean; loopback: boolean; installed: boolean }): PostgresSource {
   if (mode === 'always') return 'embedded';
   if (answers) return 'server';
   if (!loopback) return 'missing';
@@ -68,9 +74,8 @@ function postgresSource({ mode, answers, loopback, installed }) {
   return mode === 'fallback' ? 'embedded' : 'missing';
 }
 
-async function createDatabase(url, { fresh }) {
+async function createDatabase(url: string, { fresh }: { fresh: boolean }): Promise<void> {
   const database = new URL(url).pathname.replace(/^\//, '');
-  const { Client } = require('pg');
   const client = new Client({ connectionString: maintenanceUrl(url) });
   await client.connect();
   try {
@@ -92,28 +97,31 @@ async function createDatabase(url, { fresh }) {
  * PostgreSQL on the URL's port with its cluster in `embeddedDir`. `fresh` drops and recreates the database
  * (and the embedded cluster). Returns stop(), which stops what this started (the embedded server, if any).
  */
-async function ensurePostgres(url, { fresh = false, embedded = 'never', embeddedDir } = {}) {
+export async function ensurePostgres(
+  url: string,
+  { fresh = false, embedded = 'never', embeddedDir }: { fresh?: boolean; embedded?: EmbeddedMode; embeddedDir?: string } = {},
+): Promise<{ stop: () => Promise<void>; embedded: boolean }> {
   const u = new URL(url);
   const admin = maintenanceUrl(url);
   const loopback = LOOPBACK.includes(u.hostname);
   // An embedded server left running by an npm start that was killed answers like any other: take it over.
-  const leftover = embedded !== 'never' && embeddedDir && clusterRunning(embeddedDir);
-  let reachable = leftover || embedded === 'always' ? false : await canConnect(admin);
+  const leftover = embedded !== 'never' && !!embeddedDir && clusterRunning(embeddedDir);
+  let reachable: true | Error | false = leftover || embedded === 'always' ? false : await canConnect(admin);
   const source = postgresSource({ mode: leftover ? 'always' : embedded, answers: reachable === true, loopback, installed: loopback && localClusterInstalled() });
-  let stop = async () => undefined;
+  let stop = async (): Promise<void> => undefined;
   if (source === 'embedded') {
     if (!loopback) fail(`the embedded PostgreSQL listens on 127.0.0.1: DATABASE_URL must name 127.0.0.1 or localhost, not ${u.hostname}`);
-    const { startEmbeddedPostgres } = require('./embedded-postgres');
+    if (!embeddedDir) fail('the embedded PostgreSQL needs a directory for its cluster');
     ({ stop } = await startEmbeddedPostgres({ port: Number(u.port || 5432), dir: embeddedDir, fresh }));
     reachable = await waitFor('the embedded PostgreSQL to accept connections', async () => (await canConnect(admin)) === true, { timeoutMs: 30_000 });
   } else if (source === 'local-cluster' && tryStartLocalCluster()) {
     reachable = await waitFor('PostgreSQL to accept connections', async () => (await canConnect(admin)) === true, {
       timeoutMs: 30_000,
-    }).catch((e) => e);
+    }).catch((e: Error) => e);
   }
   if (reachable !== true) {
     fail(
-      `PostgreSQL is not reachable at ${u.host} (${reachable.message ?? 'the local cluster did not start'}).\n` +
+      `PostgreSQL is not reachable at ${u.host} (${reachable === false ? 'the local cluster did not start' : reachable.message}).\n` +
         `  Install and start PostgreSQL 14 or newer (Debian/Ubuntu: apt-get install postgresql),\n` +
         `  or set DATABASE_URL to a server you can reach.`,
     );
@@ -129,7 +137,7 @@ async function ensurePostgres(url, { fresh = false, embedded = 'never', embedded
 }
 
 /** Applies committed migrations with `prisma migrate deploy`. */
-function migrate(url) {
+export function migrate(url: string): void {
   step('applying database migrations');
   run(path.join(root, 'node_modules/.bin/prisma'), ['migrate', 'deploy'], {
     cwd: root,
@@ -138,5 +146,3 @@ function migrate(url) {
   });
   ok('database migrated');
 }
-
-module.exports = { ensurePostgres, migrate, embeddedPostgresMode, postgresSource, warn };

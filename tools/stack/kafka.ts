@@ -1,16 +1,29 @@
-'use strict';
-const fs = require('node:fs');
-const path = require('node:path');
-const crypto = require('node:crypto');
-const { step, ok, fail } = require('./log');
-const { commandExists, run, spawnPrefixed, waitFor, readPid, isAlive, stopProcess, portOpen } = require('./process');
-const { root } = require('./deps');
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Kafka, logLevel } from 'kafkajs';
+import { root } from './deps';
+import { fail, ok, step } from './log';
+import { commandExists, isAlive, portOpen, readPid, run, spawnPrefixed, stopProcess, waitFor } from './process';
+
+/** A client listener more: clients bootstrapped on `port` are sent to `advertisedPort` (see serverProperties). */
+export interface ExtraListener {
+  name: string;
+  port: number;
+  advertisedPort: number;
+}
+
+export interface LocalKafka {
+  brokers: string[];
+  pid: number | undefined;
+  stop(): Promise<void>;
+}
 
 const cacheDir = path.join(root, '.cache', 'kafka');
 const libsDir = path.join(cacheDir, 'libs');
 
 /** Fetches the broker's jars from Maven Central once (tools/kafka/pom.xml). */
-function ensureKafkaJars() {
+export function ensureKafkaJars(): void {
   if (fs.existsSync(libsDir) && fs.readdirSync(libsDir).some((f) => f.startsWith('kafka_2.13'))) return;
   if (!commandExists('java')) {
     fail('Java 17 or newer is needed to run the local Kafka broker (Debian/Ubuntu: apt-get install openjdk-17-jre-headless),\n  or set KAFKA_BROKERS to a Kafka cluster you can reach.');
@@ -31,8 +44,8 @@ function ensureKafkaJars() {
  * request with the addresses of the listener it arrived on, so clients bootstrapped on `port` come back to
  * `advertisedPort` (where a TCP proxy of the fault suite listens, forwarding to `port`).
  */
-function serverProperties({ port, controllerPort, dataDir, extraListeners = [] }) {
-  const extra = (render) => extraListeners.map((l) => `,${render(l)}`).join('');
+function serverProperties({ port, controllerPort, dataDir, extraListeners = [] }: { port: number; controllerPort: number; dataDir: string; extraListeners?: ExtraListener[] }): string {
+  const extra = (render: (listener: ExtraListener) => string) => extraListeners.map((l) => `,${render(l)}`).join('');
   return [
     'process.roles=broker,controller',
     'node.id=1',
@@ -56,7 +69,7 @@ function serverProperties({ port, controllerPort, dataDir, extraListeners = [] }
   ].join('\n');
 }
 
-const log4jProperties = (logFile) =>
+const log4jProperties = (logFile: string): string =>
   [
     'log4j.rootLogger=WARN, file',
     'log4j.logger.kafka.server.KafkaServer=INFO',
@@ -68,8 +81,8 @@ const log4jProperties = (logFile) =>
     '',
   ].join('\n');
 
-async function brokerAnswers(brokers) {
-  const { Kafka, logLevel } = require('kafkajs');
+/** Whether a broker of `brokers` answers a metadata request. */
+export async function brokerAnswers(brokers: string[]): Promise<boolean> {
   const admin = new Kafka({ clientId: 'workline-stack', brokers, logLevel: logLevel.NOTHING, retry: { retries: 0 } }).admin();
   try {
     await admin.connect();
@@ -86,7 +99,19 @@ async function brokerAnswers(brokers) {
  * Starts a single-node KRaft broker for a profile ("start" or "test") on the given ports.
  * `fresh` wipes its data first; `extraListeners`: see serverProperties. Returns { brokers, stop }.
  */
-async function startLocalKafka({ profile, port, controllerPort, fresh = false, extraListeners = [] }) {
+export async function startLocalKafka({
+  profile,
+  port,
+  controllerPort,
+  fresh = false,
+  extraListeners = [],
+}: {
+  profile: string;
+  port: number;
+  controllerPort: number;
+  fresh?: boolean;
+  extraListeners?: ExtraListener[];
+}): Promise<LocalKafka> {
   const profileDir = path.join(cacheDir, profile);
   const dataDir = path.join(profileDir, 'data');
   const pidFile = path.join(profileDir, 'broker.pid');
@@ -116,7 +141,7 @@ async function startLocalKafka({ profile, port, controllerPort, fresh = false, e
 
   if (!fs.existsSync(path.join(dataDir, 'meta.properties'))) {
     // An id starting with '-' would be read by the storage tool as an option (1 start in 64 failed so).
-    let clusterId;
+    let clusterId: string;
     do clusterId = crypto.randomBytes(16).toString('base64url');
     while (clusterId.startsWith('-'));
     run('java', [...jvm, '-cp', classpath, 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', propsFile, '--ignore-formatted'], {
@@ -152,5 +177,3 @@ async function startLocalKafka({ profile, port, controllerPort, fresh = false, e
     },
   };
 }
-
-module.exports = { startLocalKafka, brokerAnswers, ensureKafkaJars };

@@ -1,19 +1,30 @@
-'use strict';
-const path = require('node:path');
-const { root, ensureDependencies, generatePrismaClient, build } = require('./deps');
-const { ensurePostgres, migrate, embeddedPostgresMode } = require('./postgres');
-const { ensureRedis } = require('./redis');
-const { startLocalKafka } = require('./kafka');
-const { startApps, stopApps } = require('./apps');
-const { stopProcess } = require('./process');
-const { ok, warn } = require('./log');
+import path from 'node:path';
+import { type Apps, startApps, stopApps } from './apps';
+import { build, ensureDependencies, generatePrismaClient, root } from './deps';
+import { startLocalKafka } from './kafka';
+import { ok, warn } from './log';
+import { embeddedPostgresMode, ensurePostgres, migrate } from './postgres';
+import { stopProcess } from './process';
+import type { Profile } from './profiles';
+import { ensureRedis } from './redis';
+
+export interface Stack {
+  /** The environment the apps were started with. */
+  env: NodeJS.ProcessEnv & { PORT: string; DATABASE_URL: string; REDIS_URL: string; KAFKA_BROKERS: string };
+  gatewayUrl: string;
+  apps: Apps;
+  /** Stops everything this start started, in reverse order. */
+  stop(): Promise<void>;
+  /** Whether PostgreSQL is the embedded one this start runs. */
+  embeddedPostgres: boolean;
+}
 
 /**
  * Brings up everything a profile needs, in order: dependencies, PostgreSQL (migrated; embedded when the
  * profile allows it and none is installed), Redis, Kafka, the build, then the five apps. Returns the environment the apps got and a stop() that undoes it all.
  */
-async function startStack(profile, { quietApps = false, extraEnv = {} } = {}) {
-  const started = [];
+export async function startStack(profile: Profile, { quietApps = false, extraEnv = {} }: { quietApps?: boolean; extraEnv?: Record<string, string> } = {}): Promise<Stack> {
+  const started: (() => Promise<void>)[] = [];
   const stop = async () => {
     for (const undo of started.reverse()) await undo().catch((error) => warn(String(error)));
     started.length = 0;
@@ -45,7 +56,7 @@ async function startStack(profile, { quietApps = false, extraEnv = {} } = {}) {
     }
     build();
     const gatewayUrl = `http://127.0.0.1:${profile.gatewayPort}`;
-    const env = {
+    const env: Stack['env'] = {
       ...process.env,
       NODE_ENV: process.env.NODE_ENV ?? (profile.name === 'test' ? 'test' : 'development'),
       PORT: String(profile.gatewayPort),
@@ -63,5 +74,3 @@ async function startStack(profile, { quietApps = false, extraEnv = {} } = {}) {
     throw error;
   }
 }
-
-module.exports = { startStack };

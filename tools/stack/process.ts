@@ -1,24 +1,21 @@
-'use strict';
-const { spawn, spawnSync } = require('node:child_process');
-const fs = require('node:fs');
-const net = require('node:net');
+import { type ChildProcess, spawn, spawnSync, type SpawnSyncOptions } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import { fail, messageOf } from './log';
 
 /** Runs a command to completion, streaming its output; throws with the command line when it fails. */
-function run(command, args, options = {}) {
+export function run(command: string, args: string[], options: SpawnSyncOptions = {}): void {
   const result = spawnSync(command, args, { stdio: 'inherit', ...options });
   if (result.error) throw result.error;
-  if (result.status !== 0) {
-    const { fail } = require('./log');
-    fail(`\`${[command, ...args].join(' ')}\` exited with status ${result.status}`);
-  }
+  if (result.status !== 0) fail(`\`${[command, ...args].join(' ')}\` exited with status ${result.status}`);
 }
 
-function commandExists(command) {
+export function commandExists(command: string): boolean {
   const result = spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' });
   return result.status === 0;
 }
 
-function isAlive(pid) {
+export function isAlive(pid: number | undefined): pid is number {
   if (!pid) return false;
   try {
     process.kill(pid, 0);
@@ -28,7 +25,7 @@ function isAlive(pid) {
   }
 }
 
-function readPid(file) {
+export function readPid(file: string): number | undefined {
   try {
     return Number(fs.readFileSync(file, 'utf8').trim()) || undefined;
   } catch {
@@ -37,10 +34,10 @@ function readPid(file) {
 }
 
 /** Resolves true when something accepts TCP connections on host:port within timeoutMs. */
-function portOpen(host, port, timeoutMs = 500) {
+export function portOpen(host: string, port: number, timeoutMs = 500): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect({ host, port });
-    const done = (open) => {
+    const done = (open: boolean) => {
       socket.destroy();
       resolve(open);
     };
@@ -51,9 +48,9 @@ function portOpen(host, port, timeoutMs = 500) {
 }
 
 /** Polls check() until it returns a truthy value or the deadline passes. */
-async function waitFor(description, check, { timeoutMs = 60_000, intervalMs = 250 } = {}) {
+export async function waitFor<T>(description: string, check: () => T | Promise<T>, { timeoutMs = 60_000, intervalMs = 250 } = {}): Promise<T> {
   const deadline = Date.now() + timeoutMs;
-  let lastError;
+  let lastError: unknown;
   while (Date.now() < deadline) {
     try {
       const value = await check();
@@ -63,12 +60,11 @@ async function waitFor(description, check, { timeoutMs = 60_000, intervalMs = 25
     }
     await new Promise((r) => setTimeout(r, intervalMs));
   }
-  const { fail } = require('./log');
-  fail(`timed out after ${timeoutMs / 1000}s waiting for ${description}${lastError ? `: ${lastError.message}` : ''}`);
+  return fail(`timed out after ${timeoutMs / 1000}s waiting for ${description}${lastError ? `: ${messageOf(lastError)}` : ''}`);
 }
 
 /** Stops a child (or a pid) with SIGTERM, then SIGKILL after graceMs. */
-async function stopProcess(childOrPid, graceMs = 10_000) {
+export async function stopProcess(childOrPid: ChildProcess | number, graceMs = 10_000): Promise<void> {
   const pid = typeof childOrPid === 'number' ? childOrPid : childOrPid.pid;
   if (!isAlive(pid)) return;
   try {
@@ -87,23 +83,27 @@ async function stopProcess(childOrPid, graceMs = 10_000) {
   }
 }
 
+export interface SpawnPrefixedOptions {
+  env?: NodeJS.ProcessEnv;
+  logFile?: string;
+  quiet?: boolean;
+}
+
 /** Spawns a long-running child whose output lines are prefixed with its name. */
-function spawnPrefixed(name, command, args, { env, logFile, quiet = false } = {}) {
+export function spawnPrefixed(name: string, command: string, args: string[], { env, logFile, quiet = false }: SpawnPrefixedOptions = {}): ChildProcess {
   const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const sink = logFile ? fs.createWriteStream(logFile, { flags: 'a' }) : undefined;
   for (const stream of [child.stdout, child.stderr]) {
     let buffered = '';
-    stream.on('data', (chunk) => {
+    stream.on('data', (chunk: Buffer) => {
       sink?.write(chunk);
       if (quiet) return;
       buffered += chunk.toString();
       const lines = buffered.split('\n');
-      buffered = lines.pop();
+      buffered = lines.pop() ?? '';
       for (const line of lines) process.stdout.write(`[${name}] ${line}\n`);
     });
   }
   child.on('exit', () => sink?.end());
   return child;
 }
-
-module.exports = { run, commandExists, isAlive, readPid, portOpen, waitFor, stopProcess, spawnPrefixed };

@@ -1,56 +1,78 @@
-'use strict';
-const path = require('node:path');
-const fs = require('node:fs');
-const { root } = require('./deps');
-const { spawnPrefixed, stopProcess, waitFor } = require('./process');
-const { ok, step } = require('./log');
+import { ALL_APPS, ALL_SERVICES, type AppName, GATEWAY_APP, type ServiceName, serviceOpsPort } from '@workline/contracts';
+import type { ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { root } from './deps';
+import { messageOf, ok, step } from './log';
+import { spawnPrefixed, stopProcess, waitFor } from './process';
 
-const SERVICES = ['performance', 'oversight', 'platform-runs', 'webhook-dispatcher'];
-const APPS = [...SERVICES, 'gateway'];
+/** A started app; `expectedExit` is set before it is stopped on purpose, so its exit is not reported. */
+export type AppProcess = ChildProcess & { expectedExit?: boolean };
 
-const mainOf = (app) => path.join(root, 'dist', 'apps', app, 'src', 'main.js');
+export const mainOf = (app: AppName): string => path.join(root, 'dist', 'apps', app, 'src', 'main.js');
 
 /**
  * Port of each service's /metrics and /health endpoints (HTTP_PORT): the ports after the gateway's, so
  * `npm start` uses 3001-3004 and each test stack its own (TEST_PORT + 1..4).
  */
-const opsPorts = (gatewayPort) => Object.fromEntries(SERVICES.map((app, index) => [app, gatewayPort + index + 1]));
+export const opsPorts = (gatewayPort: number): Record<ServiceName, number> =>
+  Object.fromEntries(ALL_SERVICES.map((service) => [service, serviceOpsPort(service, gatewayPort)])) as Record<ServiceName, number>;
+
+const isService = (app: AppName): app is ServiceName => app !== GATEWAY_APP;
 
 /**
  * Spawns one app from dist/ with `env`; its output goes to the console (prefixed) and to a log file.
  * WORKLINE_NODE_ARGS adds node options NODE_OPTIONS refuses, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
  */
-function spawnApp(app, env, { quiet = false, logDir } = {}) {
+export function spawnApp(app: AppName, env: NodeJS.ProcessEnv, { quiet = false, logDir }: { quiet?: boolean; logDir?: string } = {}): AppProcess {
   const logFile = logDir ? path.join(logDir, `${app}.log`) : undefined;
-  const ports = opsPorts(Number(env.PORT));
-  const appEnv = ports[app] ? { ...env, HTTP_PORT: String(ports[app]) } : env;
+  const appEnv = isService(app) ? { ...env, HTTP_PORT: String(serviceOpsPort(app, Number(env.PORT))) } : env;
   const nodeArgs = (env.WORKLINE_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
   return spawnPrefixed(app, process.execPath, [...nodeArgs, '--enable-source-maps', mainOf(app)], { env: appEnv, logFile, quiet });
 }
 
+export interface HealthAnswer {
+  status: number;
+  body: unknown;
+}
+
 /** The gateway's /health, with the admin token so a start that fails can show what is down. */
-async function gatewayHealth(url, adminToken) {
+export async function gatewayHealth(url: string, adminToken?: string): Promise<HealthAnswer> {
   try {
-    const headers = adminToken ? { authorization: `Bearer ${adminToken}` } : {};
+    const headers: Record<string, string> = adminToken ? { authorization: `Bearer ${adminToken}` } : {};
     const response = await fetch(`${url}/health`, { headers, signal: AbortSignal.timeout(5000) });
     return { status: response.status, body: await response.json() };
   } catch (error) {
-    return { status: 0, body: { message: error.message } };
+    return { status: 0, body: { message: messageOf(error) } };
   }
 }
 
+export type Apps = Map<AppName, AppProcess>;
+
 /** Starts the four services, then the gateway, and waits until GET /health answers 200. */
-async function startApps({ env, gatewayUrl, quiet, logDir, timeoutMs = 120_000 }) {
+export async function startApps({
+  env,
+  gatewayUrl,
+  quiet,
+  logDir,
+  timeoutMs = 120_000,
+}: {
+  env: NodeJS.ProcessEnv;
+  gatewayUrl: string;
+  quiet?: boolean;
+  logDir?: string;
+  timeoutMs?: number;
+}): Promise<Apps> {
   if (logDir) fs.mkdirSync(logDir, { recursive: true });
   step('starting gateway, performance, oversight, platform-runs and webhook-dispatcher');
-  const children = new Map();
-  for (const app of APPS) children.set(app, spawnApp(app, env, { quiet, logDir }));
+  const children: Apps = new Map();
+  for (const app of ALL_APPS) children.set(app, spawnApp(app, env, { quiet, logDir }));
   for (const [app, child] of children) {
     child.on('exit', (code, signal) => {
       if (!child.expectedExit) console.error(`[${app}] exited (${signal ?? `status ${code}`})`);
     });
   }
-  let last;
+  let last: HealthAnswer | undefined;
   await waitFor(
     'GET /health to answer 200',
     async () => {
@@ -60,7 +82,7 @@ async function startApps({ env, gatewayUrl, quiet, logDir, timeoutMs = 120_000 }
       return last.status === 200;
     },
     { timeoutMs, intervalMs: 500 },
-  ).catch(async (error) => {
+  ).catch(async (error: Error) => {
     if (last) error.message += `\n  last /health answer: ${JSON.stringify(last.body)}`;
     // The caller never gets the children, so the ones that did start must not outlive this failure.
     await stopApps(children);
@@ -70,7 +92,7 @@ async function startApps({ env, gatewayUrl, quiet, logDir, timeoutMs = 120_000 }
   return children;
 }
 
-async function stopApps(children) {
+export async function stopApps(children: Apps): Promise<void> {
   await Promise.all(
     [...children.values()].map((child) => {
       child.expectedExit = true;
@@ -78,5 +100,3 @@ async function stopApps(children) {
     }),
   );
 }
-
-module.exports = { APPS, SERVICES, opsPorts, spawnApp, startApps, stopApps, gatewayHealth, mainOf };

@@ -1,4 +1,3 @@
-'use strict';
 /**
  * A tiny authoritative DNS server on loopback (UDP) for the integration stack, whose apps resolve callback
  * hosts with it (WEBHOOK_DNS_SERVERS). It answers A and AAAA questions for names under `dns.test` from the
@@ -13,21 +12,22 @@
  * for colons (`v6-fd00--1`). Other names are NXDOMAIN; a question of the other type is answered with no
  * records. TTL 0, so no resolver keeps an answer.
  */
-const dgram = require('node:dgram');
-const net = require('node:net');
+import dgram from 'node:dgram';
+import net from 'node:net';
 
-const ZONE = 'dns.test';
+export const TEST_DNS_ZONE = 'dns.test';
+const ZONE = TEST_DNS_ZONE;
 const TYPE_A = 1;
 const TYPE_AAAA = 28;
 
 /** `10-0-0-5` → 10.0.0.5, `v6-fd00--1` → fd00::1; undefined when the label is not an address. */
-function addressOf(label) {
+function addressOf(label: string): string | undefined {
   const text = label.startsWith('v6-') ? label.slice(3).replace(/-/g, ':') : label.replace(/-/g, '.');
   return net.isIP(text) ? text : undefined;
 }
 
 /** The answers a name gets: one address, or two (first, then) for a rebinding name; undefined: not ours. */
-function planOf(name) {
+function planOf(name: string): { first: string; later: string } | undefined {
   if (!name.endsWith(`.${ZONE}`)) return undefined;
   const labels = name.slice(0, -ZONE.length - 1).split('.');
   const first = addressOf(labels[0]);
@@ -38,8 +38,8 @@ function planOf(name) {
 }
 
 /** The question of a query: its name, type and where it ends in the packet. */
-function questionOf(packet) {
-  const labels = [];
+function questionOf(packet: Buffer): { name: string; type: number; end: number } | undefined {
+  const labels: string[] = [];
   let at = 12;
   while (at < packet.length && packet[at] !== 0) {
     const length = packet[at];
@@ -51,7 +51,7 @@ function questionOf(packet) {
   return { name: labels.join('.').toLowerCase(), type: packet.readUInt16BE(at + 1), end: at + 5 };
 }
 
-function recordOf(address) {
+function recordOf(address: string): { type: number; data: Buffer } {
   const family = net.isIP(address);
   if (family === 4) return { type: TYPE_A, data: Buffer.from(address.split('.').map(Number)) };
   const data = Buffer.alloc(16);
@@ -63,9 +63,15 @@ function recordOf(address) {
   return { type: TYPE_AAAA, data };
 }
 
+export interface TestDns {
+  /** Its `host:port` (WEBHOOK_DNS_SERVERS). */
+  server: string;
+  stop(): Promise<void>;
+}
+
 /** Starts the server on 127.0.0.1 (port 0: the OS picks); resolves with its `host:port` and a stop(). */
-async function startTestDns() {
-  const asked = new Map();
+export async function startTestDns(): Promise<TestDns> {
+  const asked = new Map<string, number>();
   const socket = dgram.createSocket('udp4');
   socket.on('message', (packet, from) => {
     if (packet.length < 12 || packet.readUInt16BE(4) !== 1) return;
@@ -94,14 +100,12 @@ async function startTestDns() {
     });
     socket.send(Buffer.concat([header, packet.subarray(12, question.end), ...records]), from.port, from.address);
   });
-  await new Promise((resolve, reject) => {
+  await new Promise<void>((resolve, reject) => {
     socket.once('error', reject);
-    socket.bind(0, '127.0.0.1', resolve);
+    socket.bind(0, '127.0.0.1', () => resolve());
   });
   // Never what keeps a process alive: it serves while the test run does.
   socket.unref();
   const { port } = socket.address();
-  return { server: `127.0.0.1:${port}`, stop: () => new Promise((resolve) => socket.close(resolve)) };
+  return { server: `127.0.0.1:${port}`, stop: () => new Promise<void>((resolve) => socket.close(() => resolve())) };
 }
-
-module.exports = { startTestDns, TEST_DNS_ZONE: ZONE };

@@ -1,20 +1,23 @@
-'use strict';
 /**
  * Global setup of the fault suite (jest.faults.config.js): a private PostgreSQL cluster, Redis and Kafka
- * (tools/stack/faults-infra.js), migrated, and the build. The apps are started by the tests themselves
+ * (tools/stack/faults-infra.ts), migrated, and the build. The apps are started by the tests themselves
  * (libs/testing/src/fleet.ts), which kill and restart them. Writes .cache/run/faults-stack.json (the same
  * shape as test-stack.json) and points @workline/testing's testStack() at it (WORKLINE_STACK_FILE).
  */
-const fs = require('node:fs');
-const path = require('node:path');
-const { root, ensureDependencies, generatePrismaClient, build } = require('./deps');
-const { ensurePostgres, migrate } = require('./postgres');
-const infra = require('./faults-infra');
-const { testAppEnv } = require('./test-env');
+import type { FaultPorts, TestStack } from '@workline/testing';
+import fs from 'node:fs';
+import path from 'node:path';
+import { build, ensureDependencies, generatePrismaClient, root } from './deps';
+import * as infra from './faults-infra';
+import { ensurePostgres, migrate } from './postgres';
+import { testAppEnv } from './test-env';
+
+/** The fault suite's stack file: the integration one's fields it has (no ops URLs: the tests start the apps), and its ports. */
+export type FaultsStack = Omit<TestStack, 'opsUrls'> & { ports: FaultPorts };
 
 const ADMIN_TOKEN = 'faults-admin-token-0123456789abcdef';
 
-module.exports = async function globalSetup() {
+export default async function globalSetup(): Promise<void> {
   ensureDependencies();
   generatePrismaClient();
   const ports = infra.faultPorts();
@@ -46,19 +49,17 @@ module.exports = async function globalSetup() {
     };
     const file = path.join(root, '.cache', 'run', 'faults-stack.json');
     fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(
-      file,
-      JSON.stringify({
-        gatewayUrl: `http://127.0.0.1:${ports.gateways[0]}`,
-        adminToken: ADMIN_TOKEN,
-        databaseUrl,
-        redisUrl: appEnv.REDIS_URL,
-        kafkaBrokers: kafka.brokers,
-        pids: {},
-        appEnv,
-        ports,
-      }),
-    );
+    const written: FaultsStack = {
+      gatewayUrl: `http://127.0.0.1:${ports.gateways[0]}`,
+      adminToken: ADMIN_TOKEN,
+      databaseUrl,
+      redisUrl: appEnv.REDIS_URL,
+      kafkaBrokers: kafka.brokers,
+      pids: {},
+      appEnv,
+      ports,
+    };
+    fs.writeFileSync(file, JSON.stringify(written));
     process.env.WORKLINE_STACK_FILE = file;
     process.env.DATABASE_URL = databaseUrl;
     process.env.KAFKAJS_NO_PARTITIONER_WARNING = '1';
@@ -66,4 +67,4 @@ module.exports = async function globalSetup() {
     await infra.stopAll().catch(() => undefined);
     throw error;
   }
-};
+}

@@ -1,18 +1,21 @@
-'use strict';
 /**
  * `npm run demo [-- --auto]`: provisions a demo account on a running Workline (npm start) and gives work to
  * the console (docs/console.md). Gateway: WORKLINE_URL (default http://127.0.0.1:3000); admin token:
  * ADMIN_TOKEN, else .cache/run/admin-token (written by npm start). With --auto, bot workers finish every
  * unit and task, and the demo exits once every callback reached its local receiver (exit 1 otherwise).
- * It talks to the gateway through the typed client (libs/client, built into dist/ by npm start or npm run build).
+ * It talks to the gateway through the typed client (libs/client).
  */
-const fs = require('node:fs');
-const http = require('node:http');
-const path = require('node:path');
-const crypto = require('node:crypto');
+import { type Credentials, createWorklineClient, type WorklineClient } from '@workline/client';
+import { DEFAULT_GATEWAY_PORT } from '@workline/config';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import http, { type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { root } from './stack/deps';
+import { messageOf } from './stack/log';
 
-const root = path.resolve(__dirname, '..');
-const gateway = (process.env.WORKLINE_URL || 'http://127.0.0.1:3000').replace(/\/+$/, '');
+const gateway = (process.env.WORKLINE_URL || `http://127.0.0.1:${DEFAULT_GATEWAY_PORT}`).replace(/\/+$/, '');
 // `npm run demo --auto` (without --) reaches us as npm_config_auto.
 const auto = process.argv.includes('--auto') || process.env.npm_config_auto === 'true';
 const UNITS = 3;
@@ -21,57 +24,74 @@ const WAIT_MS = Number(process.env.DEMO_WAIT_MS || 60000);
 /** A 32x32 checkerboard PNG: real image bytes that a browser renders. */
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAACAAAAAgCAIAAAD8GO2jAAAAPklEQVR4nGP4cMIGK7LOv4EVkaqeYdSCUQuGgAXUMgiX+lELRi0YChbQPKONWjBqwRCwgOYZbdSCUQsGvwUAb7fsWyib/owAAAAASUVORK5CYII=', 'base64');
 
-function adminToken() {
+function adminToken(): string {
   if (process.env.ADMIN_TOKEN) return process.env.ADMIN_TOKEN;
   const file = path.join(root, '.cache', 'run', 'admin-token');
   if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').trim();
   throw new Error('no admin token: set ADMIN_TOKEN, or start the stack with npm start (it writes .cache/run/admin-token)');
 }
 
-function workline() {
-  const built = path.join(root, 'dist', 'libs', 'client', 'src', 'index.js');
-  if (!fs.existsSync(built)) throw new Error('the typed client is not built: run npm run build (npm start builds it too)');
-  return require(built);
+/** A client of the gateway with these credentials ({apiKey}, {basic: {username, password}}, {bearer}). */
+const client = (credentials: Credentials = {}): WorklineClient => createWorklineClient(gateway, credentials);
+
+/** A typed client's answer (openapi-fetch). */
+interface Answer<T> {
+  data?: T;
+  error?: unknown;
+  response: Response;
 }
 
-/** A client of the gateway with these credentials ({apiKey}, {basic: {username, password}}, {bearer}). */
-const client = (credentials = {}) => workline().createWorklineClient(gateway, credentials);
-
 /** The answer's data; an error answer stops the demo, saying which call it was. */
-function ok({ data, error, response }) {
+function ok<T>({ data, error, response }: Answer<T>): T {
   if (!response.ok) throw new Error(`${response.url ? `${new URL(response.url).pathname}` : ''} answered ${response.status}: ${JSON.stringify(error)}`.trim());
-  return data;
+  return data as T;
 }
 
 /** The same, naming the method (openapi-fetch's Response does not carry it). */
-const okCall = (method, result) => {
+function okCall<T>(method: string, result: Answer<T>): T {
   try {
     return ok(result);
   } catch (error) {
-    throw new Error(`${method} ${error.message}`);
+    throw new Error(`${method} ${messageOf(error)}`);
   }
-};
+}
+
+interface Received {
+  path: string | undefined;
+  headers: IncomingHttpHeaders;
+  json: { event_type?: string; id?: string; status?: string } | null;
+}
+
+interface Receiver {
+  server: http.Server;
+  received: Received[];
+  url: string;
+}
 
 /** A local callback receiver on loopback: records and prints every request. */
-function startReceiver() {
-  const received = [];
+function startReceiver(): Promise<Receiver> {
+  const received: Received[] = [];
   const server = http.createServer((req, res) => {
-    const chunks = [];
-    req.on('data', (chunk) => chunks.push(chunk));
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
-      let json = null;
-      try { json = JSON.parse(body); } catch { json = null; }
+      let json: Received['json'] = null;
+      try {
+        json = JSON.parse(body) as Received['json'];
+      } catch {
+        json = null;
+      }
       received.push({ path: req.url, headers: req.headers, json });
       const what = json ? json.event_type || `run ${json.id} ${json.status}` : body.slice(0, 80);
       console.log(`  receiver <- POST ${req.url}: ${what}${req.headers['x-svc-signature'] ? ' (signed)' : ''}`);
       res.writeHead(200).end('ok');
     });
   });
-  return new Promise((resolve) => server.listen(Number(process.env.DEMO_RECEIVER_PORT || 0), '127.0.0.1', () => resolve({ server, received, url: `http://127.0.0.1:${server.address().port}` })));
+  return new Promise((resolve) => server.listen(Number(process.env.DEMO_RECEIVER_PORT || 0), '127.0.0.1', () => resolve({ server, received, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })));
 }
 
-async function provision(receiverUrl) {
+async function provision(receiverUrl: string) {
   const admin = client({ bearer: adminToken() });
   const tag = crypto.randomBytes(3).toString('hex');
   const account = okCall('POST', await admin.POST('/admin/v1/accounts', { body: { name: `Demo ${tag}` } }));
@@ -86,7 +106,7 @@ async function provision(receiverUrl) {
 
   const units = Array.from({ length: UNITS }, (_, i) => ({ identifier: `demo-${i + 1}`, text: `Sentence number ${i + 1}`, language: 'en' }));
   const run = okCall('POST', await platform.POST('/v4/runs', { body: { line_id: line.id, callback_url: `${receiverUrl}/run`, units } }));
-  const tasks = [];
+  const tasks: string[] = [];
   for (let i = 0; i < TASKS; i++) {
     const grant = okCall('POST', await api.POST('/v1/signed-url', { body: { configuration_id: configuration.id } }));
     // A presigned URL is used as it was handed out: the signature is in its query.
@@ -101,14 +121,16 @@ async function provision(receiverUrl) {
   return { account, line, workstream, key, configuration, worker, platform, run, tasks };
 }
 
+type Demo = Awaited<ReturnType<typeof provision>>;
+
 const DAYS = 7;
 
 /** Quality reviews and completed-task records for the last DAYS days, so the console's report charts have data. */
-async function performanceRecords(api, workstreamId) {
+async function performanceRecords(api: WorklineClient, workstreamId: string): Promise<void> {
   const params = { path: { workstreamId } };
   const today = Date.parse(new Date().toISOString().slice(0, 10));
   for (let day = 0; day < DAYS; day++) {
-    const at = (hour) => new Date(today - (DAYS - 1 - day) * 86400000 + hour * 3600000).toISOString();
+    const at = (hour: number) => new Date(today - (DAYS - 1 - day) * 86400000 + hour * 3600000).toISOString();
     for (const [i, worker] of ['ann@example.com', 'bob@example.com'].entries()) {
       okCall('POST', await api.POST('/v1/workstreams/{workstreamId}/task_reviewed', {
         params,
@@ -123,12 +145,13 @@ async function performanceRecords(api, workstreamId) {
 }
 
 /** Bot workers: complete every unit of the demo line and every demo task (other tasks are left alone). */
-async function finishAll(demo) {
+async function finishAll(demo: Demo): Promise<void> {
   const bot = client({ bearer: demo.worker.token });
-  const assignment = (assignmentId) => ({ params: { path: { assignmentId } } });
+  const assignment = (assignmentId: string) => ({ params: { path: { assignmentId } } });
   for (;;) {
     const unit = okCall('POST', await bot.POST('/workforce/v1/assignments/next', { body: { kind: 'unit', line_id: demo.line.id } }));
     if (!unit) break;
+    if (unit.kind !== 'unit') throw new Error(`asked for a unit, got a ${unit.kind}`);
     okCall('POST', await bot.POST('/workforce/v1/assignments/{assignmentId}/complete', { ...assignment(unit.assignment_id), body: { output: { label: `bot-${unit.input.identifier}` } } }));
     console.log(`  bot completed unit ${unit.input.identifier}`);
   }
@@ -137,14 +160,14 @@ async function finishAll(demo) {
     const task = okCall('POST', await bot.POST('/workforce/v1/assignments/next', { body: { kind: 'task' } }));
     if (!task) throw new Error(`no task waiting, yet ${open.size} demo task(s) are not done`);
     // A task of someone else keeps its lease until it expires, and is then offered again: not ours to answer.
-    if (!open.has(task.task_id)) continue;
+    if (task.kind !== 'task' || !open.has(task.task_id)) continue;
     okCall('POST', await bot.POST('/workforce/v1/assignments/{assignmentId}/complete', { ...assignment(task.assignment_id), body: { updated_tags: [{ value: 'checkerboard', confidence_score: 0.9 }] } }));
     open.delete(task.task_id);
     console.log(`  bot completed task ${task.task_id}`);
   }
 }
 
-async function waitFor(what, check) {
+async function waitFor<T>(what: string, check: () => T | Promise<T>): Promise<T> {
   const deadline = Date.now() + WAIT_MS;
   for (;;) {
     const value = await check();
@@ -154,10 +177,10 @@ async function waitFor(what, check) {
   }
 }
 
-async function main() {
+async function runDemo(): Promise<void> {
   const anonymous = client();
-  await anonymous.GET('/health').then((result) => okCall('GET', result)).catch((error) => {
-    throw new Error(`Workline is not answering on ${gateway} (start it with npm start, or set WORKLINE_URL): ${error.message}`);
+  await anonymous.GET('/health').then((result) => okCall('GET', result)).catch((error: unknown) => {
+    throw new Error(`Workline is not answering on ${gateway} (start it with npm start, or set WORKLINE_URL): ${messageOf(error)}`);
   });
   const receiver = await startReceiver();
   const demo = await provision(receiver.url);
@@ -191,7 +214,9 @@ Workline demo on ${gateway}
   console.log('Demo complete: every unit done and every callback received.');
 }
 
-main().catch((error) => {
-  console.error(`demo failed: ${error.message}`);
-  process.exit(1);
-});
+/** `node tools/bootstrap.js demo [--auto]` (npm run demo). */
+export const main = (): Promise<void> =>
+  runDemo().catch((error: unknown) => {
+    console.error(`demo failed: ${messageOf(error)}`);
+    process.exit(1);
+  });

@@ -1,6 +1,5 @@
-'use strict';
 /** Where npm start's PostgreSQL comes from (docs/operations.md, "Embedded PostgreSQL"). */
-const { embeddedPostgresMode, postgresSource } = require('./postgres');
+import { type EmbeddedMode, embeddedPostgresMode, postgresSource } from './postgres';
 
 describe('embeddedPostgresMode', () => {
   it('runs the embedded server only as a fallback when DATABASE_URL is unset', () => {
@@ -25,7 +24,7 @@ describe('postgresSource', () => {
   const local = { answers: false, loopback: true, installed: false };
 
   it('reuses a server that answers, whatever the mode allows', () => {
-    for (const mode of ['never', 'fallback']) expect(postgresSource({ ...local, mode, answers: true })).toBe('server');
+    for (const mode of ['never', 'fallback'] as EmbeddedMode[]) expect(postgresSource({ ...local, mode, answers: true })).toBe('server');
   });
 
   it('starts an installed local cluster before it considers the embedded server', () => {

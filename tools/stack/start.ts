@@ -1,22 +1,22 @@
-'use strict';
 /**
  * `npm start`: installs what is missing, starts or reuses PostgreSQL (or runs the embedded one when none is
  * installed), Redis and Kafka, migrates, builds, runs the five apps and prints the gateway URL. Ctrl-C stops
  * everything it started.
  */
-const fs = require('node:fs');
-const path = require('node:path');
-const crypto = require('node:crypto');
-const { root } = require('./deps');
-const { profiles } = require('./profiles');
-const { readPid, isAlive, portOpen } = require('./process');
-const { fail, reportAndExit, paint, step } = require('./log');
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { root } from './deps';
+import { fail, paint, reportAndExit, step } from './log';
+import { isAlive, portOpen, readPid } from './process';
+import { type Profile, profiles } from './profiles';
+import { type Stack, startStack } from './stack';
 
 const runDir = path.join(root, '.cache', 'run');
 const lockFile = path.join(runDir, 'start.pid');
 
 /** A second `npm start` says so instead of failing on taken ports. */
-async function takeLock(profile) {
+async function takeLock(profile: Profile): Promise<void> {
   fs.mkdirSync(runDir, { recursive: true });
   const other = readPid(lockFile);
   if (isAlive(other) && other !== process.pid) {
@@ -29,22 +29,21 @@ async function takeLock(profile) {
 }
 
 /** ADMIN_TOKEN: the environment's, else one generated once and kept in .cache/admin-token. */
-function adminToken() {
+function adminToken(): string {
   if (process.env.ADMIN_TOKEN) return process.env.ADMIN_TOKEN;
   const file = path.join(runDir, 'admin-token');
   if (!fs.existsSync(file)) fs.writeFileSync(file, crypto.randomBytes(24).toString('base64url'), { mode: 0o600 });
   return fs.readFileSync(file, 'utf8').trim();
 }
 
-async function main() {
+async function start(): Promise<void> {
   const profile = profiles.start;
   const startedAt = Date.now();
   await takeLock(profile);
   const token = adminToken();
-  const { startStack } = require('./stack');
-  let stack;
+  let stack: Stack | undefined;
   let stopping = false;
-  const shutdown = async (signal) => {
+  const shutdown = async (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
     step(`${signal}: stopping everything npm start started`);
@@ -69,7 +68,7 @@ async function main() {
       paint('green', `Workline is up in ${seconds}s.`),
       `  Gateway:      ${stack.gatewayUrl}   (health: ${stack.gatewayUrl}/health)`,
       `  Admin token:  ${process.env.ADMIN_TOKEN ? '(from ADMIN_TOKEN)' : `${token}   (generated; kept in .cache/run/admin-token)`}`,
-      `  PostgreSQL:   ${stack.env.DATABASE_URL}${stack.embeddedPostgres ? `   (embedded; data in ${path.relative(root, profile.embeddedPostgresDir)})` : ''}`,
+      `  PostgreSQL:   ${stack.env.DATABASE_URL}${stack.embeddedPostgres ? `   (embedded; data in ${path.relative(root, profile.embeddedPostgresDir ?? '')})` : ''}`,
       `  Kafka:        ${stack.env.KAFKA_BROKERS}`,
       `  Logs:         .cache/logs/start/`,
       '  Press Ctrl-C to stop.',
@@ -78,4 +77,5 @@ async function main() {
   );
 }
 
-main().catch(reportAndExit);
+/** `node tools/bootstrap.js stack/start` (npm start). */
+export const main = (): Promise<void> => start().catch(reportAndExit);

@@ -1,9 +1,8 @@
-'use strict';
 /** Settings every test stack gives its apps (the integration stack and the fault suite's). */
-const testAppEnv = {
+export const testAppEnv: Record<string, string> = {
   LOG_LEVEL: 'warn',
   KAFKAJS_NO_PARTITIONER_WARNING: '1',
-  // Test receivers listen on loopback. The integration stack narrows this to 127.0.0.1 (jest-global-setup.js).
+  // Test receivers listen on loopback. The integration stack narrows this to 127.0.0.1 (jest-global-setup.ts).
   WEBHOOK_ALLOW_PRIVATE: '1',
   // Every test request comes from 127.0.0.1: the failed-authentication limit is tested on its own
   // gateway instance (identity-lifecycle.integration-spec.ts), not on the shared one.
@@ -21,5 +20,3 @@ const testAppEnv = {
   // the suites that kill or restart apps wait that much less. Production keeps the 30 s default.
   KAFKA_SESSION_TIMEOUT_MS: '10000',
 };
-
-module.exports = { testAppEnv };
