@@ -1,3 +1,5 @@
+// The DTOs' decorators (class-transformer's @Type) read design metadata as the module loads: whoever imports the contracts first gets it.
+import 'reflect-metadata';
 export * from './topics';
 export * from './services';
 export * from './errors';
