@@ -22,7 +22,7 @@ const withHostPort = (url: string, address: string) => {
  *
  * Kafka: a client connects to the bootstrap address once, then to the addresses the broker advertises in
  * its metadata, so a proxy in front of the bootstrap port alone would be bypassed. The fault suite's
- * broker has one more listener per app (tools/stack/faults-infra.js, `kafkaPerApp`), advertised at the
+ * broker has one more listener per app (tools/stack/faults-infra.ts, `kafkaPerApp`), advertised at the
  * port of that app's proxy: the broker answers metadata with the addresses of the listener the request
  * came in on, so every connection of the app, bootstrap and broker alike, goes through its proxy. The test
  * process itself keeps using the plain listener.
@@ -36,7 +36,7 @@ export class AppNetwork {
     const proxies = new Map<string, TcpProxy>();
     for (const app of FLEET_APPS) {
       const kafka = perApp.get(app);
-      if (!kafka) throw new Error(`the fault broker has no listener for ${app} (tools/stack/faults-infra.js, kafkaPerApp)`);
+      if (!kafka) throw new Error(`the fault broker has no listener for ${app} (tools/stack/faults-infra.ts, kafkaPerApp)`);
       proxies.set(`${app}/kafka`, await new TcpProxy(`${app} → Kafka`, { host: '127.0.0.1', port: kafka.listener }, kafka.proxy).start());
       proxies.set(`${app}/postgres`, await new TcpProxy(`${app} → PostgreSQL`, hostPort(stack.databaseUrl)).start());
       proxies.set(`${app}/redis`, await new TcpProxy(`${app} → Redis`, hostPort(stack.redisUrl)).start());

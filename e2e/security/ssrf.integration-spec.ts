@@ -23,7 +23,7 @@ const REFUSED_PREFIX = 'callback_url must point to a public address: ';
 /**
  * The SSRF guard end to end. The test stack runs with the guard on (WEBHOOK_ALLOW_PRIVATE=127.0.0.1: only
  * the receivers' own address is let through) and resolves callback hosts with its DNS server
- * (WEBHOOK_DNS_SERVERS, tools/stack/test-dns.js), whose names say what they resolve to. Refused at creation:
+ * (WEBHOOK_DNS_SERVERS, tools/stack/test-dns.ts), whose names say what they resolve to. Refused at creation:
  * oversight task callbacks (the gateway checks), platform run callbacks of v4 and v3 (platform-runs checks).
  * Refused at delivery: a name that resolved to a public address at creation and to a private one when the
  * dispatcher is about to connect (DNS rebinding), while a real receiver listens on that private address.

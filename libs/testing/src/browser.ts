@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
 
-/** Debian's Chromium (tools/stack/deps.js installs it); never a browser downloaded by Playwright. */
+/** Debian's Chromium (tools/stack/deps.ts installs it); never a browser downloaded by Playwright. */
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 
 /** Screenshots of browser tests (git-ignored). */

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** What the integration global setup started (tools/stack/jest-global-setup.js writes it). */
+/** What the integration global setup started (tools/stack/jest-global-setup.ts writes it). */
 export interface TestStack {
   gatewayUrl: string;
   adminToken: string;

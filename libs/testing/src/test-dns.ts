@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 
-/** The zone of the integration stack's DNS server (tools/stack/test-dns.js), which its apps resolve callback hosts with. */
+/** The zone of the integration stack's DNS server (tools/stack/test-dns.ts), which its apps resolve callback hosts with. */
 export const TEST_DNS_ZONE = 'dns.test';
 
 const label = (address: string) => (address.includes(':') ? `v6-${address.replace(/:/g, '-')}` : address.replace(/\./g, '-'));
