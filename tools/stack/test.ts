@@ -12,8 +12,8 @@ import { fail, ok, paint, reportAndExit, step } from './log';
 const bin = (name: string) => path.join(root, 'node_modules', '.bin', name);
 const timings: [string, number][] = [];
 
-/** What eslint reads: the apps, the libraries and these tools (tsconfig.json type-checks the same folders). */
-export const LINTED = ['apps', 'libs', 'tools'];
+/** What eslint reads (as npm run lint): the apps, the libraries, the e2e suites and these tools (tsconfig.json type-checks the same folders). */
+export const LINTED = ['apps', 'libs', 'e2e', 'tools'];
 
 function stage(name: string, command: string, args: string[], env: Record<string, string> = {}): void {
   step(name);
