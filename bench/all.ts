@@ -37,11 +37,33 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { startBaselineServer } from './lib/baseline';
 import { ECHO_PATTERN, startEchoServer } from './lib/echo';
-import { ADMIN_TOKEN, call, cpuPerOperation, expectStatus, type Figures, fmt, newWorkstream, ROOT, stackCpuMs, startBenchStack } from './lib/common';
+import {
+  ADMIN_TOKEN,
+  call,
+  cpuPerOperation,
+  expectStatus,
+  type Figures,
+  fmt,
+  newWorkstream,
+  ROOT,
+  stackCpuMs,
+  startBenchStack,
+} from './lib/common';
 import { runLoad, type LoadResult } from './lib/load';
 import { benchUnits, platformBaselineRoutes, platformTenant } from './lib/platform';
 import { qualityBaselineRoute, qualityLoad } from './lib/quality';
-import { CONCURRENCY, DISPATCHER_ENV, dispatcherRun, ORIGIN_CONCURRENCY, PACED_RATE, PACED_SECONDS, pacedDispatcherRun, pacedPostLoop, postLoop, startReceiver } from './lib/webhooks';
+import {
+  CONCURRENCY,
+  DISPATCHER_ENV,
+  dispatcherRun,
+  ORIGIN_CONCURRENCY,
+  PACED_RATE,
+  PACED_SECONDS,
+  pacedDispatcherRun,
+  pacedPostLoop,
+  postLoop,
+  startReceiver,
+} from './lib/webhooks';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
@@ -54,7 +76,12 @@ const BIG_RUN_UNITS = 10_000;
 const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 2000);
 /** Paced rows: quality, run and task creation at this many requests per second (both sides); 0 leaves them out. */
 const RATE = Number(process.env.BENCH_RATE ?? 1000);
-const ONLY = new Set((process.env.BENCH_ONLY ?? '').split(',').map((g) => g.trim()).filter(Boolean));
+const ONLY = new Set(
+  (process.env.BENCH_ONLY ?? '')
+    .split(',')
+    .map((g) => g.trim())
+    .filter(Boolean),
+);
 const runs = (group: 'quality' | 'runs' | 'tasks' | 'units' | 'webhooks' | 'transport') => !ONLY.size || ONLY.has(group);
 
 interface Row {
@@ -78,7 +105,9 @@ function table(rows: Row[], kafka: Figures): string {
       `| ${measure} (${unit}) | ${fmt(w.perSecond)} | ${fmt(w.p50, 0)} | ${fmt(w.p99, 0)} | ${baselineName} | ${fmt(b.perSecond)} | ${fmt(b.p50, 0)} | ${fmt(b.p99, 0)} | ${ratio(w.perSecond, b.perSecond)} | ${ratio(w.p50, Math.max(1, b.p50), 1)}x | ${ratio(w.p99, Math.max(1, b.p99), 1)}x | ${ratio(w.perSecond, kafka.perSecond)} |`,
     );
   }
-  lines.push(`| raw Kafka produce (kafkajs, 1 message/send, acks=all, ${CONNECTIONS} at once) | ${fmt(kafka.perSecond)} | ${fmt(kafka.p50, 0)} | ${fmt(kafka.p99, 0)} | - | - | - | - | - | - | - | 1.000 |`);
+  lines.push(
+    `| raw Kafka produce (kafkajs, 1 message/send, acks=all, ${CONNECTIONS} at once) | ${fmt(kafka.perSecond)} | ${fmt(kafka.p50, 0)} | ${fmt(kafka.p99, 0)} | - | - | - | - | - | - | - | 1.000 |`,
+  );
   return lines.join('\n');
 }
 
@@ -109,7 +138,15 @@ async function main(): Promise<void> {
     return result;
   };
   const http = (url: string, headers: Record<string, string>, body: unknown, seconds = SECONDS, rate?: number) =>
-    runLoad({ kind: 'http', url, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), connections: CONNECTIONS, seconds, ...(rate ? { rate } : {}) });
+    runLoad({
+      kind: 'http',
+      url,
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+      connections: CONNECTIONS,
+      seconds,
+      ...(rate ? { rate } : {}),
+    });
   /** The same request paced at RATE per second, Workline then the bare server: p50/p99 at a load both can take. */
   const pacedRow = async (measure: string, path: string, headers: Record<string, string>, body: unknown, baselineName: string) => {
     if (!RATE) return;
@@ -137,17 +174,31 @@ async function main(): Promise<void> {
     const quality = await newWorkstream(base);
     const platform = await platformTenant(base, WORKERS);
     const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
-    const configuration = await expectStatus(call(base, 'POST', `/admin/v1/workstreams/${quality.workstreamId}/configurations`, admin, { name: 'Bench' }), 201, 'configuration');
-    const grant = await expectStatus(call(base, 'POST', '/v1/signed-url', { 'x-api-key': quality.key }, { configuration_id: configuration.id }), 200, 'signed-url');
+    const configuration = await expectStatus(
+      call(base, 'POST', `/admin/v1/workstreams/${quality.workstreamId}/configurations`, admin, { name: 'Bench' }),
+      201,
+      'configuration',
+    );
+    const grant = await expectStatus(
+      call(base, 'POST', '/v1/signed-url', { 'x-api-key': quality.key }, { configuration_id: configuration.id }),
+      200,
+      'signed-url',
+    );
     const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), randomBytes(200)]);
     const put = await fetch(grant.media_upload_url, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: png });
     if (put.status !== 200) throw new Error(`media upload answered ${put.status}: ${await put.text()}`);
-    await expectStatus(call(base, 'POST', '/v4/runs', platform.auth, { line_id: platform.lineId, units: benchUnits(UNITS) }), 201, 'big run');
+    await expectStatus(
+      call(base, 'POST', '/v4/runs', platform.auth, { line_id: platform.lineId, units: benchUnits(UNITS) }),
+      201,
+      'big run',
+    );
 
     if (runs('quality')) {
       step(`quality submissions: ${CONNECTIONS} connections, ${SECONDS} s each`);
       await qualityLoad(base, quality.workstreamId, quality.key, CONNECTIONS, WARMUP);
-      const submitted = await withCpuNote('quality submission', () => qualityLoad(base, quality.workstreamId, quality.key, CONNECTIONS, SECONDS, db));
+      const submitted = await withCpuNote('quality submission', () =>
+        qualityLoad(base, quality.workstreamId, quality.key, CONNECTIONS, SECONDS, db),
+      );
       checks.quality_acknowledged = submitted.count;
       checks.quality_lost = submitted.lost;
       rows.push({
@@ -204,14 +255,21 @@ async function main(): Promise<void> {
     if (runs('units')) {
       step(`${BIG_RUN_UNITS}-unit runs: ${BIG_RUNS} POSTs, then ${BIG_RUNS} GETs, one at a time`);
       const bigBody = JSON.stringify({ line_id: platform.lineId, units: benchUnits(BIG_RUN_UNITS, 'big') });
-      const sequence = (url: string, method: 'GET' | 'POST', body?: string) => runLoad({ kind: 'sequence', url, method, headers: platform.auth, ...(body ? { body } : {}), count: BIG_RUNS });
+      const sequence = (url: string, method: 'GET' | 'POST', body?: string) =>
+        runLoad({ kind: 'sequence', url, method, headers: platform.auth, ...(body ? { body } : {}), count: BIG_RUNS });
       const bigPosts = await sequence(`${base}/v4/runs`, 'POST', bigBody);
       const bigRun = await expectStatus(call(base, 'POST', '/v4/runs', platform.auth, JSON.parse(bigBody)), 201, 'big run to read');
       const bigRead = await fetch(`${base}/v4/runs/${bigRun.id}`, { headers: platform.auth });
       const bigText = await bigRead.text();
-      if (bigRead.status !== 200 || (JSON.parse(bigText) as { units: unknown[] }).units.length !== BIG_RUN_UNITS) throw new Error(`GET of the big run answered ${bigRead.status}`);
+      if (bigRead.status !== 200 || (JSON.parse(bigText) as { units: unknown[] }).units.length !== BIG_RUN_UNITS)
+        throw new Error(`GET of the big run answered ${bigRead.status}`);
       const bigServer = await startBaselineServer([
-        { method: 'POST', url: '/v4/runs', status: 201, body: { id: bigRun.id, line_id: platform.lineId, status: 'Processing', created_at: bigRun.created_at } },
+        {
+          method: 'POST',
+          url: '/v4/runs',
+          status: 201,
+          body: { id: bigRun.id, line_id: platform.lineId, status: 'Processing', created_at: bigRun.created_at },
+        },
         { method: 'GET', url: '/v4/runs/:id', status: 200, body: bigText },
       ]);
       try {
@@ -221,7 +279,16 @@ async function main(): Promise<void> {
           unit: 'requests',
           workline: strip(bigPosts),
           baselineName: 'bare Fastify, parses the same body, 201',
-          baseline: strip(await runLoad({ kind: 'sequence', url: `${bigServer.base}/v4/runs`, method: 'POST', headers: platform.auth, body: bigBody, count: BIG_RUNS })),
+          baseline: strip(
+            await runLoad({
+              kind: 'sequence',
+              url: `${bigServer.base}/v4/runs`,
+              method: 'POST',
+              headers: platform.auth,
+              body: bigBody,
+              count: BIG_RUNS,
+            }),
+          ),
         });
         const bigGets = await sequence(`${base}/v4/runs/${bigRun.id}`, 'GET');
         rows.push({
@@ -229,22 +296,36 @@ async function main(): Promise<void> {
           unit: 'requests',
           workline: strip(bigGets),
           baselineName: 'bare Fastify answering the same bytes',
-          baseline: strip(await runLoad({ kind: 'sequence', url: `${bigServer.base}/v4/runs/${bigRun.id}`, method: 'GET', headers: platform.auth, count: BIG_RUNS })),
+          baseline: strip(
+            await runLoad({
+              kind: 'sequence',
+              url: `${bigServer.base}/v4/runs/${bigRun.id}`,
+              method: 'GET',
+              headers: platform.auth,
+              count: BIG_RUNS,
+            }),
+          ),
         });
       } finally {
         bigServer.stop();
       }
 
       step(`unit completion: ${WORKERS} bots`);
-      const worked: LoadResult = await withCpuNote('unit, next + complete', () => runLoad({ kind: 'bots', base, workers: platform.workers, lineId: platform.lineId, seconds: SECONDS }));
+      const worked: LoadResult = await withCpuNote('unit, next + complete', () =>
+        runLoad({ kind: 'bots', base, workers: platform.workers, lineId: platform.lineId, seconds: SECONDS }),
+      );
       rows.push({
         measure: `unit completion: ${WORKERS} bots, next + complete`,
         unit: 'units',
         workline: strip(worked),
         baselineName: 'bare Fastify, 200 + 200',
-        baseline: strip(await runLoad({ kind: 'bots', base: baselineServer.base, workers: platform.workers, lineId: 'l', seconds: SECONDS })),
+        baseline: strip(
+          await runLoad({ kind: 'bots', base: baselineServer.base, workers: platform.workers, lineId: 'l', seconds: SECONDS }),
+        ),
       });
-      const combined: LoadResult = await withCpuNote('unit, combined route', () => runLoad({ kind: 'bots', base, workers: platform.workers, lineId: platform.lineId, seconds: SECONDS, combined: true }));
+      const combined: LoadResult = await withCpuNote('unit, combined route', () =>
+        runLoad({ kind: 'bots', base, workers: platform.workers, lineId: platform.lineId, seconds: SECONDS, combined: true }),
+      );
       checks.combined_answers = combined.combinedAnswers ?? 0;
       rows.push({
         // Without `next` on complete in this build, the bots fall back to next + complete: the check says so.
@@ -252,7 +333,16 @@ async function main(): Promise<void> {
         unit: 'units',
         workline: strip(combined),
         baselineName: 'bare Fastify, 200 with the next unit',
-        baseline: strip(await runLoad({ kind: 'bots', base: baselineServer.base, workers: platform.workers, lineId: 'l', seconds: SECONDS, combined: true })),
+        baseline: strip(
+          await runLoad({
+            kind: 'bots',
+            base: baselineServer.base,
+            workers: platform.workers,
+            lineId: 'l',
+            seconds: SECONDS,
+            combined: true,
+          }),
+        ),
       });
     }
 
@@ -280,7 +370,14 @@ async function main(): Promise<void> {
 
     step('raw Kafka produce');
     const kafka = strip(await runLoad({ kind: 'kafka', brokers, topic: scratchTopic, concurrency: CONNECTIONS, seconds: SECONDS }));
-    const kafkaBatched = await runLoad({ kind: 'kafka', batched: true, brokers, topic: scratchTopic, concurrency: CONNECTIONS, seconds: SECONDS });
+    const kafkaBatched = await runLoad({
+      kind: 'kafka',
+      batched: true,
+      brokers,
+      topic: scratchTopic,
+      concurrency: CONNECTIONS,
+      seconds: SECONDS,
+    });
     if (runs('transport')) {
       step('echo RPC through the transport');
       const echo = await startEchoServer(brokers, echoTopic);
@@ -319,13 +416,20 @@ async function main(): Promise<void> {
       `# npm run bench — ${new Date().toISOString()}`,
       '',
       `${SECONDS} s per measure after ${WARMUP} s warm-up, ${CONNECTIONS} connections, ${WORKERS} bots, ${DELIVERIES} deliveries; ` +
-        `load average at the end ${(await import('node:os')).loadavg().map((l) => l.toFixed(1)).join(' ')}; whole bench ${seconds.toFixed(0)} s.`,
+        `load average at the end ${(await import('node:os'))
+          .loadavg()
+          .map((l) => l.toFixed(1))
+          .join(' ')}; whole bench ${seconds.toFixed(0)} s.`,
       'Ratios are Workline ÷ baseline (throughput: higher is better, 1 = as fast as the bare baseline; latency: lower is better).',
       '',
       table(rows, kafka),
       '',
       ...notes,
-      ...(runs('quality') ? [`Checks: ${checks.quality_acknowledged} quality submissions answered 202, ${checks.quality_lost} of them missing from PostgreSQL.`] : []),
+      ...(runs('quality')
+        ? [
+            `Checks: ${checks.quality_acknowledged} quality submissions answered 202, ${checks.quality_lost} of them missing from PostgreSQL.`,
+          ]
+        : []),
       ...(runs('units') ? [`Checks: ${checks.combined_answers} completes answered with the next unit (combined route).`] : []),
     ].join('\n');
     console.log(`\n${markdown}\n`);

@@ -24,7 +24,10 @@ class EchoController {
 class EchoModule {}
 
 process.once('message', async ({ brokers, topic }: { brokers: string[]; topic: string }) => {
-  const transport = new KafkaTransport({ settings: { brokers, app: `bench-echo-${randomUUID().slice(0, 8)}`, instanceId: 'echo' }, rpcTopic: topic });
+  const transport = new KafkaTransport({
+    settings: { brokers, app: `bench-echo-${randomUUID().slice(0, 8)}`, instanceId: 'echo' },
+    rpcTopic: topic,
+  });
   const app = await NestFactory.createMicroservice(EchoModule, { strategy: transport, logger: ['error', 'warn'] });
   await app.listen();
   while (transport.consumerProblem()) await new Promise((r) => setTimeout(r, 100));

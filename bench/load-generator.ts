@@ -75,7 +75,12 @@ function jsonClient(base: string, connections: number) {
   return {
     pool,
     async post(path: string, headers: Record<string, string>, body: unknown): Promise<{ status: number; json: any }> {
-      const response = await pool.request({ path, method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const response = await pool.request({
+        path,
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       const text = await response.body.text();
       return { status: response.statusCode, json: text ? JSON.parse(text) : undefined };
     },
@@ -136,7 +141,16 @@ async function bots(job: Extract<LoadJob, { kind: 'bots' }>): Promise<LoadResult
     await client.pool.close();
   }
   const seconds = ((lastCompletion || Date.now()) - started) / 1000;
-  return { perSecond: latencies.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), count: latencies.length, failed, seconds, lastCompletion, combinedAnswers };
+  return {
+    perSecond: latencies.length / seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    count: latencies.length,
+    failed,
+    seconds,
+    lastCompletion,
+    combinedAnswers,
+  };
 }
 
 async function sequence(job: Extract<LoadJob, { kind: 'sequence' }>): Promise<LoadResult> {
@@ -164,7 +178,15 @@ async function sequence(job: Extract<LoadJob, { kind: 'sequence' }>): Promise<Lo
     await pool.close();
   }
   const seconds = (performance.now() - started) / 1000;
-  return { perSecond: job.count / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), count: job.count - failed, failed, seconds, answerBytes };
+  return {
+    perSecond: job.count / seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    count: job.count - failed,
+    failed,
+    seconds,
+    answerBytes,
+  };
 }
 
 /** `concurrency` loops of `operation` for `seconds`: throughput, latency and this process's CPU. */
@@ -189,7 +211,15 @@ async function loops(concurrency: number, seconds: number, operation: (at: numbe
   );
   const elapsed = (performance.now() - started) / 1000;
   const used = process.cpuUsage(cpu);
-  return { perSecond: latencies.length / elapsed, p50: percentile(latencies, 50), p99: percentile(latencies, 99), count: latencies.length, failed, seconds: elapsed, cpuMs: (used.user + used.system) / 1000 };
+  return {
+    perSecond: latencies.length / elapsed,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    count: latencies.length,
+    failed,
+    seconds: elapsed,
+    cpuMs: (used.user + used.system) / 1000,
+  };
 }
 
 const RAW_VALUE = JSON.stringify({ pattern: 'bench.raw', data: { n: 0, text: 'x'.repeat(200) } });
@@ -246,14 +276,30 @@ async function kafka(job: Extract<LoadJob, { kind: 'kafka' }>): Promise<LoadResu
       }),
     );
     const seconds = (performance.now() - started) / 1000;
-    return { perSecond: latencies.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), count: latencies.length, failed, seconds };
+    return {
+      perSecond: latencies.length / seconds,
+      p50: percentile(latencies, 50),
+      p99: percentile(latencies, 99),
+      count: latencies.length,
+      failed,
+      seconds,
+    };
   } finally {
     await producer.disconnect();
   }
 }
 
 process.once('message', (job: LoadJob) => {
-  const run = job.kind === 'http' ? http(job) : job.kind === 'bots' ? bots(job) : job.kind === 'sequence' ? sequence(job) : job.kind === 'rpc' ? rpc(job) : kafka(job);
+  const run =
+    job.kind === 'http'
+      ? http(job)
+      : job.kind === 'bots'
+        ? bots(job)
+        : job.kind === 'sequence'
+          ? sequence(job)
+          : job.kind === 'rpc'
+            ? rpc(job)
+            : kafka(job);
   run.then(
     (result) => process.send!(result, () => process.exit(0)),
     (error: unknown) => process.send!({ error: error instanceof Error ? error.stack : String(error) }, () => process.exit(1)),

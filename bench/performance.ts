@@ -25,7 +25,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const CSV_ROWS = Number(process.env.BENCH_CSV_ROWS ?? 1_000_000);
 const CSV_ONLY = process.env.BENCH_CSV_ONLY === '1';
-const CSV_HEADER = 'use_case_id,task_definition_id,unique_id,worker_id,review_completed_at,review_score,review_type,errors.missing_box,errors.wrong_label,metadata.shift';
+const CSV_HEADER =
+  'use_case_id,task_definition_id,unique_id,worker_id,review_completed_at,review_score,review_type,errors.missing_box,errors.wrong_label,metadata.shift';
 
 /** A process's peak resident set (VmHWM) in MB; writing 5 to clear_refs starts the peak again from now. */
 const peakRssMb = (pid: number) => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024;
@@ -35,14 +36,18 @@ const resetPeakRss = (pid: number) => writeFileSync(`/proc/${pid}/clear_refs`, '
 async function parseOnly(file: string): Promise<{ rows: number; seconds: number }> {
   const started = process.hrtime.bigint();
   let rows = 0;
-  const parser = createReadStream(file).pipe(parse({ bom: true, relax_column_count: true, skip_empty_lines: true, info: true, max_record_size: 1_000_000 }));
+  const parser = createReadStream(file).pipe(
+    parse({ bom: true, relax_column_count: true, skip_empty_lines: true, info: true, max_record_size: 1_000_000 }),
+  );
   for await (const _record of parser) rows++;
   return { rows: rows - 1, seconds: Number(process.hrtime.bigint() - started) / 1e9 };
 }
 
 /** psql's COPY of the same file into an unindexed table of text columns: the floor of what storing costs. */
 function psqlCopy(databaseUrl: string, file: string): { seconds: number } {
-  const columns = CSV_HEADER.split(',').map((name) => `"${name}" text`).join(', ');
+  const columns = CSV_HEADER.split(',')
+    .map((name) => `"${name}" text`)
+    .join(', ');
   execFileSync('psql', [databaseUrl, '-qc', `drop table if exists bench_csv_copy; create table bench_csv_copy (${columns})`]);
   const started = process.hrtime.bigint();
   execFileSync('psql', [databaseUrl, '-qc', `\\copy bench_csv_copy from '${file}' with (format csv, header true)`]);
@@ -53,7 +58,11 @@ function psqlCopy(databaseUrl: string, file: string): { seconds: number } {
 
 async function json<T>(method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
   const u = new URL(url);
-  return (await expectStatus(call(u.origin, method, `${u.pathname}${u.search}`, headers, body), method === 'GET' ? 200 : 201, `${method} ${u.pathname}`)) as T;
+  return (await expectStatus(
+    call(u.origin, method, `${u.pathname}${u.search}`, headers, body),
+    method === 'GET' ? 200 : 201,
+    `${method} ${u.pathname}`,
+  )) as T;
 }
 
 async function* csvRows(rows: number): AsyncGenerator<string> {
@@ -106,7 +115,12 @@ async function main(): Promise<void> {
     const bytes = statSync(file).size;
     const parsed = await parseOnly(file);
     const copied = psqlCopy(stack.env.DATABASE_URL, file);
-    console.log(JSON.stringify({ csv_parse_rows_per_second: Math.round(parsed.rows / parsed.seconds), psql_copy_rows_per_second: Math.round(CSV_ROWS / copied.seconds) }));
+    console.log(
+      JSON.stringify({
+        csv_parse_rows_per_second: Math.round(parsed.rows / parsed.seconds),
+        psql_copy_rows_per_second: Math.round(CSV_ROWS / copied.seconds),
+      }),
+    );
     const performancePid = (stack as typeof stack & { apps: Map<string, ChildProcess> }).apps.get('performance')?.pid;
     if (!performancePid) throw new Error('the bench stack has no performance process');
 
@@ -114,31 +128,66 @@ async function main(): Promise<void> {
     const importFile = async (workstreamId: string, apiKey: string, label: string) => {
       const rssBefore = peakRssMb(performancePid);
       resetPeakRss(performancePid);
-      const load = loadavg().map((n) => n.toFixed(1)).join(' ');
+      const load = loadavg()
+        .map((n) => n.toFixed(1))
+        .join(' ');
       // The service's CPU time and SQL statements until the import is done and its QC events are relayed.
       const usage = await usageOf(performancePid, `http://127.0.0.1:${Number(stack.env.PORT) + 1}/metrics`);
       const headers = { 'x-api-key': apiKey };
-      const presigned = await json<{ upload_url: string; upload_id: string }>('POST', `${stack.gatewayUrl}/v1/workstreams/${workstreamId}/performance/generate-presigned-url`, { kind: 'quality' }, headers);
+      const presigned = await json<{ upload_url: string; upload_id: string }>(
+        'POST',
+        `${stack.gatewayUrl}/v1/workstreams/${workstreamId}/performance/generate-presigned-url`,
+        { kind: 'quality' },
+        headers,
+      );
       const putStarted = Date.now();
-      const put = await fetch(presigned.upload_url, { method: 'PUT', headers: { 'content-type': 'text/csv' }, body: createReadStream(file) as unknown as string, duplex: 'half' } as RequestInit);
+      const put = await fetch(presigned.upload_url, {
+        method: 'PUT',
+        headers: { 'content-type': 'text/csv' },
+        body: createReadStream(file) as unknown as string,
+        duplex: 'half',
+      } as RequestInit);
       if (put.status !== 200) throw new Error(`PUT answered ${put.status}: ${await put.text()}`);
       const uploadSeconds = (Date.now() - putStarted) / 1000;
-      let upload: { state: string; rows_accepted: number; rows_rejected: number; started_at: string; finished_at: string; failure: string | null };
+      let upload: {
+        state: string;
+        rows_accepted: number;
+        rows_rejected: number;
+        started_at: string;
+        finished_at: string;
+        failure: string | null;
+      };
       for (;;) {
-        upload = await json('GET', `${stack.gatewayUrl}/v1/workstreams/${workstreamId}/performance/uploads/${presigned.upload_id}`, undefined, headers);
+        upload = await json(
+          'GET',
+          `${stack.gatewayUrl}/v1/workstreams/${workstreamId}/performance/uploads/${presigned.upload_id}`,
+          undefined,
+          headers,
+        );
         if (upload.state === 'completed' || upload.state === 'failed') break;
         await new Promise((r) => setTimeout(r, 500));
       }
       const importSeconds = (Date.parse(upload.finished_at) - Date.parse(upload.started_at)) / 1000;
       const importedAt = Date.now();
       const backlog = async () =>
-        Number((await db.query(`select count(*)::int as n from messaging_outbox where source = 'performance' and published_at is null and dead_lettered_at is null`)).rows[0].n);
+        Number(
+          (
+            await db.query(
+              `select count(*)::int as n from messaging_outbox where source = 'performance' and published_at is null and dead_lettered_at is null`,
+            )
+          ).rows[0].n,
+        );
       while ((await backlog()) > 0) await new Promise((r) => setTimeout(r, 200));
       const relayTailSeconds = (Date.now() - importedAt) / 1000;
       const used = await usage();
       const peakRss = peakRssMb(performancePid);
-      const rowsInDb = Number((await db.query('select count(*)::int as n from performance_quality_record where upload_id = $1', [presigned.upload_id])).rows[0].n);
-      const qcEvents = Number((await db.query(`select count(*)::int as n from messaging_outbox where payload->'data'->>'upload_id' = $1`, [presigned.upload_id])).rows[0].n);
+      const rowsInDb = Number(
+        (await db.query('select count(*)::int as n from performance_quality_record where upload_id = $1', [presigned.upload_id])).rows[0].n,
+      );
+      const qcEvents = Number(
+        (await db.query(`select count(*)::int as n from messaging_outbox where payload->'data'->>'upload_id' = $1`, [presigned.upload_id]))
+          .rows[0].n,
+      );
       const figures = {
         import: label,
         state: upload.state,
@@ -167,26 +216,41 @@ async function main(): Promise<void> {
     const withQc = await importFile(ws.id, key, 'default QC settings');
     const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
     const quietWs = await expectStatus(
-      call(stack.gatewayUrl, 'POST', '/admin/v1/workstreams', admin, { account_id: accountId, name: 'Bench no QC', use_cases: [{ id: 'uc-1', task_definition_ids: ['td-1', 'td-2'] }], qc_score_threshold: 0, qc_sample_rate: 0 }),
+      call(stack.gatewayUrl, 'POST', '/admin/v1/workstreams', admin, {
+        account_id: accountId,
+        name: 'Bench no QC',
+        use_cases: [{ id: 'uc-1', task_definition_ids: ['td-1', 'td-2'] }],
+        qc_score_threshold: 0,
+        qc_sample_rate: 0,
+      }),
       201,
       'workstream without QC',
     );
-    const quietKey = await expectStatus(call(stack.gatewayUrl, 'POST', `/admin/v1/workstreams/${quietWs.id}/api-keys`, admin, {}), 201, 'api key');
+    const quietKey = await expectStatus(
+      call(stack.gatewayUrl, 'POST', `/admin/v1/workstreams/${quietWs.id}/api-keys`, admin, {}),
+      201,
+      'api key',
+    );
     const withoutQc = await importFile(quietWs.id, quietKey.key, 'QC off');
 
     console.log('\n== summary');
     if (gateway && baseline) {
-      console.log(`task_reviewed via gateway: ${gateway.perSecond.toFixed(0)} req/s, p50 ${gateway.p50} ms, p99 ${gateway.p99} ms, ${gateway.count} x 202, ${gateway.persisted} of them persisted, lost ${gateway.lost}, failed ${gateway.failed}`);
+      console.log(
+        `task_reviewed via gateway: ${gateway.perSecond.toFixed(0)} req/s, p50 ${gateway.p50} ms, p99 ${gateway.p99} ms, ${gateway.count} x 202, ${gateway.persisted} of them persisted, lost ${gateway.lost}, failed ${gateway.failed}`,
+      );
       console.log(`bare Fastify baseline:     ${baseline.perSecond.toFixed(0)} req/s, p50 ${baseline.p50} ms, p99 ${baseline.p99} ms`);
     }
-    console.log(`CSV baselines on the same file (${CSV_ROWS} rows, ${(bytes / 1e6).toFixed(0)} MB): csv-parse alone ${Math.round(parsed.rows / parsed.seconds)} rows/s; psql COPY ${Math.round(CSV_ROWS / copied.seconds)} rows/s`);
+    console.log(
+      `CSV baselines on the same file (${CSV_ROWS} rows, ${(bytes / 1e6).toFixed(0)} MB): csv-parse alone ${Math.round(parsed.rows / parsed.seconds)} rows/s; psql COPY ${Math.round(CSV_ROWS / copied.seconds)} rows/s`,
+    );
     for (const f of [withQc, withoutQc]) {
       console.log(
         `CSV import, ${f.import}: ${f.import_rows_per_second} rows/s (${f.import_seconds.toFixed(1)} s, ${f.qc_events} QC events, relayed ${f.relay_tail_seconds.toFixed(1)} s after), ` +
           `performance service ${f.performance_cpu_ms_per_row} ms CPU per row and ${f.performance_sql_statements_per_1000_rows} SQL statements per 1,000 rows (import and relay), peak RSS ${f.performance_peak_rss_mb} MB; load ${f.load_average_at_start}`,
       );
     }
-    if ((gateway && gateway.lost !== 0) || [withQc, withoutQc].some((f) => f.state !== 'completed' || f.rows_in_db !== CSV_ROWS)) process.exitCode = 1;
+    if ((gateway && gateway.lost !== 0) || [withQc, withoutQc].some((f) => f.state !== 'completed' || f.rows_in_db !== CSV_ROWS))
+      process.exitCode = 1;
   } finally {
     await db.end();
     await stack.stop();

@@ -69,7 +69,11 @@ async function main(): Promise<void> {
     // 2. The big run: created in one request, read back whole.
     const units = benchUnits(UNITS);
     let t = Date.now();
-    const run = await expectStatus(call(base, 'POST', '/v4/runs', auth, { line_id: line.id, callback_url: 'http://bench:secret@127.0.0.1:9/callback', units }), 201, 'big run');
+    const run = await expectStatus(
+      call(base, 'POST', '/v4/runs', auth, { line_id: line.id, callback_url: 'http://bench:secret@127.0.0.1:9/callback', units }),
+      201,
+      'big run',
+    );
     const createBigMs = Date.now() - t;
     t = Date.now();
     const read = await expectStatus(call(base, 'GET', `/v4/runs/${run.id}`, auth), 200, 'read big run');
@@ -106,7 +110,11 @@ async function main(): Promise<void> {
     for (const [name, value, base] of rows) console.log(`${name.padEnd(width)}  ${value.padStart(10)}  ${base}`);
   } finally {
     baseline.stop();
-    await Promise.allSettled([consumer.disconnect(), producer.disconnect(), admin.deleteTopics({ topics: [probeTopic] }).finally(() => admin.disconnect())]);
+    await Promise.allSettled([
+      consumer.disconnect(),
+      producer.disconnect(),
+      admin.deleteTopics({ topics: [probeTopic] }).finally(() => admin.disconnect()),
+    ]);
     await stack.stop();
   }
 }

@@ -11,7 +11,8 @@
  *
  * Prints, per variant, requests per second and the server's CPU time per request, beside the baseline's
  * and as ratios, then checks each variant's file: one line per request (none for the baseline) and no
- * trace of the Authorization header every request carries. Run: `npm run bench:logging` (BENCH_LOGGING_SECONDS per round, default 3; 3 rounds).
+ * trace of the Authorization header every request carries. Run: `npm run bench:logging` (BENCH_LOGGING_SECONDS per round, default 3; 3
+ * rounds).
  */
 import 'reflect-metadata';
 import { Controller, Get, Logger as NestLogger, Module, type DynamicModule } from '@nestjs/common';
@@ -145,7 +146,8 @@ async function main(): Promise<void> {
   for (const variant of VARIANTS) servers.set(variant, await start(variant));
   const results = new Map<Variant, Round[]>(VARIANTS.map((v) => [v, []]));
   try {
-    for (let r = 0; r < rounds; r++) for (const variant of VARIANTS) results.get(variant)!.push(await round(servers.get(variant)!, seconds));
+    for (let r = 0; r < rounds; r++)
+      for (const variant of VARIANTS) results.get(variant)!.push(await round(servers.get(variant)!, seconds));
   } finally {
     for (const server of servers.values()) server.child.disconnect();
   }
@@ -156,11 +158,14 @@ async function main(): Promise<void> {
     if (text.includes(SECRET)) throw new Error(`${variant}: the Authorization header reached the log`);
     const expected = variant === 'none' ? 0 : runs.reduce((sum, x) => sum + x.requests, 0);
     // The warm-up requests are logged too: at least one line per measured request.
-    if (variant === 'none' ? lines.length !== 0 : lines.length < expected) throw new Error(`${variant}: ${lines.length} request lines for ${expected} requests`);
+    if (variant === 'none' ? lines.length !== 0 : lines.length < expected)
+      throw new Error(`${variant}: ${lines.length} request lines for ${expected} requests`);
     return { variant, rps: median(runs.map((x) => x.rps)), cpu: median(runs.map((x) => x.cpuMicrosPerRequest)), sample: lines[0] };
   });
   const base = figures[0];
-  console.log(`request logging, GET /health/live, 10 connections, ${rounds} rounds of ${seconds} s, medians (load average ${(await import('node:os')).loadavg()[0].toFixed(2)})`);
+  console.log(
+    `request logging, GET /health/live, 10 connections, ${rounds} rounds of ${seconds} s, medians (load average ${(await import('node:os')).loadavg()[0].toFixed(2)})`,
+  );
   console.log('variant        req/s    ratio   CPU µs/req  extra µs/req  ratio');
   for (const f of figures) {
     console.log(

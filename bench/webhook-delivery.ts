@@ -65,34 +65,54 @@ async function main(): Promise<void> {
     const groups: WebhookFigures[][] = [];
     if (!PACED_ONLY) {
       for (const failRate of [0, 0.2]) {
-        groups.push([await postLoop(receiver, failRate, N), await postLoop(receiver, failRate, N, true), await measured(() => dispatcherRun(receiver, producer, box, failRate, N))]);
+        groups.push([
+          await postLoop(receiver, failRate, N),
+          await postLoop(receiver, failRate, N, true),
+          await measured(() => dispatcherRun(receiver, producer, box, failRate, N)),
+        ]);
       }
     }
     groups.push([await pacedPostLoop(receiver), await measured(() => pacedDispatcherRun(receiver, producer, box))]);
     const sealed = box.seal('wlk_bench_key');
-    if (!PACED_ONLY) groups.push([
-      await oneAtATime(receiver, (i, id) => postTo(receiver, id, JSON.stringify({ i })).then(() => undefined), 'baseline, one at a time', SEQUENTIAL),
-      await measured(() =>
-        oneAtATime(
+    if (!PACED_ONLY)
+      groups.push([
+        await oneAtATime(
           receiver,
-          (i, id) => producer.send(Topic.DeliveryRequested, [{ key: id, value: deliveryEvent(receiver, sealed, i, id) }]),
-          'dispatcher, one at a time',
+          (i, id) => postTo(receiver, id, JSON.stringify({ i })).then(() => undefined),
+          'baseline, one at a time',
           SEQUENTIAL,
         ),
-      ),
-    ]);
+        await measured(() =>
+          oneAtATime(
+            receiver,
+            (i, id) => producer.send(Topic.DeliveryRequested, [{ key: id, value: deliveryEvent(receiver, sealed, i, id) }]),
+            'dispatcher, one at a time',
+            SEQUENTIAL,
+          ),
+        ),
+      ]);
     console.log(
       `\nwebhook delivery, bursts of ${N} deliveries, paced ${PACED_RATE}/s for ${PACED_SECONDS} s, ${SEQUENTIAL} one at a time; ` +
         `1 dispatcher instance (concurrency ${CONCURRENCY}, ${ORIGIN_CONCURRENCY} per origin), retry base ${RETRY_BASE_MS} ms\n`,
     );
-    console.log(`load average ${loadavg().map((n) => n.toFixed(1)).join(' ')}`);
-    console.log('scenario                                              deliveries/s   p50 ms   p99 ms   POSTs  dispatcher CPU ms/delivery  SQL statements/delivery');
+    console.log(
+      `load average ${loadavg()
+        .map((n) => n.toFixed(1))
+        .join(' ')}`,
+    );
+    console.log(
+      'scenario                                              deliveries/s   p50 ms   p99 ms   POSTs  dispatcher CPU ms/delivery  SQL statements/delivery',
+    );
     for (const group of groups) {
       const dispatcher = group[group.length - 1];
       for (const f of group) {
         const used = usage.get(f);
-        const perDelivery = used ? `${(used.cpuMs / f.count).toFixed(3).padStart(28)}${(used.statements / f.count).toFixed(3).padStart(25)}` : '';
-        console.log(`${f.name.padEnd(54)}${f.perSecond.toFixed(0).padStart(12)}${String(f.p50).padStart(9)}${String(f.p99).padStart(9)}${String(f.requests).padStart(8)}${perDelivery}`);
+        const perDelivery = used
+          ? `${(used.cpuMs / f.count).toFixed(3).padStart(28)}${(used.statements / f.count).toFixed(3).padStart(25)}`
+          : '';
+        console.log(
+          `${f.name.padEnd(54)}${f.perSecond.toFixed(0).padStart(12)}${String(f.p50).padStart(9)}${String(f.p99).padStart(9)}${String(f.requests).padStart(8)}${perDelivery}`,
+        );
       }
       for (const base of group.slice(0, -1)) {
         console.log(

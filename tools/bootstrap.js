@@ -71,7 +71,8 @@ function sourcesFingerprint() {
   };
   visit(path.join(root, 'tools'));
   visit(path.join(root, 'libs'));
-  for (const file of ['tsconfig.base.json', 'tools/tsconfig.json', 'package-lock.json']) hash.update(`${file} ${fs.statSync(path.join(root, file)).mtimeMs}\n`);
+  for (const file of ['tsconfig.base.json', 'tools/tsconfig.json', 'package-lock.json'])
+    hash.update(`${file} ${fs.statSync(path.join(root, file)).mtimeMs}\n`);
   return hash.digest('hex');
 }
 

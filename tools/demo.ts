@@ -22,7 +22,10 @@ const UNITS = 3;
 const TASKS = 2;
 const WAIT_MS = Number(process.env.DEMO_WAIT_MS || 60000);
 /** A 32x32 checkerboard PNG: real image bytes that a browser renders. */
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAACAAAAAgCAIAAAD8GO2jAAAAPklEQVR4nGP4cMIGK7LOv4EVkaqeYdSCUQuGgAXUMgiX+lELRi0YChbQPKONWjBqwRCwgOYZbdSCUQsGvwUAb7fsWyib/owAAAAASUVORK5CYII=', 'base64');
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAACAAAAAgCAIAAAD8GO2jAAAAPklEQVR4nGP4cMIGK7LOv4EVkaqeYdSCUQuGgAXUMgiX+lELRi0YChbQPKONWjBqwRCwgOYZbdSCUQsGvwUAb7fsWyib/owAAAAASUVORK5CYII=',
+  'base64',
+);
 
 function adminToken(): string {
   if (process.env.ADMIN_TOKEN) return process.env.ADMIN_TOKEN;
@@ -43,7 +46,10 @@ interface Answer<T> {
 
 /** The answer's data; an error answer stops the demo, saying which call it was. */
 function ok<T>({ data, error, response }: Answer<T>): T {
-  if (!response.ok) throw new Error(`${response.url ? `${new URL(response.url).pathname}` : ''} answered ${response.status}: ${JSON.stringify(error)}`.trim());
+  if (!response.ok)
+    throw new Error(
+      `${response.url ? `${new URL(response.url).pathname}` : ''} answered ${response.status}: ${JSON.stringify(error)}`.trim(),
+    );
   return data as T;
 }
 
@@ -88,23 +94,45 @@ function startReceiver(): Promise<Receiver> {
       res.writeHead(200).end('ok');
     });
   });
-  return new Promise((resolve) => server.listen(Number(process.env.DEMO_RECEIVER_PORT || 0), '127.0.0.1', () => resolve({ server, received, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })));
+  return new Promise((resolve) =>
+    server.listen(Number(process.env.DEMO_RECEIVER_PORT || 0), '127.0.0.1', () =>
+      resolve({ server, received, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }),
+    ),
+  );
 }
 
 async function provision(receiverUrl: string) {
   const admin = client({ bearer: adminToken() });
   const tag = crypto.randomBytes(3).toString('hex');
   const account = okCall('POST', await admin.POST('/admin/v1/accounts', { body: { name: `Demo ${tag}` } }));
-  const line = okCall('POST', await admin.POST('/admin/v1/accounts/{accountId}/lines', { params: { path: { accountId: account.id } }, body: { name: 'Demo line' } }));
-  const workstream = okCall('POST', await admin.POST('/admin/v1/workstreams', { body: { account_id: account.id, name: `Demo ${tag}`, use_cases: [{ id: 'demo', task_definition_ids: ['label'] }] } }));
+  const line = okCall(
+    'POST',
+    await admin.POST('/admin/v1/accounts/{accountId}/lines', { params: { path: { accountId: account.id } }, body: { name: 'Demo line' } }),
+  );
+  const workstream = okCall(
+    'POST',
+    await admin.POST('/admin/v1/workstreams', {
+      body: { account_id: account.id, name: `Demo ${tag}`, use_cases: [{ id: 'demo', task_definition_ids: ['label'] }] },
+    }),
+  );
   const forWorkstream = { params: { path: { workstreamId: workstream.id } } };
   const { key } = okCall('POST', await admin.POST('/admin/v1/workstreams/{workstreamId}/api-keys', { ...forWorkstream, body: {} }));
-  const configuration = okCall('POST', await admin.POST('/admin/v1/workstreams/{workstreamId}/configurations', { ...forWorkstream, body: { name: 'Demo', extended_events: true } }));
+  const configuration = okCall(
+    'POST',
+    await admin.POST('/admin/v1/workstreams/{workstreamId}/configurations', {
+      ...forWorkstream,
+      body: { name: 'Demo', extended_events: true },
+    }),
+  );
   const worker = okCall('POST', await admin.POST('/admin/v1/workers', { body: { email: `demo.${tag}@example.com`, name: 'Demo worker' } }));
   const platform = client({ basic: { username: account.username, password: account.password } });
   const api = client({ apiKey: key });
 
-  const units = Array.from({ length: UNITS }, (_, i) => ({ identifier: `demo-${i + 1}`, text: `Sentence number ${i + 1}`, language: 'en' }));
+  const units = Array.from({ length: UNITS }, (_, i) => ({
+    identifier: `demo-${i + 1}`,
+    text: `Sentence number ${i + 1}`,
+    language: 'en',
+  }));
   const run = okCall('POST', await platform.POST('/v4/runs', { body: { line_id: line.id, callback_url: `${receiverUrl}/run`, units } }));
   const tasks: string[] = [];
   for (let i = 0; i < TASKS; i++) {
@@ -112,9 +140,17 @@ async function provision(receiverUrl: string) {
     // A presigned URL is used as it was handed out: the signature is in its query.
     const upload = await fetch(grant.media_upload_url, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: PNG });
     if (!upload.ok) throw new Error(`PUT ${grant.media_upload_url} answered ${upload.status}: ${await upload.text()}`);
-    const task = okCall('POST', await api.POST('/v1/tasks', {
-      body: { media_key: grant.media_key, configuration_id: configuration.id, callback_url: `${receiverUrl}/task`, existing_tags: [{ value: 'pattern', confidence_score: 0.4 }] },
-    }));
+    const task = okCall(
+      'POST',
+      await api.POST('/v1/tasks', {
+        body: {
+          media_key: grant.media_key,
+          configuration_id: configuration.id,
+          callback_url: `${receiverUrl}/task`,
+          existing_tags: [{ value: 'pattern', confidence_score: 0.4 }],
+        },
+      }),
+    );
     tasks.push(task.task_id);
   }
   await performanceRecords(api, workstream.id);
@@ -132,15 +168,33 @@ async function performanceRecords(api: WorklineClient, workstreamId: string): Pr
   for (let day = 0; day < DAYS; day++) {
     const at = (hour: number) => new Date(today - (DAYS - 1 - day) * 86400000 + hour * 3600000).toISOString();
     for (const [i, worker] of ['ann@example.com', 'bob@example.com'].entries()) {
-      okCall('POST', await api.POST('/v1/workstreams/{workstreamId}/task_reviewed', {
-        params,
-        body: { workstream_id: workstreamId, use_case_id: 'demo', task_definition_id: 'label', worker_id: worker, review_completed_at: at(9 + i), review_score: Math.round(55 + ((day * 7 + i * 3) % 9) * 5) / 100 },
-      }));
+      okCall(
+        'POST',
+        await api.POST('/v1/workstreams/{workstreamId}/task_reviewed', {
+          params,
+          body: {
+            workstream_id: workstreamId,
+            use_case_id: 'demo',
+            task_definition_id: 'label',
+            worker_id: worker,
+            review_completed_at: at(9 + i),
+            review_score: Math.round(55 + ((day * 7 + i * 3) % 9) * 5) / 100,
+          },
+        }),
+      );
     }
-    okCall('POST', await api.POST('/v1/workstreams/{workstreamId}/task_completed', {
-      params,
-      body: { worker_id: 'ann@example.com', task_completed_at: at(12), task_count: 3 + ((day * 5) % 7), duration_seconds: 1800 + day * 300 },
-    }));
+    okCall(
+      'POST',
+      await api.POST('/v1/workstreams/{workstreamId}/task_completed', {
+        params,
+        body: {
+          worker_id: 'ann@example.com',
+          task_completed_at: at(12),
+          task_count: 3 + ((day * 5) % 7),
+          duration_seconds: 1800 + day * 300,
+        },
+      }),
+    );
   }
 }
 
@@ -152,7 +206,13 @@ async function finishAll(demo: Demo): Promise<void> {
     const unit = okCall('POST', await bot.POST('/workforce/v1/assignments/next', { body: { kind: 'unit', line_id: demo.line.id } }));
     if (!unit) break;
     if (unit.kind !== 'unit') throw new Error(`asked for a unit, got a ${unit.kind}`);
-    okCall('POST', await bot.POST('/workforce/v1/assignments/{assignmentId}/complete', { ...assignment(unit.assignment_id), body: { output: { label: `bot-${unit.input.identifier}` } } }));
+    okCall(
+      'POST',
+      await bot.POST('/workforce/v1/assignments/{assignmentId}/complete', {
+        ...assignment(unit.assignment_id),
+        body: { output: { label: `bot-${unit.input.identifier}` } },
+      }),
+    );
     console.log(`  bot completed unit ${unit.input.identifier}`);
   }
   const open = new Set(demo.tasks);
@@ -161,7 +221,13 @@ async function finishAll(demo: Demo): Promise<void> {
     if (!task) throw new Error(`no task waiting, yet ${open.size} demo task(s) are not done`);
     // A task of someone else keeps its lease until it expires, and is then offered again: not ours to answer.
     if (task.kind !== 'task' || !open.has(task.task_id)) continue;
-    okCall('POST', await bot.POST('/workforce/v1/assignments/{assignmentId}/complete', { ...assignment(task.assignment_id), body: { updated_tags: [{ value: 'checkerboard', confidence_score: 0.9 }] } }));
+    okCall(
+      'POST',
+      await bot.POST('/workforce/v1/assignments/{assignmentId}/complete', {
+        ...assignment(task.assignment_id),
+        body: { updated_tags: [{ value: 'checkerboard', confidence_score: 0.9 }] },
+      }),
+    );
     open.delete(task.task_id);
     console.log(`  bot completed task ${task.task_id}`);
   }
@@ -179,9 +245,12 @@ async function waitFor<T>(what: string, check: () => T | Promise<T>): Promise<T>
 
 async function runDemo(): Promise<void> {
   const anonymous = client();
-  await anonymous.GET('/health').then((result) => okCall('GET', result)).catch((error: unknown) => {
-    throw new Error(`Workline is not answering on ${gateway} (start it with npm start, or set WORKLINE_URL): ${messageOf(error)}`);
-  });
+  await anonymous
+    .GET('/health')
+    .then((result) => okCall('GET', result))
+    .catch((error: unknown) => {
+      throw new Error(`Workline is not answering on ${gateway} (start it with npm start, or set WORKLINE_URL): ${messageOf(error)}`);
+    });
   const receiver = await startReceiver();
   const demo = await provision(receiver.url);
   console.log(`

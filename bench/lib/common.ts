@@ -12,7 +12,6 @@ export const ROOT = root;
 export const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
 export type Headers = Record<string, string>;
 
-
 /**
  * Starts the bench profile (BENCH_PORT, BENCH_KAFKA_PORT, BENCH_DATABASE_URL, BENCH_REDIS_URL; its data is
  * reset) with rate limits and quotas off, so the figures are the system's and not its limits'.
@@ -38,7 +37,13 @@ export function startBenchStack(extraEnv: Record<string, string> = {}): Promise<
   });
 }
 
-export async function call(base: string, method: string, path: string, headers: Headers, body?: unknown): Promise<{ status: number; json: any }> {
+export async function call(
+  base: string,
+  method: string,
+  path: string,
+  headers: Headers,
+  body?: unknown,
+): Promise<{ status: number; json: any }> {
   const response = await fetch(`${base}${path}`, {
     method,
     headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -93,7 +98,11 @@ export async function newWorkstream(base: string, name = 'Bench'): Promise<{ acc
   const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
   const account = await expectStatus(call(base, 'POST', '/admin/v1/accounts', admin, { name }), 201, 'account');
   const ws = await expectStatus(
-    call(base, 'POST', '/admin/v1/workstreams', admin, { account_id: account.id, name, use_cases: [{ id: 'uc-1', task_definition_ids: ['td-1', 'td-2'] }] }),
+    call(base, 'POST', '/admin/v1/workstreams', admin, {
+      account_id: account.id,
+      name,
+      use_cases: [{ id: 'uc-1', task_definition_ids: ['td-1', 'td-2'] }],
+    }),
     201,
     'workstream',
   );
@@ -169,5 +178,8 @@ export async function scrapeCounter(metricsUrl: string, name: string): Promise<n
 export async function usageOf(pid: number | undefined, metricsUrl: string): Promise<() => Promise<{ cpuMs: number; statements: number }>> {
   const cpu = pid ? processCpuMs(pid) : NaN;
   const statements = await scrapeCounter(metricsUrl, 'db_statements_total');
-  return async () => ({ cpuMs: (pid ? processCpuMs(pid) : NaN) - cpu, statements: (await scrapeCounter(metricsUrl, 'db_statements_total')) - statements });
+  return async () => ({
+    cpuMs: (pid ? processCpuMs(pid) : NaN) - cpu,
+    statements: (await scrapeCounter(metricsUrl, 'db_statements_total')) - statements,
+  });
 }

@@ -12,7 +12,10 @@ export interface EchoServer {
 }
 
 export async function startEchoServer(brokers: string[], topic: string): Promise<EchoServer> {
-  const child = fork(join(__dirname, '..', 'echo-server.js'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: process.env.BENCH_ECHO_NODE_ARGS?.split(' ').filter(Boolean) ?? [] });
+  const child = fork(join(__dirname, '..', 'echo-server.js'), [], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    execArgv: process.env.BENCH_ECHO_NODE_ARGS?.split(' ').filter(Boolean) ?? [],
+  });
   child.send({ brokers, topic });
   await once(child, 'message');
   return {

@@ -18,10 +18,18 @@ export async function platformTenant(base: string, workerCount: number): Promise
   const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
   const account = await expectStatus(call(base, 'POST', '/admin/v1/accounts', admin, { name: 'Bench' }), 201, 'account');
   const line = await expectStatus(call(base, 'POST', `/admin/v1/accounts/${account.id}/lines`, admin, { name: 'Bench line' }), 201, 'line');
-  const smallLine = await expectStatus(call(base, 'POST', `/admin/v1/accounts/${account.id}/lines`, admin, { name: 'Small runs' }), 201, 'line');
+  const smallLine = await expectStatus(
+    call(base, 'POST', `/admin/v1/accounts/${account.id}/lines`, admin, { name: 'Small runs' }),
+    201,
+    'line',
+  );
   const workers: Headers[] = [];
   for (let i = 0; i < workerCount; i++) {
-    const worker = await expectStatus(call(base, 'POST', '/admin/v1/workers', admin, { email: `bot${i}.${randomUUID()}@example.com`, name: `bot ${i}` }), 201, 'worker');
+    const worker = await expectStatus(
+      call(base, 'POST', '/admin/v1/workers', admin, { email: `bot${i}.${randomUUID()}@example.com`, name: `bot ${i}` }),
+      201,
+      'worker',
+    );
     workers.push({ authorization: `Bearer ${worker.token}` });
   }
   return {
@@ -32,7 +40,8 @@ export async function platformTenant(base: string, workerCount: number): Promise
   };
 }
 
-export const benchUnits = (count: number, prefix = 'unit') => Array.from({ length: count }, (_, i) => ({ identifier: `${prefix}-${i}`, text: `benchmark unit ${i}`, meta: { index: i } }));
+export const benchUnits = (count: number, prefix = 'unit') =>
+  Array.from({ length: count }, (_, i) => ({ identifier: `${prefix}-${i}`, text: `benchmark unit ${i}`, meta: { index: i } }));
 
 /**
  * The platform API's answers for the baseline server: run creation 201, `next` 200 with a unit (204 after
@@ -40,9 +49,21 @@ export const benchUnits = (count: number, prefix = 'unit') => Array.from({ lengt
  * and body shapes as the gateway's.
  */
 export function platformBaselineRoutes(units?: number): BaselineRoute[] {
-  const assignment = { assignment_id: `asgu_${randomUUID()}`, kind: 'unit', run_id: 'r', line_id: 'l', input: { identifier: 'unit-0', text: 'benchmark unit 0' }, lease_expires_at: '2026-01-01T00:15:00Z' };
+  const assignment = {
+    assignment_id: `asgu_${randomUUID()}`,
+    kind: 'unit',
+    run_id: 'r',
+    line_id: 'l',
+    input: { identifier: 'unit-0', text: 'benchmark unit 0' },
+    lease_expires_at: '2026-01-01T00:15:00Z',
+  };
   return [
-    { method: 'POST', url: '/v4/runs', status: 201, body: { id: randomUUID(), line_id: 'l', status: 'Processing', created_at: '2026-01-01T00:00:00Z' } },
+    {
+      method: 'POST',
+      url: '/v4/runs',
+      status: 201,
+      body: { id: randomUUID(), line_id: 'l', status: 'Processing', created_at: '2026-01-01T00:00:00Z' },
+    },
     {
       method: 'POST',
       url: '/workforce/v1/assignments/next',
@@ -56,7 +77,9 @@ export function platformBaselineRoutes(units?: number): BaselineRoute[] {
       url: '/workforce/v1/assignments/:id/complete',
       status: 200,
       body: { assignment_id: 'a', status: 'Completed', next: assignment },
-      ...(units === undefined ? {} : { limit: units, then: { status: 200, body: { assignment_id: 'a', status: 'Completed', next: null } } }),
+      ...(units === undefined
+        ? {}
+        : { limit: units, then: { status: 200, body: { assignment_id: 'a', status: 'Completed', next: null } } }),
     },
   ];
 }

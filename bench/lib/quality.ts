@@ -17,7 +17,12 @@ export const qualityBody = (workstreamId: string) =>
     unique_id: '__ID__',
   });
 
-export const qualityBaselineRoute: BaselineRoute = { method: 'POST', url: '/v1/workstreams/:id/task_reviewed', status: 202, body: { message: 'Record stored' } };
+export const qualityBaselineRoute: BaselineRoute = {
+  method: 'POST',
+  url: '/v1/workstreams/:id/task_reviewed',
+  status: 202,
+  body: { message: 'Record stored' },
+};
 
 export interface QualityResult extends LoadResult {
   /** requests answered 2xx whose record is in PostgreSQL / missing from it */
@@ -50,7 +55,12 @@ export async function qualityLoad(
   });
   if (!db) return { ...result, persisted: 0, lost: 0 };
   const persisted = Number(
-    (await db.query('select count(*)::int as n from performance_quality_record where workstream_id = $1 and unique_id = any($2::text[])', [workstreamId, acknowledged])).rows[0].n,
+    (
+      await db.query('select count(*)::int as n from performance_quality_record where workstream_id = $1 and unique_id = any($2::text[])', [
+        workstreamId,
+        acknowledged,
+      ])
+    ).rows[0].n,
   );
   return { ...result, persisted, lost: acknowledged.length - persisted };
 }

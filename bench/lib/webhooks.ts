@@ -98,7 +98,12 @@ export function keepAlivePool(receiver: Receiver): Pool {
 
 /** One bare POST on a pooled keep-alive connection; resolves with the status. */
 async function postPooled(pool: Pool, receiver: Receiver, id: string, body: string): Promise<number> {
-  const { statusCode, body: answer } = await pool.request({ path: new URL(receiver.url).pathname, method: 'POST', headers: { ...POST_HEADERS, 'x-svc-delivery-id': id }, body });
+  const { statusCode, body: answer } = await pool.request({
+    path: new URL(receiver.url).pathname,
+    method: 'POST',
+    headers: { ...POST_HEADERS, 'x-svc-delivery-id': id },
+    body,
+  });
   await answer.dump();
   return statusCode;
 }
@@ -132,7 +137,15 @@ export async function postLoop(receiver: Receiver, failRate: number, n: number, 
   const seconds = (Date.now() - started) / 1000;
   await pool?.close();
   const policy = keepAlive ? `keep-alive, ${ORIGIN_CONCURRENCY} at once` : `new connection each, ${CONCURRENCY} at once`;
-  return { name: `baseline, ${policy}, ${failRate * 100}% failing`, perSecond: n / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), count: n, failed: 0, requests: receiver.requests };
+  return {
+    name: `baseline, ${policy}, ${failRate * 100}% failing`,
+    perSecond: n / seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    count: n,
+    failed: 0,
+    requests: receiver.requests,
+  };
 }
 
 /**
@@ -143,7 +156,7 @@ async function paced(prefix: string, rate: number, seconds: number, fire: (ids: 
   const total = Math.round(rate * seconds);
   const scheduled = new Map<string, number>();
   const started = Date.now();
-  for (let sent = 0; sent < total; ) {
+  for (let sent = 0; sent < total;) {
     const due = Math.min(total, Math.floor(((Date.now() - started) * rate) / 1000) + 1);
     const ids: string[] = [];
     for (; sent < due; sent++) {
@@ -166,7 +179,15 @@ async function receipts(receiver: Receiver, sentAt: Map<string, number>, name: s
   const latencies = [...sentAt].map(([id, at]) => receiver.succeeded.get(id)! - at);
   const first = Math.min(...sentAt.values());
   const seconds = (Math.max(...[...sentAt.keys()].map((id) => receiver.succeeded.get(id)!)) - first) / 1000;
-  return { name, perSecond: sentAt.size / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), count: sentAt.size, failed: 0, requests: receiver.requests };
+  return {
+    name,
+    perSecond: sentAt.size / seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    count: sentAt.size,
+    failed: 0,
+    requests: receiver.requests,
+  };
 }
 
 /** Paced arrivals to the bare keep-alive POST loop (the dispatcher's connection policy): latency from the scheduled time to the receipt. */
@@ -185,7 +206,13 @@ export async function pacedPostLoop(receiver: Receiver, rate = PACED_RATE, secon
 }
 
 /** Paced arrivals to the dispatcher: each group of due events is handed to Kafka at once; latency from that to the receipt. */
-export async function pacedDispatcherRun(receiver: Receiver, producer: KafkaProducer, box: SecretBox, rate = PACED_RATE, seconds = PACED_SECONDS): Promise<WebhookFigures> {
+export async function pacedDispatcherRun(
+  receiver: Receiver,
+  producer: KafkaProducer,
+  box: SecretBox,
+  rate = PACED_RATE,
+  seconds = PACED_SECONDS,
+): Promise<WebhookFigures> {
   receiver.failRate = 0;
   receiver.succeeded.clear();
   receiver.requests = 0;
@@ -203,7 +230,12 @@ export async function pacedDispatcherRun(receiver: Receiver, producer: KafkaProd
   return receipts(receiver, sentAt, `dispatcher, paced ${rate}/s`);
 }
 
-export function deliveryEvent(receiver: Receiver, sealed: string, i: number, deliveryId = `bench-${randomUUID()}`): EventEnvelope<DeliveryRequestedEvent> {
+export function deliveryEvent(
+  receiver: Receiver,
+  sealed: string,
+  i: number,
+  deliveryId = `bench-${randomUUID()}`,
+): EventEnvelope<DeliveryRequestedEvent> {
   const data: DeliveryRequestedEvent = {
     delivery_id: deliveryId,
     owner: { account_id: 'bench', workstream_id: 'bench' },
@@ -218,7 +250,12 @@ export function deliveryEvent(receiver: Receiver, sealed: string, i: number, del
 }
 
 /** Unloaded latency: one delivery at a time, each waiting for its receipt (0 % failing). */
-export async function oneAtATime(receiver: Receiver, send: (i: number, id: string) => Promise<void>, name: string, sequential: number): Promise<WebhookFigures> {
+export async function oneAtATime(
+  receiver: Receiver,
+  send: (i: number, id: string) => Promise<void>,
+  name: string,
+  sequential: number,
+): Promise<WebhookFigures> {
   receiver.failRate = 0;
   receiver.succeeded.clear();
   receiver.requests = 0;
@@ -233,10 +270,24 @@ export async function oneAtATime(receiver: Receiver, send: (i: number, id: strin
     receiver.waiters.delete(id);
     latencies.push(Date.now() - at);
   }
-  return { name, perSecond: sequential / ((Date.now() - started) / 1000), p50: percentile(latencies, 50), p99: percentile(latencies, 99), count: sequential, failed: 0, requests: receiver.requests };
+  return {
+    name,
+    perSecond: sequential / ((Date.now() - started) / 1000),
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    count: sequential,
+    failed: 0,
+    requests: receiver.requests,
+  };
 }
 
-export async function dispatcherRun(receiver: Receiver, producer: KafkaProducer, box: SecretBox, failRate: number, count: number): Promise<WebhookFigures> {
+export async function dispatcherRun(
+  receiver: Receiver,
+  producer: KafkaProducer,
+  box: SecretBox,
+  failRate: number,
+  count: number,
+): Promise<WebhookFigures> {
   receiver.failRate = failRate;
   receiver.succeeded.clear();
   receiver.requests = 0;
@@ -260,6 +311,13 @@ export async function dispatcherRun(receiver: Receiver, producer: KafkaProducer,
   if (receiver.succeeded.size < count) throw new Error(`only ${receiver.succeeded.size} of ${count} deliveries arrived`);
   const seconds = (Math.max(...receiver.succeeded.values()) - started) / 1000;
   const latencies = [...sentAt].map(([id, at]) => receiver.succeeded.get(id)! - at);
-  return { name: `dispatcher, ${failRate * 100}% failing`, perSecond: count / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), count, failed: 0, requests: receiver.requests };
+  return {
+    name: `dispatcher, ${failRate * 100}% failing`,
+    perSecond: count / seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    count,
+    failed: 0,
+    requests: receiver.requests,
+  };
 }
-

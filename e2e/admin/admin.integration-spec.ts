@@ -37,14 +37,29 @@ describe('admin API (over real Kafka request-reply and PostgreSQL)', () => {
       name: 'Second',
       use_cases: [{ id: 'a', task_definition_ids: ['x'] }],
     });
-    expect(created).toMatchObject({ id: expect.any(String), account_id: account.id, name: 'Second', use_cases: [{ id: 'a', task_definition_ids: ['x'] }] });
+    expect(created).toMatchObject({
+      id: expect.any(String),
+      account_id: account.id,
+      name: 'Second',
+      use_cases: [{ id: 'a', task_definition_ids: ['x'] }],
+    });
   });
 
   it('creates an API key (shown once) and a configuration for a workstream', async () => {
     const key = await adminCreate<{ id: string; key: string }>(`/workstreams/${workstreamId}/api-keys`, {});
     expect(key).toEqual({ id: expect.any(String), key: expect.stringMatching(/^wlk_/) });
-    const configuration = await adminCreate(`/workstreams/${workstreamId}/configurations`, { name: 'Default', extended_events: true, tool_project_id: 'tp-9' });
-    expect(configuration).toMatchObject({ id: expect.any(String), workstream_id: workstreamId, name: 'Default', extended_events: true, tool_project_id: 'tp-9' });
+    const configuration = await adminCreate(`/workstreams/${workstreamId}/configurations`, {
+      name: 'Default',
+      extended_events: true,
+      tool_project_id: 'tp-9',
+    });
+    expect(configuration).toMatchObject({
+      id: expect.any(String),
+      workstream_id: workstreamId,
+      name: 'Default',
+      extended_events: true,
+      tool_project_id: 'tp-9',
+    });
   });
 
   it('creates a worker with a bearer token, and refuses a second worker with the same email', async () => {
@@ -81,7 +96,10 @@ describe('admin API (over real Kafka request-reply and PostgreSQL)', () => {
     });
 
     it('422 naming the missing field, the field of the wrong type, and unknown fields', async () => {
-      const missing = await http<{ message: string; errors: { field: string }[] }>('POST', '/admin/v1/accounts', { headers: adminHeaders(), body: {} });
+      const missing = await http<{ message: string; errors: { field: string }[] }>('POST', '/admin/v1/accounts', {
+        headers: adminHeaders(),
+        body: {},
+      });
       expect(missing.status).toBe(422);
       expect(missing.body.errors).toEqual([{ field: 'name', message: 'name is required' }]);
 
@@ -90,7 +108,10 @@ describe('admin API (over real Kafka request-reply and PostgreSQL)', () => {
         body: { account_id: account.id, name: 'W', use_cases: [{ id: 'u', task_definition_ids: 'td' }] },
       });
       expect(wrongType.status).toBe(422);
-      expect(wrongType.body.errors).toContainEqual({ field: 'use_cases[0].task_definition_ids', message: expect.stringMatching(/must be an array/) });
+      expect(wrongType.body.errors).toContainEqual({
+        field: 'use_cases[0].task_definition_ids',
+        message: expect.stringMatching(/must be an array/),
+      });
 
       const notBoolean = await http<{ errors: { field: string }[] }>('POST', `/admin/v1/workstreams/${workstreamId}/configurations`, {
         headers: adminHeaders(),
@@ -99,11 +120,17 @@ describe('admin API (over real Kafka request-reply and PostgreSQL)', () => {
       expect(notBoolean.status).toBe(422);
       expect(notBoolean.body.errors).toEqual([{ field: 'extended_events', message: 'extended_events must be a boolean value' }]);
 
-      const unknown = await http<{ errors: { field: string }[] }>('POST', '/admin/v1/accounts', { headers: adminHeaders(), body: { name: 'A', plan: 'gold' } });
+      const unknown = await http<{ errors: { field: string }[] }>('POST', '/admin/v1/accounts', {
+        headers: adminHeaders(),
+        body: { name: 'A', plan: 'gold' },
+      });
       expect(unknown.status).toBe(422);
       expect(unknown.body.errors).toEqual([{ field: 'plan', message: 'property plan should not exist' }]);
 
-      const email = await http<{ errors: { field: string }[] }>('POST', '/admin/v1/workers', { headers: adminHeaders(), body: { email: 'not-an-email', name: 'B' } });
+      const email = await http<{ errors: { field: string }[] }>('POST', '/admin/v1/workers', {
+        headers: adminHeaders(),
+        body: { email: 'not-an-email', name: 'B' },
+      });
       expect(email.status).toBe(422);
       expect(email.body.errors).toEqual([{ field: 'email', message: 'email must be an email' }]);
     });
@@ -123,7 +150,10 @@ describe('admin API (over real Kafka request-reply and PostgreSQL)', () => {
     });
 
     it('a refused request creates nothing', async () => {
-      const before = await http<unknown>('POST', '/admin/v1/workers', { headers: adminHeaders(), body: { email: 'same@example.com', name: 5 } });
+      const before = await http<unknown>('POST', '/admin/v1/workers', {
+        headers: adminHeaders(),
+        body: { email: 'same@example.com', name: 5 },
+      });
       expect(before.status).toBe(422);
       const created = await adminCreate('/workers', { email: 'same@example.com', name: 'Now valid' });
       expect(created).toMatchObject({ id: expect.any(String) });

@@ -1,4 +1,12 @@
-import { createImageTask, createOversightTenant, createWorker, http, type OversightTenant, TestBrowser, testStack } from '@workline/testing';
+import {
+  createImageTask,
+  createOversightTenant,
+  createWorker,
+  http,
+  type OversightTenant,
+  TestBrowser,
+  testStack,
+} from '@workline/testing';
 import type { Page } from 'playwright-core';
 
 interface TaskAssignment {
@@ -37,20 +45,26 @@ describe('console in a browser: tasks and reports with the admin token', () => {
       const next = await http<TaskAssignment>('POST', '/workforce/v1/assignments/next', { headers: worker, body: { kind: 'task' } });
       if (next.status !== 200) throw new Error(`no task to lease (${next.status}) before ${taskId}`);
       if (next.body.task_id === taskId) return next.body;
-      await http('POST', `/workforce/v1/assignments/${next.body.assignment_id}/flag`, { headers: worker, body: { reason: 'left over by another test' } });
+      await http('POST', `/workforce/v1/assignments/${next.body.assignment_id}/flag`, {
+        headers: worker,
+        body: { reason: 'left over by another test' },
+      });
     }
     throw new Error(`task ${taskId} was never offered`);
   }
 
   const stateCell = (taskId: string) => operator.locator(`tr[data-task="${taskId}"] .task-state`);
 
-  it('lists the workstream\'s tasks newest first and follows one to COMPLETED and one to ERROR, with their details', async () => {
+  it("lists the workstream's tasks newest first and follows one to COMPLETED and one to ERROR, with their details", async () => {
     const first = await createImageTask(tenant, { existingTags: [{ value: 'animal', confidence_score: 0.5 }] });
     const second = await createImageTask(tenant, { color: [200, 40, 40] });
     await operator.fill('#task-workstream', tenant.workstreamId);
     await operator.click('#task-filter button[type=submit]');
     await stateCell(second.taskId).waitFor();
-    expect(await operator.locator('#tasks tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-task')))).toEqual([second.taskId, first.taskId]);
+    expect(await operator.locator('#tasks tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-task')))).toEqual([
+      second.taskId,
+      first.taskId,
+    ]);
     expect(await stateCell(first.taskId).textContent()).toBe('QUEUED');
     expect(await operator.locator(`tr[data-task="${first.taskId}"] td`).allTextContents()).toEqual(
       expect.arrayContaining([first.mediaKey, tenant.configurationId]),
@@ -72,7 +86,10 @@ describe('console in a browser: tasks and reports with the admin token', () => {
     expect(await operator.textContent('#task-detail [data-field="workstream"]')).toBe(tenant.workstreamId);
 
     const flagging = await lease(second.taskId);
-    await http('POST', `/workforce/v1/assignments/${flagging.assignment_id}/flag`, { headers: worker, body: { reason: 'the image is all red' } });
+    await http('POST', `/workforce/v1/assignments/${flagging.assignment_id}/flag`, {
+      headers: worker,
+      body: { reason: 'the image is all red' },
+    });
     await stateCell(second.taskId).filter({ hasText: 'ERROR' }).waitFor({ timeout: 30_000 });
     await operator.click(`tr[data-task="${second.taskId}"] .open-task`);
     await operator.waitForSelector('#task-detail [data-field="error"]');
@@ -83,7 +100,9 @@ describe('console in a browser: tasks and reports with the admin token', () => {
     await operator.selectOption('#task-state', 'ERROR');
     await operator.click('#task-filter button[type=submit]');
     await operator.waitForFunction((id) => {
-      const rows = (globalThis as unknown as { document: { querySelectorAll(s: string): ArrayLike<{ getAttribute(n: string): string | null }> } }).document.querySelectorAll('#tasks tbody tr');
+      const rows = (
+        globalThis as unknown as { document: { querySelectorAll(s: string): ArrayLike<{ getAttribute(n: string): string | null }> } }
+      ).document.querySelectorAll('#tasks tbody tr');
       return rows.length === 1 && rows[0].getAttribute('data-task') === id;
     }, second.taskId);
   });
@@ -110,7 +129,10 @@ describe('console in a browser: tasks and reports with the admin token', () => {
     // Leave no queued tasks behind for the test files that lease tasks oldest first.
     for (const id of created) {
       const assignment = await lease(id);
-      await http('POST', `/workforce/v1/assignments/${assignment.assignment_id}/flag`, { headers: worker, body: { reason: 'paging fixture' } });
+      await http('POST', `/workforce/v1/assignments/${assignment.assignment_id}/flag`, {
+        headers: worker,
+        body: { reason: 'paging fixture' },
+      });
     }
   });
 
@@ -119,10 +141,20 @@ describe('console in a browser: tasks and reports with the admin token', () => {
     const quality = (at: string, score: number) =>
       http('POST', `/v1/workstreams/${tenant.workstreamId}/task_reviewed`, {
         headers,
-        body: { workstream_id: tenant.workstreamId, use_case_id: 'uc-1', task_definition_id: 'td-1', worker_id: 'ann@example.com', review_completed_at: at, review_score: score },
+        body: {
+          workstream_id: tenant.workstreamId,
+          use_case_id: 'uc-1',
+          task_definition_id: 'td-1',
+          worker_id: 'ann@example.com',
+          review_completed_at: at,
+          review_score: score,
+        },
       });
     const throughput = (at: string, tasks: number) =>
-      http('POST', `/v1/workstreams/${tenant.workstreamId}/task_completed`, { headers, body: { worker_id: 'ann@example.com', task_completed_at: at, task_count: tasks, duration_seconds: 3600 } });
+      http('POST', `/v1/workstreams/${tenant.workstreamId}/task_completed`, {
+        headers,
+        body: { worker_id: 'ann@example.com', task_completed_at: at, task_count: tasks, duration_seconds: 3600 },
+      });
     const answers = await Promise.all([
       quality('2026-03-01T09:00:00Z', 0.5),
       quality('2026-03-01T17:00:00Z', 1),
@@ -143,7 +175,13 @@ describe('console in a browser: tasks and reports with the admin token', () => {
     await operator.waitForSelector('#throughput svg');
 
     const bars = (chart: string) =>
-      operator.locator(`#${chart} rect.bar`).evaluateAll((rects) => rects.map((r) => ({ key: r.getAttribute('data-key'), value: Number(r.getAttribute('data-value')), height: Number(r.getAttribute('height')) })));
+      operator.locator(`#${chart} rect.bar`).evaluateAll((rects) =>
+        rects.map((r) => ({
+          key: r.getAttribute('data-key'),
+          value: Number(r.getAttribute('data-value')),
+          height: Number(r.getAttribute('height')),
+        })),
+      );
     const quality3 = await bars('quality');
     expect(quality3.map(({ key, value }) => ({ key, value }))).toEqual([
       { key: '2026-03-01', value: 0.75 },

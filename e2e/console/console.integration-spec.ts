@@ -60,7 +60,11 @@ describe('console in a browser', () => {
   it('a worker completes a unit through the UI while an operator watches the run become Processed and its callback delivered', async () => {
     const created = await http<{ id: string }>('POST', '/v4/runs', {
       headers: acme.auth,
-      body: { line_id: acme.lineId, callback_url: receiver.url('/console-run'), units: [{ identifier: 'u1', text: 'Is this a cat?', nested: { size: 3 } }] },
+      body: {
+        line_id: acme.lineId,
+        callback_url: receiver.url('/console-run'),
+        units: [{ identifier: 'u1', text: 'Is this a cat?', nested: { size: 3 } }],
+      },
     });
     expect(created.status).toBe(201);
     runId = created.body.id;
@@ -98,7 +102,9 @@ describe('console in a browser', () => {
 
     const run = await http<{ units: { output: unknown }[] }>('GET', `/v4/runs/${runId}`, { headers: acme.auth });
     expect(run.body.units[0].output).toEqual({ answer: 'yes' });
-    const [callback] = await eventually(() => (receiver.on('/console-run').length ? receiver.on('/console-run') : undefined), { what: 'the run callback' });
+    const [callback] = await eventually(() => (receiver.on('/console-run').length ? receiver.on('/console-run') : undefined), {
+      what: 'the run callback',
+    });
     expect(JSON.parse(callback.rawBody.toString('utf8'))).toMatchObject({ id: runId, status: 'Processed' });
 
     // Redeliver from the UI: the same delivery reaches the receiver a second time.
@@ -118,7 +124,10 @@ describe('console in a browser', () => {
 
   it('a worker flags leftovers and tags an annotation task whose image is rendered with its existing tags', async () => {
     const tenant = await createOversightTenant('Console oversight');
-    const { taskId } = await createImageTask(tenant, { callbackUrl: receiver.url('/console-task'), existingTags: [{ value: 'animal', confidence_score: 0.5 }] });
+    const { taskId } = await createImageTask(tenant, {
+      callbackUrl: receiver.url('/console-task'),
+      existingTags: [{ value: 'animal', confidence_score: 0.5 }],
+    });
 
     const worker = await browser.page();
     await signInWorker(worker);
@@ -133,13 +142,21 @@ describe('console in a browser', () => {
       await worker.keyboard.press('Enter');
       // The flag's answer brings the next task (ours is still waiting): the page shows it without a `t`.
       await worker.waitForFunction(
-        (id) => (globalThis as unknown as { document: { getElementById(s: string): { textContent: string } } }).document.getElementById('assignment-id').textContent !== id,
+        (id) =>
+          (globalThis as unknown as { document: { getElementById(s: string): { textContent: string } } }).document.getElementById(
+            'assignment-id',
+          ).textContent !== id,
         leftover,
       );
     }
     expect(await worker.textContent('#task-media h3')).toBe(`Task ${taskId}`);
     // The image has loaded and decoded (the page script runs in the browser, typed loosely here).
-    await worker.waitForFunction(() => (globalThis as unknown as { document: { querySelector(s: string): { complete: boolean; naturalWidth: number } } }).document.querySelector('#media').complete);
+    await worker.waitForFunction(
+      () =>
+        (
+          globalThis as unknown as { document: { querySelector(s: string): { complete: boolean; naturalWidth: number } } }
+        ).document.querySelector('#media').complete,
+    );
     const size = await worker.$eval('#media', (img) => {
       const image = img as unknown as { naturalWidth: number; naturalHeight: number };
       return [image.naturalWidth, image.naturalHeight];

@@ -6,7 +6,10 @@ const ROOT = join(__dirname, '..', '..');
 
 function runDemo(args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(ROOT, 'tools', 'bootstrap.js'), 'demo', ...args], { cwd: ROOT, env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, [join(ROOT, 'tools', 'bootstrap.js'), 'demo', ...args], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+    });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -23,7 +26,11 @@ describe('npm run demo', () => {
     expect(output).toMatch(/Worker token: +\S{16,}/);
     const workstreamId = /Workstream: +(\S+) /.exec(output)?.[1];
     // The report charts have data: the demo submitted a quality review and a throughput record a day.
-    const report = await http<{ groups: { count: number }[] }>('GET', `/admin/v1/workstreams/${workstreamId}/reports/quality?group_by=day`, { headers: adminHeaders() });
+    const report = await http<{ groups: { count: number }[] }>(
+      'GET',
+      `/admin/v1/workstreams/${workstreamId}/reports/quality?group_by=day`,
+      { headers: adminHeaders() },
+    );
     expect(report.body.groups.map((g) => g.count)).toEqual(Array(7).fill(2));
     expect(output).toMatch(/Run \S+: Processed, 3\/3 units done; callbacks received: 3\/3/);
     expect(output).toContain('Demo complete: every unit done and every callback received.');

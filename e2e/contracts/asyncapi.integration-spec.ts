@@ -49,8 +49,15 @@ describe('AsyncAPI document at /docs/asyncapi.json against the running stack', (
         },
       });
       const account = await adminCreate<{ id: string }>('/accounts', { name: 'AsyncAPI check' });
-      const workstream = await adminCreate<{ id: string }>('/workstreams', { account_id: account.id, name: 'Topics', use_cases: [{ id: 'uc-1', task_definition_ids: ['td-1'] }] });
-      const mine = await eventually(() => received.find((r) => r.value?.data?.workstream_id === workstream.id), { what: 'the WorkstreamCreated message', timeoutMs: 30_000 });
+      const workstream = await adminCreate<{ id: string }>('/workstreams', {
+        account_id: account.id,
+        name: 'Topics',
+        use_cases: [{ id: 'uc-1', task_definition_ids: ['td-1'] }],
+      });
+      const mine = await eventually(() => received.find((r) => r.value?.data?.workstream_id === workstream.id), {
+        what: 'the WorkstreamCreated message',
+        timeoutMs: 30_000,
+      });
 
       expect(mine.key).toBe(workstream.id);
       const headers = validatorOf(message.headers);

@@ -15,11 +15,18 @@ const DOMAIN_TOPICS = (Object.keys(TOPIC_CATALOG) as Topic[]).filter((topic) => 
 describe('domain events read with the CloudEvents SDK (Kafka binary mode)', () => {
   it('a stored WorkstreamCreated event round-trips: attributes from the headers, the envelope as data', async () => {
     const account = await adminCreate<{ id: string }>('/accounts', { name: `CloudEvents ${randomUUID().slice(0, 6)}` });
-    const workstream = await adminCreate<{ id: string; name: string }>('/workstreams', { account_id: account.id, name: 'CloudEvents', use_cases: [] });
+    const workstream = await adminCreate<{ id: string; name: string }>('/workstreams', {
+      account_id: account.id,
+      name: 'CloudEvents',
+      use_cases: [],
+    });
 
     // The outbox relay publishes the event shortly after the admin call's commit.
     const message = await eventually(
-      async () => (await readWholeTopic<EventEnvelope<{ workstream_id: string }>>(Topic.WorkstreamCreated)).find((m) => m.value.data.workstream_id === workstream.id),
+      async () =>
+        (await readWholeTopic<EventEnvelope<{ workstream_id: string }>>(Topic.WorkstreamCreated)).find(
+          (m) => m.value.data.workstream_id === workstream.id,
+        ),
       { what: `the WorkstreamCreated event of ${workstream.id}`, timeoutMs: 30_000, intervalMs: 500 },
     );
     const event = asCloudEvent(message);
@@ -41,7 +48,9 @@ describe('domain events read with the CloudEvents SDK (Kafka binary mode)', () =
     const problems: string[] = [];
     let read = 0;
     // One reader per topic, all at once: each joins a consumer group of its own, which is most of its time.
-    const topics = await Promise.all(DOMAIN_TOPICS.map(async (topic) => ({ topic, messages: await readWholeTopic<EventEnvelope<unknown>>(topic) })));
+    const topics = await Promise.all(
+      DOMAIN_TOPICS.map(async (topic) => ({ topic, messages: await readWholeTopic<EventEnvelope<unknown>>(topic) })),
+    );
     for (const { topic, messages } of topics) {
       for (const message of messages) {
         // Apps publish domain events only through their outbox, which always sets event-id; other suites
@@ -51,7 +60,8 @@ describe('domain events read with the CloudEvents SDK (Kafka binary mode)', () =
         try {
           const event = asCloudEvent(message);
           event.validate();
-          if (event.id !== message.headers['event-id'] || event.type !== topic || event.data?.id !== event.id) problems.push(`${topic}: ${event.id} does not match its envelope`);
+          if (event.id !== message.headers['event-id'] || event.type !== topic || event.data?.id !== event.id)
+            problems.push(`${topic}: ${event.id} does not match its envelope`);
         } catch (error) {
           problems.push(`${topic}: ${(error as Error).message}`);
         }

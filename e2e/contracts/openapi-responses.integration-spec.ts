@@ -8,17 +8,22 @@ import { join } from 'node:path';
 /** The path and signature query of a presigned URL the API handed out. */
 function signed(url: string): { id: string; query: { expires: number; signature: string } } {
   const parsed = new URL(url);
-  return { id: parsed.pathname.split('/').pop() as string, query: { expires: Number(parsed.searchParams.get('expires')), signature: parsed.searchParams.get('signature') as string } };
+  return {
+    id: parsed.pathname.split('/').pop() as string,
+    query: { expires: Number(parsed.searchParams.get('expires')), signature: parsed.searchParams.get('signature') as string },
+  };
 }
 
 /** Fails with the answer when a call did not succeed: a scenario step the next ones depend on. */
 function ok<T>(result: { data?: T; error?: unknown; response: Response }): T {
-  if (result.data === undefined) throw new Error(`${result.response.url} answered ${result.response.status}: ${JSON.stringify(result.error)}`);
+  if (result.data === undefined)
+    throw new Error(`${result.response.url} answered ${result.response.status}: ${JSON.stringify(result.error)}`);
   return result.data;
 }
 
 const PNG = solidPng(32, 24, [30, 120, 200]);
-const CSV = 'use_case_id,task_definition_id,worker_id,review_completed_at,review_score\nuc-1,td-1,ann@example.com,2024-05-01T12:00:00Z,0.8\n';
+const CSV =
+  'use_case_id,task_definition_id,worker_id,review_completed_at,review_score\nuc-1,td-1,ann@example.com,2024-05-01T12:00:00Z,0.8\n';
 
 /**
  * Every operation of docs/openapi.json called on the running stack through the typed client (libs/client),
@@ -36,7 +41,19 @@ describe('real answers of every operation match docs/openapi.json', () => {
   afterAll(() => receiver.stop());
 
   it('operations, docs and console', async () => {
-    for (const path of ['/health', '/health/ready', '/health/live', '/docs', '/docs/openapi.json', '/docs/asyncapi.json', '/console', '/console/console.js', '/console/console.css', '/metrics', '/docs/v3-migration.md'] as const) {
+    for (const path of [
+      '/health',
+      '/health/ready',
+      '/health/live',
+      '/docs',
+      '/docs/openapi.json',
+      '/docs/asyncapi.json',
+      '/console',
+      '/console/console.js',
+      '/console/console.css',
+      '/metrics',
+      '/docs/v3-migration.md',
+    ] as const) {
       await anonymous.GET(path, { parseAs: 'text' });
     }
     await anonymous.GET('/docs/swagger-ui/{file}', { params: { path: { file: 'swagger-ui.css' } }, parseAs: 'text' });
@@ -50,15 +67,41 @@ describe('real answers of every operation match docs/openapi.json', () => {
     await admin.POST('/admin/v1/accounts', { body: {} as { name: string } });
     await anonymous.POST('/admin/v1/accounts', { body: { name: 'no token' } });
     const account = ok(await admin.POST('/admin/v1/accounts', { body: { name: `Contract ${suffix}` } }));
-    const workstream = ok(await admin.POST('/admin/v1/workstreams', { body: { account_id: account.id, name: `Contract ${suffix}`, use_cases: [{ id: 'uc-1', task_definition_ids: ['td-1'] }] } }));
-    const { key } = ok(await admin.POST('/admin/v1/workstreams/{workstreamId}/api-keys', { params: { path: { workstreamId: workstream.id } }, body: {} }));
-    const configuration = ok(await admin.POST('/admin/v1/workstreams/{workstreamId}/configurations', { params: { path: { workstreamId: workstream.id } }, body: { name: 'Contract' } }));
-    tenant = { accountId: account.id, workstreamId: workstream.id, key, configurationId: configuration.id, api: check.client({ apiKey: key }) };
+    const workstream = ok(
+      await admin.POST('/admin/v1/workstreams', {
+        body: { account_id: account.id, name: `Contract ${suffix}`, use_cases: [{ id: 'uc-1', task_definition_ids: ['td-1'] }] },
+      }),
+    );
+    const { key } = ok(
+      await admin.POST('/admin/v1/workstreams/{workstreamId}/api-keys', { params: { path: { workstreamId: workstream.id } }, body: {} }),
+    );
+    const configuration = ok(
+      await admin.POST('/admin/v1/workstreams/{workstreamId}/configurations', {
+        params: { path: { workstreamId: workstream.id } },
+        body: { name: 'Contract' },
+      }),
+    );
+    tenant = {
+      accountId: account.id,
+      workstreamId: workstream.id,
+      key,
+      configurationId: configuration.id,
+      api: check.client({ apiKey: key }),
+    };
 
-    ok(await admin.POST('/admin/v1/workstreams/{workstreamId}/buckets', { params: { path: { workstreamId: workstream.id } }, body: { driver: 'fs', root: mkdtempSync(join(tmpdir(), 'workline-contract-')) } }));
-    const project = ok(await admin.POST('/admin/v1/accounts/{accountId}/api-keys', { params: { path: { accountId: account.id } }, body: {} }));
+    ok(
+      await admin.POST('/admin/v1/workstreams/{workstreamId}/buckets', {
+        params: { path: { workstreamId: workstream.id } },
+        body: { driver: 'fs', root: mkdtempSync(join(tmpdir(), 'workline-contract-')) },
+      }),
+    );
+    const project = ok(
+      await admin.POST('/admin/v1/accounts/{accountId}/api-keys', { params: { path: { accountId: account.id } }, body: {} }),
+    );
     ok(await admin.GET('/admin/v1/api-keys', { params: { query: { account_id: account.id } } }));
-    const rotated = ok(await admin.POST('/admin/v1/api-keys/{keyId}/rotate', { params: { path: { keyId: project.id } }, body: { overlap_seconds: 0 } }));
+    const rotated = ok(
+      await admin.POST('/admin/v1/api-keys/{keyId}/rotate', { params: { path: { keyId: project.id } }, body: { overlap_seconds: 0 } }),
+    );
     await admin.DELETE('/admin/v1/api-keys/{keyId}', { params: { path: { keyId: rotated.id } } });
     await admin.DELETE('/admin/v1/api-keys/{keyId}', { params: { path: { keyId: 'key_missing' } } });
     const other = ok(await admin.POST('/admin/v1/accounts', { body: { name: `Contract reset ${suffix}` } }));
@@ -73,15 +116,63 @@ describe('real answers of every operation match docs/openapi.json', () => {
     ok(await api.GET('/v1/api-key'));
     await anonymous.GET('/v1/api-key');
     const path = { workstreamId };
-    ok(await api.POST('/v1/workstreams/{workstreamId}/task_reviewed', { params: { path }, body: { workstream_id: workstreamId, use_case_id: 'uc-1', task_definition_id: 'td-1', worker_id: 'ann@example.com', review_completed_at: '2024-05-01T12:00:00Z', review_score: 0.9 } }));
-    const refused = await api.POST('/v1/workstreams/{workstreamId}/task_reviewed', { params: { path }, body: { use_case_id: 'uc-1', review_score: 7 } });
-    expect(refused.error).toMatchObject({ message: expect.stringMatching(/^Invalid request: /), errors: expect.arrayContaining([expect.objectContaining({ field: 'review_score' })]) });
-    ok(await api.POST('/v1/workstreams/{workstreamId}/task_completed', { params: { path }, body: { worker_id: 'bob@example.com', task_completed_at: '2024-05-01T12:00:00Z', duration_seconds: 60 } }));
-    const presigned = ok(await api.POST('/v1/workstreams/{workstreamId}/performance/generate-presigned-url', { params: { path }, body: { kind: 'quality', file_name: 'contract.csv' } }));
+    ok(
+      await api.POST('/v1/workstreams/{workstreamId}/task_reviewed', {
+        params: { path },
+        body: {
+          workstream_id: workstreamId,
+          use_case_id: 'uc-1',
+          task_definition_id: 'td-1',
+          worker_id: 'ann@example.com',
+          review_completed_at: '2024-05-01T12:00:00Z',
+          review_score: 0.9,
+        },
+      }),
+    );
+    const refused = await api.POST('/v1/workstreams/{workstreamId}/task_reviewed', {
+      params: { path },
+      body: { use_case_id: 'uc-1', review_score: 7 },
+    });
+    expect(refused.error).toMatchObject({
+      message: expect.stringMatching(/^Invalid request: /),
+      errors: expect.arrayContaining([expect.objectContaining({ field: 'review_score' })]),
+    });
+    ok(
+      await api.POST('/v1/workstreams/{workstreamId}/task_completed', {
+        params: { path },
+        body: { worker_id: 'bob@example.com', task_completed_at: '2024-05-01T12:00:00Z', duration_seconds: 60 },
+      }),
+    );
+    const presigned = ok(
+      await api.POST('/v1/workstreams/{workstreamId}/performance/generate-presigned-url', {
+        params: { path },
+        body: { kind: 'quality', file_name: 'contract.csv' },
+      }),
+    );
     const upload = signed(presigned.upload_url);
-    ok(await anonymous.PUT('/uploads/performance/{uploadId}', { params: { path: { uploadId: upload.id }, query: upload.query }, body: CSV, bodySerializer: (body) => body, headers: { 'content-type': 'text/csv' } }));
-    await anonymous.PUT('/uploads/performance/{uploadId}', { params: { path: { uploadId: upload.id }, query: { ...upload.query, signature: 'bad' } }, body: CSV, bodySerializer: (body) => body, headers: { 'content-type': 'text/csv' } });
-    await eventually(async () => ok(await api.GET('/v1/workstreams/{workstreamId}/performance/uploads/{uploadId}', { params: { path: { workstreamId, uploadId: upload.id } } })).state === 'completed', { what: 'the CSV upload to complete' });
+    ok(
+      await anonymous.PUT('/uploads/performance/{uploadId}', {
+        params: { path: { uploadId: upload.id }, query: upload.query },
+        body: CSV,
+        bodySerializer: (body) => body,
+        headers: { 'content-type': 'text/csv' },
+      }),
+    );
+    await anonymous.PUT('/uploads/performance/{uploadId}', {
+      params: { path: { uploadId: upload.id }, query: { ...upload.query, signature: 'bad' } },
+      body: CSV,
+      bodySerializer: (body) => body,
+      headers: { 'content-type': 'text/csv' },
+    });
+    await eventually(
+      async () =>
+        ok(
+          await api.GET('/v1/workstreams/{workstreamId}/performance/uploads/{uploadId}', {
+            params: { path: { workstreamId, uploadId: upload.id } },
+          }),
+        ).state === 'completed',
+      { what: 'the CSV upload to complete' },
+    );
     ok(await api.GET('/v1/workstreams/{workstreamId}/reports/quality', { params: { path, query: { group_by: 'day' } } }));
     ok(await api.GET('/v1/workstreams/{workstreamId}/reports/quality', { params: { path, query: { format: 'csv' } }, parseAs: 'text' }));
     await api.GET('/v1/workstreams/{workstreamId}/reports/quality', { params: { path, query: { from: 'yesterday' } } });
@@ -94,9 +185,26 @@ describe('real answers of every operation match docs/openapi.json', () => {
     const { api, configurationId } = tenant;
     const grant = ok(await api.POST('/v1/signed-url', { body: { configuration_id: configurationId } }));
     const media = signed(grant.media_upload_url);
-    ok(await anonymous.PUT('/uploads/media/{mediaKey}', { params: { path: { mediaKey: media.id }, query: media.query }, body: '', bodySerializer: () => PNG, headers: { 'content-type': 'image/png' } }));
-    await anonymous.PUT('/uploads/media/{mediaKey}', { params: { path: { mediaKey: media.id }, query: media.query }, body: '', bodySerializer: () => PNG, headers: { 'content-type': 'image/bmp' } });
-    const { task_id } = ok(await api.POST('/v1/tasks', { body: { media_key: grant.media_key, configuration_id: configurationId }, headers: { 'Idempotency-Key': `contract-${suffix}` } }));
+    ok(
+      await anonymous.PUT('/uploads/media/{mediaKey}', {
+        params: { path: { mediaKey: media.id }, query: media.query },
+        body: '',
+        bodySerializer: () => PNG,
+        headers: { 'content-type': 'image/png' },
+      }),
+    );
+    await anonymous.PUT('/uploads/media/{mediaKey}', {
+      params: { path: { mediaKey: media.id }, query: media.query },
+      body: '',
+      bodySerializer: () => PNG,
+      headers: { 'content-type': 'image/bmp' },
+    });
+    const { task_id } = ok(
+      await api.POST('/v1/tasks', {
+        body: { media_key: grant.media_key, configuration_id: configurationId },
+        headers: { 'Idempotency-Key': `contract-${suffix}` },
+      }),
+    );
     ok(await api.GET('/v1/tasks/{taskId}', { params: { path: { taskId: task_id } } }));
     await api.GET('/v1/tasks/{taskId}', { params: { path: { taskId: 'tsk_missing' } } });
 
@@ -111,20 +219,42 @@ describe('real answers of every operation match docs/openapi.json', () => {
       { what: 'our task to be offered', intervalMs: 10 },
     );
     const download = signed(mine.media_url);
-    ok(await anonymous.GET('/media/tasks/{taskId}', { params: { path: { taskId: download.id }, query: download.query }, parseAs: 'arrayBuffer' }));
-    ok(await work.POST('/workforce/v1/assignments/{assignmentId}/complete', { params: { path: { assignmentId: mine.assignment_id } }, body: { updated_tags: [{ value: 'blue', confidence_score: 0.9 }] } }));
-    await work.POST('/workforce/v1/assignments/{assignmentId}/complete', { params: { path: { assignmentId: 'asgt_missing' } }, body: { updated_tags: [] } });
+    ok(
+      await anonymous.GET('/media/tasks/{taskId}', {
+        params: { path: { taskId: download.id }, query: download.query },
+        parseAs: 'arrayBuffer',
+      }),
+    );
+    ok(
+      await work.POST('/workforce/v1/assignments/{assignmentId}/complete', {
+        params: { path: { assignmentId: mine.assignment_id } },
+        body: { updated_tags: [{ value: 'blue', confidence_score: 0.9 }] },
+      }),
+    );
+    await work.POST('/workforce/v1/assignments/{assignmentId}/complete', {
+      params: { path: { assignmentId: 'asgt_missing' } },
+      body: { updated_tags: [] },
+    });
   });
 
   it('platform API v4 and v3, the work API on units, and the delivery API on the run callback', async () => {
     const account = ok(await admin.POST('/admin/v1/accounts', { body: { name: `Contract platform ${suffix}` } }));
-    const line = ok(await admin.POST('/admin/v1/accounts/{accountId}/lines', { params: { path: { accountId: account.id } }, body: { name: 'Contract line' } }));
+    const line = ok(
+      await admin.POST('/admin/v1/accounts/{accountId}/lines', {
+        params: { path: { accountId: account.id } },
+        body: { name: 'Contract line' },
+      }),
+    );
     const platform = check.client({ basic: { username: account.username, password: account.password } });
     await check.client({ basic: { username: account.username, password: 'wrong' } }).GET('/v4/lines');
     ok(await platform.GET('/v4/lines'));
     await platform.POST('/v4/lines', { body: { name: 'mine' } as never });
     await platform.POST('/v4/runs', { body: {} as never });
-    const run = ok(await platform.POST('/v4/runs', { body: { line_id: line.id, callback_url: receiver.url(`/run-${suffix}`), units: [{ identifier: 'u1' }, { identifier: 'u2' }] } }));
+    const run = ok(
+      await platform.POST('/v4/runs', {
+        body: { line_id: line.id, callback_url: receiver.url(`/run-${suffix}`), units: [{ identifier: 'u1' }, { identifier: 'u2' }] },
+      }),
+    );
     ok(await platform.GET('/v4/runs/{id}', { params: { path: { id: run.id }, query: { units_offset: 0, units_limit: 1 } } }));
     await platform.GET('/v4/runs/{id}', { params: { path: { id: 'run_missing' } } });
     await platform.DELETE('/v4/runs/{id}', { params: { path: { id: run.id } } });
@@ -134,15 +264,33 @@ describe('real answers of every operation match docs/openapi.json', () => {
     await anonymous.POST('/workforce/v1/assignments/next', { body: { kind: 'unit' } });
     await work.POST('/workforce/v1/assignments/next', { body: { kind: 'robot' as 'unit' } });
     const first = ok(await work.POST('/workforce/v1/assignments/next', { body: { kind: 'unit', line_id: line.id } }));
-    ok(await work.POST('/workforce/v1/assignments/{assignmentId}/complete', { params: { path: { assignmentId: first.assignment_id } }, body: { output: { label: 'yes' } } }));
-    await work.POST('/workforce/v1/assignments/{assignmentId}/complete', { params: { path: { assignmentId: first.assignment_id } }, body: { output: { label: 'again' } } });
+    ok(
+      await work.POST('/workforce/v1/assignments/{assignmentId}/complete', {
+        params: { path: { assignmentId: first.assignment_id } },
+        body: { output: { label: 'yes' } },
+      }),
+    );
+    await work.POST('/workforce/v1/assignments/{assignmentId}/complete', {
+      params: { path: { assignmentId: first.assignment_id } },
+      body: { output: { label: 'again' } },
+    });
     const second = ok(await work.POST('/workforce/v1/assignments/next', { body: { kind: 'unit', line_id: line.id } }));
-    ok(await work.POST('/workforce/v1/assignments/{assignmentId}/flag', { params: { path: { assignmentId: second.assignment_id } }, body: { reason: 'unreadable' } }));
+    ok(
+      await work.POST('/workforce/v1/assignments/{assignmentId}/flag', {
+        params: { path: { assignmentId: second.assignment_id } },
+        body: { reason: 'unreadable' },
+      }),
+    );
     const none = await work.POST('/workforce/v1/assignments/next', { body: { kind: 'unit', line_id: line.id } });
     expect(none.response.status).toBe(204);
     await platform.POST('/v4/runs/{id}/abort', { params: { path: { id: run.id } } });
 
-    const aborted = ok(await platform.POST('/v4/runs', { body: { line_id: line.id, units: [{ identifier: 'u3' }] }, headers: { 'Idempotency-Key': `abort-${suffix}` } }));
+    const aborted = ok(
+      await platform.POST('/v4/runs', {
+        body: { line_id: line.id, units: [{ identifier: 'u3' }] },
+        headers: { 'Idempotency-Key': `abort-${suffix}` },
+      }),
+    );
     ok(await platform.POST('/v4/runs/{id}/abort', { params: { path: { id: aborted.id } } }));
 
     const v3 = ok(await platform.POST('/v3/tasks', { body: { template_id: line.id, resources: [{ identifier: 'r1' }] } }));
@@ -153,10 +301,16 @@ describe('real answers of every operation match docs/openapi.json', () => {
 
     await anonymous.GET('/v1/deliveries');
     await platform.GET('/v1/deliveries', { params: { query: { status: 'lost' as 'dead' } } });
-    const delivered = await eventually(async () => ok(await platform.GET('/v1/deliveries', { params: { query: { status: 'delivered', limit: 10 } } })).deliveries.find((d) => d.run_id === run.id), {
-      what: "the run's callback to be delivered",
-      timeoutMs: 60_000,
-    });
+    const delivered = await eventually(
+      async () =>
+        ok(await platform.GET('/v1/deliveries', { params: { query: { status: 'delivered', limit: 10 } } })).deliveries.find(
+          (d) => d.run_id === run.id,
+        ),
+      {
+        what: "the run's callback to be delivered",
+        timeoutMs: 60_000,
+      },
+    );
     ok(await platform.GET('/v1/deliveries/{id}', { params: { path: { id: delivered.id } } }));
     await platform.GET('/v1/deliveries/{id}', { params: { path: { id: 'dlv_missing' } } });
     ok(await platform.POST('/v1/deliveries/{id}/redeliver', { params: { path: { id: delivered.id } } }));
@@ -164,7 +318,8 @@ describe('real answers of every operation match docs/openapi.json', () => {
 
   it('every answer matched its documented status, media type and schema; every operation and every group error was checked', async () => {
     // The check is not vacuous: a wrong field type, a missing field, an undocumented status are all caught.
-    const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+    const json = (body: unknown, status = 200) =>
+      new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
     const key = { id: 'key_1', scope: 'workstream', account_id: 'acc_1', workstream_id: 'ws_1' };
     expect((await check.checkAnswer('GET', '/v1/api-key', json(key))).problems).toEqual([]);
     expect((await check.checkAnswer('GET', '/v1/api-key', json({ ...key, scope: 'planet' }))).problems).not.toEqual([]);
@@ -175,7 +330,8 @@ describe('real answers of every operation match docs/openapi.json', () => {
     expect(check.answers.filter((a) => a.problems.length)).toEqual([]);
     const seen = new Set(check.answers.map((a) => a.operation));
     expect(check.operations().filter((operation) => !seen.has(operation))).toEqual([]);
-    const errorsOf = (group: RegExp) => check.answers.filter((a) => a.status >= 400 && group.test(a.operation.split(' ')[1])).map((a) => a.status);
+    const errorsOf = (group: RegExp) =>
+      check.answers.filter((a) => a.status >= 400 && group.test(a.operation.split(' ')[1])).map((a) => a.status);
     expect(errorsOf(/^\/v4\//)).toEqual(expect.arrayContaining([401, 403, 404, 405, 422]));
     expect(errorsOf(/^\/v3\//)).toEqual(expect.arrayContaining([400, 401]));
     expect(errorsOf(/^\/v1\//)).toEqual(expect.arrayContaining([401, 404, 422]));

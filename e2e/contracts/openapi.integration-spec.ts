@@ -7,9 +7,13 @@ interface Operation {
   requestBody?: { content: Record<string, unknown> };
 }
 
-const COMMITTED = JSON.parse(readFileSync(join(__dirname, '..', '..', 'docs', 'openapi.json'), 'utf8')) as { paths: Record<string, Record<string, Operation>> };
+const COMMITTED = JSON.parse(readFileSync(join(__dirname, '..', '..', 'docs', 'openapi.json'), 'utf8')) as {
+  paths: Record<string, Record<string, Operation>>;
+};
 
-const operations = Object.entries(COMMITTED.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ path, method, op })));
+const operations = Object.entries(COMMITTED.paths).flatMap(([path, methods]) =>
+  Object.entries(methods).map(([method, op]) => ({ path, method, op })),
+);
 
 /** A body of the first media type the operation takes. */
 function bodyOf(op: Operation): { body?: unknown; contentType?: string } {
@@ -34,10 +38,18 @@ describe('OpenAPI at /docs against the running gateway', () => {
     expect(page.headers.get('content-type')).toMatch(/^text\/html/);
     // Every script and style the page loads comes from the gateway itself, and is there.
     const assets = [...page.text.matchAll(/(?:src|href)="([^"]+)"/g)].map(([, url]) => url).filter((url) => !url.endsWith('.json'));
-    expect(assets).toEqual(['/docs/swagger-ui/swagger-ui.css', '/docs/swagger-ui/swagger-ui-bundle.js', '/docs/swagger-ui/workline-init.js']);
+    expect(assets).toEqual([
+      '/docs/swagger-ui/swagger-ui.css',
+      '/docs/swagger-ui/swagger-ui-bundle.js',
+      '/docs/swagger-ui/workline-init.js',
+    ]);
     for (const asset of assets) {
       const answer = await http('GET', asset);
-      expect({ asset, status: answer.status, type: answer.headers.get('content-type') }).toEqual({ asset, status: 200, type: expect.stringMatching(/^text\/(css|javascript)/) });
+      expect({ asset, status: answer.status, type: answer.headers.get('content-type') }).toEqual({
+        asset,
+        status: 200,
+        type: expect.stringMatching(/^text\/(css|javascript)/),
+      });
     }
     expect((await http('GET', '/docs/swagger-ui/workline-init.js')).text).toContain("url: '/docs/openapi.json'");
     expect((await http('GET', '/docs/swagger-ui/..%2Fpackage.json')).status).toBe(404);
@@ -50,7 +62,9 @@ describe('OpenAPI at /docs against the running gateway', () => {
       const answer = await http(method.toUpperCase(), probe, bodyOf(op));
       answers.push({ route: `${method} ${path}`, status: answer.status, routed: !answer.text.includes('no route') });
     }
-    expect(answers).toEqual(operations.map(({ path, method, op }) => ({ route: `${method} ${path}`, status: unauthenticatedStatus(path, op), routed: true })));
+    expect(answers).toEqual(
+      operations.map(({ path, method, op }) => ({ route: `${method} ${path}`, status: unauthenticatedStatus(path, op), routed: true })),
+    );
   });
 
   it('tells a route the router does not know apart (the probe above would see it)', async () => {

@@ -21,7 +21,9 @@ describe('callbacks and webhooks reach a real receiver', () => {
     await receiver.start();
     acme = await createPlatformAccount('Callbacks');
     platform = contract.client({ basic: acme });
-    const { data } = await admin.POST('/admin/v1/workers', { body: { email: `w.${randomBytes(6).toString('hex')}@example.com`, name: 'Worker' } });
+    const { data } = await admin.POST('/admin/v1/workers', {
+      body: { email: `w.${randomBytes(6).toString('hex')}@example.com`, name: 'Worker' },
+    });
     worker = contract.client({ bearer: data!.token });
   });
 
@@ -32,7 +34,10 @@ describe('callbacks and webhooks reach a real receiver', () => {
       const { data: unit, response } = await worker.POST('/workforce/v1/assignments/next', { body: { kind: 'unit', line_id: lineId } });
       if (response.status === 204) return;
       if (unit?.kind !== 'unit') throw new Error(`next answered ${response.status}`);
-      const done = await worker.POST('/workforce/v1/assignments/{assignmentId}/complete', { params: { path: { assignmentId: unit.assignment_id } }, body: { output: output(unit.input) } });
+      const done = await worker.POST('/workforce/v1/assignments/{assignmentId}/complete', {
+        params: { path: { assignmentId: unit.assignment_id } },
+        body: { output: output(unit.input) },
+      });
       expect(done.response.status).toBe(200);
     }
   }
@@ -45,7 +50,9 @@ describe('callbacks and webhooks reach a real receiver', () => {
     expect(created.response.status).toBe(201);
     await finishAllUnits(acme.lineId, (input) => ({ label: `done-${String(input.identifier)}` }));
 
-    const [request] = await eventually(() => (receiver.on('/v4-run').length ? receiver.on('/v4-run') : undefined), { what: 'the run callback' });
+    const [request] = await eventually(() => (receiver.on('/v4-run').length ? receiver.on('/v4-run') : undefined), {
+      what: 'the run callback',
+    });
     expect(request.method).toBe('POST');
     expect(request.headers.authorization).toBe(`Basic ${Buffer.from('hook@user:p:ss').toString('base64')}`);
     expect(request.headers['x-svc-signature']).toBeUndefined();
@@ -72,13 +79,18 @@ describe('callbacks and webhooks reach a real receiver', () => {
   });
 
   it('posts a completed v3 batch with completed_at as "YYYY-MM-DD HH:MM:SS UTC"', async () => {
-    const { data: line } = await admin.POST('/admin/v1/accounts/{accountId}/lines', { params: { path: { accountId: acme.id } }, body: { name: 'v3 line' } });
+    const { data: line } = await admin.POST('/admin/v1/accounts/{accountId}/lines', {
+      params: { path: { accountId: acme.id } },
+      body: { name: 'v3 line' },
+    });
     const created = await platform.POST('/v3/tasks', {
       body: { template_id: line!.id, callback_url: receiver.url('/v3-batch'), resources: [{ identifier: 'r1', text: 'hello' }] },
     });
     expect(created.data?.status).toBe('In-Progress');
     await finishAllUnits(line!.id, () => ({ answer: 42 }));
-    const [request] = await eventually(() => (receiver.on('/v3-batch').length ? receiver.on('/v3-batch') : undefined), { what: 'the v3 callback' });
+    const [request] = await eventually(() => (receiver.on('/v3-batch').length ? receiver.on('/v3-batch') : undefined), {
+      what: 'the v3 callback',
+    });
     const posted = JSON.parse(request.rawBody.toString('utf8'));
     expect(posted).toMatchObject({ task_id: created.data!.task_id, status: 'Completed' });
     expect(posted.completed_at).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC$/);
@@ -94,14 +106,21 @@ describe('callbacks and webhooks reach a real receiver', () => {
 
     beforeAll(async () => {
       const account = (await admin.POST('/admin/v1/accounts', { body: { name: 'Oversight E2E' } })).data!;
-      const workstream = (await admin.POST('/admin/v1/workstreams', { body: { account_id: account.id, name: 'E2E', use_cases: [] } })).data!;
-      ({ key } = (await admin.POST('/admin/v1/workstreams/{workstreamId}/api-keys', { params: { path: { workstreamId: workstream.id } }, body: {} })).data!);
+      const workstream = (await admin.POST('/admin/v1/workstreams', { body: { account_id: account.id, name: 'E2E', use_cases: [] } }))
+        .data!;
+      ({ key } = (
+        await admin.POST('/admin/v1/workstreams/{workstreamId}/api-keys', { params: { path: { workstreamId: workstream.id } }, body: {} })
+      ).data!);
       const configuration = await admin.POST('/admin/v1/workstreams/{workstreamId}/configurations', {
         params: { path: { workstreamId: workstream.id } },
         body: { name: 'E2E', extended_events: true, tool_project_id: 'tp-e2e' },
       });
       configurationId = configuration.data!.id;
-      const { token } = (await admin.POST('/admin/v1/workers', { body: { email: `annotator.${randomBytes(4).toString('hex')}@example.com`, name: 'Annotator' } })).data!;
+      const { token } = (
+        await admin.POST('/admin/v1/workers', {
+          body: { email: `annotator.${randomBytes(4).toString('hex')}@example.com`, name: 'Annotator' },
+        })
+      ).data!;
       api = contract.client({ apiKey: key });
       annotator = contract.client({ bearer: token });
     });
@@ -112,7 +131,9 @@ describe('callbacks and webhooks reach a real receiver', () => {
       // The presigned URL is used as the API handed it out (its signature is in the query).
       const upload = await fetch(grant.media_upload_url, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: png });
       expect(upload.status).toBe(200);
-      const task = await api.POST('/v1/tasks', { body: { media_key: grant.media_key, configuration_id: configurationId, callback_url: receiver.url(path) } });
+      const task = await api.POST('/v1/tasks', {
+        body: { media_key: grant.media_key, configuration_id: configurationId, callback_url: receiver.url(path) },
+      });
       expect(task.response.status).toBe(201);
       return task.data!.task_id;
     }
@@ -123,7 +144,10 @@ describe('callbacks and webhooks reach a real receiver', () => {
         const next = await annotator.POST('/workforce/v1/assignments/next', { body: { kind: 'task' } });
         expect(next.response.status).toBe(200);
         if (next.data?.kind === 'task' && next.data.task_id === taskId) return next.data.assignment_id;
-        await annotator.POST('/workforce/v1/assignments/{assignmentId}/flag', { params: { path: { assignmentId: next.data!.assignment_id } }, body: { reason: 'left over by another test' } });
+        await annotator.POST('/workforce/v1/assignments/{assignmentId}/flag', {
+          params: { path: { assignmentId: next.data!.assignment_id } },
+          body: { reason: 'left over by another test' },
+        });
       }
       throw new Error(`task ${taskId} was never offered`);
     }
@@ -165,7 +189,10 @@ describe('callbacks and webhooks reach a real receiver', () => {
     it('task.error when a worker flags the task', async () => {
       const taskId = await createTask('/task-flagged');
       const assignment = await lease(taskId);
-      const flagged = await annotator.POST('/workforce/v1/assignments/{assignmentId}/flag', { params: { path: { assignmentId: assignment } }, body: { reason: 'blurry' } });
+      const flagged = await annotator.POST('/workforce/v1/assignments/{assignmentId}/flag', {
+        params: { path: { assignmentId: assignment } },
+        body: { reason: 'blurry' },
+      });
       expect(flagged.response.status).toBe(200);
       const request = await received('/task-flagged');
       expect(verify(String(request.headers['x-svc-signature']), request.rawBody, key).ok).toBe(true);

@@ -9,7 +9,9 @@ interface Account {
   password: string;
 }
 
-const basic = (account: Account) => ({ authorization: `Basic ${Buffer.from(`${account.username}:${account.password}`).toString('base64')}` });
+const basic = (account: Account) => ({
+  authorization: `Basic ${Buffer.from(`${account.username}:${account.password}`).toString('base64')}`,
+});
 
 /** Delivery API: each caller sees its own deliveries only (x-api-key: its workstream; Basic: platform callbacks). */
 describe('Delivery API: scoped listing, detail with attempts, redelivery', () => {
@@ -32,7 +34,9 @@ describe('Delivery API: scoped listing, detail with attempts, redelivery', () =>
   };
 
   const request = (name: string, event: Omit<DeliveryRequestedEvent, 'delivery_id' | 'url' | 'body'>) =>
-    requester.request({ ...event, url: receiver.url(`/${name}-${suffix}`), body: JSON.stringify({ name }) }).then((e) => (created[name] = e));
+    requester
+      .request({ ...event, url: receiver.url(`/${name}-${suffix}`), body: JSON.stringify({ name }) })
+      .then((e) => (created[name] = e));
 
   beforeAll(async () => {
     await receiver.start();
@@ -50,7 +54,12 @@ describe('Delivery API: scoped listing, detail with attempts, redelivery', () =>
     await request('a2', { ...signed, owner: { account_id: acme.id, workstream_id: acmeWorkstream }, subject: { task_id: taskA } });
     await request('b1', { ...signed, owner: { account_id: acme.id, workstream_id: acmeWorkstream }, subject: { task_id: taskB } });
     await request('failing', { ...signed, owner: { account_id: acme.id, workstream_id: acmeWorkstream }, subject: { task_id: taskB } });
-    await request('run', { signing: 'none', event_type: 'run.processed', owner: { account_id: acme.id }, subject: { run_id: `run-${suffix}` } });
+    await request('run', {
+      signing: 'none',
+      event_type: 'run.processed',
+      owner: { account_id: acme.id },
+      subject: { run_id: `run-${suffix}` },
+    });
     await eventually(() => ['a1', 'a2', 'b1', 'run', 'failing'].every((name) => receiver.on(`/${name}-${suffix}`).length > 0), {
       what: 'every delivery to be attempted',
       // Intake waits for a consumer-group rebalance when an earlier test has just stopped dispatcher instances.
@@ -110,7 +119,12 @@ describe('Delivery API: scoped listing, detail with attempts, redelivery', () =>
     });
     const failing = await get<DeliveryPage>(`/v1/deliveries?task_id=${taskB}&status=pending`, { 'x-api-key': acmeKey });
     expect(failing.body.deliveries.map((d) => d.id)).toEqual([created.failing.delivery_id]);
-    expect(failing.body.deliveries[0]).toMatchObject({ status: 'pending', last_status_code: 503, last_error: 'HTTP 503', next_attempt_at: expect.any(String) });
+    expect(failing.body.deliveries[0]).toMatchObject({
+      status: 'pending',
+      last_status_code: 503,
+      last_error: 'HTTP 503',
+      next_attempt_at: expect.any(String),
+    });
   });
 
   it('pages with limit and cursor', async () => {
@@ -213,7 +227,11 @@ describe('Delivery API over deliveries with multi-megabyte bodies', () => {
     // Pending for the whole file: each delivery is attempted once (the body is sent in full) and then waits.
     receiver.respond(`/large-${suffix}`, () => ({ status: 503, headers: { 'retry-after': '600' } }));
     const account = await adminCreate<{ id: string }>('/accounts', { name: 'Large Bodies' });
-    const workstream = await adminCreate<{ id: string }>('/workstreams', { account_id: account.id, name: `large-${suffix}`, use_cases: [] });
+    const workstream = await adminCreate<{ id: string }>('/workstreams', {
+      account_id: account.id,
+      name: `large-${suffix}`,
+      use_cases: [],
+    });
     key = (await adminCreate<{ key: string }>(`/workstreams/${workstream.id}/api-keys`, {})).key;
     for (let n = 0; n < 5; n++) {
       // Each body is distinct, so a mix-up between deliveries would show at the receiver.
@@ -231,7 +249,8 @@ describe('Delivery API over deliveries with multi-megabyte bodies', () => {
       );
     }
     // Distinct bodies, not requests: one delivery attempted twice (e.g. a lease taken over) must not stand in for another.
-    const attempted = () => new Set(receiver.on(`/large-${suffix}`).map((request) => (JSON.parse(request.rawBody.toString('utf8')) as { n: number }).n)).size;
+    const attempted = () =>
+      new Set(receiver.on(`/large-${suffix}`).map((request) => (JSON.parse(request.rawBody.toString('utf8')) as { n: number }).n)).size;
     await eventually(() => attempted() === 5, { what: 'each large delivery to be attempted', timeoutMs: 90_000 });
   });
 
@@ -250,7 +269,21 @@ describe('Delivery API over deliveries with multi-megabyte bodies', () => {
     expect(page.body.deliveries.map((d) => d.id).sort()).toEqual(events.map((e) => e.delivery_id).sort());
     for (const delivery of page.body.deliveries) {
       expect(Object.keys(delivery).sort()).toEqual(
-        ['attempt_count', 'created_at', 'dead_at', 'delivered_at', 'event_type', 'id', 'last_error', 'last_status_code', 'next_attempt_at', 'run_id', 'status', 'task_id', 'url'].sort(),
+        [
+          'attempt_count',
+          'created_at',
+          'dead_at',
+          'delivered_at',
+          'event_type',
+          'id',
+          'last_error',
+          'last_status_code',
+          'next_attempt_at',
+          'run_id',
+          'status',
+          'task_id',
+          'url',
+        ].sort(),
       );
       expect(delivery).toMatchObject({ status: 'pending', last_status_code: 503, url: receiver.url(`/large-${suffix}`) });
     }
@@ -258,7 +291,11 @@ describe('Delivery API over deliveries with multi-megabyte bodies', () => {
 
     const detail = await http<DeliveryDetailView>('GET', `/v1/deliveries/${events[0].delivery_id}`, { headers: { 'x-api-key': key } });
     expect(detail.status).toBe(200);
-    expect(detail.body).toMatchObject({ id: events[0].delivery_id, task_id: `large-0-${suffix}`, attempts: [expect.objectContaining({ number: 1, status_code: 503 })] });
+    expect(detail.body).toMatchObject({
+      id: events[0].delivery_id,
+      task_id: `large-0-${suffix}`,
+      attempts: [expect.objectContaining({ number: 1, status_code: 503 })],
+    });
     expect(detail.body).not.toHaveProperty('body');
   });
 });

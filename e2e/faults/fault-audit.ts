@@ -40,15 +40,22 @@ export async function auditQcEvents(
 ): Promise<QcAudit> {
   await eventually(
     async () =>
-      (await dbQuery<{ n: number }>("select count(*)::int as n from messaging_outbox where source = 'performance' and published_at is null and dead_lettered_at is null"))[0].n === 0,
+      (
+        await dbQuery<{ n: number }>(
+          "select count(*)::int as n from messaging_outbox where source = 'performance' and published_at is null and dead_lettered_at is null",
+        )
+      )[0].n === 0,
     { what: 'the performance outbox to be published', timeoutMs: 60_000, intervalMs: 500 },
   );
-  const messages = (await readWholeTopic<EventEnvelope<QualityReviewForQcEvent>>(Topic.QualityReviewForQc)).filter((m) => m.value.data.workstream_id === workstreamId);
+  const messages = (await readWholeTopic<EventEnvelope<QualityReviewForQcEvent>>(Topic.QualityReviewForQc)).filter(
+    (m) => m.value.data.workstream_id === workstreamId,
+  );
   const eventIds = new Map<string, Set<string>>();
   const storedEventIds = new Map<string, Set<string>>();
   for (const { value } of messages) {
     eventIds.set(value.data.record_id, (eventIds.get(value.data.record_id) ?? new Set()).add(value.id));
-    if (value.data.outcome === 'stored') storedEventIds.set(value.data.record_id, (storedEventIds.get(value.data.record_id) ?? new Set()).add(value.id));
+    if (value.data.outcome === 'stored')
+      storedEventIds.set(value.data.record_id, (storedEventIds.get(value.data.record_id) ?? new Set()).add(value.id));
   }
   const byId = new Map(records.map((row) => [String(row.id), row]));
   const shouldQc = records.filter((row) => Number(row.review_score) < threshold).map((row) => String(row.id));
@@ -74,7 +81,9 @@ export async function auditQcEvents(
       .map((id) => ({ id, unique_id: byId.get(id)?.unique_id, stored: storedEventIds.get(id)?.size ?? 0 })),
     unexpected: [...eventIds.keys()].filter((id) => !shouldQcSet.has(id)),
     mismatched: mismatched.map((m) => m.value.data.record_id),
-    replacedWithoutRetry: shouldQc.filter((id) => (eventIds.get(id)?.size ?? 0) > 1 && !retriedUniqueIds.has(String(byId.get(id)?.unique_id))),
+    replacedWithoutRetry: shouldQc.filter(
+      (id) => (eventIds.get(id)?.size ?? 0) > 1 && !retriedUniqueIds.has(String(byId.get(id)?.unique_id)),
+    ),
   };
 }
 
@@ -82,7 +91,12 @@ export async function auditQcEvents(
  * A fault scenario's report: the faults with their recovery times, then what was checked, as Markdown tables
  * under `title`, written to `file` (docs/operations.md shows the latest ones) and returned.
  */
-export function writeFaultReport(file: string, title: string, faultLog: [string, string][], summary: Record<string, string | number>): string {
+export function writeFaultReport(
+  file: string,
+  title: string,
+  faultLog: [string, string][],
+  summary: Record<string, string | number>,
+): string {
   const table = [
     `### ${title} (${new Date().toISOString().slice(0, 10)})`,
     '',

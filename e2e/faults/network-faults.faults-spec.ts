@@ -54,7 +54,12 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A link the suite can break: every app's link to one dependency, or the dispatcher's to the receivers. */
 type Link = Dependency | 'receiver';
-const LINK_NAMES: Record<Link, string> = { kafka: 'apps ↔ Kafka', postgres: 'apps ↔ PostgreSQL', redis: 'apps ↔ Redis', receiver: 'dispatcher ↔ receivers' };
+const LINK_NAMES: Record<Link, string> = {
+  kafka: 'apps ↔ Kafka',
+  postgres: 'apps ↔ PostgreSQL',
+  redis: 'apps ↔ Redis',
+  receiver: 'dispatcher ↔ receivers',
+};
 
 interface Fault {
   link: Link;
@@ -63,7 +68,8 @@ interface Fault {
   holdMs?: number;
 }
 
-const describeMode = (mode: ProxyMode) => (mode.kind === 'latency' ? `+${mode.ms} ms latency each way` : mode.kind === 'reset' ? 'connections reset' : mode.kind);
+const describeMode = (mode: ProxyMode) =>
+  mode.kind === 'latency' ? `+${mode.ms} ms latency each way` : mode.kind === 'reset' ? 'connections reset' : mode.kind;
 
 // Each alone, then two at once. Redis faults, latency and a receiver's resets never stop the streams: they
 // must move while the fault lasts (Redis-backed limits fail open; a slower link is still a link).
@@ -103,7 +109,10 @@ describe('network faults between the apps and Kafka, PostgreSQL, Redis and the r
 
   beforeAll(async () => {
     await receiver.start();
-    receiverProxy = await new TcpProxy('dispatcher → receiver', { host: '127.0.0.1', port: Number(new URL(receiver.url('/')).port) }).start();
+    receiverProxy = await new TcpProxy('dispatcher → receiver', {
+      host: '127.0.0.1',
+      port: Number(new URL(receiver.url('/')).port),
+    }).start();
     network = await AppNetwork.start();
     fleet = await Fleet.start(1, faultPorts().gateways, {}, network.env());
   }, 300_000);
@@ -132,22 +141,35 @@ describe('network faults between the apps and Kafka, PostgreSQL, Redis and the r
     const qualityKey = (await adminCreate<{ key: string }>(`/workstreams/${qualityWs.id}/api-keys`, {})).key;
     const platform = await createPlatformAccount(`Network ${tag}`);
     const oversightAccount = await adminCreate<{ id: string }>('/accounts', { name: `Network oversight ${tag}` });
-    const oversightWs = await adminCreate<{ id: string }>('/workstreams', { account_id: oversightAccount.id, name: 'Network', use_cases: [] });
+    const oversightWs = await adminCreate<{ id: string }>('/workstreams', {
+      account_id: oversightAccount.id,
+      name: 'Network',
+      use_cases: [],
+    });
     const oversightKey = (await adminCreate<{ key: string }>(`/workstreams/${oversightWs.id}/api-keys`, {})).key;
-    const configuration = await adminCreate<{ id: string }>(`/workstreams/${oversightWs.id}/configurations`, { name: 'Network', extended_events: true, tool_project_id: 'tp-net' });
+    const configuration = await adminCreate<{ id: string }>(`/workstreams/${oversightWs.id}/configurations`, {
+      name: 'Network',
+      extended_events: true,
+      tool_project_id: 'tp-net',
+    });
     const unitWorkers = await Promise.all(Array.from({ length: UNIT_BOTS }, () => createWorker()));
     const taskWorkers = await Promise.all(Array.from({ length: TASK_BOTS }, () => createWorker()));
 
     const created = await http<{ id: string }>('POST', `${gw()}/v4/runs`, {
       headers: platform.auth,
-      body: { line_id: platform.lineId, callback_url: callbackUrl(runPath), units: Array.from({ length: RUN_UNITS }, (_, i) => ({ identifier: `u${i}` })) },
+      body: {
+        line_id: platform.lineId,
+        callback_url: callbackUrl(runPath),
+        units: Array.from({ length: RUN_UNITS }, (_, i) => ({ identifier: `u${i}` })),
+      },
     });
     expect(created.status).toBe(201);
     const runId = created.body.id;
 
     const state = { faultsDone: false, runProcessed: false, tasksDone: false };
     const problems: string[] = [];
-    const unexpected = (what: string, result?: HttpResult) => problems.push(`${what}: ${result ? `${result.status} ${result.text.slice(0, 200)}` : 'gave up after retrying'}`);
+    const unexpected = (what: string, result?: HttpResult) =>
+      problems.push(`${what}: ${result ? `${result.status} ${result.text.slice(0, 200)}` : 'gave up after retrying'}`);
     /** A client's request: retried on a connection error, a timeout (30 s) or a 5xx, with the same body. */
     const send = <T>(method: string, path: string, headers: Record<string, string>, body?: object) =>
       withRetries(() => http<T>(method, `${gw()}${path}`, { headers, body, timeoutMs: 30_000 }), Date.now() + PATIENCE_MS);
@@ -168,7 +190,12 @@ describe('network faults between the apps and Kafka, PostgreSQL, Redis and the r
           review_explanation: `network run ${tag}, record ${i}`,
         };
         quality.sent.set(uniqueId, record);
-        const { result, attempts } = await send(`POST`, `/v1/workstreams/${qualityWs.id}/task_reviewed`, { 'x-api-key': qualityKey }, { workstream_id: qualityWs.id, ...record });
+        const { result, attempts } = await send(
+          `POST`,
+          `/v1/workstreams/${qualityWs.id}/task_reviewed`,
+          { 'x-api-key': qualityKey },
+          { workstream_id: qualityWs.id, ...record },
+        );
         if (attempts > 1) quality.retried.add(uniqueId);
         if (result?.status === 202) quality.accepted.add(uniqueId);
         else unexpected(`task_reviewed ${uniqueId}`, result);
@@ -186,7 +213,12 @@ describe('network faults between the apps and Kafka, PostgreSQL, Redis and the r
           await pause(250);
           continue;
         }
-        const next = await send<{ assignment_id: string; input: { identifier: string } }>('POST', '/workforce/v1/assignments/next', worker, { kind: 'unit', line_id: platform.lineId });
+        const next = await send<{ assignment_id: string; input: { identifier: string } }>(
+          'POST',
+          '/workforce/v1/assignments/next',
+          worker,
+          { kind: 'unit', line_id: platform.lineId },
+        );
         if (next.result?.status !== 200) {
           if (next.result?.status === 204) await pause(500);
           else unexpected('next unit', next.result);
@@ -194,9 +226,15 @@ describe('network faults between the apps and Kafka, PostgreSQL, Redis and the r
         }
         const { assignment_id: assignment, input } = next.result.body;
         const flag = Number(input.identifier.slice(1)) % 10 === 0;
-        const { result } = await send('POST', `/workforce/v1/assignments/${assignment}/${flag ? 'flag' : 'complete'}`, worker, flag ? { reason: FLAG_REASON } : { output: unitOutput(input.identifier) });
+        const { result } = await send(
+          'POST',
+          `/workforce/v1/assignments/${assignment}/${flag ? 'flag' : 'complete'}`,
+          worker,
+          flag ? { reason: FLAG_REASON } : { output: unitOutput(input.identifier) },
+        );
         // 409 "already ...": an earlier attempt whose answer was lost went through; "lease expired": it comes back.
-        if (result?.status === 200 || (result?.status === 409 && /already (completed|flagged)/.test(result.text))) units.set(input.identifier, flag ? 'Flagged' : 'Completed');
+        if (result?.status === 200 || (result?.status === 409 && /already (completed|flagged)/.test(result.text)))
+          units.set(input.identifier, flag ? 'Flagged' : 'Completed');
         else if (!(result?.status === 409 && /lease expired/.test(result.text))) unexpected(`close unit ${input.identifier}`, result);
       }
     };
@@ -213,7 +251,12 @@ describe('network faults between the apps and Kafka, PostgreSQL, Redis and the r
     const tasks = { accepted: new Set<string>(), outcome: new Map<string, 'COMPLETED' | 'ERROR'>(), results: new Map<string, object>() };
     const taskStream = (async () => {
       for (let i = 0; !state.faultsDone; i++) {
-        const grant = await send<{ media_upload_url: string; media_key: string }>('POST', '/v1/signed-url', { 'x-api-key': oversightKey }, { configuration_id: configuration.id });
+        const grant = await send<{ media_upload_url: string; media_key: string }>(
+          'POST',
+          '/v1/signed-url',
+          { 'x-api-key': oversightKey },
+          { configuration_id: configuration.id },
+        );
         if (grant.result?.status !== 200) {
           unexpected('signed-url', grant.result);
           continue;
@@ -221,7 +264,12 @@ describe('network faults between the apps and Kafka, PostgreSQL, Redis and the r
         const upload = new URL(grant.result.body.media_upload_url);
         const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), randomBytes(24)]);
         const put = await withRetries(async () => {
-          const response = await fetch(`${gw()}${upload.pathname}${upload.search}`, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: png, signal: AbortSignal.timeout(30_000) });
+          const response = await fetch(`${gw()}${upload.pathname}${upload.search}`, {
+            method: 'PUT',
+            headers: { 'content-type': 'image/png' },
+            body: png,
+            signal: AbortSignal.timeout(30_000),
+          });
           return { status: response.status, headers: response.headers, body: undefined, text: await response.text() };
         }, Date.now() + PATIENCE_MS);
         if (put.result?.status !== 200) {
@@ -241,7 +289,9 @@ describe('network faults between the apps and Kafka, PostgreSQL, Redis and the r
     })();
     const taskBot = async (worker: Record<string, string>, b: number) => {
       for (let n = 0; !state.tasksDone; n++) {
-        const next = await send<{ assignment_id: string; task_id: string }>('POST', '/workforce/v1/assignments/next', worker, { kind: 'task' });
+        const next = await send<{ assignment_id: string; task_id: string }>('POST', '/workforce/v1/assignments/next', worker, {
+          kind: 'task',
+        });
         if (next.result?.status !== 200) {
           if (next.result?.status === 204) await pause(500);
           else unexpected('next task', next.result);
@@ -249,8 +299,16 @@ describe('network faults between the apps and Kafka, PostgreSQL, Redis and the r
         }
         const { assignment_id: assignment, task_id: taskId } = next.result.body;
         const flag = (n + b) % 4 === 0;
-        const sent = { updated_tags: [{ value: `net-${taskId.slice(-4)}`, confidence_score: 0.8 }], metadata: [{ key: 'bot', value: `n${b}` }] };
-        const { result } = await send('POST', `/workforce/v1/assignments/${assignment}/${flag ? 'flag' : 'complete'}`, worker, flag ? { reason: 'network bot flags every fourth task' } : sent);
+        const sent = {
+          updated_tags: [{ value: `net-${taskId.slice(-4)}`, confidence_score: 0.8 }],
+          metadata: [{ key: 'bot', value: `n${b}` }],
+        };
+        const { result } = await send(
+          'POST',
+          `/workforce/v1/assignments/${assignment}/${flag ? 'flag' : 'complete'}`,
+          worker,
+          flag ? { reason: 'network bot flags every fourth task' } : sent,
+        );
         if (result?.status === 200 || (result?.status === 409 && /already closed/.test(result.text))) {
           tasks.outcome.set(taskId, flag ? 'ERROR' : 'COMPLETED');
           if (!flag) tasks.results.set(taskId, sent);
@@ -266,20 +324,32 @@ describe('network faults between the apps and Kafka, PostgreSQL, Redis and the r
       await eventually(
         () => {
           const now = mark();
-          return now.q > before.q && now.t > before.t && (now.u > before.u || units.size >= RUN_UNITS - RUN_RESERVE) && (!needHooks || now.hooks > before.hooks);
+          return (
+            now.q > before.q &&
+            now.t > before.t &&
+            (now.u > before.u || units.size >= RUN_UNITS - RUN_RESERVE) &&
+            (!needHooks || now.hooks > before.hooks)
+          );
         },
         { what: `every stream to make progress ${what}`, timeoutMs: 240_000, intervalMs: 250 },
       );
     };
     const proxiesOf = (link: Link): TcpProxy[] =>
-      link === 'receiver' ? [receiverProxy] : (['gateway', 'performance', 'oversight', 'platform-runs', 'webhook-dispatcher'] as const).map((app) => network.proxy(app, link));
+      link === 'receiver'
+        ? [receiverProxy]
+        : (['gateway', 'performance', 'oversight', 'platform-runs', 'webhook-dispatcher'] as const).map((app) => network.proxy(app, link));
     const countsOf = (link: Link) =>
-      proxiesOf(link).reduce((sum, p) => ({ reset: sum.reset + p.counts.reset, stalled: sum.stalled + p.counts.stalled }), { reset: 0, stalled: 0 });
+      proxiesOf(link).reduce((sum, p) => ({ reset: sum.reset + p.counts.reset, stalled: sum.stalled + p.counts.stalled }), {
+        reset: 0,
+        stalled: 0,
+      });
 
     const seconds = (since: number) => `${((Date.now() - since) / 1000).toFixed(1)} s`;
     const faultLog: [string, string][] = [];
     const inject = async (faults: Fault[]) => {
-      const name = faults.map((f) => `${LINK_NAMES[f.link]}: ${describeMode(f.mode)}${f.holdMs ? ` ${f.holdMs / 1000} s` : ' (streams must move under it)'}`).join(' + ');
+      const name = faults
+        .map((f) => `${LINK_NAMES[f.link]}: ${describeMode(f.mode)}${f.holdMs ? ` ${f.holdMs / 1000} s` : ' (streams must move under it)'}`)
+        .join(' + ');
       const before = faults.map((f) => countsOf(f.link));
       const started = Date.now();
       for (const fault of faults) for (const proxy of proxiesOf(fault.link)) proxy.set(fault.mode);
@@ -288,11 +358,19 @@ describe('network faults between the apps and Kafka, PostgreSQL, Redis and the r
       // receiver link, the webhooks) moved under it and under the faults of its pair that are still on.
       const held = faults.filter((f) => f.holdMs === undefined);
       await Promise.all([
-        held.length ? progressed(`under ${name}`, held.some((f) => f.link === 'receiver')).then(() => held.forEach(lift)) : undefined,
+        held.length
+          ? progressed(
+              `under ${name}`,
+              held.some((f) => f.link === 'receiver'),
+            ).then(() => held.forEach(lift))
+          : undefined,
         ...faults.filter((f) => f.holdMs !== undefined).map((f) => pause(f.holdMs!).then(() => lift(f))),
       ]);
       const healed = Date.now();
-      await progressed(`after ${name}`, faults.some((f) => f.link === 'receiver'));
+      await progressed(
+        `after ${name}`,
+        faults.some((f) => f.link === 'receiver'),
+      );
       const hit = faults.map((f, i) => {
         const now = countsOf(f.link);
         return `${now.reset - before[i].reset} reset, ${now.stalled - before[i].stalled} stalled`;
@@ -310,7 +388,13 @@ describe('network faults between the apps and Kafka, PostgreSQL, Redis and the r
     await Promise.all([qualityStream, taskStream]);
     await Promise.all([...unitBots, runWatch]);
     await eventually(
-      async () => (await dbQuery<{ n: number }>(`select count(*)::int as n from oversight_task where workstream_id = $1 and state not in ('COMPLETED', 'ERROR')`, [oversightWs.id]))[0].n === 0,
+      async () =>
+        (
+          await dbQuery<{ n: number }>(
+            `select count(*)::int as n from oversight_task where workstream_id = $1 and state not in ('COMPLETED', 'ERROR')`,
+            [oversightWs.id],
+          )
+        )[0].n === 0,
       { what: 'every oversight task to be final', timeoutMs: 180_000, intervalMs: 1000 },
     );
     state.tasksDone = true;
@@ -343,7 +427,9 @@ describe('network faults between the apps and Kafka, PostgreSQL, Redis and the r
     expect(qc.mismatched).toEqual([]);
 
     // (b) The run is Processed, every unit as its bot left it, holding what the bot sent.
-    const [run] = await dbQuery<{ status: string; pending_units: number }>('select status, pending_units from platform_run where id = $1', [runId]);
+    const [run] = await dbQuery<{ status: string; pending_units: number }>('select status, pending_units from platform_run where id = $1', [
+      runId,
+    ]);
     expect(run).toEqual({ status: 'Processed', pending_units: 0 });
     const unitRows = await dbQuery<{ identifier: string; status: string; output: unknown; flag_reason: string | null }>(
       "select input->>'identifier' as identifier, status, output, flag_reason from platform_unit where run_id = $1",
@@ -352,24 +438,39 @@ describe('network faults between the apps and Kafka, PostgreSQL, Redis and the r
     expect(unitRows).toHaveLength(RUN_UNITS);
     expect(units.size).toBe(RUN_UNITS);
     expect(
-      unitRows.filter((u) =>
-        units.get(u.identifier) !== u.status || (u.status === 'Completed' ? !isDeepStrictEqual(u.output, unitOutput(u.identifier)) || u.flag_reason !== null : u.flag_reason !== FLAG_REASON),
+      unitRows.filter(
+        (u) =>
+          units.get(u.identifier) !== u.status ||
+          (u.status === 'Completed'
+            ? !isDeepStrictEqual(u.output, unitOutput(u.identifier)) || u.flag_reason !== null
+            : u.flag_reason !== FLAG_REASON),
       ),
     ).toEqual([]);
     const polled = await http<{ status: string }>('GET', `${gw()}/v4/runs/${runId}`, { headers: platform.auth });
     expect(polled.body.status).toBe('Processed');
 
     // (c) Every 201 is one task, final as its bot left it, COMPLETED ones holding the tags and metadata sent.
-    const taskRows = await dbQuery<{ id: string; state: string; updated_tags: unknown; metadata: unknown }>('select id, state, updated_tags, metadata from oversight_task where workstream_id = $1', [oversightWs.id]);
+    const taskRows = await dbQuery<{ id: string; state: string; updated_tags: unknown; metadata: unknown }>(
+      'select id, state, updated_tags, metadata from oversight_task where workstream_id = $1',
+      [oversightWs.id],
+    );
     expect(taskRows.map((t) => t.id).sort()).toEqual([...tasks.accepted].sort());
     expect(taskRows.filter((t) => !tasks.outcome.has(t.id) || tasks.outcome.get(t.id) !== t.state)).toEqual([]);
-    expect(taskRows.filter((t) => t.state === 'COMPLETED' && !isDeepStrictEqual({ updated_tags: t.updated_tags, metadata: t.metadata }, tasks.results.get(t.id)))).toEqual([]);
+    expect(
+      taskRows.filter(
+        (t) =>
+          t.state === 'COMPLETED' && !isDeepStrictEqual({ updated_tags: t.updated_tags, metadata: t.metadata }, tasks.results.get(t.id)),
+      ),
+    ).toEqual([]);
 
     // Callbacks and webhooks: one delivery id per run and task (repeats of it are the documented at-least-once
     // window), the body byte for byte the delivery row's, the webhook signatures valid, every row delivered.
     const deliveryRows = await eventually(
       async () => {
-        const rows = await dbQuery<{ id: string; body: string; status: string; run_id: string | null }>('select id, body, status, run_id from delivery where workstream_id = $1 or run_id = $2', [oversightWs.id, runId]);
+        const rows = await dbQuery<{ id: string; body: string; status: string; run_id: string | null }>(
+          'select id, body, status, run_id from delivery where workstream_id = $1 or run_id = $2',
+          [oversightWs.id, runId],
+        );
         return rows.length === taskRows.length + 1 && rows.every((r) => r.status === 'delivered') ? rows : undefined;
       },
       { what: 'every delivery to be delivered', timeoutMs: 120_000, intervalMs: 500 },
@@ -379,7 +480,9 @@ describe('network faults between the apps and Kafka, PostgreSQL, Redis and the r
     expect(new Set(runCallbacks.map((r) => String(r.headers['x-svc-delivery-id']))).size).toBe(1);
     expect(JSON.parse(runCallbacks[0].rawBody.toString('utf8'))).toEqual(polled.body);
     const hooks = receiver.on(taskPath);
-    expect([...runCallbacks, ...hooks].filter((r) => bodies.get(String(r.headers['x-svc-delivery-id'])) !== r.rawBody.toString('utf8')).length).toBe(0);
+    expect(
+      [...runCallbacks, ...hooks].filter((r) => bodies.get(String(r.headers['x-svc-delivery-id'])) !== r.rawBody.toString('utf8')).length,
+    ).toBe(0);
     const byTask = new Map<string, { ids: Set<string>; types: Set<string> }>();
     for (const request of hooks) {
       const event = JSON.parse(request.rawBody.toString('utf8')) as { task_id: string; event_type: string };
@@ -388,11 +491,20 @@ describe('network faults between the apps and Kafka, PostgreSQL, Redis and the r
       entry.types.add(event.event_type);
       byTask.set(event.task_id, entry);
     }
-    expect(hooks.filter((r) => !verify(String(r.headers['x-svc-signature']), r.rawBody, oversightKey, { now: Math.floor(r.receivedAt / 1000) }).ok).length).toBe(0);
+    expect(
+      hooks.filter(
+        (r) => !verify(String(r.headers['x-svc-signature']), r.rawBody, oversightKey, { now: Math.floor(r.receivedAt / 1000) }).ok,
+      ).length,
+    ).toBe(0);
     expect(
       taskRows.filter((t) => {
         const hook = byTask.get(t.id);
-        return !hook || hook.ids.size !== 1 || hook.types.size !== 1 || !hook.types.has(t.state === 'COMPLETED' ? 'task.result_available' : 'task.error');
+        return (
+          !hook ||
+          hook.ids.size !== 1 ||
+          hook.types.size !== 1 ||
+          !hook.types.has(t.state === 'COMPLETED' ? 'task.result_available' : 'task.error')
+        );
       }),
     ).toEqual([]);
     expect([...byTask.keys()].filter((id) => !tasks.accepted.has(id))).toEqual([]);

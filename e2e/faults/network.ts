@@ -1,4 +1,13 @@
-import { faultPorts, FLEET_APPS, type FleetApp, type FleetAppEnv, type ProxyCounts, type ProxyMode, TcpProxy, testStack } from '@workline/testing';
+import {
+  faultPorts,
+  FLEET_APPS,
+  type FleetApp,
+  type FleetAppEnv,
+  type ProxyCounts,
+  type ProxyMode,
+  TcpProxy,
+  testStack,
+} from '@workline/testing';
 
 /** A dependency an app reaches over the network. */
 export type Dependency = 'kafka' | 'postgres' | 'redis';

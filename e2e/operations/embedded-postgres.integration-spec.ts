@@ -7,8 +7,10 @@ const ROOT = join(__dirname, '..', '..');
 
 type StackPostgres = typeof import('../../tools/stack/postgres');
 
-// What npm start runs (tools/stack/stack.ts), compiled as npm start runs it (tools/bootstrap.js), in plain Node outside Jest's module registry.
-const stackPostgres = (): StackPostgres => (createRequire(__filename)(join(ROOT, 'tools', 'bootstrap.js')) as { load(entry: string): StackPostgres }).load('stack/postgres');
+// What npm start runs (tools/stack/stack.ts), compiled as npm start runs it (tools/bootstrap.js), in plain Node outside Jest's module
+// registry.
+const stackPostgres = (): StackPostgres =>
+  (createRequire(__filename)(join(ROOT, 'tools', 'bootstrap.js')) as { load(entry: string): StackPostgres }).load('stack/postgres');
 
 async function accountRows(url: string, id: string): Promise<number> {
   const client = new Client({ connectionString: url });

@@ -8,10 +8,19 @@ describe('gateway liveness, readiness and Prometheus metrics', () => {
     const live = await http('GET', '/health/live');
     expect(live.status).toBe(200);
     expect(live.body).toEqual({ status: 'ok' });
-    const ready = await http<{ status: string; components: Record<string, { status: string }> }>('GET', '/health/ready', { headers: adminHeaders() });
+    const ready = await http<{ status: string; components: Record<string, { status: string }> }>('GET', '/health/ready', {
+      headers: adminHeaders(),
+    });
     expect(ready.status).toBe(200);
     expect(ready.body.status).toBe('ok');
-    expect(Object.keys(ready.body.components).sort()).toEqual(['gateway', 'oversight', 'performance', 'platform-runs', 'redis', 'webhook-dispatcher']);
+    expect(Object.keys(ready.body.components).sort()).toEqual([
+      'gateway',
+      'oversight',
+      'performance',
+      'platform-runs',
+      'redis',
+      'webhook-dispatcher',
+    ]);
   });
 
   it('counts requests by method, route pattern and status, with a latency histogram', async () => {

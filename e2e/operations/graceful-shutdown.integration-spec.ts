@@ -44,17 +44,23 @@ describe('graceful shutdown (SIGTERM)', () => {
     try {
       gateway.process.kill('SIGTERM');
       service.process.kill('SIGTERM');
-      const draining = await eventually(async () => {
-        const ready = await readiness(`${gateway.url}/health/ready`);
-        return ready.status === 503 ? ready : undefined;
-      }, { what: 'the gateway readiness to be 503' });
+      const draining = await eventually(
+        async () => {
+          const ready = await readiness(`${gateway.url}/health/ready`);
+          return ready.status === 503 ? ready : undefined;
+        },
+        { what: 'the gateway readiness to be 503' },
+      );
       expect(draining.body.status).toBe('draining');
       // Still serving: a load balancer that has not yet noticed loses nothing.
       expect((await http('GET', `${gateway.url}/health/live`)).status).toBe(200);
-      const serviceDraining = await eventually(async () => {
-        const ready = await readiness(`${service.ops}/health/ready`);
-        return ready.status === 503 ? ready : undefined;
-      }, { what: 'the service readiness to be 503' });
+      const serviceDraining = await eventually(
+        async () => {
+          const ready = await readiness(`${service.ops}/health/ready`);
+          return ready.status === 503 ? ready : undefined;
+        },
+        { what: 'the service readiness to be 503' },
+      );
       expect(serviceDraining.body.status).toBe('draining');
       expect(await gateway.exited).toBe(0);
       expect(await service.exited).toBe(0);
@@ -77,12 +83,22 @@ describe('graceful shutdown (SIGTERM)', () => {
     await prisma.$connect();
     // Workstream for quality submissions.
     const account = await adminCreate<{ id: string }>('/accounts', { name: `Rolling ${randomUUID().slice(0, 6)}` });
-    const ws = (await adminCreate<{ id: string }>('/workstreams', { account_id: account.id, name: 'Rolling', use_cases: [{ id: 'uc', task_definition_ids: ['td'] }], qc_sample_rate: 0 })).id;
+    const ws = (
+      await adminCreate<{ id: string }>('/workstreams', {
+        account_id: account.id,
+        name: 'Rolling',
+        use_cases: [{ id: 'uc', task_definition_ids: ['td'] }],
+        qc_sample_rate: 0,
+      })
+    ).id;
     const key = (await adminCreate<{ key: string }>(`/workstreams/${ws}/api-keys`, {})).key;
     // A line with units to complete.
     const platform = await createPlatformAccount('Rolling');
     const worker = await createWorker();
-    const seeded = await http<{ id: string }>('POST', '/v4/runs', { headers: platform.auth, body: { line_id: platform.lineId, units: Array.from({ length: 300 }, (_, i) => ({ identifier: `u${i}` })) } });
+    const seeded = await http<{ id: string }>('POST', '/v4/runs', {
+      headers: platform.auth,
+      body: { line_id: platform.lineId, units: Array.from({ length: 300 }, (_, i) => ({ identifier: `u${i}` })) },
+    });
     expect(seeded.status).toBe(201);
 
     const gateways: Gateway[] = [await startGateway({ SHUTDOWN_DELAY_MS: '2000' }), await startGateway({ SHUTDOWN_DELAY_MS: '2000' })];
@@ -118,7 +134,8 @@ describe('graceful shutdown (SIGTERM)', () => {
 
     /** Each connection error a client saw, by code (kept for the log line: which kind it was says why). */
     const connectionErrors: string[] = [];
-    const codeOf = (error: unknown) => String((error as { cause?: { code?: string } })?.cause?.code ?? (error instanceof Error ? error.message : error));
+    const codeOf = (error: unknown) =>
+      String((error as { cause?: { code?: string } })?.cause?.code ?? (error instanceof Error ? error.message : error));
     // A refused connection never reached a server: like any HTTP client or balancer, try once more on a fresh
     // pick. Anything else (a reset, a request cut mid-way) is a failure of the graceful stop.
     const send = async (path: string, headers: Record<string, string>, body: unknown) => {
@@ -139,9 +156,19 @@ describe('graceful shutdown (SIGTERM)', () => {
         const kind = (id + n) % 3;
         if (kind === 0) {
           const uniqueId = `roll-${id}-${n}-${randomUUID().slice(0, 8)}`;
-          const result = await send(`/v1/workstreams/${ws}/task_reviewed`, { 'x-api-key': key }, {
-            workstream_id: ws, use_case_id: 'uc', task_definition_id: 'td', worker_id: 'w@example.com', review_completed_at: '2024-05-01T12:00:00Z', review_score: 0.9, unique_id: uniqueId,
-          });
+          const result = await send(
+            `/v1/workstreams/${ws}/task_reviewed`,
+            { 'x-api-key': key },
+            {
+              workstream_id: ws,
+              use_case_id: 'uc',
+              task_definition_id: 'td',
+              worker_id: 'w@example.com',
+              review_completed_at: '2024-05-01T12:00:00Z',
+              review_score: 0.9,
+              unique_id: uniqueId,
+            },
+          );
           if (result && result.status >= 200 && result.status < 300) accepted.quality.push(uniqueId);
           else if (result) refused.quality++;
         } else if (kind === 1) {
@@ -163,7 +190,10 @@ describe('graceful shutdown (SIGTERM)', () => {
     let restarts = 0;
     try {
       // Let the stream get going, then restart every instance in turn.
-      await eventually(() => accepted.quality.length + accepted.runs.length + accepted.completions.length >= 20 || undefined, { what: 'the stream to start', timeoutMs: 60_000 });
+      await eventually(() => accepted.quality.length + accepted.runs.length + accepted.completions.length >= 20 || undefined, {
+        what: 'the stream to start',
+        timeoutMs: 60_000,
+      });
       for (let i = 0; i < services.length; i++) {
         const { app, instance } = services[i];
         await instance.stop();
@@ -220,7 +250,12 @@ describe('graceful shutdown (SIGTERM)', () => {
     expect(accepted.quality.length).toBeGreaterThan(0);
     expect(accepted.runs.length).toBeGreaterThan(0);
     expect(accepted.completions.length).toBeGreaterThan(0);
-    expect({ missingQuality, missingRuns, missingCompletions, doubled }).toEqual({ missingQuality: [], missingRuns: [], missingCompletions: [], doubled: 0 });
+    expect({ missingQuality, missingRuns, missingCompletions, doubled }).toEqual({
+      missingQuality: [],
+      missingRuns: [],
+      missingCompletions: [],
+      doubled: 0,
+    });
     // Graceful means graceful: behind a readiness-driven balancer no client saw a 5xx or a connection error.
     expect(refused).toEqual({ quality: 0, runs: 0, completions: 0, unreachable: 0 });
   }, 900_000);

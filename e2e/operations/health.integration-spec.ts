@@ -28,7 +28,14 @@ describe('GET /health', () => {
     const result = await http<Health>('GET', '/health', { headers: adminHeaders() });
     expect(result.status).toBe(200);
     expect(result.body.status).toBe('ok');
-    expect(Object.keys(result.body.components).sort()).toEqual(['gateway', 'oversight', 'performance', 'platform-runs', 'redis', 'webhook-dispatcher']);
+    expect(Object.keys(result.body.components).sort()).toEqual([
+      'gateway',
+      'oversight',
+      'performance',
+      'platform-runs',
+      'redis',
+      'webhook-dispatcher',
+    ]);
     for (const name of ['gateway', 'redis', ...SERVICES]) expect(result.body.components[name]).toMatchObject({ status: 'up' });
     for (const name of SERVICES) expect(result.body.components[name].instance_id).toEqual(expect.any(String));
   });
@@ -73,7 +80,9 @@ describe('GET /health', () => {
     } finally {
       process.kill(pid, 'SIGCONT');
     }
-    await eventually(async () => (await http('GET', '/health', { headers: adminHeaders() })).status === 200, { what: '/health to be 200 again for the admin token' });
+    await eventually(async () => (await http('GET', '/health', { headers: adminHeaders() })).status === 200, {
+      what: '/health to be 200 again for the admin token',
+    });
     await eventually(async () => (await http('GET', '/health')).status === 200, { what: '/health to be 200 again' });
   });
 });

@@ -70,7 +70,14 @@ describe('request ids in the logs of every app', () => {
       },
       { what: `log lines of ${createId} from the gateway and platform-runs` },
     );
-    expect(createLines.find((l) => l.app === 'gateway')).toMatchObject({ level: 'info', msg: 'POST /v4/runs 201', status: 201, route: '/v4/runs', instance: expect.any(String), time: expect.any(String) });
+    expect(createLines.find((l) => l.app === 'gateway')).toMatchObject({
+      level: 'info',
+      msg: 'POST /v4/runs 201',
+      status: 201,
+      route: '/v4/runs',
+      instance: expect.any(String),
+      time: expect.any(String),
+    });
     expect(createLines.find((l) => l.app === 'platform-runs')).toMatchObject({ level: 'info', kind: 'rpc', outcome: 'ok' });
 
     // The completion finished the run: platform-runs enqueued the callback in the outbox under the request's
@@ -83,7 +90,10 @@ describe('request ids in the logs of every app', () => {
       { what: `the dispatcher's attempt logged under ${completeId}` },
     );
     expect(new Set(completeLines.map((l) => l.app))).toEqual(new Set(['gateway', 'platform-runs', 'webhook-dispatcher']));
-    expect(completeLines.find((l) => l.app === 'webhook-dispatcher' && l.delivery_id)).toMatchObject({ status_code: 200, event_type: 'run.processed' });
+    expect(completeLines.find((l) => l.app === 'webhook-dispatcher' && l.delivery_id)).toMatchObject({
+      status_code: 200,
+      event_type: 'run.processed',
+    });
     // No line of either request carries a credential.
     const all = JSON.stringify([...createLines, ...completeLines]);
     expect(all).not.toContain(account.password);
@@ -107,7 +117,9 @@ describe('/metrics and /health on every service', () => {
   it('exposes handler durations, consumer lag and outbox backlog on each service, and they settle', async () => {
     // Some work for every service first.
     const account = await createPlatformAccount('Metrics');
-    expect((await http('POST', '/v4/runs', { headers: account.auth, body: { line_id: account.lineId, units: [{ identifier: 'm' }] } })).status).toBe(201);
+    expect(
+      (await http('POST', '/v4/runs', { headers: account.auth, body: { line_id: account.lineId, units: [{ identifier: 'm' }] } })).status,
+    ).toBe(201);
     for (const app of SERVICES) {
       const metrics = await text(`${ops()[app]}/metrics`);
       expect(metrics).toMatch(/^process_cpu_seconds_total /m);
@@ -117,18 +129,29 @@ describe('/metrics and /health on every service', () => {
       expect(metric(metrics, 'outbox_backlog', { source: app })).toBeGreaterThanOrEqual(0);
     }
     const platform = await text(`${ops()['platform-runs']}/metrics`);
-    expect(metric(platform, 'kafka_handler_duration_seconds_count', { kind: 'rpc', pattern: 'platform.run.create', outcome: 'ok' })).toBeGreaterThanOrEqual(1);
+    expect(
+      metric(platform, 'kafka_handler_duration_seconds_count', { kind: 'rpc', pattern: 'platform.run.create', outcome: 'ok' }),
+    ).toBeGreaterThanOrEqual(1);
     // Once the stack is idle, every relay has caught up and every consumer group has consumed everything.
     for (const app of SERVICES) {
-      await eventually(async () => metric(await text(`${ops()[app]}/metrics`), 'outbox_backlog', { source: app }) === 0, { what: `${app}'s outbox backlog to be 0`, timeoutMs: 60_000 });
-      await eventually(async () => metricSum(await text(`${ops()[app]}/metrics`), 'kafka_consumer_lag') === 0, { what: `${app}'s consumer lag to be 0`, timeoutMs: 60_000, intervalMs: 500 });
+      await eventually(async () => metric(await text(`${ops()[app]}/metrics`), 'outbox_backlog', { source: app }) === 0, {
+        what: `${app}'s outbox backlog to be 0`,
+        timeoutMs: 60_000,
+      });
+      await eventually(async () => metricSum(await text(`${ops()[app]}/metrics`), 'kafka_consumer_lag') === 0, {
+        what: `${app}'s consumer lag to be 0`,
+        timeoutMs: 60_000,
+        intervalMs: 500,
+      });
     }
   });
 
   it('counts leased units and tasks, and deliveries by state', async () => {
     const account = await createPlatformAccount('Leases');
     const worker = await createWorker();
-    expect((await http('POST', '/v4/runs', { headers: account.auth, body: { line_id: account.lineId, units: [{ identifier: 'l' }] } })).status).toBe(201);
+    expect(
+      (await http('POST', '/v4/runs', { headers: account.auth, body: { line_id: account.lineId, units: [{ identifier: 'l' }] } })).status,
+    ).toBe(201);
     const before = metric(await text(`${ops()['platform-runs']}/metrics`), 'assignments_leased', { kind: 'unit' });
     const unit = await eventually(() => nextUnit(worker, account.lineId), { what: 'a unit to lease' });
     expect(metric(await text(`${ops()['platform-runs']}/metrics`), 'assignments_leased', { kind: 'unit' })).toBe(before + 1);
@@ -147,6 +170,12 @@ describe('/metrics and /health on every service', () => {
 /** A sample that must exist. */
 function metric(text: string, name: string, labels: Record<string, string>): number {
   const value = metricSample(text, name, labels);
-  if (value === undefined) throw new Error(`no sample ${name}${JSON.stringify(labels)} in:\n${text.split('\n').filter((l) => l.startsWith(name)).join('\n')}`);
+  if (value === undefined)
+    throw new Error(
+      `no sample ${name}${JSON.stringify(labels)} in:\n${text
+        .split('\n')
+        .filter((l) => l.startsWith(name))
+        .join('\n')}`,
+    );
   return value;
 }

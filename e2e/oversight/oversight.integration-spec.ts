@@ -13,7 +13,16 @@ import {
 import { SecretBox, signPath, urlSigningKey } from '@workline/secrets';
 import { sign, verify } from '@workline/signature';
 import { S3BlobStore, type S3Settings } from '@workline/blob-store';
-import { adminCreate, adminHeaders, type AppInstance, eventually, http, LoopbackReceiver, startAppInstance, testStack } from '@workline/testing';
+import {
+  adminCreate,
+  adminHeaders,
+  type AppInstance,
+  eventually,
+  http,
+  LoopbackReceiver,
+  startAppInstance,
+  testStack,
+} from '@workline/testing';
 import { Kafka, logLevel, type Consumer } from 'kafkajs';
 import Redis from 'ioredis';
 import { Pool } from 'pg';
@@ -53,7 +62,8 @@ async function newTenant(): Promise<Tenant> {
   return { accountId: account.id, workstreamId: workstream.id, key, configurationId: plain.id, extendedConfigurationId: extended.id };
 }
 
-const newWorker = async () => (await adminCreate<{ token: string }>('/workers', { email: `w.${randomBytes(6).toString('hex')}@example.com`, name: 'W' })).token;
+const newWorker = async () =>
+  (await adminCreate<{ token: string }>('/workers', { email: `w.${randomBytes(6).toString('hex')}@example.com`, name: 'W' })).token;
 
 const asKey = (key: string) => ({ 'x-api-key': key });
 
@@ -80,10 +90,14 @@ async function uploaded(tenant: Tenant, bytes: Buffer, contentType: string, conf
 }
 
 async function createTask(tenant: Tenant, body: Record<string, unknown>, base?: string, headers: Record<string, string> = {}) {
-  return http<{ task_id: string; message?: string; errors?: { field: string; message: string }[] }>('POST', `${base ?? testStack().gatewayUrl}/v1/tasks`, {
-    headers: { ...asKey(tenant.key), ...headers },
-    body,
-  });
+  return http<{ task_id: string; message?: string; errors?: { field: string; message: string }[] }>(
+    'POST',
+    `${base ?? testStack().gatewayUrl}/v1/tasks`,
+    {
+      headers: { ...asKey(tenant.key), ...headers },
+      body,
+    },
+  );
 }
 
 const idempotencyKey = () => `retry-${randomBytes(8).toString('hex')}`;
@@ -120,7 +134,10 @@ async function expectBucketRule(tenant: Tenant, bucketId: string, escapeKey: str
 const taskStatus = (tenant: Tenant, taskId: string) => http<TaskView>('GET', `/v1/tasks/${taskId}`, { headers: asKey(tenant.key) });
 
 const work = (token: string, path: string, body: unknown) =>
-  http<TaskAssignmentView & { message?: string; state?: string }>('POST', `/workforce/v1/assignments${path}`, { headers: { authorization: `Bearer ${token}` }, body });
+  http<TaskAssignmentView & { message?: string; state?: string }>('POST', `/workforce/v1/assignments${path}`, {
+    headers: { authorization: `Bearer ${token}` },
+    body,
+  });
 
 /**
  * Leases until the worker holds `taskId`. Tasks are offered oldest first, and earlier tests may leave
@@ -189,7 +206,9 @@ class EventLog {
   }
 
   delivery(taskId: string): Promise<DeliveryRequestedEvent> {
-    return eventually(() => this.of<DeliveryRequestedEvent>(Topic.DeliveryRequested, taskId)[0], { what: `the delivery request of task ${taskId}` });
+    return eventually(() => this.of<DeliveryRequestedEvent>(Topic.DeliveryRequested, taskId)[0], {
+      what: `the delivery request of task ${taskId}`,
+    });
   }
 
   taskEvent(topic: Topic.TaskResultAvailable | Topic.TaskError, taskId: string): Promise<OversightTaskEvent> {
@@ -224,10 +243,14 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
   });
 
   describe('upload grants and signed uploads', () => {
-    it('grants an absolute, signed, expiring upload URL for a configuration of the key\'s workstream', async () => {
+    it("grants an absolute, signed, expiring upload URL for a configuration of the key's workstream", async () => {
       const before = Date.now();
       const g = await grant(tenant);
-      expect(g).toEqual({ media_upload_url: expect.any(String), media_key: expect.stringMatching(/^med_/), expires_at: expect.any(String) });
+      expect(g).toEqual({
+        media_upload_url: expect.any(String),
+        media_key: expect.stringMatching(/^med_/),
+        expires_at: expect.any(String),
+      });
       const url = new URL(g.media_upload_url);
       expect(`${url.protocol}//${url.host}`).toBe(testStack().gatewayUrl);
       expect(url.pathname).toBe(`/uploads/media/${g.media_key}`);
@@ -250,10 +273,14 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       const g = await grant(tenant);
       const none = await put(g.media_upload_url, Buffer.from('hello'));
       expect(none.status).toBe(415);
-      expect(none.body.message).toMatch(/^The Content-Type header is required: send the media type of the file \(one of image\/jpeg, image\/png, application\/pdf, video\/mp4, text\/plain\)$/);
+      expect(none.body.message).toMatch(
+        /^The Content-Type header is required: send the media type of the file \(one of image\/jpeg, image\/png, application\/pdf, video\/mp4, text\/plain\)$/,
+      );
       const wrong = await put(g.media_upload_url, Buffer.from('GIF89a'), 'image/gif');
       expect(wrong.status).toBe(415);
-      expect(wrong.body.message).toBe('Content-Type image/gif is not supported: use one of image/jpeg, image/png, application/pdf, video/mp4, text/plain');
+      expect(wrong.body.message).toBe(
+        'Content-Type image/gif is not supported: use one of image/jpeg, image/png, application/pdf, video/mp4, text/plain',
+      );
       const task = await createTask(tenant, { media_key: g.media_key, configuration_id: tenant.configurationId });
       expect(task.status).toBe(409);
       expect(task.body.message).toBe(`media ${g.media_key} has not been uploaded: PUT its bytes to the media_upload_url first`);
@@ -279,8 +306,14 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       later.searchParams.set('expires', String(Number(url.searchParams.get('expires')) + 3600));
       cases.push([later.toString(), /signature does not match/]);
       const otherKey = await grant(tenant);
-      cases.push([`${testStack().gatewayUrl}${new URL(otherKey.media_upload_url).pathname}?${url.searchParams}`, /signature does not match/]);
-      cases.push([`${url.origin}${url.pathname}`, /^This upload URL is not signed: the expires and signature query parameters are required$/]);
+      cases.push([
+        `${testStack().gatewayUrl}${new URL(otherKey.media_upload_url).pathname}?${url.searchParams}`,
+        /signature does not match/,
+      ]);
+      cases.push([
+        `${url.origin}${url.pathname}`,
+        /^This upload URL is not signed: the expires and signature query parameters are required$/,
+      ]);
       const expiredAt = new Date(Date.now() - 60_000);
       cases.push([
         `${testStack().gatewayUrl}${signPath(urlSigningKey(secretsKey()), 'PUT', url.pathname, expiredAt)}`,
@@ -299,7 +332,8 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       const mediaFile = (mediaKey: string) => join(testStack().appEnv.BLOB_DIR, 'media', mediaKey);
       const expiredHoursAgo = (mediaKey: string, hours: number) =>
         db.query(`update oversight_media_grant set expires_at = now() - make_interval(hours => $2) where id = $1`, [mediaKey, hours]);
-      const grantExists = async (mediaKey: string) => (await db.query('select 1 from oversight_media_grant where id = $1', [mediaKey])).rowCount === 1;
+      const grantExists = async (mediaKey: string) =>
+        (await db.query('select 1 from oversight_media_grant where id = $1', [mediaKey])).rowCount === 1;
       // Set up first: within MEDIA_KEY_RETENTION_SECONDS (a day) of its URL's expiry, so kept, and usable.
       const recent = await uploaded(tenant, PNG(), 'image/png');
       await expiredHoursAgo(recent, 23);
@@ -309,13 +343,18 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       await expiredHoursAgo(unused, 25);
       await expiredHoursAgo(used, 25);
 
-      await eventually(async () => (!(await grantExists(unused)) && !(await grantExists(used))) || undefined, { what: 'both old grants swept', timeoutMs: 30_000 });
+      await eventually(async () => (!(await grantExists(unused)) && !(await grantExists(used))) || undefined, {
+        what: 'both old grants swept',
+        timeoutMs: 30_000,
+      });
       expect([existsSync(mediaFile(unused)), existsSync(mediaFile(used)), existsSync(mediaFile(recent))]).toEqual([false, true, true]);
       expect(await grantExists(recent)).toBe(true);
       const late = await createTask(tenant, { media_key: unused, configuration_id: tenant.configurationId });
       expect(late).toMatchObject({
         status: 404,
-        body: { message: `media ${unused} not found: get a media_key from POST /v1/signed-url, or send bucket_id for media in a mounted bucket` },
+        body: {
+          message: `media ${unused} not found: get a media_key from POST /v1/signed-url, or send bucket_id for media in a mounted bucket`,
+        },
       });
       expect((await createTask(tenant, { media_key: recent, configuration_id: tenant.configurationId })).status).toBe(201);
       expect((await taskStatus(tenant, task)).status).toBe(200);
@@ -342,7 +381,11 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       ];
       for (const [method, path, body] of calls) {
         const none = await http(method, path, { body });
-        expect({ path, status: none.status, body: none.body }).toEqual({ path, status: 401, body: { message: 'Missing x-api-key header' } });
+        expect({ path, status: none.status, body: none.body }).toEqual({
+          path,
+          status: 401,
+          body: { message: 'Missing x-api-key header' },
+        });
         const wrong = await http(method, path, { body, headers: asKey('wlk_wrong') });
         expect({ path, status: wrong.status, body: wrong.body }).toEqual({ path, status: 401, body: { message: 'Invalid x-api-key' } });
       }
@@ -364,14 +407,17 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
         created_at: expect.any(String),
         updated_at: expect.any(String),
       });
-      for (const [caller, id] of [[other, result.body.task_id], [tenant, 'tsk_unknown']] as const) {
+      for (const [caller, id] of [
+        [other, result.body.task_id],
+        [tenant, 'tsk_unknown'],
+      ] as const) {
         const hidden = await taskStatus(caller, id);
         expect(hidden.status).toBe(404);
         expect(hidden.body).toEqual({ message: `task ${id} not found` });
       }
     });
 
-    it('refuses tasks for media that is unknown, another workstream\'s or granted for another configuration', async () => {
+    it("refuses tasks for media that is unknown, another workstream's or granted for another configuration", async () => {
       const mine = await uploaded(tenant, PNG(), 'image/png');
       const theirs = await uploaded(other, PNG(), 'image/png');
       const unknown = await createTask(tenant, { media_key: 'med_doesnotexist0000000', configuration_id: tenant.configurationId });
@@ -396,10 +442,25 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
         [{ configuration_id: tenant.configurationId }, 'media_key'],
         [{ media_key: mediaKey }, 'configuration_id'],
         [{ media_key: mediaKey, configuration_id: tenant.configurationId, surprise: 1 }, 'surprise'],
-        [{ media_key: mediaKey, configuration_id: tenant.configurationId, existing_tags: [{ value: 'cat', confidence_score: 2 }] }, 'existing_tags[0].confidence_score'],
-        [{ media_key: mediaKey, configuration_id: tenant.configurationId, callback_url: 'ftp://example.com/hook' }, 'callback_url', /callback_url must use http or https/],
-        [{ media_key: mediaKey, configuration_id: tenant.configurationId, callback_url: 'not a url' }, 'callback_url', /callback_url must be an absolute http\(s\) URL/],
-        [{ media_key: mediaKey, configuration_id: tenant.configurationId, callback_url: 'http://no-such-host.invalid/hook' }, 'callback_url', /does not resolve/],
+        [
+          { media_key: mediaKey, configuration_id: tenant.configurationId, existing_tags: [{ value: 'cat', confidence_score: 2 }] },
+          'existing_tags[0].confidence_score',
+        ],
+        [
+          { media_key: mediaKey, configuration_id: tenant.configurationId, callback_url: 'ftp://example.com/hook' },
+          'callback_url',
+          /callback_url must use http or https/,
+        ],
+        [
+          { media_key: mediaKey, configuration_id: tenant.configurationId, callback_url: 'not a url' },
+          'callback_url',
+          /callback_url must be an absolute http\(s\) URL/,
+        ],
+        [
+          { media_key: mediaKey, configuration_id: tenant.configurationId, callback_url: 'http://no-such-host.invalid/hook' },
+          'callback_url',
+          /does not resolve/,
+        ],
       ];
       for (const [body, field, message] of cases) {
         const result = await createTask(tenant, body);
@@ -433,7 +494,9 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
         assignment_id: expect.stringMatching(/^asgt_/),
         kind: 'task',
         task_id: taskId,
-        media_url: expect.stringMatching(new RegExp(`^${testStack().gatewayUrl}/media/tasks/${taskId}\\?expires=\\d+&signature=[0-9a-f]{64}$`)),
+        media_url: expect.stringMatching(
+          new RegExp(`^${testStack().gatewayUrl}/media/tasks/${taskId}\\?expires=\\d+&signature=[0-9a-f]{64}$`),
+        ),
         media_type: 'image/jpeg',
         existing_tags: existing,
         lease_expires_at: expect.any(String),
@@ -444,7 +507,10 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       expect(media.status).toBe(200);
       expect(media.headers.get('content-type')).toBe('image/jpeg');
       expect(Buffer.from(await media.arrayBuffer()).equals(bytes)).toBe(true);
-      const tamperedMedia = await http('GET', assignment.media_url.replace(/signature=./, (s) => `signature=${s.endsWith('a') ? 'b' : 'a'}`));
+      const tamperedMedia = await http(
+        'GET',
+        assignment.media_url.replace(/signature=./, (s) => `signature=${s.endsWith('a') ? 'b' : 'a'}`),
+      );
       expect(tamperedMedia.status).toBe(403);
 
       const updated = [{ value: 'dog', confidence_score: 0.97 }];
@@ -484,7 +550,16 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
         task_details: { state: 'COMPLETED', updated_tags: updated, existing_tags: existing },
         metadata,
       });
-      expect(Object.keys(event)).toEqual(['uuid', 'event_type', 'timestamp', 'request_id', 'task_id', 'diagnostic', 'task_details', 'metadata']);
+      expect(Object.keys(event)).toEqual([
+        'uuid',
+        'event_type',
+        'timestamp',
+        'request_id',
+        'task_id',
+        'diagnostic',
+        'task_details',
+        'metadata',
+      ]);
 
       // The dispatcher signs the body as it is with the opened key: it verifies with libs/signature and by hand.
       const header = sign(delivery.body, box.open(delivery.sealed_secret!));
@@ -494,12 +569,22 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       expect(createHmac('sha256', receiverKey).update(`${t}.${delivery.body}`).digest('hex')).toBe(v1);
 
       const onTopic = await events.taskEvent(Topic.TaskResultAvailable, taskId);
-      expect(onTopic).toEqual({ account_id: tenant.accountId, workstream_id: tenant.workstreamId, task_id: taskId, state: 'COMPLETED', event });
+      expect(onTopic).toEqual({
+        account_id: tenant.accountId,
+        workstream_id: tenant.workstreamId,
+        task_id: taskId,
+        state: 'COMPLETED',
+        event,
+      });
     });
 
     it('a flag puts the task in ERROR and emits task.error (plain configuration: the base event shape)', async () => {
       const mediaKey = await uploaded(tenant, PNG(), 'image/png');
-      const taskId = await created(tenant, { media_key: mediaKey, configuration_id: tenant.configurationId, callback_url: 'http://127.0.0.1:9/hook' });
+      const taskId = await created(tenant, {
+        media_key: mediaKey,
+        configuration_id: tenant.configurationId,
+        callback_url: 'http://127.0.0.1:9/hook',
+      });
       const assignment = await lease(worker, taskId);
       const flagged = await work(worker, `/${assignment.assignment_id}/flag`, { reason: 'image is blank' });
       expect(flagged.status).toBe(200);
@@ -522,7 +607,14 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
         diagnostic: { workstream_id: tenant.workstreamId, configuration_id: tenant.configurationId, tool_project_id: null },
       });
       const onTopic = await events.taskEvent(Topic.TaskError, taskId);
-      expect(onTopic).toEqual({ account_id: tenant.accountId, workstream_id: tenant.workstreamId, task_id: taskId, state: 'ERROR', error: 'flagged by the worker: image is blank', event });
+      expect(onTopic).toEqual({
+        account_id: tenant.accountId,
+        workstream_id: tenant.workstreamId,
+        task_id: taskId,
+        state: 'ERROR',
+        error: 'flagged by the worker: image is blank',
+        event,
+      });
     });
 
     it('a task without callback_url emits its Kafka event but requests no delivery', async () => {
@@ -539,7 +631,10 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
     });
 
     it('a lease that ran out puts the task back: another worker gets it, and the first assignment is gone', async () => {
-      const taskId = await created(tenant, { media_key: await uploaded(tenant, PNG(), 'image/png'), configuration_id: tenant.configurationId });
+      const taskId = await created(tenant, {
+        media_key: await uploaded(tenant, PNG(), 'image/png'),
+        configuration_id: tenant.configurationId,
+      });
       const first = await lease(worker, taskId);
       expect(new Date(first.lease_expires_at).getTime()).toBeGreaterThan(Date.now() + 25 * 60_000);
       const idle = await work(await newWorker(), '/next', { kind: 'task' });
@@ -586,16 +681,28 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
 
     it('two workers asking at once never lease the same task', async () => {
       const [a, b] = await Promise.all([newWorker(), newWorker()]);
-      const first = await created(tenant, { media_key: await uploaded(tenant, PNG(), 'image/png'), configuration_id: tenant.configurationId });
-      const second = await created(tenant, { media_key: await uploaded(tenant, PNG(), 'image/png'), configuration_id: tenant.configurationId });
+      const first = await created(tenant, {
+        media_key: await uploaded(tenant, PNG(), 'image/png'),
+        configuration_id: tenant.configurationId,
+      });
+      const second = await created(tenant, {
+        media_key: await uploaded(tenant, PNG(), 'image/png'),
+        configuration_id: tenant.configurationId,
+      });
       // Clear anything older, so that the two tasks are at the head of the queue.
       await lease(worker, first).then((held) => work(worker, `/${held.assignment_id}/flag`, { reason: 'requeue for the race' }));
-      const third = await created(tenant, { media_key: await uploaded(tenant, PNG(), 'image/png'), configuration_id: tenant.configurationId });
+      const third = await created(tenant, {
+        media_key: await uploaded(tenant, PNG(), 'image/png'),
+        configuration_id: tenant.configurationId,
+      });
       const [x, y] = await Promise.all([work(a, '/next', { kind: 'task' }), work(b, '/next', { kind: 'task' })]);
       expect([x.status, y.status]).toEqual([200, 200]);
       expect(x.body.task_id).not.toBe(y.body.task_id);
       expect([x.body.task_id, y.body.task_id].sort()).toEqual([second, third].sort());
-      await Promise.all([work(a, `/${x.body.assignment_id}/complete`, { updated_tags: [] }), work(b, `/${y.body.assignment_id}/complete`, { updated_tags: [] })]);
+      await Promise.all([
+        work(a, `/${x.body.assignment_id}/complete`, { updated_tags: [] }),
+        work(b, `/${y.body.assignment_id}/complete`, { updated_tags: [] }),
+      ]);
     });
   });
 
@@ -608,8 +715,16 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       const key = await projectKey(tenant.accountId);
       const asProject: Tenant = { ...tenant, key };
       const mediaKey = await uploaded(asProject, PNG(), 'image/png');
-      const taskId = await created(asProject, { media_key: mediaKey, configuration_id: tenant.configurationId, callback_url: 'http://127.0.0.1:9/p' });
-      expect((await taskStatus(asProject, taskId)).body).toMatchObject({ task_id: taskId, state: 'QUEUED', configuration_id: tenant.configurationId });
+      const taskId = await created(asProject, {
+        media_key: mediaKey,
+        configuration_id: tenant.configurationId,
+        callback_url: 'http://127.0.0.1:9/p',
+      });
+      expect((await taskStatus(asProject, taskId)).body).toMatchObject({
+        task_id: taskId,
+        state: 'QUEUED',
+        configuration_id: tenant.configurationId,
+      });
       expect((await taskStatus(tenant, taskId)).status).toBe(200);
       expect((await taskStatus(other, taskId)).status).toBe(404);
       const assignment = await lease(worker, taskId);
@@ -619,14 +734,23 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       expect(delivery.owner).toEqual({ account_id: tenant.accountId, workstream_id: tenant.workstreamId });
     });
 
-    it('another account\'s configuration and tasks stay 404', async () => {
+    it("another account's configuration and tasks stay 404", async () => {
       const asProject: Tenant = { ...tenant, key: await projectKey(tenant.accountId) };
-      const grantOther = await http('POST', '/v1/signed-url', { headers: asKey(asProject.key), body: { configuration_id: other.configurationId } });
+      const grantOther = await http('POST', '/v1/signed-url', {
+        headers: asKey(asProject.key),
+        body: { configuration_id: other.configurationId },
+      });
       expect(grantOther.status).toBe(404);
       expect(grantOther.body).toEqual({ message: `configuration ${other.configurationId} not found` });
-      const task = await createTask(asProject, { media_key: await uploaded(other, PNG(), 'image/png'), configuration_id: other.configurationId });
+      const task = await createTask(asProject, {
+        media_key: await uploaded(other, PNG(), 'image/png'),
+        configuration_id: other.configurationId,
+      });
       expect(task.status).toBe(404);
-      const otherTask = await created(other, { media_key: await uploaded(other, PNG(), 'image/png'), configuration_id: other.configurationId });
+      const otherTask = await created(other, {
+        media_key: await uploaded(other, PNG(), 'image/png'),
+        configuration_id: other.configurationId,
+      });
       expect((await taskStatus(asProject, otherTask)).status).toBe(404);
     });
   });
@@ -639,12 +763,21 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       writeFileSync(join(bucketRoot, 'clip.mp4'), MP4());
       writeFileSync(join(bucketRoot, 'notes.txt'), 'just text');
       writeFileSync(join(bucketRoot, 'gone.jpg'), JPEG());
-      ({ id: bucketId } = await adminCreate<{ id: string }>(`/workstreams/${tenant.workstreamId}/buckets`, { driver: 'fs', root: bucketRoot }));
+      ({ id: bucketId } = await adminCreate<{ id: string }>(`/workstreams/${tenant.workstreamId}/buckets`, {
+        driver: 'fs',
+        root: bucketRoot,
+      }));
     });
 
     it('registers a bucket (201) and refuses bad registrations', async () => {
       const bucket = await adminCreate(`/workstreams/${tenant.workstreamId}/buckets`, { driver: 'fs', root: bucketRoot });
-      expect(bucket).toEqual({ id: expect.stringMatching(/^bkt_/), workstream_id: tenant.workstreamId, driver: 'fs', root: bucketRoot, created_at: expect.any(String) });
+      expect(bucket).toEqual({
+        id: expect.stringMatching(/^bkt_/),
+        workstream_id: tenant.workstreamId,
+        driver: 'fs',
+        root: bucketRoot,
+        created_at: expect.any(String),
+      });
       const cases: [string, unknown, number, RegExp][] = [
         [`/workstreams/${tenant.workstreamId}/buckets`, { driver: 'ftp', root: bucketRoot }, 422, /driver must be one of: fs/],
         [`/workstreams/${tenant.workstreamId}/buckets`, { driver: 'fs', root: 'relative/dir' }, 422, /root must be an absolute path/],
@@ -656,25 +789,35 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
         expect({ path, body, status: result.status }).toEqual({ path, body, status });
         expect(result.body.message).toMatch(message);
       }
-      const noToken = await http('POST', `/admin/v1/workstreams/${tenant.workstreamId}/buckets`, { body: { driver: 'fs', root: bucketRoot } });
+      const noToken = await http('POST', `/admin/v1/workstreams/${tenant.workstreamId}/buckets`, {
+        body: { driver: 'fs', root: bucketRoot },
+      });
       expect(noToken.status).toBe(401);
     });
 
     it('takes an image from the bucket, and a worker gets its bytes', async () => {
       const { taskId, assignment, bytes } = await takeBucketPng(tenant, worker, { media_key: 'photo.png', bucket_id: bucketId });
       expect(bytes).toHaveLength(208);
-      const expired = await http('GET', `${testStack().gatewayUrl}${signPath(urlSigningKey(secretsKey()), 'GET', `/media/tasks/${taskId}`, new Date(Date.now() - 1000))}`);
+      const expired = await http(
+        'GET',
+        `${testStack().gatewayUrl}${signPath(urlSigningKey(secretsKey()), 'GET', `/media/tasks/${taskId}`, new Date(Date.now() - 1000))}`,
+      );
       expect(expired.status).toBe(403);
       expect(expired.body).toEqual({ message: expect.stringMatching(/^This media URL expired at .+Z$/) });
       // A download URL cannot be turned into an upload URL: method and path are signed.
       const asUpload = await put(assignment.media_url.replace('/media/tasks/', '/uploads/media/'), PNG(), 'image/png');
       expect(asUpload.status).toBe(403);
-      expect((await work(worker, `/${assignment.assignment_id}/complete`, { updated_tags: [{ value: 'x', confidence_score: 1 }] })).status).toBe(200);
+      expect(
+        (await work(worker, `/${assignment.assignment_id}/complete`, { updated_tags: [{ value: 'x', confidence_score: 1 }] })).status,
+      ).toBe(200);
     });
 
     it('the bucket rule: a video (or anything but an image) in a bucket is 422; unknown objects and buckets 404', async () => {
       await expectBucketRule(tenant, bucketId, '../../etc/passwd');
-      for (const [caller, id] of [[tenant, 'bkt_unknown'], [other, bucketId]] as const) {
+      for (const [caller, id] of [
+        [tenant, 'bkt_unknown'],
+        [other, bucketId],
+      ] as const) {
         const result = await createTask(caller, { media_key: 'photo.png', bucket_id: id, configuration_id: caller.configurationId });
         expect(result.status).toBe(404);
         expect(result.body.message).toBe(`bucket ${id} not found`);
@@ -682,11 +825,19 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
     });
 
     it('media that can no longer be read fails the task with task.error when it is leased', async () => {
-      const taskId = await created(tenant, { media_key: 'gone.jpg', bucket_id: bucketId, configuration_id: tenant.configurationId, callback_url: 'http://127.0.0.1:9/h' });
+      const taskId = await created(tenant, {
+        media_key: 'gone.jpg',
+        bucket_id: bucketId,
+        configuration_id: tenant.configurationId,
+        callback_url: 'http://127.0.0.1:9/h',
+      });
       rmSync(join(bucketRoot, 'gone.jpg'));
       await drainQueue(worker);
       const status = await taskStatus(tenant, taskId);
-      expect(status.body).toMatchObject({ state: 'ERROR', error: { message: `media gone.jpg can no longer be read from bucket ${bucketId}` } });
+      expect(status.body).toMatchObject({
+        state: 'ERROR',
+        error: { message: `media gone.jpg can no longer be read from bucket ${bucketId}` },
+      });
       const delivery = await events.delivery(taskId);
       expect(delivery.event_type).toBe('task.error');
       expect((await events.taskEvent(Topic.TaskError, taskId)).error).toBe(`media gone.jpg can no longer be read from bucket ${bucketId}`);
@@ -704,7 +855,10 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       hostDirectory = mkdtempSync(join(tmpdir(), 'workline-host-'));
       hostFile = join(hostDirectory, 'private.png');
       writeFileSync(hostFile, Buffer.concat([PNG(), Buffer.from(HOST_SECRET)]));
-      ({ id: bucketId } = await adminCreate<{ id: string }>(`/workstreams/${tenant.workstreamId}/buckets`, { driver: 'fs', root: bucketRoot }));
+      ({ id: bucketId } = await adminCreate<{ id: string }>(`/workstreams/${tenant.workstreamId}/buckets`, {
+        driver: 'fs',
+        root: bucketRoot,
+      }));
     });
 
     afterAll(() => rmSync(hostDirectory, { recursive: true, force: true }));
@@ -716,7 +870,11 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
 
     it('a link put in after the worker got its media URL is not served (404), the host file stays unread', async () => {
       writeFileSync(join(bucketRoot, 'swapped-late.png'), PNG());
-      const taskId = await created(tenant, { media_key: 'swapped-late.png', bucket_id: bucketId, configuration_id: tenant.configurationId });
+      const taskId = await created(tenant, {
+        media_key: 'swapped-late.png',
+        bucket_id: bucketId,
+        configuration_id: tenant.configurationId,
+      });
       const assignment = await lease(worker, taskId);
       swapForLink('swapped-late.png');
       const media = await fetch(assignment.media_url);
@@ -729,12 +887,23 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
 
     it('a link put in before the task is leased fails the task (task.error); a link is refused at creation (422)', async () => {
       writeFileSync(join(bucketRoot, 'swapped-early.png'), PNG());
-      const taskId = await created(tenant, { media_key: 'swapped-early.png', bucket_id: bucketId, configuration_id: tenant.configurationId });
+      const taskId = await created(tenant, {
+        media_key: 'swapped-early.png',
+        bucket_id: bucketId,
+        configuration_id: tenant.configurationId,
+      });
       swapForLink('swapped-early.png');
       await drainQueue(worker);
       const status = await taskStatus(tenant, taskId);
-      expect(status.body).toMatchObject({ state: 'ERROR', error: { message: expect.stringMatching(/^media swapped-early\.png could not be read: .*symbolic link/) } });
-      const refused = await createTask(tenant, { media_key: 'swapped-early.png', bucket_id: bucketId, configuration_id: tenant.configurationId });
+      expect(status.body).toMatchObject({
+        state: 'ERROR',
+        error: { message: expect.stringMatching(/^media swapped-early\.png could not be read: .*symbolic link/) },
+      });
+      const refused = await createTask(tenant, {
+        media_key: 'swapped-early.png',
+        bucket_id: bucketId,
+        configuration_id: tenant.configurationId,
+      });
       expect(refused.status).toBe(422);
       expect(refused.body).toMatchObject({
         message: 'Invalid request: object key "swapped-early.png" is a symbolic link: mounted buckets serve regular files only',
@@ -752,7 +921,11 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
     let bucketId: string;
     // s3rver knows the access key id S3RVER; it does not check signatures, so any secret signs.
     const register = (workstreamId: string, body: Record<string, unknown>) =>
-      http<{ id: string; message: string; errors?: { field: string; message: string }[] }>('POST', `/admin/v1/workstreams/${workstreamId}/buckets`, { headers: adminHeaders(), body });
+      http<{ id: string; message: string; errors?: { field: string; message: string }[] }>(
+        'POST',
+        `/admin/v1/workstreams/${workstreamId}/buckets`,
+        { headers: adminHeaders(), body },
+      );
     const s3Body = (change: Record<string, unknown> = {}) => ({
       driver: 's3',
       endpoint: s3.endpoint,
@@ -763,13 +936,26 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       secret_access_key: secret,
       ...change,
     });
-    const putObject = (key: string, bytes: Buffer) => new S3BlobStore(s3).put(key, Readable.from([bytes]), { contentType: 'application/octet-stream' });
+    const putObject = (key: string, bytes: Buffer) =>
+      new S3BlobStore(s3).put(key, Readable.from([bytes]), { contentType: 'application/octet-stream' });
 
     beforeAll(async () => {
       s3Directory = mkdtempSync(join(tmpdir(), 'workline-s3rver-'));
-      server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: s3Directory, configureBuckets: [{ name: 'client-photos', configs: [] }] });
+      server = new S3rver({
+        address: '127.0.0.1',
+        port: 0,
+        silent: true,
+        directory: s3Directory,
+        configureBuckets: [{ name: 'client-photos', configs: [] }],
+      });
       const { port } = await server.run();
-      s3 = { endpoint: `http://127.0.0.1:${port}`, bucket: 'client-photos', region: 'us-east-1', accessKeyId: 'S3RVER', secretAccessKey: secret };
+      s3 = {
+        endpoint: `http://127.0.0.1:${port}`,
+        bucket: 'client-photos',
+        region: 'us-east-1',
+        accessKeyId: 'S3RVER',
+        secretAccessKey: secret,
+      };
       await receiver.start();
       const created = await register(tenant.workstreamId, s3Body());
       if (created.status !== 201) throw new Error(`registering the s3 bucket answered ${created.status}: ${created.text}`);
@@ -823,7 +1009,11 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
         // Well-formed settings that do not open the bucket: checked against the S3 service itself.
         [{ bucket: 'no-such-bucket' }, 'bucket', /bucket no-such-bucket does not exist at http:\/\/127\.0\.0\.1:\d+/],
         [{ access_key_id: 'NOBODY' }, 'access_key_id', /the credentials were refused: the S3 service answered 403 \(InvalidAccessKeyId\)/],
-        [{ endpoint: `http://127.0.0.1:${closedPort}` }, 'endpoint', /endpoint http:\/\/127\.0\.0\.1:\d+ could not be reached \(ECONNREFUSED\)/],
+        [
+          { endpoint: `http://127.0.0.1:${closedPort}` },
+          'endpoint',
+          /endpoint http:\/\/127\.0\.0\.1:\d+ could not be reached \(ECONNREFUSED\)/,
+        ],
       ];
       for (const [change, field, message] of cases) {
         const result = await register(tenant.workstreamId, s3Body(change));
@@ -845,7 +1035,11 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
     it('an image in the bucket -> task -> a worker streams it from S3 and completes it -> a signed webhook arrives', async () => {
       const bytes = PNG();
       await putObject('tenant-a/shots/cat.png', bytes);
-      const { taskId, assignment, bytes: streamed } = await takeBucketPng(tenant, worker, { media_key: 'shots/cat.png', bucket_id: bucketId, callback_url: receiver.url('/s3-done') });
+      const {
+        taskId,
+        assignment,
+        bytes: streamed,
+      } = await takeBucketPng(tenant, worker, { media_key: 'shots/cat.png', bucket_id: bucketId, callback_url: receiver.url('/s3-done') });
       expect(streamed.equals(bytes)).toBe(true);
 
       const done = await work(worker, `/${assignment.assignment_id}/complete`, { updated_tags: [{ value: 'cat', confidence_score: 0.9 }] });
@@ -854,9 +1048,16 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       const header = String(request.headers['x-svc-signature']);
       expect(verify(header, request.rawBody.toString('utf8'), tenant.key)).toMatchObject({ ok: true });
       const [t, v1] = header.split(';').map((part) => part.split('=')[1]);
-      expect(createHmac('sha256', tenant.key).update(`${t}.${request.rawBody.toString('utf8')}`).digest('hex')).toBe(v1);
+      expect(
+        createHmac('sha256', tenant.key)
+          .update(`${t}.${request.rawBody.toString('utf8')}`)
+          .digest('hex'),
+      ).toBe(v1);
       expect(JSON.parse(request.rawBody.toString('utf8'))).toMatchObject({ event_type: 'task.result_available', task_id: taskId });
-      expect((await taskStatus(tenant, taskId)).body).toMatchObject({ state: 'COMPLETED', result: { updated_tags: [{ value: 'cat', confidence_score: 0.9 }] } });
+      expect((await taskStatus(tenant, taskId)).body).toMatchObject({
+        state: 'COMPLETED',
+        result: { updated_tags: [{ value: 'cat', confidence_score: 0.9 }] },
+      });
     });
 
     it('the bucket rule on S3: a video is 422, text is 422, a missing object 404, a key above the prefix 422', async () => {
@@ -865,7 +1066,11 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       await putObject('outside.png', PNG());
       // outside.png exists, but above the bucket's prefix: out of reach.
       await expectBucketRule(tenant, bucketId, '../outside.png');
-      const otherWorkstream = await createTask(other, { media_key: 'shots/cat.png', bucket_id: bucketId, configuration_id: other.configurationId });
+      const otherWorkstream = await createTask(other, {
+        media_key: 'shots/cat.png',
+        bucket_id: bucketId,
+        configuration_id: other.configurationId,
+      });
       expect(otherWorkstream.status).toBe(404);
     });
 
@@ -874,7 +1079,10 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       const taskId = await created(tenant, { media_key: 'gone.jpg', bucket_id: bucketId, configuration_id: tenant.configurationId });
       await new S3BlobStore(s3).delete('tenant-a/gone.jpg');
       await drainQueue(worker);
-      expect((await taskStatus(tenant, taskId)).body).toMatchObject({ state: 'ERROR', error: { message: `media gone.jpg can no longer be read from bucket ${bucketId}` } });
+      expect((await taskStatus(tenant, taskId)).body).toMatchObject({
+        state: 'ERROR',
+        error: { message: `media gone.jpg can no longer be read from bucket ${bucketId}` },
+      });
       expect((await events.taskEvent(Topic.TaskError, taskId)).error).toBe(`media gone.jpg can no longer be read from bucket ${bucketId}`);
     });
   });
@@ -885,7 +1093,7 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
     /** Tasks of a workstream on one media key, as the admin API lists them (every page). */
     const tasksOf = async (workstreamId: string, mediaKey: string) => {
       let count = 0;
-      for (let cursor: string | null = ''; cursor !== null; ) {
+      for (let cursor: string | null = ''; cursor !== null;) {
         const query: string = `workstream_id=${workstreamId}&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
         const page: TaskPage = (await http<TaskPage>('GET', `/admin/v1/tasks?${query}`, { headers: adminHeaders() })).body;
         count += page.tasks.filter((task) => task.media_key === mediaKey).length;
@@ -893,7 +1101,8 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       }
       return count;
     };
-    const todaysQuota = async (workstreamId: string) => Number((await redis.get(`quota:tasks:${workstreamId}:d${new Date().toISOString().slice(0, 10)}`)) ?? '0');
+    const todaysQuota = async (workstreamId: string) =>
+      Number((await redis.get(`quota:tasks:${workstreamId}:d${new Date().toISOString().slice(0, 10)}`)) ?? '0');
 
     beforeAll(async () => {
       await receiver.start();
@@ -908,12 +1117,22 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
     it('a retry with the same key and body answers the same task (Idempotent-Replayed), creates nothing, and the webhook is delivered once', async () => {
       const key = idempotencyKey();
       const mediaKey = await uploaded(tenant, PNG(), 'image/png');
-      const body = { media_key: mediaKey, configuration_id: tenant.configurationId, callback_url: receiver.url('/idempotent-task'), existing_tags: [{ value: 'cat', confidence_score: 0.5 }] };
+      const body = {
+        media_key: mediaKey,
+        configuration_id: tenant.configurationId,
+        callback_url: receiver.url('/idempotent-task'),
+        existing_tags: [{ value: 'cat', confidence_score: 0.5 }],
+      };
       const first = await createTask(tenant, body, undefined, withKey(key));
       expect(first.status).toBe(201);
       expect(first.headers.get('idempotent-replayed')).toBeNull();
       // The same request, its keys in another order: the same answer, marked as a replay.
-      const reordered = { existing_tags: [{ confidence_score: 0.5, value: 'cat' }], callback_url: body.callback_url, configuration_id: body.configuration_id, media_key: mediaKey };
+      const reordered = {
+        existing_tags: [{ confidence_score: 0.5, value: 'cat' }],
+        callback_url: body.callback_url,
+        configuration_id: body.configuration_id,
+        media_key: mediaKey,
+      };
       const retry = await createTask(tenant, reordered, undefined, withKey(key));
       expect(retry.status).toBe(201);
       expect(retry.body).toEqual({ task_id: first.body.task_id });
@@ -921,16 +1140,26 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       expect(await tasksOf(tenant.workstreamId, mediaKey)).toBe(1);
 
       const assignment = await lease(worker, first.body.task_id);
-      expect((await work(worker, `/${assignment.assignment_id}/complete`, { updated_tags: [{ value: 'dog', confidence_score: 0.9 }] })).status).toBe(200);
+      expect(
+        (await work(worker, `/${assignment.assignment_id}/complete`, { updated_tags: [{ value: 'dog', confidence_score: 0.9 }] })).status,
+      ).toBe(200);
       // A retry after completion still answers the task, and requests no second webhook.
       const late = await createTask(tenant, body, undefined, withKey(key));
-      expect({ status: late.status, body: late.body, replayed: late.headers.get('idempotent-replayed') }).toEqual({ status: 201, body: { task_id: first.body.task_id }, replayed: 'true' });
+      expect({ status: late.status, body: late.body, replayed: late.headers.get('idempotent-replayed') }).toEqual({
+        status: 201,
+        body: { task_id: first.body.task_id },
+        replayed: 'true',
+      });
       await eventually(
         async () =>
-          (await http<DeliveryPage>('GET', `/v1/deliveries?task_id=${first.body.task_id}`, { headers: asKey(tenant.key) })).body.deliveries.map((d) => d.status).join() === 'delivered',
+          (await http<DeliveryPage>('GET', `/v1/deliveries?task_id=${first.body.task_id}`, { headers: asKey(tenant.key) })).body.deliveries
+            .map((d) => d.status)
+            .join() === 'delivered',
         { what: 'the one delivery of the task to be delivered' },
       );
-      expect(receiver.on('/idempotent-task').map((request) => JSON.parse(request.rawBody.toString('utf8')).task_id)).toEqual([first.body.task_id]);
+      expect(receiver.on('/idempotent-task').map((request) => JSON.parse(request.rawBody.toString('utf8')).task_id)).toEqual([
+        first.body.task_id,
+      ]);
       expect(events.deliveriesOf(first.body.task_id)).toHaveLength(1);
       expect(await tasksOf(tenant.workstreamId, mediaKey)).toBe(1);
     });
@@ -942,15 +1171,33 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       expect(first.status).toBe(201);
       const otherMedia = await uploaded(tenant, PNG(), 'image/png');
       const message = `Idempotency-Key "${key}" was already used with another request: send the same request to get its answer again, or a new key for a new request`;
-      const changed = await createTask(tenant, { media_key: otherMedia, configuration_id: tenant.configurationId }, undefined, withKey(key));
-      expect({ status: changed.status, body: changed.body }).toEqual({ status: 422, body: { message: `Invalid request: ${message}`, errors: [{ field: 'Idempotency-Key', message }] } });
-      const tagged = await createTask(tenant, { media_key: mediaKey, configuration_id: tenant.configurationId, existing_tags: [{ value: 'x', confidence_score: 1 }] }, undefined, withKey(key));
+      const changed = await createTask(
+        tenant,
+        { media_key: otherMedia, configuration_id: tenant.configurationId },
+        undefined,
+        withKey(key),
+      );
+      expect({ status: changed.status, body: changed.body }).toEqual({
+        status: 422,
+        body: { message: `Invalid request: ${message}`, errors: [{ field: 'Idempotency-Key', message }] },
+      });
+      const tagged = await createTask(
+        tenant,
+        { media_key: mediaKey, configuration_id: tenant.configurationId, existing_tags: [{ value: 'x', confidence_score: 1 }] },
+        undefined,
+        withKey(key),
+      );
       expect(tagged.status).toBe(422);
       expect(await tasksOf(tenant.workstreamId, otherMedia)).toBe(0);
       expect((await taskStatus(tenant, first.body.task_id)).body).toMatchObject({ state: 'QUEUED', media_key: mediaKey });
       expect((await taskStatus(tenant, first.body.task_id)).body).not.toHaveProperty('result');
       // Another workstream's key space is its own.
-      const theirs = await createTask(other, { media_key: await uploaded(other, PNG(), 'image/png'), configuration_id: other.configurationId }, undefined, withKey(key));
+      const theirs = await createTask(
+        other,
+        { media_key: await uploaded(other, PNG(), 'image/png'), configuration_id: other.configurationId },
+        undefined,
+        withKey(key),
+      );
       expect(theirs.status).toBe(201);
       expect(theirs.body.task_id).not.toBe(first.body.task_id);
       expect(theirs.headers.get('idempotent-replayed')).toBeNull();
@@ -961,10 +1208,18 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       const message = 'Idempotency-Key header must be 1 to 255 printable ASCII characters';
       for (const bad of ['', 'x'.repeat(256), 'cl\u00e9']) {
         const result = await createTask(tenant, { media_key: mediaKey, configuration_id: tenant.configurationId }, undefined, withKey(bad));
-        expect({ status: result.status, body: result.body }).toEqual({ status: 422, body: { message: `Invalid request: ${message}`, errors: [{ field: 'Idempotency-Key', message }] } });
+        expect({ status: result.status, body: result.body }).toEqual({
+          status: 422,
+          body: { message: `Invalid request: ${message}`, errors: [{ field: 'Idempotency-Key', message }] },
+        });
       }
       expect(await tasksOf(tenant.workstreamId, mediaKey)).toBe(0);
-      const longest = await createTask(tenant, { media_key: mediaKey, configuration_id: tenant.configurationId }, undefined, withKey(`${'k'.repeat(127)} ${'~'.repeat(127)}`));
+      const longest = await createTask(
+        tenant,
+        { media_key: mediaKey, configuration_id: tenant.configurationId },
+        undefined,
+        withKey(`${'k'.repeat(127)} ${'~'.repeat(127)}`),
+      );
       expect(longest.status).toBe(201);
     });
 
@@ -989,7 +1244,11 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
     beforeAll(async () => {
       const port = Number(new URL(testStack().gatewayUrl).port) + 5;
       base = `http://127.0.0.1:${port}`;
-      gateway = startAppInstance('gateway', { PORT: String(port), MEDIA_MAX_BYTES: '1024', TASK_QUOTA_PER_DAY: '2' }, `gateway-oversight-limits-${process.pid}`);
+      gateway = startAppInstance(
+        'gateway',
+        { PORT: String(port), MEDIA_MAX_BYTES: '1024', TASK_QUOTA_PER_DAY: '2' },
+        `gateway-oversight-limits-${process.pid}`,
+      );
       await eventually(async () => (await fetch(`${base}/health`)).status === 200, { what: 'the second gateway', timeoutMs: 90_000 });
     });
 
@@ -1002,11 +1261,15 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       const declared = await put(g.media_upload_url, Buffer.alloc(1025, 1), 'text/plain');
       expect(declared).toEqual({ status: 413, body: { message: 'The media is larger than the limit of 1024 bytes' } });
       const streamed = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-        const req = httpRequest(g.media_upload_url, { method: 'PUT', headers: { 'content-type': 'text/plain', 'transfer-encoding': 'chunked' } }, (res) => {
-          let body = '';
-          res.on('data', (chunk: Buffer) => (body += chunk.toString()));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-        });
+        const req = httpRequest(
+          g.media_upload_url,
+          { method: 'PUT', headers: { 'content-type': 'text/plain', 'transfer-encoding': 'chunked' } },
+          (res) => {
+            let body = '';
+            res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+          },
+        );
         req.on('error', reject);
         for (let i = 0; i < 8; i++) req.write(Buffer.alloc(512, 2));
         req.end();
@@ -1023,7 +1286,8 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       const media = async () => uploaded(fresh, PNG(), 'image/png');
       const refused = await createTask(fresh, { media_key: 'med_unknown000000000000', configuration_id: fresh.configurationId }, base);
       expect(refused.status).toBe(404);
-      for (let i = 0; i < 2; i++) expect((await createTask(fresh, { media_key: await media(), configuration_id: fresh.configurationId }, base)).status).toBe(201);
+      for (let i = 0; i < 2; i++)
+        expect((await createTask(fresh, { media_key: await media(), configuration_id: fresh.configurationId }, base)).status).toBe(201);
       const over = await createTask(fresh, { media_key: await media(), configuration_id: fresh.configurationId }, base);
       expect(over.status).toBe(429);
       const midnight = new Date(new Date().toISOString().slice(0, 10) + 'T00:00:00.000Z').getTime() + 24 * 3600 * 1000;
@@ -1034,7 +1298,11 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       expect(retryAfter).toBeGreaterThanOrEqual(1);
       expect(retryAfter).toBeLessThanOrEqual(24 * 3600);
       const neighbour = await newTenant();
-      const otherWorkstream = await createTask(neighbour, { media_key: await uploaded(neighbour, PNG(), 'image/png'), configuration_id: neighbour.configurationId }, base);
+      const otherWorkstream = await createTask(
+        neighbour,
+        { media_key: await uploaded(neighbour, PNG(), 'image/png'), configuration_id: neighbour.configurationId },
+        base,
+      );
       expect(otherWorkstream.status).toBe(201);
     });
 
@@ -1046,11 +1314,29 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       expect(first.status).toBe(201);
       for (let i = 0; i < 3; i++) expect((await createTask(fresh, body, base, withKey(key))).body).toEqual({ task_id: first.body.task_id });
       // The three retries used nothing: one more task fits the daily quota of 2, then it is full.
-      expect((await createTask(fresh, { media_key: await uploaded(fresh, PNG(), 'image/png'), configuration_id: fresh.configurationId }, base, withKey(idempotencyKey()))).status).toBe(201);
-      const over = await createTask(fresh, { media_key: await uploaded(fresh, PNG(), 'image/png'), configuration_id: fresh.configurationId }, base, withKey(idempotencyKey()));
+      expect(
+        (
+          await createTask(
+            fresh,
+            { media_key: await uploaded(fresh, PNG(), 'image/png'), configuration_id: fresh.configurationId },
+            base,
+            withKey(idempotencyKey()),
+          )
+        ).status,
+      ).toBe(201);
+      const over = await createTask(
+        fresh,
+        { media_key: await uploaded(fresh, PNG(), 'image/png'), configuration_id: fresh.configurationId },
+        base,
+        withKey(idempotencyKey()),
+      );
       expect(over.status).toBe(429);
       const replay = await createTask(fresh, body, base, withKey(key));
-      expect({ status: replay.status, body: replay.body, replayed: replay.headers.get('idempotent-replayed') }).toEqual({ status: 201, body: { task_id: first.body.task_id }, replayed: 'true' });
+      expect({ status: replay.status, body: replay.body, replayed: replay.headers.get('idempotent-replayed') }).toEqual({
+        status: 201,
+        body: { task_id: first.body.task_id },
+        replayed: 'true',
+      });
       const changed = await createTask(fresh, { ...body, existing_tags: [] }, base, withKey(key));
       expect(changed.status).toBe(422);
     });

@@ -1,6 +1,11 @@
 import { FsBlobStore } from '@workline/blob-store';
 import { loadEnv, BaseEnv } from '@workline/config';
-import { type PerformanceUploadView, performanceUploadFolder, type QualityReportGroup as QualityGroup, type ThroughputReportGroup as ThroughputGroup } from '@workline/contracts';
+import {
+  type PerformanceUploadView,
+  performanceUploadFolder,
+  type QualityReportGroup as QualityGroup,
+  type ThroughputReportGroup as ThroughputGroup,
+} from '@workline/contracts';
 import { PrismaService } from '@workline/db';
 import { sha256, signPath } from '@workline/secrets';
 import { adminCreate, type AppInstance, eventually, http, startGateway, testStack } from '@workline/testing';
@@ -17,7 +22,8 @@ interface Presigned {
   expires_at: string;
 }
 
-const QUALITY_HEADER = 'use_case_id,task_definition_id,unique_id,worker_id,review_completed_at,review_score,review_type,replace_duplicate,errors.missing_box,errors.wrong_label,metadata.shift,measurements.attribute_1_count,review_explanation';
+const QUALITY_HEADER =
+  'use_case_id,task_definition_id,unique_id,worker_id,review_completed_at,review_score,review_type,replace_duplicate,errors.missing_box,errors.wrong_label,metadata.shift,measurements.attribute_1_count,review_explanation';
 
 /** percentile_cont as PostgreSQL computes it: linear interpolation between the closest ranks. */
 function percentile(values: number[], p: number): number {
@@ -36,15 +42,19 @@ const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.le
  */
 function putHeadersOnly(url: string, declaredBytes: number, waitMs = 15_000): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const request = httpRequest(url, { method: 'PUT', headers: { 'content-type': 'text/csv', 'content-length': String(declaredBytes) } }, (response) => {
-      let body = '';
-      response.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      response.on('end', () => {
-        clearTimeout(timer);
-        request.destroy();
-        resolve({ status: response.statusCode ?? 0, body });
-      });
-    });
+    const request = httpRequest(
+      url,
+      { method: 'PUT', headers: { 'content-type': 'text/csv', 'content-length': String(declaredBytes) } },
+      (response) => {
+        let body = '';
+        response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        response.on('end', () => {
+          clearTimeout(timer);
+          request.destroy();
+          resolve({ status: response.statusCode ?? 0, body });
+        });
+      },
+    );
     const timer = setTimeout(() => {
       request.destroy();
       resolve({ status: 0, body: `no answer within ${waitMs} ms while the body was still owed` });
@@ -66,14 +76,24 @@ describe('workstream performance API: bulk CSV through presigned URLs, and repor
   let accountId: string;
 
   const newWorkstream = async (settings: Record<string, number> = { qc_score_threshold: 0, qc_sample_rate: 0 }) => {
-    const { id } = await adminCreate<{ id: string }>('/workstreams', { account_id: accountId, name: 'Bulk', use_cases: useCases, ...settings });
+    const { id } = await adminCreate<{ id: string }>('/workstreams', {
+      account_id: accountId,
+      name: 'Bulk',
+      use_cases: useCases,
+      ...settings,
+    });
     const { key } = await adminCreate<{ key: string }>(`/workstreams/${id}/api-keys`, {});
     return { id, key };
   };
   const presign = (ws: { id: string; key: string }, body: unknown = { kind: 'quality' }) =>
     http<Presigned>('POST', `/v1/workstreams/${ws.id}/performance/generate-presigned-url`, { headers: { 'x-api-key': ws.key }, body });
   const put = async (url: string, body: string | AsyncIterable<Uint8Array>, contentType = 'text/csv') => {
-    const response = await fetch(url, { method: 'PUT', headers: { 'content-type': contentType }, body: body as unknown as string, duplex: 'half' } as RequestInit);
+    const response = await fetch(url, {
+      method: 'PUT',
+      headers: { 'content-type': contentType },
+      body: body as unknown as string,
+      duplex: 'half',
+    } as RequestInit);
     const text = await response.text();
     return { status: response.status, body: text ? (JSON.parse(text) as Upload & { message?: string }) : undefined };
   };
@@ -113,7 +133,9 @@ describe('workstream performance API: bulk CSV through presigned URLs, and repor
       const result = await presign(ws, { kind: 'quality', file_name: 'may.csv' });
       expect(result.status).toBe(201);
       expect(result.body).toEqual({
-        upload_url: expect.stringMatching(new RegExp(`^${stack.gatewayUrl}/uploads/performance/upl_[0-9a-f]{32}\\?expires=\\d+&signature=[0-9a-f]{64}$`)),
+        upload_url: expect.stringMatching(
+          new RegExp(`^${stack.gatewayUrl}/uploads/performance/upl_[0-9a-f]{32}\\?expires=\\d+&signature=[0-9a-f]{64}$`),
+        ),
         upload_id: expect.stringMatching(/^upl_/),
         expires_at: expect.any(String),
         method: 'PUT',
@@ -123,14 +145,23 @@ describe('workstream performance API: bulk CSV through presigned URLs, and repor
       expect(lifetime).toBeGreaterThan(3500_000);
       expect(lifetime).toBeLessThanOrEqual(3600_000);
       const upload = await getUpload(ws, result.body.upload_id);
-      expect(upload.body).toMatchObject({ state: 'awaiting_upload', kind: 'quality', file_name: 'may.csv', rows_processed: 0, bytes: null });
+      expect(upload.body).toMatchObject({
+        state: 'awaiting_upload',
+        kind: 'quality',
+        file_name: 'may.csv',
+        rows_processed: 0,
+        bytes: null,
+      });
     });
 
     it('422 for a bad kind or an unknown field, 401 without a key, 403 with another workstream key, 404 for an unknown upload', async () => {
       const ws = await newWorkstream();
       const other = await newWorkstream();
       const badKind = await presign(ws, { kind: 'speed' });
-      expect(badKind).toMatchObject({ status: 422, body: { errors: [{ field: 'kind', message: 'kind must be one of: quality, throughput' }] } });
+      expect(badKind).toMatchObject({
+        status: 422,
+        body: { errors: [{ field: 'kind', message: 'kind must be one of: quality, throughput' }] },
+      });
       const missingKind = await presign(ws, {});
       expect(missingKind).toMatchObject({ status: 422, body: { errors: [{ field: 'kind', message: 'kind is required' }] } });
       const unknown = await presign(ws, { kind: 'quality', bucket: 'x' });
@@ -149,10 +180,16 @@ describe('workstream performance API: bulk CSV through presigned URLs, and repor
       const ws = await newWorkstream();
       const { upload_url, upload_id } = (await presign(ws)).body;
       const csv = `${QUALITY_HEADER}\n`;
-      expect(await put(upload_url, csv, 'application/json')).toMatchObject({ status: 415, body: { message: 'Content-Type must be text/csv (UTF-8) (got application/json)' } });
+      expect(await put(upload_url, csv, 'application/json')).toMatchObject({
+        status: 415,
+        body: { message: 'Content-Type must be text/csv (UTF-8) (got application/json)' },
+      });
       expect(await put(upload_url, csv, 'text/csv; charset=latin1')).toMatchObject({ status: 415 });
       const bare = upload_url.split('?')[0];
-      expect(await put(bare, csv)).toMatchObject({ status: 403, body: { message: 'Forbidden: the upload URL must carry its expires and signature parameters' } });
+      expect(await put(bare, csv)).toMatchObject({
+        status: 403,
+        body: { message: 'Forbidden: the upload URL must carry its expires and signature parameters' },
+      });
       const tampered = upload_url.replace(/expires=(\d+)/, (_, n: string) => `expires=${Number(n) + 60}`);
       expect(await put(tampered, csv)).toMatchObject({ status: 403, body: { message: 'Forbidden: the upload URL signature is invalid' } });
       const otherUpload = upload_url.replace(upload_id, (await presign(ws)).body.upload_id);
@@ -167,7 +204,10 @@ describe('workstream performance API: bulk CSV through presigned URLs, and repor
       expect(first.status).toBe(200);
       expect(first.body).toMatchObject({ upload_id, state: 'queued', bytes: Buffer.byteLength(csv) });
       const second = await put(upload_url, csv);
-      expect(second).toMatchObject({ status: 409, body: { message: `upload ${upload_id} has already been received; generate a new presigned URL for another file` } });
+      expect(second).toMatchObject({
+        status: 409,
+        body: { message: `upload ${upload_id} has already been received; generate a new presigned URL for another file` },
+      });
       expect(await finished(ws, upload_id)).toMatchObject({ state: 'completed', rows_processed: 0 });
     });
   });
@@ -204,7 +244,12 @@ describe('workstream performance API: bulk CSV through presigned URLs, and repor
       expect(upload.rejections).toEqual([
         { row: 3, errors: [{ field: 'review_score', message: 'review_score must be between 0 and 1' }] },
         { row: 4, errors: [{ field: 'use_case_id', message: `use_case_id "uc-9" is not a use case of workstream ${ws.id}` }] },
-        { row: 5, errors: [{ field: 'review_completed_at', message: 'review_completed_at must be an ISO 8601 date-time, e.g. 2024-05-01T12:30:00Z' }] },
+        {
+          row: 5,
+          errors: [
+            { field: 'review_completed_at', message: 'review_completed_at must be an ISO 8601 date-time, e.g. 2024-05-01T12:30:00Z' },
+          ],
+        },
         { row: 6, errors: [{ field: '(row)', message: 'the row has 4 fields, the header has 13' }] },
         { row: 9, errors: [{ field: 'errors.missing_box', message: 'errors.missing_box must be a non-negative integer' }] },
         {
@@ -254,12 +299,28 @@ describe('workstream performance API: bulk CSV through presigned URLs, and repor
     it('fails an upload whose header names unknown or repeated columns, lacks a required column, or is empty, storing nothing', async () => {
       const ws = await newWorkstream();
       const cases: [string, string, string][] = [
-        ['quality', 'use_case_id,task_definition_id,worker_id,review_completed_at,review_score,colour\nuc-1,td-1,a,2024-05-01T00:00:00Z,1,red', 'unknown CSV column(s): colour (columns are the record\'s field names, plus errors.<key>, metadata.<key>, measurements.<key>)'],
-        ['quality', 'use_case_id,task_definition_id,worker_id,review_completed_at,review_score,errors\nuc-1,td-1,a,2024-05-01T00:00:00Z,1,{}', 'unknown CSV column(s): errors (columns are the record\'s field names, plus errors.<key>, metadata.<key>, measurements.<key>)'],
-        ['quality', 'use_case_id,task_definition_id,worker_id,review_completed_at\nuc-1,td-1,a,2024-05-01T00:00:00Z', 'CSV header lacks required column(s): review_score'],
+        [
+          'quality',
+          'use_case_id,task_definition_id,worker_id,review_completed_at,review_score,colour\nuc-1,td-1,a,2024-05-01T00:00:00Z,1,red',
+          "unknown CSV column(s): colour (columns are the record's field names, plus errors.<key>, metadata.<key>, measurements.<key>)",
+        ],
+        [
+          'quality',
+          'use_case_id,task_definition_id,worker_id,review_completed_at,review_score,errors\nuc-1,td-1,a,2024-05-01T00:00:00Z,1,{}',
+          "unknown CSV column(s): errors (columns are the record's field names, plus errors.<key>, metadata.<key>, measurements.<key>)",
+        ],
+        [
+          'quality',
+          'use_case_id,task_definition_id,worker_id,review_completed_at\nuc-1,td-1,a,2024-05-01T00:00:00Z',
+          'CSV header lacks required column(s): review_score',
+        ],
         ['throughput', 'worker_id,worker_id,task_completed_at\na,a,2024-05-01T00:00:00Z', 'CSV column(s) listed twice: worker_id'],
         ['throughput', '', 'the file is empty: a CSV upload starts with a header row of field names'],
-        ['throughput', 'worker_id,task_completed_at\n"a,2024', 'the file could not be read as CSV: Quote Not Closed: the parsing is finished with an opening quote at line 2'],
+        [
+          'throughput',
+          'worker_id,task_completed_at\n"a,2024',
+          'the file could not be read as CSV: Quote Not Closed: the parsing is finished with an opening quote at line 2',
+        ],
       ];
       for (const [kind, csv, failure] of cases) {
         const upload = await uploadCsv(ws, kind, csv);
@@ -290,8 +351,24 @@ describe('workstream performance API: bulk CSV through presigned URLs, and repor
         select task_id, task_started_at, duration_seconds, task_count, subtask_count, use_case_id, task_metadata
         from performance_throughput_record where workstream_id = ${ws.id} order by task_id`;
       expect(rows).toEqual([
-        { task_id: 'a', task_started_at: new Date('2024-05-01T10:00:00Z'), duration_seconds: 120, task_count: 2, subtask_count: 5, use_case_id: 'uc-1', task_metadata: { queue: 'fast' } },
-        { task_id: 'b', task_started_at: new Date('2024-05-01T10:09:30Z'), duration_seconds: 30, task_count: 1, subtask_count: null, use_case_id: '', task_metadata: null },
+        {
+          task_id: 'a',
+          task_started_at: new Date('2024-05-01T10:00:00Z'),
+          duration_seconds: 120,
+          task_count: 2,
+          subtask_count: 5,
+          use_case_id: 'uc-1',
+          task_metadata: { queue: 'fast' },
+        },
+        {
+          task_id: 'b',
+          task_started_at: new Date('2024-05-01T10:09:30Z'),
+          duration_seconds: 30,
+          task_count: 1,
+          subtask_count: null,
+          use_case_id: '',
+          task_metadata: null,
+        },
       ]);
     });
 
@@ -303,7 +380,8 @@ describe('workstream performance API: bulk CSV through presigned URLs, and repor
       const longEvery = 10_000;
       const huge = `${'1'.repeat(60_000)}x`;
       const lines = ['use_case_id,task_definition_id,unique_id,worker_id,review_completed_at,review_score,review_duration'];
-      for (let i = 1; i <= rows; i++) lines.push(`uc-1,td-1,r${i},worker-${i % 7},2024-05-01T08:00:00Z,${i % longEvery === 0 ? `${huge},${huge}` : '0.5,12'}`);
+      for (let i = 1; i <= rows; i++)
+        lines.push(`uc-1,td-1,r${i},worker-${i % 7},2024-05-01T08:00:00Z,${i % longEvery === 0 ? `${huge},${huge}` : '0.5,12'}`);
       const { upload_url, upload_id } = (await presign(ws)).body;
       expect((await put(upload_url, lines.join('\n'))).status).toBe(200);
 
@@ -319,7 +397,15 @@ describe('workstream performance API: bulk CSV through presigned URLs, and repor
         if (['completed', 'failed'].includes(status.body.state)) upload = status.body;
         const submitted = await http('POST', `/v1/workstreams/${ws.id}/task_reviewed`, {
           headers: { 'x-api-key': ws.key },
-          body: { workstream_id: ws.id, use_case_id: 'uc-2', task_definition_id: 'td-3', unique_id: `during-${i}`, worker_id: 'w', review_completed_at: '2024-05-02T08:00:00Z', review_score: 0.7 },
+          body: {
+            workstream_id: ws.id,
+            use_case_id: 'uc-2',
+            task_definition_id: 'td-3',
+            unique_id: `during-${i}`,
+            worker_id: 'w',
+            review_completed_at: '2024-05-02T08:00:00Z',
+            review_score: 0.7,
+          },
         });
         answers.push({ what: 'submission', status: submitted.status });
       }
@@ -327,7 +413,12 @@ describe('workstream performance API: bulk CSV through presigned URLs, and repor
       // The requests overlapped the import: at least one status read was answered while it ran.
       expect(statesSeen.has('processing')).toBe(true);
       const long = Array.from({ length: rows / longEvery }, (_, k) => (k + 1) * longEvery + 1);
-      expect(upload).toMatchObject({ state: 'completed', rows_processed: rows, rows_stored: rows - long.length, rows_rejected: long.length });
+      expect(upload).toMatchObject({
+        state: 'completed',
+        rows_processed: rows,
+        rows_stored: rows - long.length,
+        rows_rejected: long.length,
+      });
       expect(upload!.rejections).toEqual(
         long.map((row) => ({
           row,
@@ -370,9 +461,14 @@ describe('workstream performance API: bulk CSV through presigned URLs, and repor
         rejections_truncated: true,
       });
       expect(upload.rejections).toHaveLength(1000);
-      expect(upload.rejections[0]).toEqual({ row: badEvery + 1, errors: [{ field: 'review_score', message: 'review_score must be between 0 and 1' }] });
+      expect(upload.rejections[0]).toEqual({
+        row: badEvery + 1,
+        errors: [{ field: 'review_score', message: 'review_score must be between 0 and 1' }],
+      });
       expect(upload.rejections[999].row).toBe(1000 * badEvery + 1);
-      const count = await prisma.$queryRaw<{ n: number }[]>`select count(*)::int as n from performance_quality_record where workstream_id = ${ws.id}`;
+      const count = await prisma.$queryRaw<
+        { n: number }[]
+      >`select count(*)::int as n from performance_quality_record where workstream_id = ${ws.id}`;
       expect(count[0].n).toBe(total - rejected);
       const overall = await report<QualityGroup>(ws, 'quality', '');
       expect(overall.body.groups).toHaveLength(1);
@@ -405,7 +501,10 @@ describe('workstream performance API: bulk CSV through presigned URLs, and repor
       expect(completed).toMatchObject({ state: 'completed', rows_stored: 1 });
       for (const upload of [failed, completed]) {
         // The service deletes the folder just after recording the end: wait for it, briefly.
-        await eventually(async () => !existsSync(folderOf(upload.upload_id)) || undefined, { what: `files of ${upload.state} upload ${upload.upload_id} deleted`, timeoutMs: 10_000 });
+        await eventually(async () => !existsSync(folderOf(upload.upload_id)) || undefined, {
+          what: `files of ${upload.state} upload ${upload.upload_id} deleted`,
+          timeoutMs: 10_000,
+        });
         expect((await uploadRow(upload.upload_id)).blobKey).toBeNull();
       }
     });
@@ -415,7 +514,9 @@ describe('workstream performance API: bulk CSV through presigned URLs, and repor
       const store = new FsBlobStore(blobDir);
       // What a gateway stopped between storing a file and telling the service leaves behind.
       const leaveFiles = async (uploadId: string) => {
-        await store.put(`${performanceUploadFolder(uploadId)}left-behind.csv`, Readable.from([`${QUALITY_HEADER}\n`]), { contentType: 'text/csv' });
+        await store.put(`${performanceUploadFolder(uploadId)}left-behind.csv`, Readable.from([`${QUALITY_HEADER}\n`]), {
+          contentType: 'text/csv',
+        });
         writeFileSync(join(folderOf(uploadId), '.interrupted.partial'), 'half a file');
       };
       const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000);
@@ -429,19 +530,28 @@ describe('workstream performance API: bulk CSV through presigned URLs, and repor
       // sweep that removes them has also looked at both expired uploads.
       const done = await uploadCsv(ws, 'quality', `${QUALITY_HEADER}\n`);
       expect(done.state).toBe('completed');
-      await eventually(async () => ((await uploadRow(done.upload_id)).blobKey === null && !existsSync(folderOf(done.upload_id))) || undefined, {
-        what: 'the completed upload\'s own files deleted',
-        timeoutMs: 10_000,
-      });
+      await eventually(
+        async () => ((await uploadRow(done.upload_id)).blobKey === null && !existsSync(folderOf(done.upload_id))) || undefined,
+        {
+          what: "the completed upload's own files deleted",
+          timeoutMs: 10_000,
+        },
+      );
       const blobKey = `${performanceUploadFolder(done.upload_id)}still-here.csv`;
       await store.put(blobKey, Readable.from(['x']), { contentType: 'text/csv' });
       await prisma.performanceUpload.update({ where: { id: done.upload_id }, data: { blobKey } });
 
-      await eventually(async () => (!existsSync(folderOf(done.upload_id)) && (await uploadRow(done.upload_id)).blobKey === null) || undefined, {
-        what: `the folder of finished upload ${done.upload_id} swept`,
-        timeoutMs: 30_000,
+      await eventually(
+        async () => (!existsSync(folderOf(done.upload_id)) && (await uploadRow(done.upload_id)).blobKey === null) || undefined,
+        {
+          what: `the folder of finished upload ${done.upload_id} swept`,
+          timeoutMs: 30_000,
+        },
+      );
+      await eventually(async () => !existsSync(folderOf(pastGrace)) || undefined, {
+        what: `the folder of expired upload ${pastGrace} swept`,
+        timeoutMs: 10_000,
       });
-      await eventually(async () => !existsSync(folderOf(pastGrace)) || undefined, { what: `the folder of expired upload ${pastGrace} swept`, timeoutMs: 10_000 });
       expect((await uploadRow(pastGrace)).state).toBe('expired');
       expect((await getUpload(ws, pastGrace)).body).toMatchObject({ state: 'expired', bytes: null, rows_processed: 0 });
       // Within the grace a PUT begun before the expiry may still be streaming: its folder is left alone.
@@ -463,7 +573,12 @@ describe('workstream performance API: bulk CSV through presigned URLs, and repor
       });
 
       const presignThere = async (ws: { id: string; key: string }, kind: string) =>
-        (await http<Presigned>('POST', `${gateway.url}/v1/workstreams/${ws.id}/performance/generate-presigned-url`, { headers: { 'x-api-key': ws.key }, body: { kind } })).body;
+        (
+          await http<Presigned>('POST', `${gateway.url}/v1/workstreams/${ws.id}/performance/generate-presigned-url`, {
+            headers: { 'x-api-key': ws.key },
+            body: { kind },
+          })
+        ).body;
       const throughputCsv = (bytes: number) => {
         const head = 'worker_id,task_completed_at,metadata.note\nw1,2024-05-01T10:00:00Z,';
         return head + 'n'.repeat(bytes - head.length);
@@ -498,7 +613,10 @@ describe('workstream performance API: bulk CSV through presigned URLs, and repor
         expect((await put(upload_url, csv)).status).toBe(200);
         expect(await finished(ws, upload_id)).toMatchObject({ state: 'completed', rows_stored: 20 });
         const over = await presignThere(ws, 'quality');
-        expect(await put(over.upload_url, `${csv}\n${'x'.repeat(2048)}`)).toEqual({ status: 413, body: { message: 'CSV file is larger than the limit of 2048 bytes' } });
+        expect(await put(over.upload_url, `${csv}\n${'x'.repeat(2048)}`)).toEqual({
+          status: 413,
+          body: { message: 'CSV file is larger than the limit of 2048 bytes' },
+        });
       });
     });
   });
@@ -543,7 +661,10 @@ describe('workstream performance API: bulk CSV through presigned URLs, and repor
       expect(group.min_score).toBe(Math.min(...scores));
       expect(group.max_score).toBe(Math.max(...scores));
       const wrong = rows.reduce((a, r) => a + r.wrong, 0);
-      expect(group.errors).toEqual({ missing_box: rows.reduce((a, r) => a + r.missing, 0), ...(rows.some((r) => r.wrong) ? { wrong_label: wrong } : {}) });
+      expect(group.errors).toEqual({
+        missing_box: rows.reduce((a, r) => a + r.missing, 0),
+        ...(rows.some((r) => r.wrong) ? { wrong_label: wrong } : {}),
+      });
     };
 
     it('quality: overall and grouped by day, worker and task definition, matching figures computed here', async () => {
@@ -562,7 +683,11 @@ describe('workstream performance API: bulk CSV through presigned URLs, and repor
         const result = await report<QualityGroup>(ws, 'quality', `?group_by=${groupBy}`);
         const keys = [...new Set(quality.map(keyOf))].sort();
         expect(result.body.groups.map((g) => g.key)).toEqual(keys);
-        for (const group of result.body.groups) expectQuality(group, quality.filter((r) => keyOf(r) === group.key));
+        for (const group of result.body.groups)
+          expectQuality(
+            group,
+            quality.filter((r) => keyOf(r) === group.key),
+          );
       }
     });
 
@@ -570,7 +695,10 @@ describe('workstream performance API: bulk CSV through presigned URLs, and repor
       const result = await report<QualityGroup>(ws, 'quality', '?from=2024-06-02&to=2024-06-04T00:00:00Z&group_by=day');
       expect(result.body).toMatchObject({ from: '2024-06-02T00:00:00.000Z', to: '2024-06-04T00:00:00.000Z', group_by: 'day' });
       expect(result.body.groups.map((g) => g.key)).toEqual(['2024-06-02', '2024-06-03']);
-      expectQuality(result.body.groups[1], quality.filter((r) => r.day === '2024-06-03'));
+      expectQuality(
+        result.body.groups[1],
+        quality.filter((r) => r.day === '2024-06-03'),
+      );
     });
 
     it('throughput: tasks, subtasks, tasks per hour of work and mean duration, matching figures computed here', async () => {
@@ -596,7 +724,9 @@ describe('workstream performance API: bulk CSV through presigned URLs, and repor
     });
 
     it('format=csv exports the same figures as CSV', async () => {
-      const result = await http('GET', `/v1/workstreams/${ws.id}/reports/quality?group_by=worker&format=csv`, { headers: { 'x-api-key': ws.key } });
+      const result = await http('GET', `/v1/workstreams/${ws.id}/reports/quality?group_by=worker&format=csv`, {
+        headers: { 'x-api-key': ws.key },
+      });
       expect(result.status).toBe(200);
       expect(result.headers.get('content-type')).toBe('text/csv; charset=utf-8');
       expect(result.headers.get('content-disposition')).toBe(`attachment; filename="quality-report-${ws.id}.csv"`);
@@ -620,11 +750,20 @@ describe('workstream performance API: bulk CSV through presigned URLs, and repor
       for (const worker_id of workers) {
         const submitted = await http('POST', `/v1/workstreams/${tenant.id}/task_reviewed`, {
           headers: { 'x-api-key': tenant.key },
-          body: { workstream_id: tenant.id, use_case_id: 'uc-1', task_definition_id: 'td-1', worker_id, review_completed_at: '2024-06-01T12:00:00Z', review_score: 0.5 },
+          body: {
+            workstream_id: tenant.id,
+            use_case_id: 'uc-1',
+            task_definition_id: 'td-1',
+            worker_id,
+            review_completed_at: '2024-06-01T12:00:00Z',
+            review_score: 0.5,
+          },
         });
         expect(submitted.status).toBe(202);
       }
-      const result = await http('GET', `/v1/workstreams/${tenant.id}/reports/quality?group_by=worker&format=csv`, { headers: { 'x-api-key': tenant.key } });
+      const result = await http('GET', `/v1/workstreams/${tenant.id}/reports/quality?group_by=worker&format=csv`, {
+        headers: { 'x-api-key': tenant.key },
+      });
       expect(result.status).toBe(200);
       const firstCells = result.text
         .split('\r\n')

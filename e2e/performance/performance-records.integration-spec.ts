@@ -10,7 +10,8 @@ interface FieldErrors {
 
 const STORED = 'Record stored';
 const REPLACED = 'Existing record replaced: a record with this unique_id already existed for this use case and task definition';
-const IGNORED = 'Duplicate ignored: a record with this unique_id already exists for this use case and task definition, and replace_duplicate is false';
+const IGNORED =
+  'Duplicate ignored: a record with this unique_id already exists for this use case and task definition, and replace_duplicate is false';
 const QC_TOPIC = 'workline.performance.quality-review.for-qc.v1';
 
 describe('workstream performance API: task_reviewed, task_completed, quality control (real stack)', () => {
@@ -38,7 +39,10 @@ describe('workstream performance API: task_reviewed, task_completed, quality con
   const post = <T = { message: string }>(path: string, body: unknown, apiKey: string | null = key, workstream = ws) =>
     http<T>('POST', `/v1/workstreams/${workstream}/${path}`, { headers: apiKey ? { 'x-api-key': apiKey } : {}, body });
   const count = async (table: 'performance_quality_record' | 'performance_throughput_record', workstream = ws) => {
-    const rows = await prisma.$queryRawUnsafe<{ n: number }[]>(`select count(*)::int as n from ${table} where workstream_id = $1`, workstream);
+    const rows = await prisma.$queryRawUnsafe<{ n: number }[]>(
+      `select count(*)::int as n from ${table} where workstream_id = $1`,
+      workstream,
+    );
     return rows[0].n;
   };
 
@@ -50,7 +54,15 @@ describe('workstream performance API: task_reviewed, task_completed, quality con
       { id: 'uc-1', task_definition_ids: ['td-1', 'td-2'] },
       { id: 'uc-2', task_definition_ids: ['td-3'] },
     ];
-    ws = (await adminCreate<{ id: string }>('/workstreams', { account_id: accountId, name: 'Quality', use_cases: useCases, qc_score_threshold: 0.6, qc_sample_rate: 0 })).id;
+    ws = (
+      await adminCreate<{ id: string }>('/workstreams', {
+        account_id: accountId,
+        name: 'Quality',
+        use_cases: useCases,
+        qc_score_threshold: 0.6,
+        qc_sample_rate: 0,
+      })
+    ).id;
     otherWs = (await adminCreate<{ id: string }>('/workstreams', { account_id: accountId, name: 'Other', use_cases: useCases })).id;
     key = (await adminCreate<{ key: string }>(`/workstreams/${ws}/api-keys`, {})).key;
     otherKey = (await adminCreate<{ key: string }>(`/workstreams/${otherWs}/api-keys`, {})).key;
@@ -66,7 +78,13 @@ describe('workstream performance API: task_reviewed, task_completed, quality con
     it('shows the settings given, and the defaults when none are given', async () => {
       const withDefaults = await adminCreate('/workstreams', { account_id: accountId, name: 'Defaults', use_cases: [] });
       expect(withDefaults).toMatchObject({ qc_score_threshold: 0.5, qc_sample_rate: 0.05 });
-      const set = await adminCreate('/workstreams', { account_id: accountId, name: 'Set', use_cases: [], qc_score_threshold: 0.8, qc_sample_rate: 0.25 });
+      const set = await adminCreate('/workstreams', {
+        account_id: accountId,
+        name: 'Set',
+        use_cases: [],
+        qc_score_threshold: 0.8,
+        qc_sample_rate: 0.25,
+      });
       expect(set).toMatchObject({ qc_score_threshold: 0.8, qc_sample_rate: 0.25 });
     });
 
@@ -77,7 +95,10 @@ describe('workstream performance API: task_reviewed, task_completed, quality con
         [{ qc_sample_rate: '0.1' }, 'qc_sample_rate', /must be a number/],
       ];
       for (const [extra, field, message] of cases) {
-        const result = await http<FieldErrors>('POST', '/admin/v1/workstreams', { headers: adminHeaders(), body: { account_id: accountId, name: 'Bad', use_cases: [], ...extra } });
+        const result = await http<FieldErrors>('POST', '/admin/v1/workstreams', {
+          headers: adminHeaders(),
+          body: { account_id: accountId, name: 'Bad', use_cases: [], ...extra },
+        });
         expect(result.status).toBe(422);
         expect(result.body.errors).toContainEqual({ field, message: expect.stringMatching(message) });
       }
@@ -176,12 +197,36 @@ describe('workstream performance API: task_reviewed, task_completed, quality con
         [{ review_score: '0.5' }, 'review_score', 'review_score must be a number'],
         [{ review_score: -0.01 }, 'review_score', 'review_score must be between 0 and 1'],
         [{ review_score: 1.01 }, 'review_score', 'review_score must be between 0 and 1'],
-        [{ review_completed_at: 'yesterday' }, 'review_completed_at', 'review_completed_at must be an ISO 8601 date-time, e.g. 2024-05-01T12:30:00Z'],
-        [{ review_completed_at: '2024-02-30T10:00:00Z' }, 'review_completed_at', 'review_completed_at must be an ISO 8601 date-time, e.g. 2024-05-01T12:30:00Z'],
-        [{ review_completed_at: '2024-05-01' }, 'review_completed_at', 'review_completed_at must be an ISO 8601 date-time, e.g. 2024-05-01T12:30:00Z'],
-        [{ review_completed_at: '2024-05-01T24:00:00Z' }, 'review_completed_at', 'review_completed_at must be an ISO 8601 date-time, e.g. 2024-05-01T12:30:00Z'],
-        [{ review_completed_at: 1714564800 }, 'review_completed_at', 'review_completed_at must be an ISO 8601 date-time string, e.g. 2024-05-01T12:30:00Z'],
-        [{ task_completed_at: '01/05/2024 10:00' }, 'task_completed_at', 'task_completed_at must be an ISO 8601 date-time, e.g. 2024-05-01T12:30:00Z'],
+        [
+          { review_completed_at: 'yesterday' },
+          'review_completed_at',
+          'review_completed_at must be an ISO 8601 date-time, e.g. 2024-05-01T12:30:00Z',
+        ],
+        [
+          { review_completed_at: '2024-02-30T10:00:00Z' },
+          'review_completed_at',
+          'review_completed_at must be an ISO 8601 date-time, e.g. 2024-05-01T12:30:00Z',
+        ],
+        [
+          { review_completed_at: '2024-05-01' },
+          'review_completed_at',
+          'review_completed_at must be an ISO 8601 date-time, e.g. 2024-05-01T12:30:00Z',
+        ],
+        [
+          { review_completed_at: '2024-05-01T24:00:00Z' },
+          'review_completed_at',
+          'review_completed_at must be an ISO 8601 date-time, e.g. 2024-05-01T12:30:00Z',
+        ],
+        [
+          { review_completed_at: 1714564800 },
+          'review_completed_at',
+          'review_completed_at must be an ISO 8601 date-time string, e.g. 2024-05-01T12:30:00Z',
+        ],
+        [
+          { task_completed_at: '01/05/2024 10:00' },
+          'task_completed_at',
+          'task_completed_at must be an ISO 8601 date-time, e.g. 2024-05-01T12:30:00Z',
+        ],
         [{ errors: [] }, 'errors', 'errors must be an object'],
         [{ errors: 'missing_box' }, 'errors', 'errors must be an object'],
         [{ errors: { missing_box: -1 } }, 'errors.missing_box', 'errors.missing_box must be a non-negative integer'],
@@ -191,7 +236,11 @@ describe('workstream performance API: task_reviewed, task_completed, quality con
         [{ review_type: 'Other' }, 'review_type', 'review_type must be one of: QA, QC, Spot Check, Others'],
         [{ review_metadata: { shift: 3 } }, 'review_metadata.shift', 'review_metadata.shift must be a string'],
         [{ review_metadata: 'night' }, 'review_metadata', 'review_metadata must be an object'],
-        [{ review_measurements: { box: { w: 1 } } }, 'review_measurements.box', 'review_measurements.box must be a string, a number or a boolean'],
+        [
+          { review_measurements: { box: { w: 1 } } },
+          'review_measurements.box',
+          'review_measurements.box must be a string, a number or a boolean',
+        ],
         [{ review_measurements: [1] }, 'review_measurements', 'review_measurements must be an object'],
         [{ task_review_count: -1 }, 'task_review_count', 'task_review_count must be a non-negative integer'],
         [{ task_review_count: 1.5 }, 'task_review_count', 'task_review_count must be a non-negative integer'],
@@ -215,17 +264,25 @@ describe('workstream performance API: task_reviewed, task_completed, quality con
       }
       const several = await post<FieldErrors>('task_reviewed', { workstream_id: ws, review_score: 2 });
       expect(several.status).toBe(422);
-      expect(several.body.errors.map((e) => e.field)).toEqual(['use_case_id', 'task_definition_id', 'worker_id', 'review_completed_at', 'review_score']);
+      expect(several.body.errors.map((e) => e.field)).toEqual([
+        'use_case_id',
+        'task_definition_id',
+        'worker_id',
+        'review_completed_at',
+        'review_score',
+      ]);
       expect(await count('performance_quality_record')).toBe(before);
     });
 
     it('unique_id: a repeat replaces the record by default, is ignored with replace_duplicate false; scoped per use case and task definition', async () => {
       const uniqueId = `dup-${randomUUID()}`;
       const scoreOf = async (taskDefinitionId = 'td-1') =>
-        (await prisma.$queryRaw<{ review_score: number; reviewed_by: string | null }[]>`
+        await prisma.$queryRaw<{ review_score: number; reviewed_by: string | null }[]>`
           select review_score, reviewed_by from performance_quality_record
-          where workstream_id = ${ws} and unique_id = ${uniqueId} and task_definition_id = ${taskDefinitionId}`);
-      expect((await post('task_reviewed', review({ unique_id: uniqueId, review_score: 0.9, reviewed_by: 'first' }))).body).toEqual({ message: STORED });
+          where workstream_id = ${ws} and unique_id = ${uniqueId} and task_definition_id = ${taskDefinitionId}`;
+      expect((await post('task_reviewed', review({ unique_id: uniqueId, review_score: 0.9, reviewed_by: 'first' }))).body).toEqual({
+        message: STORED,
+      });
       const replaced = await post('task_reviewed', review({ unique_id: uniqueId, review_score: 0.7 }));
       expect(replaced).toMatchObject({ status: 202, body: { message: REPLACED } });
       expect(await scoreOf()).toEqual([{ review_score: 0.7, reviewed_by: null }]);
@@ -235,17 +292,25 @@ describe('workstream performance API: task_reviewed, task_completed, quality con
       expect(ignored).toMatchObject({ status: 202, body: { message: IGNORED } });
       expect(await scoreOf()).toEqual([{ review_score: 0.8, reviewed_by: null }]);
       // The same unique_id under another task definition, or in another workstream, is another record.
-      expect((await post('task_reviewed', review({ unique_id: uniqueId, task_definition_id: 'td-2', review_score: 0.2 }))).body).toEqual({ message: STORED });
+      expect((await post('task_reviewed', review({ unique_id: uniqueId, task_definition_id: 'td-2', review_score: 0.2 }))).body).toEqual({
+        message: STORED,
+      });
       expect(await scoreOf('td-2')).toEqual([{ review_score: 0.2, reviewed_by: null }]);
-      expect((await post('task_reviewed', review({ workstream_id: otherWs, unique_id: uniqueId }), otherKey, otherWs)).body).toEqual({ message: STORED });
+      expect((await post('task_reviewed', review({ workstream_id: otherWs, unique_id: uniqueId }), otherKey, otherWs)).body).toEqual({
+        message: STORED,
+      });
     });
 
     it('concurrent repeats of one unique_id leave exactly one record', async () => {
       const uniqueId = `race-${randomUUID()}`;
-      const results = await Promise.all(Array.from({ length: 12 }, (_, i) => post('task_reviewed', review({ unique_id: uniqueId, review_score: i / 20 }))));
+      const results = await Promise.all(
+        Array.from({ length: 12 }, (_, i) => post('task_reviewed', review({ unique_id: uniqueId, review_score: i / 20 }))),
+      );
       expect(results.map((r) => r.status)).toEqual(Array(12).fill(202));
       expect(results.filter((r) => (r.body as { message: string }).message === STORED)).toHaveLength(1);
-      const rows = await prisma.$queryRaw<{ n: number }[]>`select count(*)::int as n from performance_quality_record where unique_id = ${uniqueId}`;
+      const rows = await prisma.$queryRaw<
+        { n: number }[]
+      >`select count(*)::int as n from performance_quality_record where unique_id = ${uniqueId}`;
       expect(rows[0].n).toBe(1);
     });
 
@@ -286,10 +351,17 @@ describe('workstream performance API: task_reviewed, task_completed, quality con
 
   describe('body errors on the performance routes', () => {
     it('400 for invalid JSON, 415 for another content type, 413 over the body limit, 422 for a body that is not an object', async () => {
-      const invalid = await http<{ message: string }>('POST', `/v1/workstreams/${ws}/task_reviewed`, { headers: { 'x-api-key': key }, body: '{"review_score": ' });
+      const invalid = await http<{ message: string }>('POST', `/v1/workstreams/${ws}/task_reviewed`, {
+        headers: { 'x-api-key': key },
+        body: '{"review_score": ',
+      });
       expect(invalid.status).toBe(400);
       expect(invalid.body.message).toMatch(/^Body is not valid JSON: /);
-      const text = await http('POST', `/v1/workstreams/${ws}/task_completed`, { headers: { 'x-api-key': key }, body: 'worker_id=a', contentType: 'text/plain' });
+      const text = await http('POST', `/v1/workstreams/${ws}/task_completed`, {
+        headers: { 'x-api-key': key },
+        body: 'worker_id=a',
+        contentType: 'text/plain',
+      });
       expect(text).toMatchObject({ status: 415, body: { message: 'Content-Type must be application/json (got text/plain)' } });
       const limit = Number(stack.appEnv.BODY_LIMIT_BYTES ?? 10 * 1024 * 1024);
       const huge = await http<{ message: string }>('POST', `/v1/workstreams/${ws}/task_reviewed`, {
@@ -300,13 +372,20 @@ describe('workstream performance API: task_reviewed, task_completed, quality con
       for (const body of ['[1, 2]', '"text"', '42']) {
         const notObject = await http<FieldErrors>('POST', `/v1/workstreams/${ws}/task_reviewed`, { headers: { 'x-api-key': key }, body });
         expect(notObject.status).toBe(422);
-        expect(notObject.body).toEqual({ message: 'Invalid request: the body must be a JSON object', errors: [{ field: '(body)', message: 'the body must be a JSON object' }] });
+        expect(notObject.body).toEqual({
+          message: 'Invalid request: the body must be a JSON object',
+          errors: [{ field: '(body)', message: 'the body must be a JSON object' }],
+        });
       }
     });
   });
 
   describe('POST task_completed', () => {
-    const completed = (overrides: Record<string, unknown> = {}) => ({ worker_id: 'bob@example.com', task_completed_at: '2024-05-01T12:00:00Z', ...overrides });
+    const completed = (overrides: Record<string, unknown> = {}) => ({
+      worker_id: 'bob@example.com',
+      task_completed_at: '2024-05-01T12:00:00Z',
+      ...overrides,
+    });
     const stored = async (taskId: string) =>
       (
         await prisma.$queryRaw<Record<string, unknown>[]>`
@@ -332,13 +411,37 @@ describe('workstream performance API: task_reviewed, task_completed, quality con
 
     it('derives duration_seconds from the start, and the start from duration_seconds', async () => {
       const a = `t-${randomUUID()}`;
-      await post('task_completed', completed({ task_id: a, task_started_at: '2024-05-01T11:58:30Z', task_count: 3, subtask_count: 12, use_case_id: 'uc-2', task_definition_id: 'td-3' }));
-      expect(await stored(a)).toMatchObject({ duration_seconds: 90, task_started_at: new Date('2024-05-01T11:58:30Z'), task_count: 3, subtask_count: 12, use_case_id: 'uc-2', task_definition_id: 'td-3' });
+      await post(
+        'task_completed',
+        completed({
+          task_id: a,
+          task_started_at: '2024-05-01T11:58:30Z',
+          task_count: 3,
+          subtask_count: 12,
+          use_case_id: 'uc-2',
+          task_definition_id: 'td-3',
+        }),
+      );
+      expect(await stored(a)).toMatchObject({
+        duration_seconds: 90,
+        task_started_at: new Date('2024-05-01T11:58:30Z'),
+        task_count: 3,
+        subtask_count: 12,
+        use_case_id: 'uc-2',
+        task_definition_id: 'td-3',
+      });
       const b = `t-${randomUUID()}`;
       await post('task_completed', completed({ task_id: b, duration_seconds: 45.5, task_metadata: { queue: 'fast' } }));
-      expect(await stored(b)).toMatchObject({ duration_seconds: 45.5, task_started_at: new Date('2024-05-01T11:59:14.500Z'), task_metadata: { queue: 'fast' } });
+      expect(await stored(b)).toMatchObject({
+        duration_seconds: 45.5,
+        task_started_at: new Date('2024-05-01T11:59:14.500Z'),
+        task_metadata: { queue: 'fast' },
+      });
       const c = `t-${randomUUID()}`;
-      const all = await post('task_completed', completed({ task_id: c, task_started_at: '2024-05-01T11:59:00Z', duration_seconds: 60.4, workstream_id: ws }));
+      const all = await post(
+        'task_completed',
+        completed({ task_id: c, task_started_at: '2024-05-01T11:59:00Z', duration_seconds: 60.4, workstream_id: ws }),
+      );
       expect(all.status).toBe(202);
       expect(await stored(c)).toMatchObject({ duration_seconds: 60.4 });
     });
@@ -348,7 +451,11 @@ describe('workstream performance API: task_reviewed, task_completed, quality con
       const bad: [Record<string, unknown>, string, string][] = [
         [{ worker_id: undefined }, 'worker_id', 'worker_id is required'],
         [{ task_completed_at: undefined }, 'task_completed_at', 'task_completed_at is required'],
-        [{ task_completed_at: '2024-13-01T00:00:00Z' }, 'task_completed_at', 'task_completed_at must be an ISO 8601 date-time, e.g. 2024-05-01T12:30:00Z'],
+        [
+          { task_completed_at: '2024-13-01T00:00:00Z' },
+          'task_completed_at',
+          'task_completed_at must be an ISO 8601 date-time, e.g. 2024-05-01T12:30:00Z',
+        ],
         [{ task_started_at: 'noon' }, 'task_started_at', 'task_started_at must be an ISO 8601 date-time, e.g. 2024-05-01T12:30:00Z'],
         [{ task_started_at: '2024-05-01T12:00:01Z' }, 'task_started_at', 'task_started_at must not be after task_completed_at'],
         [
@@ -362,14 +469,22 @@ describe('workstream performance API: task_reviewed, task_completed, quality con
         [{ subtask_count: -1 }, 'subtask_count', 'subtask_count must be a non-negative integer'],
         [{ task_definition_id: 'td-1' }, 'use_case_id', 'use_case_id is required when task_definition_id is sent'],
         [{ use_case_id: 'nope' }, 'use_case_id', `use_case_id "nope" is not a use case of workstream ${ws}`],
-        [{ use_case_id: 'uc-2', task_definition_id: 'td-1' }, 'task_definition_id', 'task_definition_id "td-1" is not a task definition of use case "uc-2"'],
+        [
+          { use_case_id: 'uc-2', task_definition_id: 'td-1' },
+          'task_definition_id',
+          'task_definition_id "td-1" is not a task definition of use case "uc-2"',
+        ],
         [{ workstream_id: otherWs }, 'workstream_id', `workstream_id must equal the workstream in the path (${ws})`],
         [{ task_metadata: { a: 1 } }, 'task_metadata.a', 'task_metadata.a must be a string'],
         [{ review_score: 1 }, 'review_score', 'property review_score should not exist'],
       ];
       for (const [overrides, field, message] of bad) {
         const result = await post<FieldErrors>('task_completed', completed(overrides));
-        expect({ overrides, status: result.status, errors: result.body.errors }).toEqual({ overrides, status: 422, errors: [{ field, message }] });
+        expect({ overrides, status: result.status, errors: result.body.errors }).toEqual({
+          overrides,
+          status: 422,
+          errors: [{ field, message }],
+        });
       }
       expect(await count('performance_throughput_record')).toBe(before);
     });
@@ -378,30 +493,40 @@ describe('workstream performance API: task_reviewed, task_completed, quality con
       const uniqueId = `tp-${randomUUID()}`;
       expect((await post('task_completed', completed({ unique_id: uniqueId, task_count: 2 }))).body).toEqual({ message: STORED });
       expect((await post('task_completed', completed({ unique_id: uniqueId, task_count: 5 }))).body).toEqual({ message: REPLACED });
-      expect((await post('task_completed', completed({ unique_id: uniqueId, task_count: 9, replace_duplicate: false }))).body).toEqual({ message: IGNORED });
-      const rows = await prisma.$queryRaw<{ task_count: number }[]>`select task_count from performance_throughput_record where unique_id = ${uniqueId}`;
+      expect((await post('task_completed', completed({ unique_id: uniqueId, task_count: 9, replace_duplicate: false }))).body).toEqual({
+        message: IGNORED,
+      });
+      const rows = await prisma.$queryRaw<
+        { task_count: number }[]
+      >`select task_count from performance_throughput_record where unique_id = ${uniqueId}`;
       expect(rows).toEqual([{ task_count: 5 }]);
     });
   });
 
   describe('quality control topic', () => {
     it('publishes records under the threshold, and a random sample of the rest, with the record, in the transaction of the record', async () => {
-      const sampled = (await adminCreate<{ id: string }>('/workstreams', {
-        account_id: accountId,
-        name: 'Sample everything',
-        use_cases: [{ id: 'uc-1', task_definition_ids: ['td-1'] }],
-        qc_score_threshold: 0,
-        qc_sample_rate: 1,
-      })).id;
+      const sampled = (
+        await adminCreate<{ id: string }>('/workstreams', {
+          account_id: accountId,
+          name: 'Sample everything',
+          use_cases: [{ id: 'uc-1', task_definition_ids: ['td-1'] }],
+          qc_score_threshold: 0,
+          qc_sample_rate: 1,
+        })
+      ).id;
       const sampledKey = (await adminCreate<{ key: string }>(`/workstreams/${sampled}/api-keys`, {})).key;
       const low = `low-${randomUUID()}`;
       const high = `high-${randomUUID()}`;
       const any = `any-${randomUUID()}`;
       expect((await post('task_reviewed', review({ unique_id: low, review_score: 0.59, errors: { e: 1 } }))).status).toBe(202);
       expect((await post('task_reviewed', review({ unique_id: high, review_score: 0.6 }))).status).toBe(202);
-      expect((await post('task_reviewed', review({ workstream_id: sampled, unique_id: any, review_score: 1 }), sampledKey, sampled)).status).toBe(202);
+      expect(
+        (await post('task_reviewed', review({ workstream_id: sampled, unique_id: any, review_score: 1 }), sampledKey, sampled)).status,
+      ).toBe(202);
       // An ignored duplicate changes nothing, so it is not sent again.
-      expect((await post('task_reviewed', review({ unique_id: low, review_score: 0.1, replace_duplicate: false }))).body).toEqual({ message: IGNORED });
+      expect((await post('task_reviewed', review({ unique_id: low, review_score: 0.1, replace_duplicate: false }))).body).toEqual({
+        message: IGNORED,
+      });
 
       const outboxed = await prisma.$queryRaw<{ unique_id: string }[]>`
         select payload->'data'->'record'->>'unique_id' as unique_id from messaging_outbox
@@ -417,7 +542,8 @@ describe('workstream performance API: task_reviewed, task_completed, quality con
         await consumer.run({
           eachMessage: async ({ message }) => {
             const envelope = JSON.parse(message.value!.toString()) as { type: string; data: { record: { unique_id: string } } };
-            if ([low, any].includes(envelope.data.record.unique_id)) seen.set(envelope.data.record.unique_id, { ...envelope, key: message.key?.toString() });
+            if ([low, any].includes(envelope.data.record.unique_id))
+              seen.set(envelope.data.record.unique_id, { ...envelope, key: message.key?.toString() });
           },
         });
         await eventually(() => seen.size === 2, { what: 'both QC events on Kafka', timeoutMs: 60_000 });
@@ -436,7 +562,14 @@ describe('workstream performance API: task_reviewed, task_completed, quality con
           qc_sample_rate: 0,
           outcome: 'stored',
           upload_id: null,
-          record: expect.objectContaining({ use_case_id: 'uc-1', task_definition_id: 'td-1', unique_id: low, worker_id: 'ann@example.com', review_score: 0.59, errors: { e: 1 } }),
+          record: expect.objectContaining({
+            use_case_id: 'uc-1',
+            task_definition_id: 'td-1',
+            unique_id: low,
+            worker_id: 'ann@example.com',
+            review_score: 0.59,
+            errors: { e: 1 },
+          }),
         },
       });
       expect(seen.get(any)).toMatchObject({ key: sampled, data: { workstream_id: sampled, reason: 'sampled', qc_sample_rate: 1 } });

@@ -34,11 +34,20 @@ describe('platform API v3 (deprecated): batches over v4 runs (real Kafka and Pos
   let worker: Record<string, string>;
   let deliveries: DeliveryWatcher;
 
-  const send = (account: PlatformAccount, body: unknown) => http<{ task_id: string; template_id: string; status: string; started_at: string }>('POST', '/v3/tasks', { headers: account.auth, body });
+  const send = (account: PlatformAccount, body: unknown) =>
+    http<{ task_id: string; template_id: string; status: string; started_at: string }>('POST', '/v3/tasks', {
+      headers: account.auth,
+      body,
+    });
   const getBatch = (account: PlatformAccount, id: string) => http<Batch>('GET', `/v3/tasks/${id}`, { headers: account.auth });
 
   beforeAll(async () => {
-    [acme, other, worker, deliveries] = await Promise.all([createPlatformAccount('V3'), createPlatformAccount('V3 other'), createWorker(), DeliveryWatcher.start()]);
+    [acme, other, worker, deliveries] = await Promise.all([
+      createPlatformAccount('V3'),
+      createPlatformAccount('V3 other'),
+      createWorker(),
+      DeliveryWatcher.start(),
+    ]);
   });
 
   afterAll(() => deliveries.stop());
@@ -47,10 +56,19 @@ describe('platform API v3 (deprecated): batches over v4 runs (real Kafka and Pos
     const sent = await send(acme, {
       template_id: acme.lineId,
       callback_url: 'http://v3user:v3pass@127.0.0.1:9/v3/callback',
-      resources: [{ identifier: 'r1', url: 'https://img/1.jpg', meta: { w: 10 } }, { url: 'https://img/2.jpg' }, { identifier: 'r3', bad: true }],
+      resources: [
+        { identifier: 'r1', url: 'https://img/1.jpg', meta: { w: 10 } },
+        { url: 'https://img/2.jpg' },
+        { identifier: 'r3', bad: true },
+      ],
     });
     expect(sent.status).toBe(200);
-    expect(sent.body).toEqual({ template_id: acme.lineId, task_id: expect.any(String), status: 'In-Progress', started_at: expect.stringMatching(ISO_SECONDS) });
+    expect(sent.body).toEqual({
+      template_id: acme.lineId,
+      task_id: expect.any(String),
+      status: 'In-Progress',
+      started_at: expect.stringMatching(ISO_SECONDS),
+    });
 
     const pending = await getBatch(acme, sent.body.task_id);
     expect(pending.status).toBe(200);
@@ -68,7 +86,9 @@ describe('platform API v3 (deprecated): batches over v4 runs (real Kafka and Pos
     });
 
     for (let a = await nextUnit(worker, acme.lineId); a; a = await nextUnit(worker, acme.lineId)) {
-      const result = a.input.bad ? await flagUnit(worker, a.assignment_id, 'bad') : await completeUnit(worker, a.assignment_id, { output: { label: 'cat', url: 'ignored' } });
+      const result = a.input.bad
+        ? await flagUnit(worker, a.assignment_id, 'bad')
+        : await completeUnit(worker, a.assignment_id, { output: { label: 'cat', url: 'ignored' } });
       expect(result.status).toBe(200);
     }
 
@@ -88,7 +108,12 @@ describe('platform API v3 (deprecated): batches over v4 runs (real Kafka and Pos
     expect(done.text).not.toContain('v3pass');
 
     const delivery = await deliveries.first(sent.body.task_id);
-    expect(delivery).toMatchObject({ event_type: 'batch.completed', url: 'http://127.0.0.1:9/v3/callback', signing: 'none', owner: { account_id: acme.id } });
+    expect(delivery).toMatchObject({
+      event_type: 'batch.completed',
+      url: 'http://127.0.0.1:9/v3/callback',
+      signing: 'none',
+      owner: { account_id: acme.id },
+    });
     expect(openSealed(delivery.sealed_authorization!)).toBe(`Basic ${Buffer.from('v3user:v3pass').toString('base64')}`);
     const body = JSON.parse(delivery.body);
     expect(body).toEqual({
@@ -105,7 +130,11 @@ describe('platform API v3 (deprecated): batches over v4 runs (real Kafka and Pos
 
   it('a 10,000-resource batch: created in one request, read back whole, its answer kept off the shared reply topic', async () => {
     const account = await createPlatformAccount('V3 big');
-    const resources = Array.from({ length: 10_000 }, (_, i) => ({ identifier: `r-${i}`, url: `https://img/${i}.jpg`, note: 'a "quoted" ünïcode note' }));
+    const resources = Array.from({ length: 10_000 }, (_, i) => ({
+      identifier: `r-${i}`,
+      url: `https://img/${i}.jpg`,
+      note: 'a "quoted" ünïcode note',
+    }));
     const sent = await send(account, { template_id: account.lineId, resources });
     expect(sent.status).toBe(200);
     const since = Date.now();
@@ -147,12 +176,19 @@ describe('platform API v3 (deprecated): batches over v4 runs (real Kafka and Pos
     const first = await http<{ task_id: string }>('POST', '/v3/tasks', { headers, body });
     expect(first.status).toBe(200);
     const retry = await http<{ task_id: string }>('POST', '/v3/tasks', { headers, body });
-    expect({ status: retry.status, body: retry.body, replayed: retry.headers.get('idempotent-replayed') }).toEqual({ status: 200, body: first.body, replayed: 'true' });
+    expect({ status: retry.status, body: retry.body, replayed: retry.headers.get('idempotent-replayed') }).toEqual({
+      status: 200,
+      body: first.body,
+      replayed: 'true',
+    });
     expect(retry.headers.get('deprecation')).toBe('true');
     const batch = await getBatch(other, first.body.task_id);
     expect(batch.body.resources).toHaveLength(1);
     const malformed = await http('POST', '/v3/tasks', { headers: { ...other.auth, 'idempotency-key': 'k'.repeat(256) }, body });
-    expect({ status: malformed.status, body: malformed.body }).toEqual({ status: 400, body: { status: 102, error: 'Data is invalid: Idempotency-Key header must be 1 to 255 printable ASCII characters' } });
+    expect({ status: malformed.status, body: malformed.body }).toEqual({
+      status: 400,
+      body: { status: 102, error: 'Data is invalid: Idempotency-Key header must be 1 to 255 printable ASCII characters' },
+    });
   });
 
   describe('errors: {status: code, error}', () => {
@@ -162,7 +198,10 @@ describe('platform API v3 (deprecated): batches over v4 runs (real Kafka and Pos
           ['POST', '/v3/tasks'],
           ['GET', '/v3/tasks/x'],
         ]) {
-          const result = await http(method, path, { headers, body: method === 'POST' ? { template_id: acme.lineId, resources: [{}] } : undefined });
+          const result = await http(method, path, {
+            headers,
+            body: method === 'POST' ? { template_id: acme.lineId, resources: [{}] } : undefined,
+          });
           expect([path, result.status, result.body]).toEqual([path, 401, { status: 401, error: 'Unauthorized access' }]);
         }
       }
@@ -174,12 +213,24 @@ describe('platform API v3 (deprecated): batches over v4 runs (real Kafka and Pos
         [[1, 2], 103, 'Body is invalid: (body) is not of the expected type (a JSON object)'],
         [{ resources: [{}] }, 103, 'Body is invalid: missing key template_id'],
         [{ template_id: 5, resources: [{}] }, 103, 'Body is invalid: template_id is not of the expected type (a non-empty string)'],
-        [{ template_id: acme.lineId, resources: 'x' }, 103, 'Body is invalid: resources is not of the expected type (a non-empty array of objects)'],
-        [{ template_id: acme.lineId, resources: [{}], callback_url: false }, 103, 'Body is invalid: callback_url is not of the expected type (string)'],
+        [
+          { template_id: acme.lineId, resources: 'x' },
+          103,
+          'Body is invalid: resources is not of the expected type (a non-empty array of objects)',
+        ],
+        [
+          { template_id: acme.lineId, resources: [{}], callback_url: false },
+          103,
+          'Body is invalid: callback_url is not of the expected type (string)',
+        ],
         [{ template_id: acme.lineId }, 107, 'No resources were passed'],
         [{ template_id: acme.lineId, resources: [] }, 107, 'No resources were passed'],
         [{ template_id: acme.lineId, resources: [{}, 'text'] }, 102, 'Data is invalid: resources[1] is not of the expected type (object)'],
-        [{ template_id: acme.lineId, resources: [{}], callback_url: 'gopher://x' }, 102, 'Data is invalid: callback_url must use http or https'],
+        [
+          { template_id: acme.lineId, resources: [{}], callback_url: 'gopher://x' },
+          102,
+          'Data is invalid: callback_url must use http or https',
+        ],
         [{ template_id: other.lineId, resources: [{}] }, 108, 'Template not found'],
         [{ template_id: 'nope', resources: [{}] }, 108, 'Template not found'],
       ];
@@ -202,7 +253,9 @@ describe('platform API v3 (deprecated): batches over v4 runs (real Kafka and Pos
       for (const result of [await getBatch(acme, 'no-such-task'), await http('GET', '/v3/tasks/x')]) {
         expect(result.headers.get('deprecation')).toBe('true');
         expect(result.headers.get('sunset')).toBe('Mon, 25 Dec 2017 00:00:00 GMT');
-        expect(result.headers.get('link')).toBe(`<${testStack().gatewayUrl}/docs/v3-migration.md>; rel="deprecation"; type="text/markdown"`);
+        expect(result.headers.get('link')).toBe(
+          `<${testStack().gatewayUrl}/docs/v3-migration.md>; rel="deprecation"; type="text/markdown"`,
+        );
       }
     });
 
@@ -216,8 +269,14 @@ describe('platform API v3 (deprecated): batches over v4 runs (real Kafka and Pos
       afterAll(() => gateway?.stop());
 
       it('answers 410 with a v3 error body, and v4 still works', async () => {
-        const result = await http('POST', `${gateway.url}/v3/tasks`, { headers: acme.auth, body: { template_id: acme.lineId, resources: [{}] } });
-        expect([result.status, result.body]).toEqual([410, { status: 410, error: `API version 3 has been withdrawn: use /v4 (migration notes: ${gateway.url}/docs/v3-migration.md)` }]);
+        const result = await http('POST', `${gateway.url}/v3/tasks`, {
+          headers: acme.auth,
+          body: { template_id: acme.lineId, resources: [{}] },
+        });
+        expect([result.status, result.body]).toEqual([
+          410,
+          { status: 410, error: `API version 3 has been withdrawn: use /v4 (migration notes: ${gateway.url}/docs/v3-migration.md)` },
+        ]);
         expect((await http('GET', `${gateway.url}/v4/lines`, { headers: acme.auth })).status).toBe(200);
       });
     });

@@ -21,14 +21,17 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 
-
 interface RunView {
   id: string;
   line_id: string;
   status: string;
   created_at: string;
   processed_at: string | null;
-  units: { input: Record<string, unknown>; output: Record<string, unknown>; meta: { status: string; created_at: string; processed_at: string | null } }[];
+  units: {
+    input: Record<string, unknown>;
+    output: Record<string, unknown>;
+    meta: { status: string; created_at: string; processed_at: string | null };
+  }[];
   units_page?: { offset: number; limit: number | null; total: number };
 }
 
@@ -40,7 +43,8 @@ describe('platform API v4: lines, runs, abort, callbacks (real Kafka and Postgre
   let deliveries: DeliveryWatcher;
 
   const createRun = (account: PlatformAccount, body: unknown) => http<RunView>('POST', '/v4/runs', { headers: account.auth, body });
-  const getRun = (account: PlatformAccount, id: string, query = '') => http<RunView>('GET', `/v4/runs/${id}${query}`, { headers: account.auth });
+  const getRun = (account: PlatformAccount, id: string, query = '') =>
+    http<RunView>('GET', `/v4/runs/${id}${query}`, { headers: account.auth });
   // No API lists a line's runs: counting platform-runs' table is the only proof that nothing was created.
   const runsOfLine = async (lineId: string) => prisma.productionRun.count({ where: { lineId } });
 
@@ -49,14 +53,21 @@ describe('platform API v4: lines, runs, abort, callbacks (real Kafka and Postgre
     for (let assignment = await nextUnit(worker, lineId); assignment; assignment = await nextUnit(worker, lineId)) {
       const result =
         outcome(assignment.input) === 'complete'
-          ? await completeUnit(worker, assignment.assignment_id, { output: { label: `done-${String(assignment.input.identifier)}`, nested: { ok: true } } })
+          ? await completeUnit(worker, assignment.assignment_id, {
+              output: { label: `done-${String(assignment.input.identifier)}`, nested: { ok: true } },
+            })
           : await flagUnit(worker, assignment.assignment_id, 'unreadable');
       expect(result.status).toBe(200);
     }
   }
 
   beforeAll(async () => {
-    [acme, other, worker, deliveries] = await Promise.all([createPlatformAccount('Receipts'), createPlatformAccount('Other'), createWorker(), DeliveryWatcher.start()]);
+    [acme, other, worker, deliveries] = await Promise.all([
+      createPlatformAccount('Receipts'),
+      createPlatformAccount('Other'),
+      createWorker(),
+      DeliveryWatcher.start(),
+    ]);
   });
 
   afterAll(async () => {
@@ -76,7 +87,13 @@ describe('platform API v4: lines, runs, abort, callbacks (real Kafka and Postgre
 
   describe('errors', () => {
     it('401 Bad credentials without credentials, with a wrong password, an unknown user or a malformed header', async () => {
-      const headers = [{}, basicHeader(acme.username, 'wrong'), basicHeader('nobody', 'x'), { authorization: 'Basic !!!' }, { authorization: 'Bearer x' }];
+      const headers = [
+        {},
+        basicHeader(acme.username, 'wrong'),
+        basicHeader('nobody', 'x'),
+        { authorization: 'Basic !!!' },
+        { authorization: 'Bearer x' },
+      ];
       for (const h of headers) {
         for (const [method, path, body] of [
           ['GET', '/v4/lines', undefined],
@@ -148,10 +165,19 @@ describe('platform API v4: lines, runs, abort, callbacks (real Kafka and Postgre
         [{ line_id: acme.lineId, units: [{}, 3] }, 'Invalid request: units[1] is not of the expected type (object)'],
         [{ line_id: acme.lineId, units: [[1]] }, 'Invalid request: units[0] is not of the expected type (object)'],
         [{ line_id: acme.lineId, units: [null] }, 'Invalid request: units[0] is not of the expected type (object)'],
-        [{ line_id: other.lineId, units: [{}] }, 'Invalid request: line_id is not of the expected type (the id of one of your production lines)'],
-        [{ line_id: 'no-such-line', units: [{}] }, 'Invalid request: line_id is not of the expected type (the id of one of your production lines)'],
+        [
+          { line_id: other.lineId, units: [{}] },
+          'Invalid request: line_id is not of the expected type (the id of one of your production lines)',
+        ],
+        [
+          { line_id: 'no-such-line', units: [{}] },
+          'Invalid request: line_id is not of the expected type (the id of one of your production lines)',
+        ],
         [{ line_id: acme.lineId, units: [{}], callback_url: 7 }, 'Invalid request: callback_url is not of the expected type (string)'],
-        [{ line_id: acme.lineId, units: [{}], callback_url: 'ftp://example.com/x' }, 'Invalid request: callback_url must use http or https'],
+        [
+          { line_id: acme.lineId, units: [{}], callback_url: 'ftp://example.com/x' },
+          'Invalid request: callback_url must use http or https',
+        ],
         [{ line_id: acme.lineId, units: [{}], callback_url: 'not a url' }, 'Invalid request: callback_url must be an absolute http(s) URL'],
         [[{ line_id: acme.lineId }], 'Invalid request: (body) is not of the expected type (a JSON object)'],
         ['"text"', 'Invalid request: (body) is not of the expected type (a JSON object)'],
@@ -161,7 +187,10 @@ describe('platform API v4: lines, runs, abort, callbacks (real Kafka and Postgre
         expect([body, result.status, result.body]).toEqual([body, 422, { message }]);
       }
       const tooMany = await createRun(acme, { line_id: acme.lineId, units: Array.from({ length: 10_001 }, () => ({})) });
-      expect([tooMany.status, tooMany.body]).toEqual([422, { message: 'Invalid request: units holds 10001 units, more than the 10000 a run may hold' }]);
+      expect([tooMany.status, tooMany.body]).toEqual([
+        422,
+        { message: 'Invalid request: units holds 10001 units, more than the 10000 a run may hold' },
+      ]);
       expect(await runsOfLine(acme.lineId)).toBe(before);
     });
 
@@ -193,7 +222,12 @@ describe('platform API v4: lines, runs, abort, callbacks (real Kafka and Postgre
       ];
       const created = await createRun(acme, { line_id: acme.lineId, units, something_else: true });
       expect(created.status).toBe(201);
-      expect(created.body).toEqual({ id: expect.any(String), line_id: acme.lineId, status: 'Processing', created_at: expect.stringMatching(ISO_SECONDS) });
+      expect(created.body).toEqual({
+        id: expect.any(String),
+        line_id: acme.lineId,
+        status: 'Processing',
+        created_at: expect.stringMatching(ISO_SECONDS),
+      });
       const run = await getRun(acme, created.body.id);
       expect(run.status).toBe(200);
       expect(run.body).toEqual({
@@ -202,7 +236,11 @@ describe('platform API v4: lines, runs, abort, callbacks (real Kafka and Postgre
         status: 'Processing',
         created_at: created.body.created_at,
         processed_at: null,
-        units: units.map((input) => ({ input, output: {}, meta: { status: 'Processing', created_at: created.body.created_at, processed_at: null } })),
+        units: units.map((input) => ({
+          input,
+          output: {},
+          meta: { status: 'Processing', created_at: created.body.created_at, processed_at: null },
+        })),
       });
     });
 
@@ -263,7 +301,8 @@ describe('platform API v4: lines, runs, abort, callbacks (real Kafka and Postgre
   describe('Idempotency-Key on POST /v4/runs (safe retries)', () => {
     const receiver = new LoopbackReceiver();
     const withKey = (account: PlatformAccount, key: string) => ({ ...account.auth, 'idempotency-key': key });
-    const createWithKey = (account: PlatformAccount, key: string, body: unknown) => http<RunView & { message?: string }>('POST', '/v4/runs', { headers: withKey(account, key), body });
+    const createWithKey = (account: PlatformAccount, key: string, body: unknown) =>
+      http<RunView & { message?: string }>('POST', '/v4/runs', { headers: withKey(account, key), body });
     const newKey = () => `run-${randomUUID()}`;
 
     beforeAll(() => receiver.start());
@@ -272,13 +311,25 @@ describe('platform API v4: lines, runs, abort, callbacks (real Kafka and Postgre
     it('a retry with the same key and body answers the same run (Idempotent-Replayed), creates nothing, and the callback is posted once', async () => {
       const account = await createPlatformAccount('Idempotent');
       const key = newKey();
-      const body = { line_id: account.lineId, callback_url: receiver.url('/idempotent-run'), units: [{ identifier: 'a', n: 1 }, { identifier: 'b' }] };
+      const body = {
+        line_id: account.lineId,
+        callback_url: receiver.url('/idempotent-run'),
+        units: [{ identifier: 'a', n: 1 }, { identifier: 'b' }],
+      };
       const first = await createWithKey(account, key, body);
       expect(first.status).toBe(201);
       expect(first.headers.get('idempotent-replayed')).toBeNull();
-      const reordered = { units: [{ n: 1, identifier: 'a' }, { identifier: 'b' }], callback_url: body.callback_url, line_id: account.lineId };
+      const reordered = {
+        units: [{ n: 1, identifier: 'a' }, { identifier: 'b' }],
+        callback_url: body.callback_url,
+        line_id: account.lineId,
+      };
       const retry = await createWithKey(account, key, reordered);
-      expect({ status: retry.status, body: retry.body, replayed: retry.headers.get('idempotent-replayed') }).toEqual({ status: 201, body: first.body, replayed: 'true' });
+      expect({ status: retry.status, body: retry.body, replayed: retry.headers.get('idempotent-replayed') }).toEqual({
+        status: 201,
+        body: first.body,
+        replayed: 'true',
+      });
       // The body travels as the client's text: other spacing is still the same request.
       const spaced = await createWithKey(account, key, JSON.stringify(body, null, 2));
       expect({ status: spaced.status, body: spaced.body }).toEqual({ status: 201, body: first.body });
@@ -289,7 +340,11 @@ describe('platform API v4: lines, runs, abort, callbacks (real Kafka and Postgre
       expect((await getRun(account, first.body.id)).body.status).toBe('Processed');
       // Even after the run is processed, a retry answers the creation as it was, and posts nothing again.
       const late = await createWithKey(account, key, body);
-      expect({ status: late.status, body: late.body, replayed: late.headers.get('idempotent-replayed') }).toEqual({ status: 201, body: first.body, replayed: 'true' });
+      expect({ status: late.status, body: late.body, replayed: late.headers.get('idempotent-replayed') }).toEqual({
+        status: 201,
+        body: first.body,
+        replayed: 'true',
+      });
       const callbacksOf = async (runId: string) =>
         (await http<DeliveryPage>('GET', '/v1/deliveries', { headers: account.auth })).body.deliveries.filter((d) => d.run_id === runId);
       await eventually(async () => (await callbacksOf(first.body.id)).map((d) => d.status).join() === 'delivered', {
@@ -309,8 +364,14 @@ describe('platform API v4: lines, runs, abort, callbacks (real Kafka and Postgre
       const message = `Idempotency-Key "${key}" was already used with another request: send the same request to get its answer again, or a new key for a new request`;
       expect({ status: changed.status, body: changed.body }).toEqual({ status: 422, body: { message: `Invalid request: ${message}` } });
       // The v3 creation is another request, even with the same units.
-      const asV3 = await http('POST', '/v3/tasks', { headers: withKey(acme, key), body: { template_id: acme.lineId, resources: [{ identifier: 'one' }] } });
-      expect({ status: asV3.status, body: asV3.body }).toEqual({ status: 400, body: { status: 102, error: `Data is invalid: ${message}` } });
+      const asV3 = await http('POST', '/v3/tasks', {
+        headers: withKey(acme, key),
+        body: { template_id: acme.lineId, resources: [{ identifier: 'one' }] },
+      });
+      expect({ status: asV3.status, body: asV3.body }).toEqual({
+        status: 400,
+        body: { status: 102, error: `Data is invalid: ${message}` },
+      });
       expect(await runsOfLine(acme.lineId)).toBe(before);
       expect((await getRun(acme, first.body.id)).body.units.map((unit) => unit.input)).toEqual([{ identifier: 'one' }]);
       const theirs = await createWithKey(other, key, { line_id: other.lineId, units: [{ identifier: 'one' }] });
@@ -322,7 +383,10 @@ describe('platform API v4: lines, runs, abort, callbacks (real Kafka and Postgre
       const account = await createPlatformAccount('Malformed key');
       for (const bad of ['', 'k'.repeat(256), 'cl\u00e9']) {
         const result = await createWithKey(account, bad, { line_id: account.lineId, units: [{}] });
-        expect({ status: result.status, body: result.body }).toEqual({ status: 422, body: { message: 'Invalid request: Idempotency-Key header must be 1 to 255 printable ASCII characters' } });
+        expect({ status: result.status, body: result.body }).toEqual({
+          status: 422,
+          body: { message: 'Invalid request: Idempotency-Key header must be 1 to 255 printable ASCII characters' },
+        });
       }
       expect(await runsOfLine(account.lineId)).toBe(0);
     });
@@ -374,7 +438,9 @@ describe('platform API v4: lines, runs, abort, callbacks (real Kafka and Postgre
 
       const late = await completeUnit(worker, leased!.assignment_id, { output: { too: 'late' } });
       expect(late.status).toBe(409);
-      expect(late.body).toEqual({ message: `assignment ${leased!.assignment_id} cannot be completed: its run was aborted and the unit is Aborted` });
+      expect(late.body).toEqual({
+        message: `assignment ${leased!.assignment_id} cannot be completed: its run was aborted and the unit is Aborted`,
+      });
       expect(await nextUnit(worker, account.lineId)).toBeUndefined();
 
       const delivery = await deliveries.first(created.body.id);
@@ -408,7 +474,10 @@ describe('platform API v4: lines, runs, abort, callbacks (real Kafka and Postgre
   describe('big runs', () => {
     it('accepts 10,000 units in one request, returns them all (through the blob store, not the shared reply topic), and pages them on request', async () => {
       const account = await createPlatformAccount('Big');
-      const units = Array.from({ length: 10_000 }, (_, i) => ({ identifier: `unit-${i}`, payload: { index: i, text: 'lorem ipsum dolor sit amet', quote: 'say "é"' } }));
+      const units = Array.from({ length: 10_000 }, (_, i) => ({
+        identifier: `unit-${i}`,
+        payload: { index: i, text: 'lorem ipsum dolor sit amet', quote: 'say "é"' },
+      }));
       const created = await createRun(account, { line_id: account.lineId, units });
       expect(created.status).toBe(201);
       const since = Date.now();
@@ -417,8 +486,18 @@ describe('platform API v4: lines, runs, abort, callbacks (real Kafka and Postgre
       expect(run.headers.get('content-type')).toBe('application/json; charset=utf-8');
       expect(run.body.units).toHaveLength(10_000);
       expect(run.body.units.map((u) => u.input)).toEqual(units);
-      expect(run.body).toMatchObject({ id: created.body.id, line_id: account.lineId, status: 'Processing', created_at: created.body.created_at, processed_at: null });
-      expect(run.body.units[9_999]).toEqual({ input: units[9_999], output: {}, meta: { status: 'Processing', created_at: created.body.created_at, processed_at: null } });
+      expect(run.body).toMatchObject({
+        id: created.body.id,
+        line_id: account.lineId,
+        status: 'Processing',
+        created_at: created.body.created_at,
+        processed_at: null,
+      });
+      expect(run.body.units[9_999]).toEqual({
+        input: units[9_999],
+        output: {},
+        meta: { status: 'Processing', created_at: created.body.created_at, processed_at: null },
+      });
       expect(run.body.units_page).toBeUndefined();
       // The ~2 MB answer never went over the reply topic every gateway reads: only small replies did.
       const sizes = await messageSizesSince(Topic.RpcReplies, since);
@@ -426,10 +505,13 @@ describe('platform API v4: lines, runs, abort, callbacks (real Kafka and Postgre
       expect(Math.max(...sizes)).toBeLessThan(4096);
       // Read once, then deleted from the blob store.
       const replies = join(testStack().appEnv.BLOB_DIR, 'rpc-replies', 'platform-runs');
-      await eventually(() => !existsSync(replies) || readdirSync(replies).length === 0, { what: 'the answer blob to be deleted once read' });
+      await eventually(() => !existsSync(replies) || readdirSync(replies).length === 0, {
+        what: 'the answer blob to be deleted once read',
+      });
       // The same body as the pages read inline (each under the inline limit), put together.
       const pages: RunView[] = [];
-      for (let offset = 0; offset < 10_000; offset += 1_000) pages.push((await getRun(account, created.body.id, `?units_offset=${offset}&units_limit=1000`)).body);
+      for (let offset = 0; offset < 10_000; offset += 1_000)
+        pages.push((await getRun(account, created.body.id, `?units_offset=${offset}&units_limit=1000`)).body);
       const { units: _units, units_page: _page, ...head } = pages[0];
       expect(run.body).toEqual({ ...head, units: pages.flatMap((p) => p.units) });
       const page = await getRun(account, created.body.id, '?units_offset=9998&units_limit=5');
@@ -444,7 +526,11 @@ describe('platform API v4: lines, runs, abort, callbacks (real Kafka and Postgre
 
   describe('callbacks never leak credentials into logs', () => {
     it('the gateway and platform-runs logs hold no callback password', async () => {
-      const created = await createRun(acme, { line_id: acme.lineId, callback_url: 'http://leaky:pa55-w0rd-zz@127.0.0.1:9/cb', units: [{}] });
+      const created = await createRun(acme, {
+        line_id: acme.lineId,
+        callback_url: 'http://leaky:pa55-w0rd-zz@127.0.0.1:9/cb',
+        units: [{}],
+      });
       expect(created.status).toBe(201);
       await workLine(acme.lineId);
       await deliveries.first(created.body.id);

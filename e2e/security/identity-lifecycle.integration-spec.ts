@@ -19,7 +19,9 @@ const passwordChecks = async (base: string) => {
   return Number(/^auth_password_checks_total (\d+)/m.exec(metrics.text)?.[1] ?? NaN);
 };
 const describeKey = (key: string, base = '') =>
-  http<{ id: string; scope: string; workstream_id: string | null }>('GET', `${base}/v1/api-key`, { headers: { 'x-api-key': key, 'x-forwarded-for': thisClient } });
+  http<{ id: string; scope: string; workstream_id: string | null }>('GET', `${base}/v1/api-key`, {
+    headers: { 'x-api-key': key, 'x-forwarded-for': thisClient },
+  });
 
 describe('identity lifecycle: project keys, listing, revocation, rotation, brute force, v3 deprecation', () => {
   const secrets: string[] = [testStack().adminToken];
@@ -38,7 +40,13 @@ describe('identity lifecycle: project keys, listing, revocation, rotation, brute
     workstreamId = (await adminCreate<{ id: string }>('/workstreams', { account_id: accountId, name: 'WS', use_cases: [] })).id;
     // A second gateway: trusts X-Forwarded-For (so a test can act as another client address), a low failed-auth
     // limit, /v3 switched off, and debug logs (for the secrets-in-logs check).
-    other = await startGateway({ TRUST_PROXY: '1', AUTH_FAILURE_LIMIT: '5', AUTH_FAILURE_WINDOW_SECONDS: '60', V3_ENABLED: 'false', LOG_LEVEL: 'debug' });
+    other = await startGateway({
+      TRUST_PROXY: '1',
+      AUTH_FAILURE_LIMIT: '5',
+      AUTH_FAILURE_WINDOW_SECONDS: '60',
+      V3_ENABLED: 'false',
+      LOG_LEVEL: 'debug',
+    });
   });
 
   afterAll(async () => {
@@ -52,7 +60,9 @@ describe('identity lifecycle: project keys, listing, revocation, rotation, brute
   };
   /** GET /v4/lines on the second gateway with HTTP Basic, as the client address `address`. */
   const linesFrom = (address: string, user: string, pass: string) =>
-    http('GET', `${other.url}/v4/lines`, { headers: { authorization: `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`, 'x-forwarded-for': address } });
+    http('GET', `${other.url}/v4/lines`, {
+      headers: { authorization: `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`, 'x-forwarded-for': address },
+    });
 
   it('issues project-level keys valid for the whole account, and workstream keys limited to their workstream', async () => {
     const project = await adminCreate<Key>(`/accounts/${accountId}/api-keys`, {});
@@ -60,7 +70,12 @@ describe('identity lifecycle: project keys, listing, revocation, rotation, brute
     secrets.push(project.key, workstream.key);
     expect(project).toEqual({ id: expect.any(String), key: expect.stringMatching(/^wlk_/) });
     expect((await describeKey(project.key)).body).toEqual({ id: project.id, scope: 'account', account_id: accountId, workstream_id: null });
-    expect((await describeKey(workstream.key)).body).toEqual({ id: workstream.id, scope: 'workstream', account_id: accountId, workstream_id: workstreamId });
+    expect((await describeKey(workstream.key)).body).toEqual({
+      id: workstream.id,
+      scope: 'workstream',
+      account_id: accountId,
+      workstream_id: workstreamId,
+    });
     const unknown = await http('POST', '/admin/v1/accounts/no-such-account/api-keys', { headers: adminHeaders(), body: {} });
     expect(unknown.status).toBe(404);
   });
@@ -71,7 +86,9 @@ describe('identity lifecycle: project keys, listing, revocation, rotation, brute
     expect((await describeKey(key)).status).toBe(200);
     const listed = await eventually(
       async () => {
-        const result = await http<Record<string, unknown>[]>('GET', `/admin/v1/api-keys?account_id=${accountId}`, { headers: adminHeaders() });
+        const result = await http<Record<string, unknown>[]>('GET', `/admin/v1/api-keys?account_id=${accountId}`, {
+          headers: adminHeaders(),
+        });
         const row = result.body.find((k) => k.id === id);
         return row?.last_used_at ? result.body : undefined;
       },
@@ -91,7 +108,9 @@ describe('identity lifecycle: project keys, listing, revocation, rotation, brute
       rotated_from_id: null,
     });
     expect(JSON.stringify(listed)).not.toContain(key);
-    const byWorkstream = await http<{ workstream_id: string }[]>('GET', `/admin/v1/api-keys?workstream_id=${workstreamId}`, { headers: adminHeaders() });
+    const byWorkstream = await http<{ workstream_id: string }[]>('GET', `/admin/v1/api-keys?workstream_id=${workstreamId}`, {
+      headers: adminHeaders(),
+    });
     expect(byWorkstream.body.length).toBeGreaterThan(0);
     expect(byWorkstream.body.every((k) => k.workstream_id === workstreamId)).toBe(true);
     expect((await http('GET', '/admin/v1/api-keys')).status).toBe(401);
@@ -111,7 +130,9 @@ describe('identity lifecycle: project keys, listing, revocation, rotation, brute
     }
     expect((await http('DELETE', `/admin/v1/api-keys/${id}`, { headers: adminHeaders() })).status).toBe(204);
     expect((await http('DELETE', '/admin/v1/api-keys/no-such-key', { headers: adminHeaders() })).status).toBe(404);
-    const listed = await http<{ id: string; revoked_at: string | null }[]>('GET', `/admin/v1/api-keys?account_id=${accountId}`, { headers: adminHeaders() });
+    const listed = await http<{ id: string; revoked_at: string | null }[]>('GET', `/admin/v1/api-keys?account_id=${accountId}`, {
+      headers: adminHeaders(),
+    });
     expect(listed.body.find((k) => k.id === id)?.revoked_at).toEqual(expect.any(String));
   });
 
@@ -137,7 +158,11 @@ describe('identity lifecycle: project keys, listing, revocation, rotation, brute
     expect((await describeKey(old.key, other.url)).status).toBe(401);
     expect((await describeKey(rotated.key)).status).toBe(200);
 
-    const listed = await http<{ id: string; rotated_from_id: string | null; expires_at: string | null }[]>('GET', `/admin/v1/api-keys?workstream_id=${workstreamId}`, { headers: adminHeaders() });
+    const listed = await http<{ id: string; rotated_from_id: string | null; expires_at: string | null }[]>(
+      'GET',
+      `/admin/v1/api-keys?workstream_id=${workstreamId}`,
+      { headers: adminHeaders() },
+    );
     expect(listed.body.find((k) => k.id === rotated.id)?.rotated_from_id).toBe(old.id);
     expect(listed.body.find((k) => k.id === old.id)?.expires_at).toEqual(expect.any(String));
   });
@@ -146,11 +171,16 @@ describe('identity lifecycle: project keys, listing, revocation, rotation, brute
     const { id, key } = await adminCreate<Key>(`/workstreams/${workstreamId}/api-keys`, {});
     secrets.push(key);
     for (const body of [{}, { overlap_seconds: -1 }, { overlap_seconds: 'soon' }, { overlap_seconds: 8 * 24 * 3600 }]) {
-      const result = await http<{ errors: { field: string }[] }>('POST', `/admin/v1/api-keys/${id}/rotate`, { headers: adminHeaders(), body });
+      const result = await http<{ errors: { field: string }[] }>('POST', `/admin/v1/api-keys/${id}/rotate`, {
+        headers: adminHeaders(),
+        body,
+      });
       expect(result.status).toBe(422);
       expect(result.body.errors[0].field).toBe('overlap_seconds');
     }
-    expect((await http('POST', '/admin/v1/api-keys/no-such-key/rotate', { headers: adminHeaders(), body: { overlap_seconds: 0 } })).status).toBe(404);
+    expect(
+      (await http('POST', '/admin/v1/api-keys/no-such-key/rotate', { headers: adminHeaders(), body: { overlap_seconds: 0 } })).status,
+    ).toBe(404);
     await http('DELETE', `/admin/v1/api-keys/${id}`, { headers: adminHeaders() });
     const revoked = await http('POST', `/admin/v1/api-keys/${id}/rotate`, { headers: adminHeaders(), body: { overlap_seconds: 0 } });
     expect(revoked.status).toBe(409);
@@ -159,11 +189,17 @@ describe('identity lifecycle: project keys, listing, revocation, rotation, brute
 
   it('resets the account password: the old one stops at once on every instance, the new one works', async () => {
     const lines = (user: string, pass: string, base = '') =>
-      http('GET', `${base}/v4/lines`, { headers: { authorization: `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`, 'x-forwarded-for': thisClient } });
+      http('GET', `${base}/v4/lines`, {
+        headers: { authorization: `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`, 'x-forwarded-for': thisClient },
+      });
     // Used before the reset on both instances, so each has verified (and remembered) the old password.
     expect((await lines(username, password)).status).toBe(200);
     expect((await lines(username, password, other.url)).status).toBe(200);
-    const reset = await http<{ id: string; username: string; password: string }>('POST', `/admin/v1/accounts/${accountId}/credentials/reset`, { headers: adminHeaders() });
+    const reset = await http<{ id: string; username: string; password: string }>(
+      'POST',
+      `/admin/v1/accounts/${accountId}/credentials/reset`,
+      { headers: adminHeaders() },
+    );
     expect(reset.status).toBe(200);
     expect(reset.body).toEqual({ id: accountId, username: expect.any(String), password: expect.any(String) });
     expect(reset.body.username).toBe(username);
@@ -182,10 +218,14 @@ describe('identity lifecycle: project keys, listing, revocation, rotation, brute
     secrets.push(key);
     const attacker = randomSource();
     for (let i = 0; i < 5; i++) {
-      const result = await http('GET', `${other.url}/v1/api-key`, { headers: { 'x-api-key': `wlk_guess_${i}`, 'x-forwarded-for': attacker } });
+      const result = await http('GET', `${other.url}/v1/api-key`, {
+        headers: { 'x-api-key': `wlk_guess_${i}`, 'x-forwarded-for': attacker },
+      });
       expect(result.status).toBe(401);
     }
-    const blocked = await http<{ message: string }>('GET', `${other.url}/v1/api-key`, { headers: { 'x-api-key': 'wlk_guess_more', 'x-forwarded-for': attacker } });
+    const blocked = await http<{ message: string }>('GET', `${other.url}/v1/api-key`, {
+      headers: { 'x-api-key': 'wlk_guess_more', 'x-forwarded-for': attacker },
+    });
     expect(blocked.status).toBe(429);
     expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(blocked.body.message).toMatch(/^Too many failed authentications from this address; retry in \d+ s$/);
@@ -201,9 +241,14 @@ describe('identity lifecycle: project keys, listing, revocation, rotation, brute
     const wrong = { authorization: `Bearer ${'x'.repeat(32)}`, 'x-forwarded-for': attacker };
     for (let i = 0; i < 5; i++) expect((await http('GET', `${other.url}/admin/v1/api-keys`, { headers: wrong })).status).toBe(401);
     expect((await http('GET', `${other.url}/admin/v1/api-keys`, { headers: wrong })).status).toBe(429);
-    const blockedAdmin = await http('POST', `${other.url}/admin/v1/accounts`, { headers: { ...adminHeaders(), 'x-forwarded-for': attacker }, body: { name: 'x' } });
+    const blockedAdmin = await http('POST', `${other.url}/admin/v1/accounts`, {
+      headers: { ...adminHeaders(), 'x-forwarded-for': attacker },
+      body: { name: 'x' },
+    });
     expect(blockedAdmin.status).toBe(429);
-    expect((await http('GET', `${other.url}/admin/v1/api-keys`, { headers: { ...adminHeaders(), 'x-forwarded-for': randomSource() } })).status).toBe(200);
+    expect(
+      (await http('GET', `${other.url}/admin/v1/api-keys`, { headers: { ...adminHeaders(), 'x-forwarded-for': randomSource() } })).status,
+    ).toBe(200);
   });
 
   it('checks at most the limit of 300 concurrent wrong passwords for one account, then locks that account (only) out from that address', async () => {
@@ -217,7 +262,9 @@ describe('identity lifecycle: project keys, listing, revocation, rotation, brute
     const statuses = answers.map((answer) => answer.status);
     expect(statuses.filter((status) => status === 401).length).toBe(checks);
     expect(statuses.filter((status) => status === 429).length).toBe(300 - checks);
-    expect(answers.find((answer) => answer.status === 429)?.body).toEqual({ message: expect.stringMatching(/^Too many failed authentications from this address; retry in \d+ s$/) });
+    expect(answers.find((answer) => answer.status === 429)?.body).toEqual({
+      message: expect.stringMatching(/^Too many failed authentications from this address; retry in \d+ s$/),
+    });
     // The right password from that address is refused too (else guessing would go on past the limit), without a check ...
     const locked = await linesFrom(attacker, username, password);
     expect(locked.status).toBe(429);
@@ -253,7 +300,9 @@ describe('identity lifecycle: project keys, listing, revocation, rotation, brute
     expect(notes.status).toBe(200);
     expect(notes.text).toContain('# Migrating from the platform API v3 to v4');
 
-    const withdrawn = await http<{ status: number; error: string }>('POST', `${other.url}/v3/tasks`, { body: { template_id: 'x', resources: [{}] } });
+    const withdrawn = await http<{ status: number; error: string }>('POST', `${other.url}/v3/tasks`, {
+      body: { template_id: 'x', resources: [{}] },
+    });
     expect(withdrawn.status).toBe(410);
     expect(withdrawn.body).toEqual({ status: 410, error: expect.stringMatching(/^API version 3 has been withdrawn: use \/v4/) });
     expect(withdrawn.headers.get('sunset')).toBe('Mon, 25 Dec 2017 00:00:00 GMT');
@@ -263,7 +312,10 @@ describe('identity lifecycle: project keys, listing, revocation, rotation, brute
   it('never writes a key, password or token into a log line', async () => {
     const worker = await adminCreate<{ token: string }>('/workers', { email: `log.${Date.now()}@example.com`, name: 'Log' });
     secrets.push(worker.token);
-    const refused = await http('POST', `${other.url}/workforce/v1/assignments/next`, { headers: { authorization: `Bearer ${worker.token}`, 'x-forwarded-for': thisClient }, body: { kind: 'nothing' } });
+    const refused = await http('POST', `${other.url}/workforce/v1/assignments/next`, {
+      headers: { authorization: `Bearer ${worker.token}`, 'x-forwarded-for': thisClient },
+      body: { kind: 'nothing' },
+    });
     expect(refused.status).toBe(422);
     const logDir = join(__dirname, '..', '..', '.cache', 'logs', 'test');
     const logs = readdirSync(logDir).map((file) => readFileSync(join(logDir, file), 'utf8'));

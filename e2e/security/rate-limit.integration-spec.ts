@@ -72,7 +72,8 @@ describe('per-credential rate limits and body limits (own gateways with low limi
 
   it('keeps one budget per principal and per API group', async () => {
     const [first, second] = await Promise.all([newKey(), newKey()]);
-    for (let i = 0; i < LIMIT; i++) expect((await http('GET', `${gateway.url}/v1/api-key`, { headers: { 'x-api-key': first } })).status).toBe(200);
+    for (let i = 0; i < LIMIT; i++)
+      expect((await http('GET', `${gateway.url}/v1/api-key`, { headers: { 'x-api-key': first } })).status).toBe(200);
     expect((await http('GET', `${gateway.url}/v1/api-key`, { headers: { 'x-api-key': first } })).status).toBe(429);
     // Another key has its budget, and so has an account on each platform API version.
     const other = await http('GET', `${gateway.url}/v1/api-key`, { headers: { 'x-api-key': second } });
@@ -95,27 +96,48 @@ describe('per-credential rate limits and body limits (own gateways with low limi
       `${[...scheme].map((letter, bit) => ((i >> bit) & 1 ? letter.toUpperCase() : letter.toLowerCase())).join('')}${' '.repeat(1 + (Math.floor(i / 32) % 10))}${value}`;
     for (let i = 0; i < LIMIT; i++) {
       expect((await http('GET', `${gateway.url}/v4/lines`, { headers: { authorization: `Basic ${encoded}` } })).status).toBe(200);
-      const work = await http('POST', `${gateway.url}/workforce/v1/assignments/next`, { headers: { authorization: `Bearer ${worker.token}` }, body: { kind: 'nothing' } });
+      const work = await http('POST', `${gateway.url}/workforce/v1/assignments/next`, {
+        headers: { authorization: `Bearer ${worker.token}` },
+        body: { kind: 'nothing' },
+      });
       expect(work.status).toBe(422);
     }
     const [platform, work] = await Promise.all([
-      Promise.all(Array.from({ length: 300 }, (_, i) => http<{ message: string }>('GET', `${gateway.url}/v4/lines`, { headers: { authorization: spelling('basic', i, encoded) } }))),
-      Promise.all(Array.from({ length: 300 }, (_, i) => http('POST', `${gateway.url}/workforce/v1/assignments/next`, { headers: { authorization: spelling('bearer', i, worker.token) }, body: { kind: 'nothing' } }))),
+      Promise.all(
+        Array.from({ length: 300 }, (_, i) =>
+          http<{ message: string }>('GET', `${gateway.url}/v4/lines`, { headers: { authorization: spelling('basic', i, encoded) } }),
+        ),
+      ),
+      Promise.all(
+        Array.from({ length: 300 }, (_, i) =>
+          http('POST', `${gateway.url}/workforce/v1/assignments/next`, {
+            headers: { authorization: spelling('bearer', i, worker.token) },
+            body: { kind: 'nothing' },
+          }),
+        ),
+      ),
     ]);
     expect(platform.map((answer) => answer.status)).toEqual(Array(300).fill(429));
     expect(work.map((answer) => answer.status)).toEqual(Array(300).fill(429));
-    expect(platform[299].body).toEqual({ message: expect.stringMatching(/^Rate limit of 3 requests per minute exceeded; retry in \d+ s$/) });
+    expect(platform[299].body).toEqual({
+      message: expect.stringMatching(/^Rate limit of 3 requests per minute exceeded; retry in \d+ s$/),
+    });
   });
 
   it('counts failed authentications against the client address, whatever credential they try', async () => {
     const client = { 'x-forwarded-for': `198.18.${Math.floor(Math.random() * 250)}.7` };
-    for (let i = 0; i < LIMIT; i++) expect((await http('GET', `${gateway.url}/v1/api-key`, { headers: { ...client, 'x-api-key': `wlk_${randomUUID()}` } })).status).toBe(401);
-    expect((await http('GET', `${gateway.url}/v1/api-key`, { headers: { ...client, 'x-api-key': `wlk_${randomUUID()}` } })).status).toBe(429);
+    for (let i = 0; i < LIMIT; i++)
+      expect((await http('GET', `${gateway.url}/v1/api-key`, { headers: { ...client, 'x-api-key': `wlk_${randomUUID()}` } })).status).toBe(
+        401,
+      );
+    expect((await http('GET', `${gateway.url}/v1/api-key`, { headers: { ...client, 'x-api-key': `wlk_${randomUUID()}` } })).status).toBe(
+      429,
+    );
     // A right key from that address is counted against its own budget.
     expect((await http('GET', `${gateway.url}/v1/api-key`, { headers: { ...client, 'x-api-key': await newKey() } })).status).toBe(200);
   });
 
-  it('answers 429 in each API group\'s error shape', async () => {
+  it("answers 429 in each API group's error shape", async () => {
     const exhaust = async (method: string, path: string, headers: Record<string, string>) => {
       for (let i = 0; i < LIMIT; i++) await http(method, `${gateway.url}${path}`, { headers });
       return http<Record<string, unknown>>(method, `${gateway.url}${path}`, { headers });
@@ -156,7 +178,8 @@ describe('per-credential rate limits and body limits (own gateways with low limi
 
   it('refuses a JSON body over BODY_LIMIT_BYTES with 413 in every API group, before authentication', async () => {
     const big = { padding: 'x'.repeat(2048) };
-    const post = (path: string) => http<Record<string, unknown>>('POST', `${unlimited.url}${path}`, { headers: { 'x-api-key': `wlk_${randomUUID()}` }, body: big });
+    const post = (path: string) =>
+      http<Record<string, unknown>>('POST', `${unlimited.url}${path}`, { headers: { 'x-api-key': `wlk_${randomUUID()}` }, body: big });
     const tooLarge = 'Body is larger than the limit of 1024 bytes';
     for (const path of ['/v1/workstreams/ws/task_completed', '/workforce/v1/assignments/next', '/admin/v1/accounts']) {
       const answer = await post(path);
@@ -165,7 +188,10 @@ describe('per-credential rate limits and body limits (own gateways with low limi
     expect(await post('/v4/runs')).toMatchObject({ status: 413, body: { message: tooLarge } });
     expect(await post('/v3/tasks')).toMatchObject({ status: 413, body: { status: 103, error: `Body is invalid: ${tooLarge}` } });
     // Just under the limit is parsed and reaches authentication.
-    const small = await http('POST', `${unlimited.url}/v4/runs`, { headers: { authorization: 'Basic bm86bm8=' }, body: { padding: 'x'.repeat(900) } });
+    const small = await http('POST', `${unlimited.url}/v4/runs`, {
+      headers: { authorization: 'Basic bm86bm8=' },
+      body: { padding: 'x'.repeat(900) },
+    });
     expect(small.status).toBe(401);
   });
 });

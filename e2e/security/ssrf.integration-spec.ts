@@ -94,7 +94,10 @@ describe('SSRF guard: callback URLs to non-public addresses are refused, at crea
       expect({ url, status: result.status, body: result.body }).toEqual({
         url,
         status: 422,
-        body: { message: `Invalid request: ${REFUSED_PREFIX}${reason}`, errors: [{ field: 'callback_url', message: `${REFUSED_PREFIX}${reason}` }] },
+        body: {
+          message: `Invalid request: ${REFUSED_PREFIX}${reason}`,
+          errors: [{ field: 'callback_url', message: `${REFUSED_PREFIX}${reason}` }],
+        },
       });
       if (hidden) expect(result.text).not.toContain(hidden);
     }
@@ -103,10 +106,24 @@ describe('SSRF guard: callback URLs to non-public addresses are refused, at crea
 
   it('refuses platform run callbacks of v4 (422) and v3 (400, code 102); no run is created', async () => {
     for (const [url, reason, hidden] of CASES) {
-      const v4 = await http<{ message: string }>('POST', '/v4/runs', { headers: platform.auth, body: { line_id: platform.lineId, units: [{}], callback_url: url } });
-      expect({ url, status: v4.status, body: v4.body }).toEqual({ url, status: 422, body: { message: `Invalid request: ${REFUSED_PREFIX}${reason}` } });
-      const v3 = await http('POST', '/v3/tasks', { headers: platform.auth, body: { template_id: platform.lineId, resources: [{}], callback_url: url } });
-      expect({ url, status: v3.status, body: v3.body }).toEqual({ url, status: 400, body: { status: 102, error: `Data is invalid: ${REFUSED_PREFIX}${reason}` } });
+      const v4 = await http<{ message: string }>('POST', '/v4/runs', {
+        headers: platform.auth,
+        body: { line_id: platform.lineId, units: [{}], callback_url: url },
+      });
+      expect({ url, status: v4.status, body: v4.body }).toEqual({
+        url,
+        status: 422,
+        body: { message: `Invalid request: ${REFUSED_PREFIX}${reason}` },
+      });
+      const v3 = await http('POST', '/v3/tasks', {
+        headers: platform.auth,
+        body: { template_id: platform.lineId, resources: [{}], callback_url: url },
+      });
+      expect({ url, status: v3.status, body: v3.body }).toEqual({
+        url,
+        status: 400,
+        body: { status: 102, error: `Data is invalid: ${REFUSED_PREFIX}${reason}` },
+      });
       if (hidden) expect(v4.text + v3.text).not.toContain(hidden);
     }
     expect(await runsOf(platform.id)).toBe(0);
@@ -135,7 +152,10 @@ describe('SSRF guard: callback URLs to non-public addresses are refused, at crea
 
     /** Creates a one-unit run with `callbackUrl` and finishes it, so its callback is due. */
     async function processedRun(callbackUrl: string): Promise<string> {
-      const created = await http<{ id: string }>('POST', '/v4/runs', { headers: platform.auth, body: { line_id: platform.lineId, units: [{ n: 1 }], callback_url: callbackUrl } });
+      const created = await http<{ id: string }>('POST', '/v4/runs', {
+        headers: platform.auth,
+        body: { line_id: platform.lineId, units: [{ n: 1 }], callback_url: callbackUrl },
+      });
       expect(created.status).toBe(201);
       const unit = await nextUnit(worker, platform.lineId);
       expect(unit?.run_id).toBe(created.body.id);
@@ -144,7 +164,11 @@ describe('SSRF guard: callback URLs to non-public addresses are refused, at crea
     }
 
     /** The caller's delivery that `matches`, as the Delivery API shows it once it has an attempt. */
-    async function attempted(headers: Record<string, string>, matches: (delivery: DeliveryView) => boolean, what: string): Promise<DeliveryDetailView> {
+    async function attempted(
+      headers: Record<string, string>,
+      matches: (delivery: DeliveryView) => boolean,
+      what: string,
+    ): Promise<DeliveryDetailView> {
       return eventually(
         async () => {
           const page = await http<DeliveryPage>('GET', '/v1/deliveries?limit=100', { headers });
@@ -168,7 +192,11 @@ describe('SSRF guard: callback URLs to non-public addresses are refused, at crea
       await eventually(() => allowed.on('/run').length === 1, { what: 'the callback through the name that rebinds to 127.0.0.1' });
       expect(JSON.parse(allowed.on('/run')[0].rawBody.toString('utf8'))).toMatchObject({ id: allowedRun, status: 'Processed' });
 
-      const delivery = await attempted(platform.auth, (d) => d.run_id === refusedRun, 'the run callback through the name that rebinds to 127.0.0.2');
+      const delivery = await attempted(
+        platform.auth,
+        (d) => d.run_id === refusedRun,
+        'the run callback through the name that rebinds to 127.0.0.2',
+      );
       const refusal = `refused: ${REFUSED_PREFIX}${refusedHost} resolves to a private address`;
       expect(delivery.attempts[0]).toMatchObject({ status_code: null, error: refusal, response_excerpt: null });
       expect(delivery.last_error).toBe(refusal);
@@ -184,15 +212,24 @@ describe('SSRF guard: callback URLs to non-public addresses are refused, at crea
       // are flagged on the way, as their tests do.
       await eventually(
         async () => {
-          const next = await http<{ assignment_id: string; task_id: string }>('POST', '/workforce/v1/assignments/next', { headers: worker, body: { kind: 'task' } });
+          const next = await http<{ assignment_id: string; task_id: string }>('POST', '/workforce/v1/assignments/next', {
+            headers: worker,
+            body: { kind: 'task' },
+          });
           if (next.status !== 200) throw new Error(`next answered ${next.status} before task ${taskId} was offered`);
-          await http('POST', `/workforce/v1/assignments/${next.body.assignment_id}/flag`, { headers: worker, body: { reason: 'ssrf test' } });
+          await http('POST', `/workforce/v1/assignments/${next.body.assignment_id}/flag`, {
+            headers: worker,
+            body: { reason: 'ssrf test' },
+          });
           return next.body.task_id === taskId || undefined;
         },
         { what: `task ${taskId} to be leased and flagged` },
       );
       const delivery = await attempted({ 'x-api-key': tenant.key }, (d) => d.task_id === taskId, `the webhook of task ${taskId}`);
-      expect(delivery.attempts[0]).toMatchObject({ status_code: null, error: `refused: ${REFUSED_PREFIX}${host} resolves to a private address` });
+      expect(delivery.attempts[0]).toMatchObject({
+        status_code: null,
+        error: `refused: ${REFUSED_PREFIX}${host} resolves to a private address`,
+      });
       expect(refused.requests).toEqual([]);
     });
   });

@@ -11,7 +11,10 @@ describe('work API: authentication and routing', () => {
     const none = await http('POST', '/workforce/v1/assignments/next', { body: { kind: 'unit' } });
     expect(none.status).toBe(401);
     expect(none.body).toEqual({ message: 'Missing worker token: send Authorization: Bearer <worker token>' });
-    const wrong = await http('POST', '/workforce/v1/assignments/next', { headers: { authorization: 'Bearer wkr_nope' }, body: { kind: 'unit' } });
+    const wrong = await http('POST', '/workforce/v1/assignments/next', {
+      headers: { authorization: 'Bearer wkr_nope' },
+      body: { kind: 'unit' },
+    });
     expect(wrong.status).toBe(401);
     expect(wrong.body).toEqual({ message: 'Invalid worker token' });
   });
@@ -25,7 +28,10 @@ describe('work API: authentication and routing', () => {
   });
 
   it('404 for an assignment id no service issued', async () => {
-    const result = await http('POST', '/workforce/v1/assignments/not-an-assignment/complete', { headers: { authorization: `Bearer ${token}` }, body: {} });
+    const result = await http('POST', '/workforce/v1/assignments/not-an-assignment/complete', {
+      headers: { authorization: `Bearer ${token}` },
+      body: {},
+    });
     expect(result.status).toBe(404);
     expect(result.body).toEqual({ message: 'assignment not-an-assignment not found' });
   });

@@ -17,7 +17,9 @@ interface OpenApiGenerator {
 async function write(): Promise<void> {
   // The gateway as built into dist/ (npm run build, which `npm run openapi` runs first).
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { generateOpenApiDocument, openApiText } = require(path.join(root, 'dist', 'apps', 'gateway', 'src', 'openapi', 'generate.js')) as OpenApiGenerator;
+  const { generateOpenApiDocument, openApiText } = require(
+    path.join(root, 'dist', 'apps', 'gateway', 'src', 'openapi', 'generate.js'),
+  ) as OpenApiGenerator;
   const document = await generateOpenApiDocument();
   fs.writeFileSync(path.join(root, 'docs', 'openapi.json'), openApiText(document));
   console.log('wrote docs/openapi.json');

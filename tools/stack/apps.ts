@@ -24,7 +24,11 @@ const isService = (app: AppName): app is ServiceName => app !== GATEWAY_APP;
  * Spawns one app from dist/ with `env`; its output goes to the console (prefixed) and to a log file.
  * WORKLINE_NODE_ARGS adds node options NODE_OPTIONS refuses, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
  */
-export function spawnApp(app: AppName, env: NodeJS.ProcessEnv, { quiet = false, logDir }: { quiet?: boolean; logDir?: string } = {}): AppProcess {
+export function spawnApp(
+  app: AppName,
+  env: NodeJS.ProcessEnv,
+  { quiet = false, logDir }: { quiet?: boolean; logDir?: string } = {},
+): AppProcess {
   const logFile = logDir ? path.join(logDir, `${app}.log`) : undefined;
   const appEnv = isService(app) ? { ...env, HTTP_PORT: String(serviceOpsPort(app, Number(env.PORT))) } : env;
   const nodeArgs = (env.WORKLINE_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);

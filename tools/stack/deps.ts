@@ -8,7 +8,8 @@ import { run } from './process';
  * compiled, from .cache/tools-dist/tools/stack (npm scripts) or .cache/bench-dist/tools/stack (benchmarks).
  */
 function findRoot(from: string): string {
-  for (let dir = from; dir !== path.dirname(dir); dir = path.dirname(dir)) if (fs.existsSync(path.join(dir, 'tools', 'bootstrap.js'))) return dir;
+  for (let dir = from; dir !== path.dirname(dir); dir = path.dirname(dir))
+    if (fs.existsSync(path.join(dir, 'tools', 'bootstrap.js'))) return dir;
   throw new Error(`no repository root above ${from}`);
 }
 
@@ -18,7 +19,10 @@ interface Bootstrap {
   ensureDependencies(): void;
 }
 
-/** Installs npm dependencies when node_modules is missing or older than the lock file (tools/bootstrap.js, which runs before any of this compiles). */
+/**
+ * Installs npm dependencies when node_modules is missing or older than the lock file (tools/bootstrap.js, which runs before any of this
+ * compiles).
+ */
 export function ensureDependencies(): void {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   (require(path.join(root, 'tools', 'bootstrap.js')) as Bootstrap).ensureDependencies();

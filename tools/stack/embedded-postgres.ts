@@ -42,8 +42,10 @@ function packageDir(): string | undefined {
 /** The directory of initdb, pg_ctl and postgres from the npm package (its native/bin, as its index.js says), ready to run. */
 export function embeddedBinDir(): string {
   const platform = `${process.platform}-${process.arch}`;
-  const instead = 'install PostgreSQL 14 or newer (Debian/Ubuntu: apt-get install postgresql) or set DATABASE_URL to a server you can reach';
-  if (platform !== PLATFORM) fail(`PostgreSQL is not reachable and the embedded PostgreSQL exists only for ${PLATFORM} (this machine is ${platform}): ${instead}.`);
+  const instead =
+    'install PostgreSQL 14 or newer (Debian/Ubuntu: apt-get install postgresql) or set DATABASE_URL to a server you can reach';
+  if (platform !== PLATFORM)
+    fail(`PostgreSQL is not reachable and the embedded PostgreSQL exists only for ${PLATFORM} (this machine is ${platform}): ${instead}.`);
   const dir = packageDir();
   const binDir = dir && path.join(dir, 'native', 'bin');
   if (!binDir || !fs.existsSync(path.join(binDir, 'pg_ctl'))) {
@@ -57,13 +59,23 @@ export function embeddedBinDir(): string {
  * Starts the embedded PostgreSQL on 127.0.0.1:port with its cluster in `dir` (created on first use, or
  * anew when `fresh`). Returns stop() (a fast shutdown) and the server's version.
  */
-export async function startEmbeddedPostgres({ port, dir, fresh = false }: { port: number; dir: string; fresh?: boolean }): Promise<{ stop: () => Promise<void>; version: string }> {
+export async function startEmbeddedPostgres({
+  port,
+  dir,
+  fresh = false,
+}: {
+  port: number;
+  dir: string;
+  fresh?: boolean;
+}): Promise<{ stop: () => Promise<void>; version: string }> {
   const binDir = embeddedBinDir();
   const owner = clusterOwner({ createUser: true });
   // As root the server runs as user postgres, who must reach the binaries inside this checkout.
   const version = pgTool(binDir, 'postgres', ['--version'], { owner, check: false });
   if (version.status !== 0) {
-    fail(`the embedded PostgreSQL cannot run (${(version.stderr || version.error?.message || '').trim()}).${owner.uid !== undefined ? `\n  It runs as user postgres, who must be able to read ${binDir}: run npm start as a normal user, or keep the checkout in a directory others can read.` : ''}`);
+    fail(
+      `the embedded PostgreSQL cannot run (${(version.stderr || version.error?.message || '').trim()}).${owner.uid !== undefined ? `\n  It runs as user postgres, who must be able to read ${binDir}: run npm start as a normal user, or keep the checkout in a directory others can read.` : ''}`,
+    );
   }
   const cluster = pgCluster({ binDir, dir, owner });
   // A server left running by an earlier npm start that was killed is ours: stop it before starting anew.
@@ -74,6 +86,8 @@ export async function startEmbeddedPostgres({ port, dir, fresh = false }: { port
   }
   step(`starting the embedded PostgreSQL (${version.stdout.trim()}, from the npm package ${PACKAGE}) on 127.0.0.1:${port}`);
   cluster.start(port);
-  ok(`embedded PostgreSQL running on 127.0.0.1:${port}, data in ${path.relative(root, cluster.dataDir)} (log: ${path.relative(root, cluster.logFile)})`);
+  ok(
+    `embedded PostgreSQL running on 127.0.0.1:${port}, data in ${path.relative(root, cluster.dataDir)} (log: ${path.relative(root, cluster.logFile)})`,
+  );
   return { stop: async () => cluster.stop('fast'), version: version.stdout.trim() };
 }

@@ -26,7 +26,9 @@ export { brokerAnswers };
 const baseDir = path.join(root, '.cache', 'faults');
 // As root the cluster belongs to the postgres user, who may not reach into the checkout (a clone under a
 // mode-700 directory such as mktemp's): its directory then lives in /tmp, one per checkout.
-const pgDir = runsAsRoot() ? path.join('/tmp', `workline-faults-pg-${crypto.createHash('sha256').update(root).digest('hex').slice(0, 12)}`) : path.join(baseDir, 'pg');
+const pgDir = runsAsRoot()
+  ? path.join('/tmp', `workline-faults-pg-${crypto.createHash('sha256').update(root).digest('hex').slice(0, 12)}`)
+  : path.join(baseDir, 'pg');
 const pgData = path.join(pgDir, 'data');
 const redisPidFile = path.join(baseDir, 'redis.pid');
 const KAFKA_PROFILE = 'faults';
@@ -54,7 +56,13 @@ export function faultPorts(env: NodeJS.ProcessEnv = process.env): FaultPorts {
 }
 
 function pgBinDir(): string {
-  const candidates = [process.env.PG_BIN_DIR, '/usr/lib/postgresql/15/bin', '/usr/lib/postgresql/16/bin', '/usr/lib/postgresql/17/bin', '/usr/lib/postgresql/14/bin'];
+  const candidates = [
+    process.env.PG_BIN_DIR,
+    '/usr/lib/postgresql/15/bin',
+    '/usr/lib/postgresql/16/bin',
+    '/usr/lib/postgresql/17/bin',
+    '/usr/lib/postgresql/14/bin',
+  ];
   for (const dir of candidates) if (dir && fs.existsSync(path.join(dir, 'pg_ctl'))) return dir;
   if (commandExists('pg_ctl')) return path.dirname(execFileSync('sh', ['-c', 'command -v pg_ctl']).toString().trim());
   return fail('the fault suite needs PostgreSQL server binaries (initdb, pg_ctl): apt-get install postgresql, or set PG_BIN_DIR');
@@ -133,4 +141,3 @@ export async function stopAll(): Promise<void> {
   fs.rmSync(redisPidFile, { force: true });
   stopPrivatePostgres();
 }
-

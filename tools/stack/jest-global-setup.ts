@@ -45,13 +45,17 @@ export default async function globalSetup(): Promise<void> {
     kafkaBrokers: stack.env.KAFKA_BROKERS.split(','),
     pids: Object.fromEntries([...stack.apps].map(([app, child]) => [app, child.pid ?? 0])),
     // Where each service serves /metrics and /health (HTTP_PORT).
-    opsUrls: Object.fromEntries(Object.entries(opsPorts(profiles.test.gatewayPort)).map(([app, port]) => [app, `http://127.0.0.1:${port}`])),
+    opsUrls: Object.fromEntries(
+      Object.entries(opsPorts(profiles.test.gatewayPort)).map(([app, port]) => [app, `http://127.0.0.1:${port}`]),
+    ),
     // What the apps were started with, so a test can start more instances of an app.
     appEnv: Object.fromEntries(
       Object.entries(stack.env).filter(
         (entry): entry is [string, string] =>
           entry[1] !== undefined &&
-          /^(NODE_ENV|PORT|DATABASE_URL|REDIS_URL|KAFKA_BROKERS|BLOB_DIR|ADMIN_TOKEN|LOG_LEVEL|WEBHOOK_|KAFKAJS_|KAFKA_SESSION_TIMEOUT_MS|SECRETS_KEY|RPC_TIMEOUT_MS|BODY_LIMIT_BYTES|AUTH_|RATE_LIMIT_|LOG_FORMAT)/.test(entry[0]),
+          /^(NODE_ENV|PORT|DATABASE_URL|REDIS_URL|KAFKA_BROKERS|BLOB_DIR|ADMIN_TOKEN|LOG_LEVEL|WEBHOOK_|KAFKAJS_|KAFKA_SESSION_TIMEOUT_MS|SECRETS_KEY|RPC_TIMEOUT_MS|BODY_LIMIT_BYTES|AUTH_|RATE_LIMIT_|LOG_FORMAT)/.test(
+            entry[0],
+          ),
       ),
     ),
   };

@@ -26,15 +26,27 @@ const libsDir = path.join(cacheDir, 'libs');
 export function ensureKafkaJars(): void {
   if (fs.existsSync(libsDir) && fs.readdirSync(libsDir).some((f) => f.startsWith('kafka_2.13'))) return;
   if (!commandExists('java')) {
-    fail('Java 17 or newer is needed to run the local Kafka broker (Debian/Ubuntu: apt-get install openjdk-17-jre-headless),\n  or set KAFKA_BROKERS to a Kafka cluster you can reach.');
+    fail(
+      'Java 17 or newer is needed to run the local Kafka broker (Debian/Ubuntu: apt-get install openjdk-17-jre-headless),\n  or set KAFKA_BROKERS to a Kafka cluster you can reach.',
+    );
   }
   if (!commandExists('mvn')) {
-    fail('Apache Maven is needed once, to fetch the Kafka broker from Maven Central (Debian/Ubuntu: apt-get install maven),\n  or set KAFKA_BROKERS to a Kafka cluster you can reach.');
+    fail(
+      'Apache Maven is needed once, to fetch the Kafka broker from Maven Central (Debian/Ubuntu: apt-get install maven),\n  or set KAFKA_BROKERS to a Kafka cluster you can reach.',
+    );
   }
   step('fetching Apache Kafka 3.9 from Maven Central (first run only)');
   const staging = `${libsDir}.partial`;
   fs.rmSync(staging, { recursive: true, force: true });
-  run('mvn', ['-q', '-B', '-Dstyle.color=never', '-f', path.join(root, 'tools/kafka/pom.xml'), 'dependency:copy-dependencies', `-DoutputDirectory=${staging}`]);
+  run('mvn', [
+    '-q',
+    '-B',
+    '-Dstyle.color=never',
+    '-f',
+    path.join(root, 'tools/kafka/pom.xml'),
+    'dependency:copy-dependencies',
+    `-DoutputDirectory=${staging}`,
+  ]);
   fs.rmSync(libsDir, { recursive: true, force: true });
   fs.renameSync(staging, libsDir);
 }
@@ -44,7 +56,17 @@ export function ensureKafkaJars(): void {
  * request with the addresses of the listener it arrived on, so clients bootstrapped on `port` come back to
  * `advertisedPort` (where a TCP proxy of the fault suite listens, forwarding to `port`).
  */
-function serverProperties({ port, controllerPort, dataDir, extraListeners = [] }: { port: number; controllerPort: number; dataDir: string; extraListeners?: ExtraListener[] }): string {
+function serverProperties({
+  port,
+  controllerPort,
+  dataDir,
+  extraListeners = [],
+}: {
+  port: number;
+  controllerPort: number;
+  dataDir: string;
+  extraListeners?: ExtraListener[];
+}): string {
   const extra = (render: (listener: ExtraListener) => string) => extraListeners.map((l) => `,${render(l)}`).join('');
   return [
     'process.roles=broker,controller',
@@ -126,7 +148,9 @@ export async function startLocalKafka({
     await stopProcess(previous);
   }
   if (await portOpen('127.0.0.1', port)) {
-    fail(`port ${port} is taken by another program, so the local Kafka broker cannot start there.\n  Free it, or set KAFKA_BROKERS to use an existing cluster.`);
+    fail(
+      `port ${port} is taken by another program, so the local Kafka broker cannot start there.\n  Free it, or set KAFKA_BROKERS to use an existing cluster.`,
+    );
   }
 
   ensureKafkaJars();

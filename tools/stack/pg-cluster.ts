@@ -20,7 +20,10 @@ export const runsAsRoot = (): boolean => typeof process.getuid === 'function' &&
 
 function userIds(name: string): ClusterOwner | undefined {
   try {
-    return { uid: Number(execFileSync('id', ['-u', name]).toString().trim()), gid: Number(execFileSync('id', ['-g', name]).toString().trim()) };
+    return {
+      uid: Number(execFileSync('id', ['-u', name]).toString().trim()),
+      gid: Number(execFileSync('id', ['-g', name]).toString().trim()),
+    };
   } catch {
     return undefined;
   }
@@ -35,11 +38,16 @@ export function clusterOwner({ createUser = false } = {}): ClusterOwner {
   let ids = userIds('postgres');
   if (!ids && createUser) {
     step('adding the system user postgres (PostgreSQL refuses to run as root)');
-    const added = spawnSync('useradd', ['--system', '--user-group', '--no-create-home', '--shell', '/usr/sbin/nologin', 'postgres'], { encoding: 'utf8' });
+    const added = spawnSync('useradd', ['--system', '--user-group', '--no-create-home', '--shell', '/usr/sbin/nologin', 'postgres'], {
+      encoding: 'utf8',
+    });
     if (added.status !== 0) fail(`useradd postgres failed: ${added.stderr || added.error?.message}`);
     ids = userIds('postgres');
   }
-  if (!ids) fail('PostgreSQL refuses to run as root and there is no postgres user to run it as: run as a normal user, or add one (useradd --system postgres)');
+  if (!ids)
+    fail(
+      'PostgreSQL refuses to run as root and there is no postgres user to run it as: run as a normal user, or add one (useradd --system postgres)',
+    );
   return ids;
 }
 
@@ -51,7 +59,8 @@ export function pgTool(
   { owner = clusterOwner(), cwd, check = true }: { owner?: ClusterOwner; cwd?: string; check?: boolean } = {},
 ): SpawnSyncReturns<string> {
   const result = spawnSync(path.join(binDir, tool), args, { ...owner, cwd, encoding: 'utf8', env: { ...process.env, LC_ALL: 'C' } });
-  if (check && result.status !== 0) fail(`${tool} ${args.join(' ')} failed (${result.status ?? result.error?.message}): ${result.stderr || result.stdout}`);
+  if (check && result.status !== 0)
+    fail(`${tool} ${args.join(' ')} failed (${result.status ?? result.error?.message}): ${result.stderr || result.stdout}`);
   return result;
 }
 
@@ -100,9 +109,15 @@ export function pgCluster({
 }): PgCluster {
   const dataDir = path.join(dir, 'data');
   const logFile = path.join(dir, 'postgres.log');
-  const tool = (name: string, args: string[], options: { check?: boolean } = {}) => pgTool(binDir, name, args, { owner, cwd: dir, ...options });
+  const tool = (name: string, args: string[], options: { check?: boolean } = {}) =>
+    pgTool(binDir, name, args, { owner, cwd: dir, ...options });
   const serverOptions = (port: number) =>
-    [`-p ${port}`, '-c listen_addresses=127.0.0.1', '-c unix_socket_directories=', ...Object.entries(settings).map(([name, value]) => `-c ${name}=${value}`)].join(' ');
+    [
+      `-p ${port}`,
+      '-c listen_addresses=127.0.0.1',
+      '-c unix_socket_directories=',
+      ...Object.entries(settings).map(([name, value]) => `-c ${name}=${value}`),
+    ].join(' ');
 
   const cluster: PgCluster = {
     dataDir,
@@ -119,8 +134,13 @@ export function pgCluster({
     },
     /** Starts the server on 127.0.0.1:port and waits until it accepts connections. */
     start(port) {
-      const started = tool('pg_ctl', ['-D', dataDir, '-l', logFile, '-w', '-t', '60', '-o', serverOptions(port), 'start'], { check: false });
-      if (started.status !== 0) fail(`PostgreSQL did not start on 127.0.0.1:${port} (pg_ctl exit ${started.status}). Its log (${logFile}) ends with:\n${logTail(logFile)}`);
+      const started = tool('pg_ctl', ['-D', dataDir, '-l', logFile, '-w', '-t', '60', '-o', serverOptions(port), 'start'], {
+        check: false,
+      });
+      if (started.status !== 0)
+        fail(
+          `PostgreSQL did not start on 127.0.0.1:${port} (pg_ctl exit ${started.status}). Its log (${logFile}) ends with:\n${logTail(logFile)}`,
+        );
     },
     /** fast: cut connections, checkpoint, exit; immediate: like a crash (the next start replays the WAL). */
     stop(mode = 'fast') {

@@ -66,7 +66,17 @@ export function embeddedPostgresMode(env: NodeJS.ProcessEnv = process.env): Embe
  * Where the stack's PostgreSQL comes from: 'server' (one answers at the URL), 'local-cluster' (an installed
  * local cluster to start), 'embedded' (the npm package's binaries) or 'missing' (stop and say what to install).
  */
-export function postgresSource({ mode, answers, loopback, installed }: { mode: EmbeddedMode; answers: boolean; loopback: boolean; installed: boolean }): PostgresSource {
+export function postgresSource({
+  mode,
+  answers,
+  loopback,
+  installed,
+}: {
+  mode: EmbeddedMode;
+  answers: boolean;
+  loopback: boolean;
+  installed: boolean;
+}): PostgresSource {
   if (mode === 'always') return 'embedded';
   if (answers) return 'server';
   if (!loopback) return 'missing';
@@ -107,13 +117,20 @@ export async function ensurePostgres(
   // An embedded server left running by an npm start that was killed answers like any other: take it over.
   const leftover = embedded !== 'never' && !!embeddedDir && clusterRunning(embeddedDir);
   let reachable: true | Error | false = leftover || embedded === 'always' ? false : await canConnect(admin);
-  const source = postgresSource({ mode: leftover ? 'always' : embedded, answers: reachable === true, loopback, installed: loopback && localClusterInstalled() });
+  const source = postgresSource({
+    mode: leftover ? 'always' : embedded,
+    answers: reachable === true,
+    loopback,
+    installed: loopback && localClusterInstalled(),
+  });
   let stop = async (): Promise<void> => undefined;
   if (source === 'embedded') {
     if (!loopback) fail(`the embedded PostgreSQL listens on 127.0.0.1: DATABASE_URL must name 127.0.0.1 or localhost, not ${u.hostname}`);
     if (!embeddedDir) fail('the embedded PostgreSQL needs a directory for its cluster');
     ({ stop } = await startEmbeddedPostgres({ port: Number(u.port || 5432), dir: embeddedDir, fresh }));
-    reachable = await waitFor('the embedded PostgreSQL to accept connections', async () => (await canConnect(admin)) === true, { timeoutMs: 30_000 });
+    reachable = await waitFor('the embedded PostgreSQL to accept connections', async () => (await canConnect(admin)) === true, {
+      timeoutMs: 30_000,
+    });
   } else if (source === 'local-cluster' && tryStartLocalCluster()) {
     reachable = await waitFor('PostgreSQL to accept connections', async () => (await canConnect(admin)) === true, {
       timeoutMs: 30_000,

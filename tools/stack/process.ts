@@ -48,7 +48,11 @@ export function portOpen(host: string, port: number, timeoutMs = 500): Promise<b
 }
 
 /** Polls check() until it returns a truthy value or the deadline passes. */
-export async function waitFor<T>(description: string, check: () => T | Promise<T>, { timeoutMs = 60_000, intervalMs = 250 } = {}): Promise<T> {
+export async function waitFor<T>(
+  description: string,
+  check: () => T | Promise<T>,
+  { timeoutMs = 60_000, intervalMs = 250 } = {},
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   while (Date.now() < deadline) {
@@ -90,7 +94,12 @@ export interface SpawnPrefixedOptions {
 }
 
 /** Spawns a long-running child whose output lines are prefixed with its name. */
-export function spawnPrefixed(name: string, command: string, args: string[], { env, logFile, quiet = false }: SpawnPrefixedOptions = {}): ChildProcess {
+export function spawnPrefixed(
+  name: string,
+  command: string,
+  args: string[],
+  { env, logFile, quiet = false }: SpawnPrefixedOptions = {},
+): ChildProcess {
   const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const sink = logFile ? fs.createWriteStream(logFile, { flags: 'a' }) : undefined;
   for (const stream of [child.stdout, child.stderr]) {

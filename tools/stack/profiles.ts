@@ -25,7 +25,11 @@ export interface Profile {
  * A stack on its own ports, database and Redis index, its data reset each run; `<PREFIX>_PORT`,
  * `_DATABASE_URL`, `_REDIS_URL`, `_KAFKA_BROKERS` and `_KAFKA_PORT` (controller: port + 1) override.
  */
-function isolated(name: Profile['name'], prefix: string, defaults: { port: number; database: string; redisDb: number; kafkaPort: number }): Profile {
+function isolated(
+  name: Profile['name'],
+  prefix: string,
+  defaults: { port: number; database: string; redisDb: number; kafkaPort: number },
+): Profile {
   const env = (key: string) => process.env[`${prefix}_${key}`];
   const kafkaPort = Number(env('KAFKA_PORT') ?? defaults.kafkaPort);
   return {

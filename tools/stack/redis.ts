@@ -19,7 +19,11 @@ export async function ping(url: string, connectTimeout = 1500): Promise<boolean>
 
 /** Starts a redis-server on 127.0.0.1:port that keeps nothing on disk. */
 export const spawnRedis = (port: number, logFile?: string): ChildProcess =>
-  spawnPrefixed('redis', 'redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { env: process.env, quiet: true, logFile });
+  spawnPrefixed('redis', 'redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    env: process.env,
+    quiet: true,
+    logFile,
+  });
 
 /**
  * Reuses the Redis server in `url`, or starts a private redis-server when it is local and absent.

@@ -21,9 +21,13 @@ export interface Stack {
 
 /**
  * Brings up everything a profile needs, in order: dependencies, PostgreSQL (migrated; embedded when the
- * profile allows it and none is installed), Redis, Kafka, the build, then the five apps. Returns the environment the apps got and a stop() that undoes it all.
+ * profile allows it and none is installed), Redis, Kafka, the build, then the five apps. Returns the environment the apps got and a stop()
+ * that undoes it all.
  */
-export async function startStack(profile: Profile, { quietApps = false, extraEnv = {} }: { quietApps?: boolean; extraEnv?: Record<string, string> } = {}): Promise<Stack> {
+export async function startStack(
+  profile: Profile,
+  { quietApps = false, extraEnv = {} }: { quietApps?: boolean; extraEnv?: Record<string, string> } = {},
+): Promise<Stack> {
   const started: (() => Promise<void>)[] = [];
   const stop = async () => {
     for (const undo of started.reverse()) await undo().catch((error) => warn(String(error)));

@@ -20,10 +20,14 @@ async function takeLock(profile: Profile): Promise<void> {
   fs.mkdirSync(runDir, { recursive: true });
   const other = readPid(lockFile);
   if (isAlive(other) && other !== process.pid) {
-    fail(`Workline is already running (npm start, pid ${other}) on http://127.0.0.1:${profile.gatewayPort}.\n  Stop it with Ctrl-C in its terminal (or kill ${other}) before starting another.`);
+    fail(
+      `Workline is already running (npm start, pid ${other}) on http://127.0.0.1:${profile.gatewayPort}.\n  Stop it with Ctrl-C in its terminal (or kill ${other}) before starting another.`,
+    );
   }
   if (await portOpen('127.0.0.1', profile.gatewayPort)) {
-    fail(`port ${profile.gatewayPort} is already in use by another program.\n  Free it, or choose another gateway port: PORT=3001 npm start`);
+    fail(
+      `port ${profile.gatewayPort} is already in use by another program.\n  Free it, or choose another gateway port: PORT=3001 npm start`,
+    );
   }
   fs.writeFileSync(lockFile, String(process.pid));
 }
@@ -55,7 +59,9 @@ async function start(): Promise<void> {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   try {
     // A local stack accepts loopback callback URLs (npm run demo's receiver); production leaves this off.
-    stack = await startStack(profile, { extraEnv: { ADMIN_TOKEN: token, WEBHOOK_ALLOW_PRIVATE: process.env.WEBHOOK_ALLOW_PRIVATE ?? '1' } });
+    stack = await startStack(profile, {
+      extraEnv: { ADMIN_TOKEN: token, WEBHOOK_ALLOW_PRIVATE: process.env.WEBHOOK_ALLOW_PRIVATE ?? '1' },
+    });
   } catch (error) {
     fs.rmSync(lockFile, { force: true });
     throw error;

@@ -7,7 +7,8 @@ export const testAppEnv: Record<string, string> = {
   // Every test request comes from 127.0.0.1: the failed-authentication limit is tested on its own
   // gateway instance (identity-lifecycle.integration-spec.ts), not on the shared one.
   AUTH_FAILURE_LIMIT: '1000000',
-  // High enough never to refuse (the suite shares a few credentials) while every request still passes the limiter; it is tested on its own gateway (rate-limit.integration-spec.ts).
+  // High enough never to refuse (the suite shares a few credentials) while every request still passes the limiter; it is tested on its own
+  // gateway (rate-limit.integration-spec.ts).
   RATE_LIMIT_V1_PER_MINUTE: '1000000',
   RATE_LIMIT_V4_PER_MINUTE: '1000000',
   RATE_LIMIT_V3_PER_MINUTE: '1000000',

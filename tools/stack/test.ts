@@ -4,7 +4,7 @@
  * the fault-injection suite on a private stack of its own (jest.faults.config.js).
  * Extra arguments go to both Jest runs (e.g. `npm test -- admin`); a run with no matching file is skipped.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { ensureChromium, ensureDependencies, generatePrismaClient, root } from './deps';
 import { fail, ok, paint, reportAndExit, step } from './log';
@@ -12,8 +12,13 @@ import { fail, ok, paint, reportAndExit, step } from './log';
 const bin = (name: string) => path.join(root, 'node_modules', '.bin', name);
 const timings: [string, number][] = [];
 
-/** What eslint reads (as npm run lint): the apps, the libraries, the e2e suites and these tools (tsconfig.json type-checks the same folders). */
+/**
+ * What eslint reads (as npm run lint): the apps, the libraries, the e2e suites and these tools (tsconfig.json type-checks the same
+ * folders).
+ */
 export const LINTED = ['apps', 'libs', 'e2e', 'tools'];
+/** What Prettier keeps formatted (.prettierrc.json; docs/decisions.md "Formatting"): the code above and the benchmarks. */
+export const FORMATTED = [...LINTED, 'bench'];
 
 function stage(name: string, command: string, args: string[], env: Record<string, string> = {}): void {
   step(name);
@@ -25,21 +30,62 @@ function stage(name: string, command: string, args: string[], env: Record<string
   ok(`${name} passed in ${seconds.toFixed(1)}s`);
 }
 
+type Check = { name: string; command: string; args: string[] };
+
+/**
+ * Independent checks at once (the type check and eslint each keep one core busy for a minute): each one's
+ * output is held and printed whole when it ends, so two never interleave; any failure fails the stage.
+ */
+async function parallelStage(name: string, checks: Check[]): Promise<void> {
+  step(name);
+  const started = Date.now();
+  const results = await Promise.all(
+    checks.map(
+      (check) =>
+        new Promise<{ check: Check; code: number | null; output: string; seconds: number }>((resolve) => {
+          const began = Date.now();
+          const child = spawn(check.command, check.args, {
+            cwd: root,
+            env: { ...process.env, TZ: 'UTC', NX_DAEMON: 'false', FORCE_COLOR: '1' },
+          });
+          let output = '';
+          child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+          child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+          child.on('error', (error) =>
+            resolve({ check, code: -1, output: `${output}${error.message}\n`, seconds: (Date.now() - began) / 1000 }),
+          );
+          child.on('close', (code) => resolve({ check, code, output, seconds: (Date.now() - began) / 1000 }));
+        }),
+    ),
+  );
+  for (const { check, code, output, seconds } of results) {
+    if (output.trim()) process.stdout.write(output.endsWith('\n') ? output : `${output}\n`);
+    timings.push([check.name, seconds]);
+    if (code === 0) ok(`${check.name} passed in ${seconds.toFixed(1)}s`);
+  }
+  const failed = results.filter((r) => r.code !== 0).map((r) => `${r.check.name} (exit ${r.code})`);
+  if (failed.length) fail(`${name}: ${failed.join(', ')} failed`);
+  ok(`${name} passed in ${((Date.now() - started) / 1000).toFixed(1)}s`);
+}
+
 /** Whether a Jest config has test files matching the command-line patterns. */
 function hasTests(config: string, patterns: string[]): boolean {
   const result = spawnSync(bin('jest'), ['-c', config, '--listTests', ...patterns], { cwd: root, encoding: 'utf8' });
   return result.status === 0 && result.stdout.trim().length > 0;
 }
 
-function runTests(extra: string[]): void {
+async function runTests(extra: string[]): Promise<void> {
   const started = Date.now();
   ensureDependencies();
   generatePrismaClient();
   ensureChromium();
   // The boundary rule reads Nx's cached project graph and silently skips itself without one.
   stage('Nx project graph', bin('nx'), ['show', 'projects']);
-  stage('lint (eslint + Nx module boundaries)', bin('eslint'), LINTED);
-  stage('type check', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']);
+  await parallelStage('static checks', [
+    { name: 'lint (eslint + Nx module boundaries)', command: bin('eslint'), args: LINTED },
+    { name: 'type check', command: bin('tsc'), args: ['-p', 'tsconfig.json', '--noEmit'] },
+    { name: 'format (prettier --check)', command: bin('prettier'), args: ['--check', '--log-level', 'warn', ...FORMATTED] },
+  ]);
   stage('unit tests', bin('jest'), ['-c', 'jest.unit.config.js', '--ci']);
   // With a pattern, a suite none of whose files match it is skipped (its stack is not even started).
   const narrowed = extra.length ? ['--passWithNoTests', ...extra] : [];
@@ -57,9 +103,9 @@ function runTests(extra: string[]): void {
 }
 
 /** `node tools/bootstrap.js stack/test [jest patterns...]` (npm test). */
-export function main(args: string[]): void {
+export async function main(args: string[]): Promise<void> {
   try {
-    runTests(args);
+    await runTests(args);
   } catch (error) {
     reportAndExit(error);
   }

@@ -3,9 +3,20 @@
 (() => {
   const $ = (id) => document.getElementById(id);
   const state = {
-    workerToken: '', lineId: '', assignment: null, basic: '', adminToken: '', runs: [], timer: null, attemptsOf: null,
+    workerToken: '',
+    lineId: '',
+    assignment: null,
+    basic: '',
+    adminToken: '',
+    runs: [],
+    timer: null,
+    attemptsOf: null,
     // Tasks: the filter, the cursors of the pages walked so far (null = newest), the page shown, the task opened.
-    taskFilter: { workstream: '', state: '' }, taskCursors: [null], taskPage: [], taskNext: null, taskOpen: null,
+    taskFilter: { workstream: '', state: '' },
+    taskCursors: [null],
+    taskPage: [],
+    taskNext: null,
+    taskOpen: null,
   };
 
   const say = (text, isError) => {
@@ -22,7 +33,11 @@
     const response = await fetch(path, init);
     const text = await response.text();
     let json = null;
-    try { json = text ? JSON.parse(text) : null; } catch { json = null; }
+    try {
+      json = text ? JSON.parse(text) : null;
+    } catch {
+      json = null;
+    }
     if (!response.ok) {
       const detail = json && json.errors ? ` (${json.errors.map((e) => `${e.field}: ${e.message}`).join('; ')})` : '';
       throw new Error(`${response.status} ${(json && json.message) || text}${detail}`);
@@ -66,9 +81,14 @@
   });
 
   function addField(key, value) {
-    $('fields').append(el('div', { class: 'row field' },
-      el('input', { class: 'field-key', placeholder: 'key', value: key || '' }),
-      el('input', { class: 'field-value', placeholder: 'value', value: value || '' })));
+    $('fields').append(
+      el(
+        'div',
+        { class: 'row field' },
+        el('input', { class: 'field-key', placeholder: 'key', value: key || '' }),
+        el('input', { class: 'field-value', placeholder: 'value', value: value || '' }),
+      ),
+    );
   }
   $('add-field').addEventListener('click', () => addField());
 
@@ -90,7 +110,8 @@
     if (!assignment) return;
     if (assignment.kind === 'unit') {
       const list = el('dl', { id: 'input-fields' });
-      for (const [key, value] of Object.entries(assignment.input || {})) list.append(el('dt', { text: key }), el('dd', {}, renderValue(value)));
+      for (const [key, value] of Object.entries(assignment.input || {}))
+        list.append(el('dt', { text: key }), el('dd', {}, renderValue(value)));
       $('unit-input').append(el('h3', { text: `Unit of run ${assignment.run_id}` }), list);
       addField();
       $('add-field').hidden = false;
@@ -103,7 +124,9 @@
           : el('img', { id: 'media', src: assignment.media_url, alt: `media of task ${assignment.task_id}` });
       $('task-media').append(el('h3', { text: `Task ${assignment.task_id}` }), media);
       const tags = assignment.existing_tags || [];
-      $('existing-tags').append(el('p', { text: tags.length ? `Existing tags: ${tags.map((t) => t.value ?? JSON.stringify(t)).join(', ')}` : 'No existing tags' }));
+      $('existing-tags').append(
+        el('p', { text: tags.length ? `Existing tags: ${tags.map((t) => t.value ?? JSON.stringify(t)).join(', ')}` : 'No existing tags' }),
+      );
       $('fields').append(el('label', {}, 'Tags (comma separated, confidence 1) ', el('input', { id: 'tags' })));
       $('add-field').hidden = true;
     }
@@ -148,7 +171,10 @@
       return { output };
     }
     if (json) return JSON.parse(json);
-    const tags = $('tags').value.split(',').map((t) => t.trim()).filter(Boolean);
+    const tags = $('tags')
+      .value.split(',')
+      .map((t) => t.trim())
+      .filter(Boolean);
     return { updated_tags: tags.map((value) => ({ value, confidence_score: 1 })) };
   }
 
@@ -156,7 +182,10 @@
     const assignment = state.assignment;
     if (!assignment) return say('Take a unit or task first', true);
     try {
-      const result = await call('POST', `/workforce/v1/assignments/${assignment.assignment_id}/${action}`, workerHeaders(), { ...body, next: nextBody(assignment.kind) });
+      const result = await call('POST', `/workforce/v1/assignments/${assignment.assignment_id}/${action}`, workerHeaders(), {
+        ...body,
+        next: nextBody(assignment.kind),
+      });
       const following = result.body.next || null;
       renderAssignment(following);
       const done = `${assignment.assignment_id}: ${result.body.status || result.body.state}`;
@@ -168,7 +197,11 @@
   $('submit-form').addEventListener('submit', (event) => {
     event.preventDefault();
     let body;
-    try { body = completionBody(); } catch (error) { return say(`Invalid JSON: ${error.message}`, true); }
+    try {
+      body = completionBody();
+    } catch (error) {
+      return say(`Invalid JSON: ${error.message}`, true);
+    }
     act('complete', body);
   });
   $('flag-form').addEventListener('submit', (event) => {
@@ -232,10 +265,21 @@
       const status = (unit.meta && unit.meta.status) || unit.status || 'Unknown';
       counts[status] = (counts[status] || 0) + 1;
     }
-    const bar = el('div', { class: 'progress', title: Object.entries(counts).map(([k, v]) => `${k}: ${v}`).join(', ') });
+    const bar = el('div', {
+      class: 'progress',
+      title: Object.entries(counts)
+        .map(([k, v]) => `${k}: ${v}`)
+        .join(', '),
+    });
     for (const name of [...STATES, ...Object.keys(counts).filter((k) => !STATES.includes(k))]) {
       if (!counts[name]) continue;
-      bar.append(el('span', { class: `bar bar-${name.toLowerCase()}`, style: `width:${(100 * counts[name]) / units.length}%`, text: `${name} ${counts[name]}` }));
+      bar.append(
+        el('span', {
+          class: `bar bar-${name.toLowerCase()}`,
+          style: `width:${(100 * counts[name]) / units.length}%`,
+          text: `${name} ${counts[name]}`,
+        }),
+      );
     }
     return bar;
   }
@@ -246,9 +290,27 @@
       try {
         const run = (await call('GET', `/v4/runs/${encodeURIComponent(id)}`, operatorHeaders())).body;
         const units = run.units || [];
-        rows.push(el('tr', { 'data-run': id }, el('td', { text: id }), el('td', { class: 'run-status', text: run.status }), el('td', { text: String(units.length) }), el('td', {}, progressBar(units))));
+        rows.push(
+          el(
+            'tr',
+            { 'data-run': id },
+            el('td', { text: id }),
+            el('td', { class: 'run-status', text: run.status }),
+            el('td', { text: String(units.length) }),
+            el('td', {}, progressBar(units)),
+          ),
+        );
       } catch (error) {
-        rows.push(el('tr', { 'data-run': id }, el('td', { text: id }), el('td', { class: 'run-status error', text: error.message }), el('td'), el('td')));
+        rows.push(
+          el(
+            'tr',
+            { 'data-run': id },
+            el('td', { text: id }),
+            el('td', { class: 'run-status error', text: error.message }),
+            el('td'),
+            el('td'),
+          ),
+        );
       }
     }
     $('runs').tBodies[0].replaceChildren(...rows);
@@ -266,15 +328,25 @@
 
   async function refreshDeliveries() {
     const list = (await call('GET', '/v1/deliveries?limit=50', operatorHeaders())).body.deliveries;
-    $('deliveries').tBodies[0].replaceChildren(...list.map((d) => el('tr', { 'data-delivery': d.id },
-      el('td', { text: d.id }),
-      el('td', { text: `${d.event_type}${d.run_id ? ` (run ${d.run_id})` : ''}` }),
-      el('td', { class: 'delivery-status', text: d.status }),
-      el('td', { class: 'delivery-attempts', text: String(d.attempt_count) }),
-      el('td', { text: d.last_status_code != null ? `HTTP ${d.last_status_code}` : (d.last_error || '') }),
-      el('td', {},
-        el('button', { type: 'button', class: 'show-attempts', onclick: () => showAttempts(d.id), text: 'Attempts' }),
-        el('button', { type: 'button', class: 'redeliver', onclick: () => redeliver(d.id), text: 'Redeliver' })))));
+    $('deliveries').tBodies[0].replaceChildren(
+      ...list.map((d) =>
+        el(
+          'tr',
+          { 'data-delivery': d.id },
+          el('td', { text: d.id }),
+          el('td', { text: `${d.event_type}${d.run_id ? ` (run ${d.run_id})` : ''}` }),
+          el('td', { class: 'delivery-status', text: d.status }),
+          el('td', { class: 'delivery-attempts', text: String(d.attempt_count) }),
+          el('td', { text: d.last_status_code != null ? `HTTP ${d.last_status_code}` : d.last_error || '' }),
+          el(
+            'td',
+            {},
+            el('button', { type: 'button', class: 'show-attempts', onclick: () => showAttempts(d.id), text: 'Attempts' }),
+            el('button', { type: 'button', class: 'redeliver', onclick: () => redeliver(d.id), text: 'Redeliver' }),
+          ),
+        ),
+      ),
+    );
     if (state.attemptsOf) await showAttempts(state.attemptsOf);
   }
 
@@ -283,12 +355,19 @@
     const delivery = (await call('GET', `/v1/deliveries/${encodeURIComponent(id)}`, operatorHeaders())).body;
     $('attempts-title').textContent = `Attempts of ${delivery.id} (${delivery.url})`;
     $('attempts').hidden = false;
-    $('attempts').tBodies[0].replaceChildren(...delivery.attempts.map((a) => el('tr', {},
-      el('td', { text: String(a.number) }),
-      el('td', { text: a.attempted_at }),
-      el('td', { class: 'attempt-status', text: a.status_code != null ? `HTTP ${a.status_code}` : '' }),
-      el('td', { text: `${a.duration_ms} ms` }),
-      el('td', { text: a.error || a.response_excerpt || '' }))));
+    $('attempts').tBodies[0].replaceChildren(
+      ...delivery.attempts.map((a) =>
+        el(
+          'tr',
+          {},
+          el('td', { text: String(a.number) }),
+          el('td', { text: a.attempted_at }),
+          el('td', { class: 'attempt-status', text: a.status_code != null ? `HTTP ${a.status_code}` : '' }),
+          el('td', { text: `${a.duration_ms} ms` }),
+          el('td', { text: a.error || a.response_excerpt || '' }),
+        ),
+      ),
+    );
   }
 
   let refreshing = false;
@@ -322,13 +401,20 @@
     const page = (await call('GET', `/admin/v1/tasks?${query}`, adminHeaders())).body;
     state.taskPage = page.tasks;
     state.taskNext = page.next_cursor;
-    $('tasks').tBodies[0].replaceChildren(...page.tasks.map((t) => el('tr', { 'data-task': t.task_id, class: t.task_id === state.taskOpen ? 'selected' : '' },
-      el('td', {}, el('button', { type: 'button', class: 'link open-task', onclick: () => openTask(t.task_id), text: t.task_id })),
-      el('td', { class: `task-state state-${t.state.toLowerCase()}`, text: t.state }),
-      el('td', { text: t.media_key }),
-      el('td', { text: t.configuration_id }),
-      el('td', { text: shortTime(t.created_at) }),
-      el('td', { text: shortTime(t.updated_at) }))));
+    $('tasks').tBodies[0].replaceChildren(
+      ...page.tasks.map((t) =>
+        el(
+          'tr',
+          { 'data-task': t.task_id, class: t.task_id === state.taskOpen ? 'selected' : '' },
+          el('td', {}, el('button', { type: 'button', class: 'link open-task', onclick: () => openTask(t.task_id), text: t.task_id })),
+          el('td', { class: `task-state state-${t.state.toLowerCase()}`, text: t.state }),
+          el('td', { text: t.media_key }),
+          el('td', { text: t.configuration_id }),
+          el('td', { text: shortTime(t.created_at) }),
+          el('td', { text: shortTime(t.updated_at) }),
+        ),
+      ),
+    );
     if (!page.tasks.length) $('tasks').tBodies[0].append(el('tr', {}, el('td', { colspan: '6', class: 'empty', text: 'No tasks match.' })));
     $('tasks-page').textContent = `page ${state.taskCursors.length}${page.next_cursor ? '' : ' (oldest)'}`;
     $('tasks-next').disabled = !page.next_cursor;
@@ -350,8 +436,14 @@
     box.hidden = !task;
     if (!task) return box.replaceChildren();
     const rows = [
-      ['State', task.state], ['Workstream', task.workstream_id], ['Account', task.account_id], ['Configuration', task.configuration_id],
-      ['Media key', task.media_key], ['Bucket', task.bucket_id || 'uploaded media'], ['Created', task.created_at], ['Updated', task.updated_at],
+      ['State', task.state],
+      ['Workstream', task.workstream_id],
+      ['Account', task.account_id],
+      ['Configuration', task.configuration_id],
+      ['Media key', task.media_key],
+      ['Bucket', task.bucket_id || 'uploaded media'],
+      ['Created', task.created_at],
+      ['Updated', task.updated_at],
     ];
     if (task.result) {
       rows.push(['Result tags', tagList(task.result.updated_tags)], ['Existing tags', tagList(task.result.existing_tags)]);
@@ -359,7 +451,8 @@
     }
     if (task.error) rows.push(['Error', task.error.message]);
     const list = el('dl', { id: 'task-fields' });
-    for (const [name, value] of rows) list.append(el('dt', { text: name }), el('dd', { 'data-field': name.toLowerCase().replace(/ /g, '-'), text: value }));
+    for (const [name, value] of rows)
+      list.append(el('dt', { text: name }), el('dd', { 'data-field': name.toLowerCase().replace(/ /g, '-'), text: value }));
     box.replaceChildren(el('h3', { text: `Task ${task.task_id}` }), list);
   }
 
@@ -409,12 +502,24 @@
     }
     const scale = yTicks || ticks(Math.max(...points.map((p) => p.value)));
     const top = scale[scale.length - 1] || 1;
-    const width = Math.max(360, 70 + points.length * 56), height = 240;
-    const left = 56, right = 12, topPad = 20, bottom = 48;
-    const plotW = width - left - right, plotH = height - topPad - bottom;
+    const width = Math.max(360, 70 + points.length * 56),
+      height = 240;
+    const left = 56,
+      right = 12,
+      topPad = 20,
+      bottom = 48;
+    const plotW = width - left - right,
+      plotH = height - topPad - bottom;
     const y = (value) => topPad + plotH - (value / top) * plotH;
-    const slot = plotW / points.length, barW = Math.min(40, slot * 0.7);
-    const chart = svg('svg', { viewBox: `0 0 ${width} ${height}`, width: String(width), height: String(height), role: 'img', 'aria-label': title });
+    const slot = plotW / points.length,
+      barW = Math.min(40, slot * 0.7);
+    const chart = svg('svg', {
+      viewBox: `0 0 ${width} ${height}`,
+      width: String(width),
+      height: String(height),
+      role: 'img',
+      'aria-label': title,
+    });
     for (const tick of scale) {
       chart.append(
         svg('line', { class: 'grid', x1: String(left), x2: String(width - right), y1: String(y(tick)), y2: String(y(tick)) }),
@@ -424,17 +529,47 @@
     points.forEach((point, i) => {
       const x = left + slot * i + (slot - barW) / 2;
       chart.append(
-        svg('rect', { class: 'bar', x: String(x), y: String(y(point.value)), width: String(barW), height: String(Math.max(0, topPad + plotH - y(point.value))), 'data-key': point.key, 'data-value': String(point.value) },
-          svg('title', { text: `${point.key}: ${point.detail}` })),
-        svg('text', { class: 'value-label', x: String(x + barW / 2), y: String(y(point.value) - 4), 'text-anchor': 'middle', text: formatNumber(point.value) }),
-        svg('text', { class: 'x-label', x: String(x + barW / 2), y: String(topPad + plotH + 16), 'text-anchor': 'middle', text: point.key.slice(5) }),
+        svg(
+          'rect',
+          {
+            class: 'bar',
+            x: String(x),
+            y: String(y(point.value)),
+            width: String(barW),
+            height: String(Math.max(0, topPad + plotH - y(point.value))),
+            'data-key': point.key,
+            'data-value': String(point.value),
+          },
+          svg('title', { text: `${point.key}: ${point.detail}` }),
+        ),
+        svg('text', {
+          class: 'value-label',
+          x: String(x + barW / 2),
+          y: String(y(point.value) - 4),
+          'text-anchor': 'middle',
+          text: formatNumber(point.value),
+        }),
+        svg('text', {
+          class: 'x-label',
+          x: String(x + barW / 2),
+          y: String(topPad + plotH + 16),
+          'text-anchor': 'middle',
+          text: point.key.slice(5),
+        }),
       );
     });
     chart.append(
       svg('line', { class: 'axis', x1: String(left), x2: String(left), y1: String(topPad), y2: String(topPad + plotH) }),
       svg('line', { class: 'axis', x1: String(left), x2: String(width - right), y1: String(topPad + plotH), y2: String(topPad + plotH) }),
       svg('text', { class: 'axis-title', x: String(left + plotW / 2), y: String(height - 8), 'text-anchor': 'middle', text: xTitle }),
-      svg('text', { class: 'axis-title', x: '14', y: String(topPad + plotH / 2), 'text-anchor': 'middle', transform: `rotate(-90 14 ${topPad + plotH / 2})`, text: yTitle }),
+      svg('text', {
+        class: 'axis-title',
+        x: '14',
+        y: String(topPad + plotH / 2),
+        'text-anchor': 'middle',
+        transform: `rotate(-90 14 ${topPad + plotH / 2})`,
+        text: yTitle,
+      }),
     );
     figure.append(chart);
     return figure;
@@ -456,16 +591,35 @@
         call('GET', `${base}/throughput?${query}`, adminHeaders()),
       ]);
       const range = `${from} to ${toInclusive}`;
-      $('quality-chart').replaceChildren(barChart({
-        id: 'quality', title: `Quality: mean review score per day, ${range}`, yTitle: 'mean score', xTitle: 'day (UTC)', yTicks: [0, 0.25, 0.5, 0.75, 1],
-        points: quality.body.groups.map((g) => ({ key: g.key, value: g.mean_score, detail: `mean ${formatNumber(g.mean_score)} of ${g.count} reviews (min ${g.min_score}, max ${g.max_score})` })),
-        empty: `No quality records from ${range}.`,
-      }));
-      $('throughput-chart').replaceChildren(barChart({
-        id: 'throughput', title: `Throughput: tasks completed per day, ${range}`, yTitle: 'tasks', xTitle: 'day (UTC)',
-        points: throughput.body.groups.map((g) => ({ key: g.key, value: g.tasks, detail: `${g.tasks} tasks in ${g.records} record${g.records === 1 ? '' : 's'}${g.tasks_per_hour != null ? `, ${formatNumber(g.tasks_per_hour)} tasks/hour` : ''}` })),
-        empty: `No throughput records from ${range}.`,
-      }));
+      $('quality-chart').replaceChildren(
+        barChart({
+          id: 'quality',
+          title: `Quality: mean review score per day, ${range}`,
+          yTitle: 'mean score',
+          xTitle: 'day (UTC)',
+          yTicks: [0, 0.25, 0.5, 0.75, 1],
+          points: quality.body.groups.map((g) => ({
+            key: g.key,
+            value: g.mean_score,
+            detail: `mean ${formatNumber(g.mean_score)} of ${g.count} reviews (min ${g.min_score}, max ${g.max_score})`,
+          })),
+          empty: `No quality records from ${range}.`,
+        }),
+      );
+      $('throughput-chart').replaceChildren(
+        barChart({
+          id: 'throughput',
+          title: `Throughput: tasks completed per day, ${range}`,
+          yTitle: 'tasks',
+          xTitle: 'day (UTC)',
+          points: throughput.body.groups.map((g) => ({
+            key: g.key,
+            value: g.tasks,
+            detail: `${g.tasks} tasks in ${g.records} record${g.records === 1 ? '' : 's'}${g.tasks_per_hour != null ? `, ${formatNumber(g.tasks_per_hour)} tasks/hour` : ''}`,
+          })),
+          empty: `No throughput records from ${range}.`,
+        }),
+      );
       say(`Reports of workstream ${workstream}, ${range}.`);
     } catch (error) {
       say(error.message, true);

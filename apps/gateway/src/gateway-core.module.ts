@@ -12,7 +12,15 @@ import { GatewayMetrics } from './http/metrics';
 @Module({})
 export class GatewayCoreModule {
   static register(env: GatewayEnv, metrics: GatewayMetrics): DynamicModule {
-    const providers = [{ provide: GatewayEnv, useValue: env }, { provide: GatewayMetrics, useValue: metrics }, { provide: GatewayLifecycle, useValue: new GatewayLifecycle() }, AdminTokenGuard, ApiKeyGuard, BasicAuthGuard, WorkerGuard];
+    const providers = [
+      { provide: GatewayEnv, useValue: env },
+      { provide: GatewayMetrics, useValue: metrics },
+      { provide: GatewayLifecycle, useValue: new GatewayLifecycle() },
+      AdminTokenGuard,
+      ApiKeyGuard,
+      BasicAuthGuard,
+      WorkerGuard,
+    ];
     return { module: GatewayCoreModule, providers, exports: providers };
   }
 }

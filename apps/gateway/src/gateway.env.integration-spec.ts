@@ -20,7 +20,13 @@ describe('gateway environment validation at boot', () => {
     // 13 characters: a real-looking token that is merely too short must not reach the log.
     const shortToken = 'Zq7-token-9Xk';
     const shortSecretsKey = 'sk-too-short-4242';
-    const { code, output } = await runGateway({ ...appEnv, PORT: 'eighty', ADMIN_TOKEN: shortToken, SECRETS_KEY: shortSecretsKey, KAFKA_BROKERS: 'not a broker list' });
+    const { code, output } = await runGateway({
+      ...appEnv,
+      PORT: 'eighty',
+      ADMIN_TOKEN: shortToken,
+      SECRETS_KEY: shortSecretsKey,
+      KAFKA_BROKERS: 'not a broker list',
+    });
     expect(code).toBe(78);
     expect(output).toContain('Invalid environment:');
     expect(output).toMatch(/PORT: .*PORT must be an integer number/);

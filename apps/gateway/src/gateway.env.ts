@@ -6,7 +6,9 @@ const PerMinute = () => applyDecorators(IsInt(), Min(0), Max(10_000_000));
 
 /** Gateway settings on top of BaseEnv; see the README's configuration table. */
 export class GatewayEnv extends BaseEnv {
-  @IsInt() @Min(1) @Max(65535)
+  @IsInt()
+  @Min(1)
+  @Max(65535)
   PORT: number = DEFAULT_GATEWAY_PORT;
 
   @IsString({ message: 'ADMIN_TOKEN must be set: the bearer token of the admin API' })
@@ -14,7 +16,9 @@ export class GatewayEnv extends BaseEnv {
   ADMIN_TOKEN!: string;
 
   /** Largest JSON body accepted, in bytes (also the limit behind 413). */
-  @IsInt() @Min(1024) @Max(256 * 1024 * 1024)
+  @IsInt()
+  @Min(1024)
+  @Max(256 * 1024 * 1024)
   BODY_LIMIT_BYTES: number = 10 * 1024 * 1024;
 
   /**
@@ -22,7 +26,9 @@ export class GatewayEnv extends BaseEnv {
    * (60 s on common load balancers): a server that closes first races the client's next request on that
    * connection, which then fails with "socket hang up" (or a load balancer's 502).
    */
-  @IsInt() @Min(1000) @Max(600_000)
+  @IsInt()
+  @Min(1000)
+  @Max(600_000)
   HTTP_KEEP_ALIVE_MS: number = 65_000;
 
   /** false withdraws the deprecated platform API v3: /v3 answers 410. */
@@ -38,14 +44,23 @@ export class GatewayEnv extends BaseEnv {
   PUBLIC_URL?: string;
 
   /** Failed authentications one client address may make per window before it gets 429. */
-  @IsInt() @Min(1) @Max(1_000_000)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
   AUTH_FAILURE_LIMIT: number = 20;
 
-  @IsInt() @Min(1) @Max(86_400)
+  @IsInt()
+  @Min(1)
+  @Max(86_400)
   AUTH_FAILURE_WINDOW_SECONDS: number = 300;
 
-  /** Proxies trusted for the client address (Fastify trustProxy, a hop count): 0 (default) uses the socket address; 1 (or more hops) trusts X-Forwarded-For. */
-  @IsInt() @Min(0) @Max(10)
+  /**
+   * Proxies trusted for the client address (Fastify trustProxy, a hop count): 0 (default) uses the socket address; 1 (or more hops) trusts
+   * X-Forwarded-For.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(10)
   TRUST_PROXY: number = 0;
 
   /** Requests per minute one credential (or, without one, one client address) may make per API group; 0 = unlimited. */

@@ -46,7 +46,15 @@ export class GatewayModule {
         ConsoleModule,
       ],
       providers: [ApiDescription],
-      controllers: [HealthController, AdminController, WorkController, ApiKeyController, DocsController, OpenApiController, MetricsController],
+      controllers: [
+        HealthController,
+        AdminController,
+        WorkController,
+        ApiKeyController,
+        DocsController,
+        OpenApiController,
+        MetricsController,
+      ],
     };
   }
 }

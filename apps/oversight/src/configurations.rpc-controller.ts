@@ -1,6 +1,12 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { ConfigurationCreateRequest, ConfigurationGetRequest, RpcPattern, validateContract, type ConfigurationView } from '@workline/contracts';
+import {
+  ConfigurationCreateRequest,
+  ConfigurationGetRequest,
+  RpcPattern,
+  validateContract,
+  type ConfigurationView,
+} from '@workline/contracts';
 import { ConfigurationsService } from '@workline/oversight';
 
 @Controller()

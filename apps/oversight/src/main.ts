@@ -7,5 +7,9 @@ import { OversightEnv } from './oversight.env';
 import { OversightModule } from './oversight.module';
 
 runService(ServiceName.Oversight, (_env, settings) =>
-  OversightModule.register(loadEnvOrExit(OversightEnv, ServiceName.Oversight), createBlobStore(loadEnvOrExit(BlobStoreEnv, ServiceName.Oversight)), settings),
+  OversightModule.register(
+    loadEnvOrExit(OversightEnv, ServiceName.Oversight),
+    createBlobStore(loadEnvOrExit(BlobStoreEnv, ServiceName.Oversight)),
+    settings,
+  ),
 );

@@ -3,8 +3,15 @@ import { Client } from 'pg';
 import { randomUUID } from 'node:crypto';
 
 async function uploadedMedia(tenant: OversightTenant, configurationId = tenant.configurationId): Promise<string> {
-  const grant = await http<{ media_upload_url: string; media_key: string }>('POST', '/v1/signed-url', { headers: { 'x-api-key': tenant.key }, body: { configuration_id: configurationId } });
-  const upload = await fetch(grant.body.media_upload_url, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: solidPng(8, 8, [1, 2, 3]) });
+  const grant = await http<{ media_upload_url: string; media_key: string }>('POST', '/v1/signed-url', {
+    headers: { 'x-api-key': tenant.key },
+    body: { configuration_id: configurationId },
+  });
+  const upload = await fetch(grant.body.media_upload_url, {
+    method: 'PUT',
+    headers: { 'content-type': 'image/png' },
+    body: solidPng(8, 8, [1, 2, 3]),
+  });
   if (upload.status !== 200) throw new Error(`media upload answered ${upload.status}`);
   return grant.body.media_key;
 }
@@ -21,7 +28,10 @@ describe('task creation in batches (real PostgreSQL)', () => {
     const foreign = await uploadedMedia(other);
     const key = `batch-${randomUUID()}`;
     const create = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
-      http<{ task_id?: string; message?: string }>('POST', '/v1/tasks', { headers: { 'x-api-key': tenant.key, ...headers }, body: { configuration_id: tenant.configurationId, ...body } });
+      http<{ task_id?: string; message?: string }>('POST', '/v1/tasks', {
+        headers: { 'x-api-key': tenant.key, ...headers },
+        body: { configuration_id: tenant.configurationId, ...body },
+      });
     const requests = [
       ...media.map((mediaKey) => () => create({ media_key: mediaKey, existing_tags: [{ value: mediaKey, confidence_score: 0.5 }] })),
       ...Array.from({ length: 4 }, () => () => create({ media_key: media[0] }, { 'idempotency-key': key })),
@@ -36,7 +46,9 @@ describe('task creation in batches (real PostgreSQL)', () => {
     expect(new Set(keyed.map((r) => r.body.task_id)).size).toBe(1);
     expect(keyed.filter((r) => r.headers.get('idempotent-replayed') === null)).toHaveLength(1);
     expect(results[16].status).toBe(404);
-    expect(results[16].body.message).toBe(`media ${foreign} not found: get a media_key from POST /v1/signed-url, or send bucket_id for media in a mounted bucket`);
+    expect(results[16].body.message).toBe(
+      `media ${foreign} not found: get a media_key from POST /v1/signed-url, or send bucket_id for media in a mounted bucket`,
+    );
     expect(results[17].status).toBe(404);
 
     const rows = await dbQuery<{ id: string; media_key: string; existing_tags: { value: string }[]; state: string }>(
@@ -45,9 +57,16 @@ describe('task creation in batches (real PostgreSQL)', () => {
     );
     expect(rows).toHaveLength(13);
     for (const [i, result] of plain.entries()) {
-      expect(rows.find((row) => row.id === result.body.task_id)).toEqual({ id: result.body.task_id, media_key: media[i], existing_tags: [{ value: media[i], confidence_score: 0.5 }], state: 'QUEUED' });
+      expect(rows.find((row) => row.id === result.body.task_id)).toEqual({
+        id: result.body.task_id,
+        media_key: media[i],
+        existing_tags: [{ value: media[i], confidence_score: 0.5 }],
+        state: 'QUEUED',
+      });
     }
-    const status = await http<{ state: string; media_key: string }>('GET', `/v1/tasks/${keyed[0].body.task_id}`, { headers: { 'x-api-key': tenant.key } });
+    const status = await http<{ state: string; media_key: string }>('GET', `/v1/tasks/${keyed[0].body.task_id}`, {
+      headers: { 'x-api-key': tenant.key },
+    });
     expect(status.body).toMatchObject({ state: 'QUEUED', media_key: media[0] });
   });
 
@@ -60,17 +79,27 @@ describe('task creation in batches (real PostgreSQL)', () => {
     try {
       await sweep.query('begin');
       await sweep.query('select id from oversight_media_grant where id = $1 for update', [mediaKey]);
-      const answer = http<{ message: string }>('POST', '/v1/tasks', { headers: { 'x-api-key': tenant.key }, body: { media_key: mediaKey, configuration_id: tenant.configurationId } });
+      const answer = http<{ message: string }>('POST', '/v1/tasks', {
+        headers: { 'x-api-key': tenant.key },
+        body: { media_key: mediaKey, configuration_id: tenant.configurationId },
+      });
       // Watched from another connection: a transaction sees one snapshot of pg_stat_activity.
       await eventually(
         async () =>
-          (await dbQuery("select pid from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like '%insert into oversight_task%'")).length === 1,
+          (
+            await dbQuery(
+              "select pid from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like '%insert into oversight_task%'",
+            )
+          ).length === 1,
         { what: 'the task insert to wait for the grant', timeoutMs: 30_000 },
       );
       await sweep.query('delete from oversight_media_grant where id = $1', [mediaKey]);
       await sweep.query('commit');
       const result = await answer;
-      expect([result.status, result.body.message]).toEqual([404, `media ${mediaKey} not found: get a media_key from POST /v1/signed-url, or send bucket_id for media in a mounted bucket`]);
+      expect([result.status, result.body.message]).toEqual([
+        404,
+        `media ${mediaKey} not found: get a media_key from POST /v1/signed-url, or send bucket_id for media in a mounted bucket`,
+      ]);
       expect(await dbQuery('select id from oversight_task where media_key = $1', [mediaKey])).toEqual([]);
     } finally {
       await sweep.end();

@@ -1,7 +1,16 @@
 import 'reflect-metadata';
 import { FsBlobStore } from '@workline/blob-store';
 import { performanceUploadFolder, Topic } from '@workline/contracts';
-import { adminCreate, type AppInstance, consumerGroupMembers, dbQuery, eventually, http, startAppInstance, testStack } from '@workline/testing';
+import {
+  adminCreate,
+  type AppInstance,
+  consumerGroupMembers,
+  dbQuery,
+  eventually,
+  http,
+  startAppInstance,
+  testStack,
+} from '@workline/testing';
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 
@@ -23,7 +32,12 @@ interface Row {
 
 /** Every 7th row has no unique_id; the second half repeats the first half's ids, replacing every other one; every 50th row is refused. */
 function row(i: number): Row {
-  return { uniqueId: i % 7 === 0 ? '' : `u-${i % (ROWS / 2)}`, replace: i >= ROWS / 2 ? (i % 2 ? 'true' : 'false') : '', score: ((i * 7919) % 1000) / 1000, rejected: i % 50 === 49 };
+  return {
+    uniqueId: i % 7 === 0 ? '' : `u-${i % (ROWS / 2)}`,
+    replace: i >= ROWS / 2 ? (i % 2 ? 'true' : 'false') : '',
+    score: ((i * 7919) % 1000) / 1000,
+    rejected: i % 50 === 49,
+  };
 }
 
 function* csv(): Generator<string> {
@@ -93,12 +107,21 @@ describe('SIGKILL of the performance instance in the middle of a CSV import', ()
     });
     const { key } = await adminCreate<{ key: string }>(`/workstreams/${ws.id}/api-keys`, {});
     const headers = { 'x-api-key': key };
-    const { upload_id: uploadId } = (await http<{ upload_id: string }>('POST', `/v1/workstreams/${ws.id}/performance/generate-presigned-url`, { headers, body: { kind: 'quality' } })).body;
+    const { upload_id: uploadId } = (
+      await http<{ upload_id: string }>('POST', `/v1/workstreams/${ws.id}/performance/generate-presigned-url`, {
+        headers,
+        body: { kind: 'quality' },
+      })
+    ).body;
 
     const doomed = startAppInstance('performance', { INSTANCE_ID: `doomed-${randomUUID().slice(0, 8)}`, KAFKA_SESSION_TIMEOUT_MS: '6000' });
     instances.push(doomed);
     const ops = await doomed.opsUrl();
-    await eventually(async () => (await fetch(`${ops}/health/ready`)).status === 200 || undefined, { what: 'the doomed instance to be ready', timeoutMs: 120_000, intervalMs: 250 });
+    await eventually(async () => (await fetch(`${ops}/health/ready`)).status === 200 || undefined, {
+      what: 'the doomed instance to be ready',
+      timeoutMs: 120_000,
+      intervalMs: 250,
+    });
     // Only the doomed instance may take the upload: the stack's own is paused until the crash.
     process.kill(stackPerformance, 'SIGSTOP');
     paused = true;
@@ -106,9 +129,17 @@ describe('SIGKILL of the performance instance in the middle of a CSV import', ()
     // What the gateway does on a PUT (the paused instance could not answer its RPCs): the file, then the queue.
     const blobKey = `${performanceUploadFolder(uploadId)}${randomUUID()}.csv`;
     const { size } = await new FsBlobStore(stack.appEnv.BLOB_DIR).put(blobKey, Readable.from(csv()), { contentType: 'text/csv' });
-    await dbQuery(`update performance_upload set state = 'queued', blob_key = $2, bytes = $3, received_at = now() where id = $1`, [uploadId, blobKey, size]);
+    await dbQuery(`update performance_upload set state = 'queued', blob_key = $2, bytes = $3, received_at = now() where id = $1`, [
+      uploadId,
+      blobKey,
+      size,
+    ]);
 
-    const progress = () => dbQuery<{ state: string; rows_processed: number; claimed_by: string }>('select state, rows_processed, claimed_by from performance_upload where id = $1', [uploadId]);
+    const progress = () =>
+      dbQuery<{ state: string; rows_processed: number; claimed_by: string }>(
+        'select state, rows_processed, claimed_by from performance_upload where id = $1',
+        [uploadId],
+      );
     const atCrash = await eventually(
       async () => {
         const [upload] = await progress();
@@ -132,7 +163,8 @@ describe('SIGKILL of the performance instance in the middle of a CSV import', ()
 
     const upload = await eventually(
       async () => {
-        const view = (await http<Record<string, unknown>>('GET', `/v1/workstreams/${ws.id}/performance/uploads/${uploadId}`, { headers })).body;
+        const view = (await http<Record<string, unknown>>('GET', `/v1/workstreams/${ws.id}/performance/uploads/${uploadId}`, { headers }))
+          .body;
         return ['completed', 'failed'].includes(view.state as string) ? view : undefined;
       },
       { what: 'the upload to be completed by the stack instance', timeoutMs: 180_000, intervalMs: 500 },

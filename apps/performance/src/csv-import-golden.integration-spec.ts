@@ -18,9 +18,30 @@ import { Client } from 'pg';
 const FIXTURE = join(__dirname, 'fixtures', 'csv-import-golden.json');
 
 const COLUMNS = [
-  'workstream_id', 'use_case_id', 'task_definition_id', 'dataset_id', 'asset_id', 'task_id', 'unique_id', 'replace_duplicate', 'task_url',
-  'task_completed_at', 'worker_id', 'review_completed_at', 'review_duration', 'reviewed_by', 'review_score', 'review_explanation', 'review_type',
-  'task_review_count', 'subtask_review_count', 'errors.missing_box', 'errors.wrong_label', 'metadata.shift', 'metadata.note', 'measurements.count',
+  'workstream_id',
+  'use_case_id',
+  'task_definition_id',
+  'dataset_id',
+  'asset_id',
+  'task_id',
+  'unique_id',
+  'replace_duplicate',
+  'task_url',
+  'task_completed_at',
+  'worker_id',
+  'review_completed_at',
+  'review_duration',
+  'reviewed_by',
+  'review_score',
+  'review_explanation',
+  'review_type',
+  'task_review_count',
+  'subtask_review_count',
+  'errors.missing_box',
+  'errors.wrong_label',
+  'metadata.shift',
+  'metadata.note',
+  'measurements.count',
   'measurements.label',
 ] as const;
 type Column = (typeof COLUMNS)[number];
@@ -47,12 +68,39 @@ function craftedRows(workstreamId: string): string[] {
     line({ unique_id: 'e-4', review_explanation: '\\.', 'metadata.note': 'tab\tand\\t literal', 'measurements.label': 'a\\nb' }),
     // Unquoted cells keep tabs and backslashes as they are.
     `,uc-1,td-1,,,,e-5,,,,w\ttab@example.com,2024-05-01T10:00:00Z,,,0.3,C:\\dir\\file\tx,,,,,,,,,`,
-    line({ unique_id: 'e-6', review_explanation: '😀 emoji, e\u0301 combining, \u200d zwj, \u2028 line sep, \u202e rtl, \ufeff bom, 中文, \uFFFD', 'metadata.shift': 'ñight ☾' }),
+    line({
+      unique_id: 'e-6',
+      review_explanation: '😀 emoji, e\u0301 combining, \u200d zwj, \u2028 line sep, \u202e rtl, \ufeff bom, 中文, \uFFFD',
+      'metadata.shift': 'ñight ☾',
+    }),
     line({ unique_id: 'ü-7 \u00a0nbsp', worker_id: 'zoë@example.com', 'measurements.label': '𝔘𝔫𝔦𝔠𝔬𝔡𝔢' }),
-    line({ unique_id: 'e-8', review_explanation: '"quoted", with ""double"" quotes', 'metadata.note': '{"json": [1, 2]}', 'measurements.label': '[]' }),
-    line({ unique_id: 'e-9', 'measurements.count': ' 1e3 ', 'measurements.label': '-0', 'errors.missing_box': '3', 'errors.wrong_label': '0' }),
-    line({ unique_id: 'e-10', review_duration: '12.5', task_review_count: '2', subtask_review_count: '0', review_type: 'Spot Check', reviewed_by: 'rev' }),
-    line({ unique_id: 'e-11', task_completed_at: '2024-05-01T10:00:00.123456+05:30', review_completed_at: ' 2024-02-29T23:59:59-0800 ', task_url: 'https://tool.example.com/t?a=1&b=%20' }),
+    line({
+      unique_id: 'e-8',
+      review_explanation: '"quoted", with ""double"" quotes',
+      'metadata.note': '{"json": [1, 2]}',
+      'measurements.label': '[]',
+    }),
+    line({
+      unique_id: 'e-9',
+      'measurements.count': ' 1e3 ',
+      'measurements.label': '-0',
+      'errors.missing_box': '3',
+      'errors.wrong_label': '0',
+    }),
+    line({
+      unique_id: 'e-10',
+      review_duration: '12.5',
+      task_review_count: '2',
+      subtask_review_count: '0',
+      review_type: 'Spot Check',
+      reviewed_by: 'rev',
+    }),
+    line({
+      unique_id: 'e-11',
+      task_completed_at: '2024-05-01T10:00:00.123456+05:30',
+      review_completed_at: ' 2024-02-29T23:59:59-0800 ',
+      task_url: 'https://tool.example.com/t?a=1&b=%20',
+    }),
     line({ unique_id: 'e-12', workstream_id: workstreamId, dataset_id: 'ds', asset_id: 'as', task_id: 'tk', review_score: '0.1' }),
     line({ unique_id: 'e-13', review_score: '1e-2', review_duration: '0', review_type: 'QA' }),
     line({ unique_id: 'e-14', review_score: '0.5', review_explanation: '   spaces kept   ' }),
@@ -155,7 +203,7 @@ describe('CSV import: golden comparison against the import before the COPY pipel
   const stack = testStack();
   const db = new Client({ connectionString: stack.databaseUrl });
   const recorded: Record<string, Golden> = {};
-  const expected = () => (JSON.parse(readFileSync(FIXTURE, 'utf8')) as Record<string, Golden>);
+  const expected = () => JSON.parse(readFileSync(FIXTURE, 'utf8')) as Record<string, Golden>;
 
   beforeAll(async () => {
     await db.connect();
@@ -173,18 +221,33 @@ describe('CSV import: golden comparison against the import before the COPY pipel
       { id: 'uc-1', task_definition_ids: ['td-1', 'td-2'] },
       { id: 'uc-2', task_definition_ids: ['td-3'] },
     ];
-    const ws = await adminCreate<{ id: string }>('/workstreams', { account_id: account.id, name, use_cases: useCases, qc_score_threshold: 0.25, qc_sample_rate: 0 });
+    const ws = await adminCreate<{ id: string }>('/workstreams', {
+      account_id: account.id,
+      name,
+      use_cases: useCases,
+      qc_score_threshold: 0.25,
+      qc_sample_rate: 0,
+    });
     const { key } = await adminCreate<{ key: string }>(`/workstreams/${ws.id}/api-keys`, {});
     return { id: ws.id, accountId: account.id, headers: { 'x-api-key': key } };
   }
 
   async function importCsv(ws: { id: string; headers: Record<string, string> }, csv: string) {
-    const presigned = (await http<{ upload_url: string; upload_id: string }>('POST', `/v1/workstreams/${ws.id}/performance/generate-presigned-url`, { headers: ws.headers, body: { kind: 'quality' } })).body;
+    const presigned = (
+      await http<{ upload_url: string; upload_id: string }>('POST', `/v1/workstreams/${ws.id}/performance/generate-presigned-url`, {
+        headers: ws.headers,
+        body: { kind: 'quality' },
+      })
+    ).body;
     const put = await fetch(presigned.upload_url, { method: 'PUT', headers: { 'content-type': 'text/csv' }, body: csv });
     expect(put.status).toBe(200);
     const upload = await eventually(
       async () => {
-        const view = (await http<Record<string, unknown>>('GET', `/v1/workstreams/${ws.id}/performance/uploads/${presigned.upload_id}`, { headers: ws.headers })).body;
+        const view = (
+          await http<Record<string, unknown>>('GET', `/v1/workstreams/${ws.id}/performance/uploads/${presigned.upload_id}`, {
+            headers: ws.headers,
+          })
+        ).body;
         return ['completed', 'failed'].includes(view.state as string) ? view : undefined;
       },
       { what: 'the golden upload to finish', timeoutMs: 120_000, intervalMs: 250 },
@@ -196,7 +259,15 @@ describe('CSV import: golden comparison against the import before the COPY pipel
   it('stores the same rows, counts and reports the same, and raises the same QC events', async () => {
     const ws = await workstream('Golden');
     for (const unique_id of ['pre-keep', 'pre-replace', 'pre-twice', 'g-5', 'g-6']) {
-      const body = { workstream_id: ws.id, use_case_id: 'uc-1', task_definition_id: 'td-1', unique_id, worker_id: 'api@example.com', review_completed_at: '2024-04-01T00:00:00Z', review_score: 0.8 };
+      const body = {
+        workstream_id: ws.id,
+        use_case_id: 'uc-1',
+        task_definition_id: 'td-1',
+        unique_id,
+        worker_id: 'api@example.com',
+        review_completed_at: '2024-04-01T00:00:00Z',
+        review_score: 0.8,
+      };
       expect((await http('POST', `/v1/workstreams/${ws.id}/task_reviewed`, { headers: ws.headers, body })).status).toBe(202);
     }
     const { uploadId, upload } = await importCsv(ws, goldenCsv(ws.id));
@@ -210,7 +281,12 @@ describe('CSV import: golden comparison against the import before the COPY pipel
 
   it('a NUL character in a cell (PostgreSQL text cannot hold one): the same outcome as before', async () => {
     const ws = await workstream('Golden NUL');
-    const csv = [COLUMNS.join(','), line({ unique_id: 'n-1' }), line({ unique_id: 'n-2', review_explanation: 'nul \u0000 here' }), line({ unique_id: 'n-3' })].join('\n');
+    const csv = [
+      COLUMNS.join(','),
+      line({ unique_id: 'n-1' }),
+      line({ unique_id: 'n-2', review_explanation: 'nul \u0000 here' }),
+      line({ unique_id: 'n-3' }),
+    ].join('\n');
     const { uploadId, upload } = await importCsv(ws, csv);
     const actual = (recorded.nul = await observed(ws, uploadId, upload));
     if (process.env.GOLDEN_UPDATE === '1') return;
@@ -219,7 +295,10 @@ describe('CSV import: golden comparison against the import before the COPY pipel
 
   /** What the import left behind, without what differs from run to run (ids, times, the workstream's id). */
   async function observed(ws: { id: string; accountId: string }, uploadId: string, upload: Record<string, unknown>): Promise<Golden> {
-    const swap = <T>(value: T): T => JSON.parse(JSON.stringify(value).split(ws.id).join('<ws>').split(uploadId).join('<upload>').split(ws.accountId).join('<account>')) as T;
+    const swap = <T>(value: T): T =>
+      JSON.parse(
+        JSON.stringify(value).split(ws.id).join('<ws>').split(uploadId).join('<upload>').split(ws.accountId).join('<account>'),
+      ) as T;
     const { rows: records } = await db.query<{ id: string; record: Record<string, unknown> }>(
       `select id::text, to_jsonb(r) - 'id' - 'created_at' - 'updated_at' - 'workstream_id' as record
        from performance_quality_record r where workstream_id = $1`,
@@ -227,17 +306,35 @@ describe('CSV import: golden comparison against the import before the COPY pipel
     );
     const idToRecord = new Map(records.map((r) => [r.id, r.record]));
     const recordsOut = records.map((r) => swap(withoutNulls(r.record))).sort(byJson);
-    const { rows: events } = await db.query<{ key: string; payload: { data: Record<string, unknown> & { record: Record<string, unknown> } } }>(
-      `select key, payload from messaging_outbox where topic = $1 and payload->'data'->>'upload_id' = $2 order by seq`,
-      [Topic.QualityReviewForQc, uploadId],
-    );
+    const { rows: events } = await db.query<{
+      key: string;
+      payload: { data: Record<string, unknown> & { record: Record<string, unknown> } };
+    }>(`select key, payload from messaging_outbox where topic = $1 and payload->'data'->>'upload_id' = $2 order by seq`, [
+      Topic.QualityReviewForQc,
+      uploadId,
+    ]);
     const qcEvents = events.map(({ key, payload }) => {
       const { record_id, record, ...data } = payload.data;
       // The record an event names, by what it holds (its id is random).
       const target = idToRecord.get(record_id as string);
-      return swap({ key, ...data, record: withoutNulls(record), names: target ? { unique_id: target.unique_id, review_explanation: target.review_explanation } : 'missing' });
+      return swap({
+        key,
+        ...data,
+        record: withoutNulls(record),
+        names: target ? { unique_id: target.unique_id, review_explanation: target.review_explanation } : 'missing',
+      });
     });
-    const { upload_id: _u, workstream_id: _w, created_at: _c, expires_at: _e, received_at: _r, started_at: _s, finished_at: _f, bytes: _b, ...view } = upload;
+    const {
+      upload_id: _u,
+      workstream_id: _w,
+      created_at: _c,
+      expires_at: _e,
+      received_at: _r,
+      started_at: _s,
+      finished_at: _f,
+      bytes: _b,
+      ...view
+    } = upload;
     return { upload: swap(view), records: recordsOut, qcEvents };
   }
 });

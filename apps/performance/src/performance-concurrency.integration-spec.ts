@@ -5,7 +5,8 @@ import { randomUUID } from 'node:crypto';
 const MESSAGES = {
   stored: 'Record stored',
   replaced: 'Existing record replaced: a record with this unique_id already existed for this use case and task definition',
-  ignored: 'Duplicate ignored: a record with this unique_id already exists for this use case and task definition, and replace_duplicate is false',
+  ignored:
+    'Duplicate ignored: a record with this unique_id already exists for this use case and task definition, and replace_duplicate is false',
 } as const;
 type Outcome = keyof typeof MESSAGES;
 const outcomeOf = (message: string) => (Object.keys(MESSAGES) as Outcome[]).find((outcome) => MESSAGES[outcome] === message);
@@ -13,12 +14,20 @@ const outcomeOf = (message: string) => (Object.keys(MESSAGES) as Outcome[]).find
 /** A small deterministic generator, so a failing order can be replayed. */
 function seeded(seed: number) {
   let state = seed;
-  return () => ((state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  return () => (state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
 }
 
 async function newWorkstream(name: string) {
   const account = await adminCreate<{ id: string }>('/accounts', { name });
-  const ws = (await adminCreate<{ id: string }>('/workstreams', { account_id: account.id, name, use_cases: [{ id: 'uc', task_definition_ids: ['td'] }], qc_score_threshold: 0.5, qc_sample_rate: 0 })).id;
+  const ws = (
+    await adminCreate<{ id: string }>('/workstreams', {
+      account_id: account.id,
+      name,
+      use_cases: [{ id: 'uc', task_definition_ids: ['td'] }],
+      qc_score_threshold: 0.5,
+      qc_sample_rate: 0,
+    })
+  ).id;
   const key = (await adminCreate<{ key: string }>(`/workstreams/${ws}/api-keys`, {})).key;
   return { ws, key };
 }
@@ -42,25 +51,45 @@ describe('quality submissions under concurrency (group commit through the real g
     // Five of the keys already hold a record: in the burst their first arrival is a repeat, not a new record.
     const existing = new Map(uniqueIds.slice(0, 5).map((uniqueId) => [uniqueId, `before-${uniqueId}`]));
     for (const [uniqueId, workerId] of existing) {
-      expect((await http('POST', `/v1/workstreams/${ws}/task_reviewed`, { headers: { 'x-api-key': key }, body: review(ws, uniqueId, workerId, 0.9, true) })).status).toBe(202);
+      expect(
+        (
+          await http('POST', `/v1/workstreams/${ws}/task_reviewed`, {
+            headers: { 'x-api-key': key },
+            body: review(ws, uniqueId, workerId, 0.9, true),
+          })
+        ).status,
+      ).toBe(202);
     }
     // Ten submissions per key, each with its own worker_id (to recognise it) and a mix of replace_duplicate
     // true, false and absent (true); scores under and over the QC threshold of 0.5.
     const submissions = uniqueIds.flatMap((uniqueId, k) =>
-      Array.from({ length: 10 }, (_, j) => ({ uniqueId, workerId: `w-${k}-${j}`, score: ((k + j) % 10) / 10, replace: [false, true, undefined][(k + j) % 3] })),
+      Array.from({ length: 10 }, (_, j) => ({
+        uniqueId,
+        workerId: `w-${k}-${j}`,
+        score: ((k + j) % 10) / 10,
+        replace: [false, true, undefined][(k + j) % 3],
+      })),
     );
     for (let i = submissions.length - 1; i > 0; i--) {
       const j = Math.floor(random() * (i + 1));
       [submissions[i], submissions[j]] = [submissions[j], submissions[i]];
     }
     const answers = await Promise.all(
-      submissions.map((s) => http<{ message: string }>('POST', `/v1/workstreams/${ws}/task_reviewed`, { headers: { 'x-api-key': key }, body: review(ws, s.uniqueId, s.workerId, s.score, s.replace) })),
+      submissions.map((s) =>
+        http<{ message: string }>('POST', `/v1/workstreams/${ws}/task_reviewed`, {
+          headers: { 'x-api-key': key },
+          body: review(ws, s.uniqueId, s.workerId, s.score, s.replace),
+        }),
+      ),
     );
     expect(answers.map((a) => a.status)).toEqual(Array(200).fill(202));
     const answered = submissions.map((s, i) => ({ ...s, outcome: outcomeOf(answers[i].body.message) }));
     expect(answered.filter((a) => a.outcome === undefined)).toEqual([]);
 
-    const rows = await dbQuery<{ unique_id: string; worker_id: string }>('select unique_id, worker_id from performance_quality_record where workstream_id = $1', [ws]);
+    const rows = await dbQuery<{ unique_id: string; worker_id: string }>(
+      'select unique_id, worker_id from performance_quality_record where workstream_id = $1',
+      [ws],
+    );
     expect(rows).toHaveLength(20);
     for (const uniqueId of uniqueIds) {
       const mine = answered.filter((a) => a.uniqueId === uniqueId);
@@ -83,7 +112,9 @@ describe('quality submissions under concurrency (group commit through the real g
        where topic = 'workline.performance.quality-review.for-qc.v1' and payload->'data'->>'workstream_id' = $1`,
       [ws],
     );
-    const expected = answered.filter((a) => a.outcome !== 'ignored' && a.score < 0.5).map((a) => ({ worker_id: a.workerId, outcome: a.outcome }));
+    const expected = answered
+      .filter((a) => a.outcome !== 'ignored' && a.score < 0.5)
+      .map((a) => ({ worker_id: a.workerId, outcome: a.outcome }));
     const order = (list: { worker_id: string }[]) => [...list].sort((a, b) => a.worker_id.localeCompare(b.worker_id));
     expect(order(events)).toEqual(order(expected));
   });
@@ -93,8 +124,16 @@ describe('quality submissions under concurrency (group commit through the real g
     const good = Array.from({ length: 30 }, (_, i) => `good-${i}-${randomUUID().slice(0, 6)}`);
     // PostgreSQL's jsonb has no \u0000: this record passes the field rules and is refused by the database.
     const bad = `bad-${randomUUID().slice(0, 6)}`;
-    const bodies = [...good.slice(0, 15).map((u) => review(ws, u, 'w', 0.9, true)), review(ws, bad, 'nul\u0000byte', 0.9, true), ...good.slice(15).map((u) => review(ws, u, 'w', 0.9, true))];
-    const answers = await Promise.all(bodies.map((body) => http<{ message: string }>('POST', `/v1/workstreams/${ws}/task_reviewed`, { headers: { 'x-api-key': key }, body })));
+    const bodies = [
+      ...good.slice(0, 15).map((u) => review(ws, u, 'w', 0.9, true)),
+      review(ws, bad, 'nul\u0000byte', 0.9, true),
+      ...good.slice(15).map((u) => review(ws, u, 'w', 0.9, true)),
+    ];
+    const answers = await Promise.all(
+      bodies.map((body) =>
+        http<{ message: string }>('POST', `/v1/workstreams/${ws}/task_reviewed`, { headers: { 'x-api-key': key }, body }),
+      ),
+    );
     expect(answers.filter((a) => a.status === 202).map((a) => a.body.message)).toEqual(Array(30).fill(MESSAGES.stored));
     expect(answers[15].status).not.toBe(202);
     const stored = await dbQuery<{ unique_id: string }>('select unique_id from performance_quality_record where workstream_id = $1', [ws]);
@@ -120,15 +159,27 @@ describe('SIGKILL of a performance instance under load', () => {
   afterAll(async () => {
     await extra?.stop();
     // The stack's own instance takes every partition back before the next suites run.
-    await eventually(async () => (await performanceMembers()) === 1, { what: 'the performance group back to one member', timeoutMs: 120_000, intervalMs: 500 });
+    await eventually(async () => (await performanceMembers()) === 1, {
+      what: 'the performance group back to one member',
+      timeoutMs: 120_000,
+      intervalMs: 500,
+    });
   });
 
   it('loses no submission answered 202', async () => {
     const { ws, key } = await newWorkstream(`Crash ${randomUUID().slice(0, 6)}`);
     extra = startAppInstance('performance', { KAFKA_SESSION_TIMEOUT_MS: '6000' }, `performance-crash-${randomUUID().slice(0, 8)}`);
     const ops = await extra.opsUrl();
-    await eventually(async () => (await fetch(`${ops}/health/ready`)).status === 200, { what: 'the extra performance instance to be ready', timeoutMs: 120_000, intervalMs: 250 });
-    await eventually(async () => (await performanceMembers()) === 2, { what: 'two members in the performance group', timeoutMs: 120_000, intervalMs: 500 });
+    await eventually(async () => (await fetch(`${ops}/health/ready`)).status === 200, {
+      what: 'the extra performance instance to be ready',
+      timeoutMs: 120_000,
+      intervalMs: 250,
+    });
+    await eventually(async () => (await performanceMembers()) === 2, {
+      what: 'two members in the performance group',
+      timeoutMs: 120_000,
+      intervalMs: 500,
+    });
 
     const accepted = new Map<string, string>();
     const failed: string[] = [];
@@ -140,7 +191,12 @@ describe('SIGKILL of a performance instance under load', () => {
         sent++;
         // A client retries what got no answer (the gateway answers 503 when the service does not reply in time).
         const { result } = await withRetries(
-          () => http<{ message: string }>('POST', `/v1/workstreams/${ws}/task_reviewed`, { headers: { 'x-api-key': key }, body: review(ws, uniqueId, `w-${id}`, 0.9, true), timeoutMs: 30_000 }),
+          () =>
+            http<{ message: string }>('POST', `/v1/workstreams/${ws}/task_reviewed`, {
+              headers: { 'x-api-key': key },
+              body: review(ws, uniqueId, `w-${id}`, 0.9, true),
+              timeoutMs: 30_000,
+            }),
           Date.now() + 120_000,
         );
         if (result?.status === 202) accepted.set(uniqueId, result.body.message);
@@ -153,14 +209,21 @@ describe('SIGKILL of a performance instance under load', () => {
     extra.kill();
     await extra.exited;
     const atCrash = accepted.size;
-    await eventually(() => accepted.size >= atCrash + 150, { what: '150 more submissions accepted after the crash', timeoutMs: 180_000, intervalMs: 100 });
+    await eventually(() => accepted.size >= atCrash + 150, {
+      what: '150 more submissions accepted after the crash',
+      timeoutMs: 180_000,
+      intervalMs: 100,
+    });
     stop = true;
     await Promise.all(clients);
 
     expect(failed).toEqual([]);
     // A retried submission whose first try was committed answers "replaced": either answer is a 202 for a stored record.
     expect([...new Set(accepted.values())].every((m) => m === MESSAGES.stored || m === MESSAGES.replaced)).toBe(true);
-    const stored = await dbQuery<{ unique_id: string }>('select unique_id from performance_quality_record where workstream_id = $1 and unique_id = any($2::text[])', [ws, [...accepted.keys()]]);
+    const stored = await dbQuery<{ unique_id: string }>(
+      'select unique_id from performance_quality_record where workstream_id = $1 and unique_id = any($2::text[])',
+      [ws, [...accepted.keys()]],
+    );
     expect(stored).toHaveLength(accepted.size);
     expect(sent).toBeGreaterThanOrEqual(accepted.size);
   });

@@ -2,7 +2,15 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { FsBlobStore } from '@workline/blob-store';
 import { DbModule } from '@workline/db';
 import { KafkaModule, type KafkaSettings } from '@workline/messaging';
-import { BLOB_STORE, INSTANCE_ID, RecordsService, ReportsService, UPLOAD_SWEEP_SECONDS, UploadsService, WorkstreamsService } from '@workline/performance';
+import {
+  BLOB_STORE,
+  INSTANCE_ID,
+  RecordsService,
+  ReportsService,
+  UPLOAD_SWEEP_SECONDS,
+  UploadsService,
+  WorkstreamsService,
+} from '@workline/performance';
 import { PerformanceApiRpcController } from './performance-api.rpc-controller';
 import type { PerformanceEnv } from './performance.env';
 import { WorkstreamsRpcController } from './workstreams.rpc-controller';

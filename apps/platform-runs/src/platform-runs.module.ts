@@ -35,7 +35,13 @@ export class PlatformRunsModule {
     const blobs = createBlobStore(loadEnvOrExit(BlobStoreEnv, ServiceName.PlatformRuns));
     const logger = new Logger(BlobReplies.name);
     // An answer is read within the RPC timeout or never: what is left after ten minutes is swept.
-    const replies = new BlobReplies(blobs, { service: ServiceName.PlatformRuns, inlineBytes: own.RPC_REPLY_INLINE_BYTES, keepSeconds: 600, sweepSeconds: 300, warn: (m) => logger.warn(m) });
+    const replies = new BlobReplies(blobs, {
+      service: ServiceName.PlatformRuns,
+      inlineBytes: own.RPC_REPLY_INLINE_BYTES,
+      keepSeconds: 600,
+      sweepSeconds: 300,
+      warn: (m) => logger.warn(m),
+    });
     return {
       module: PlatformRunsModule,
       imports: [DbModule.forRoot(env.DATABASE_URL, env.DATABASE_POOL_SIZE), KafkaModule.forRoot({ settings, outbox: true })],

@@ -16,10 +16,16 @@ describe('run creation in batches (v4 and v3, real PostgreSQL)', () => {
   it('runs created at once each hold exactly their units in order, small and large runs and v3 batches alike', async () => {
     const account = await createPlatformAccount('Batched runs');
     const tag = randomUUID().slice(0, 6);
-    const v4 = Array.from({ length: 24 }, (_, i) => ({ line_id: account.lineId, units: Array.from({ length: i + 1 }, (_, j) => ({ identifier: `${tag}-r${i}-u${j}`, j })) }));
+    const v4 = Array.from({ length: 24 }, (_, i) => ({
+      line_id: account.lineId,
+      units: Array.from({ length: i + 1 }, (_, j) => ({ identifier: `${tag}-r${i}-u${j}`, j })),
+    }));
     // Over the batched size: inserted on its own, beside the batches.
     const large = { line_id: account.lineId, units: Array.from({ length: 1_500 }, (_, j) => ({ identifier: `${tag}-large-u${j}` })) };
-    const v3 = Array.from({ length: 4 }, (_, i) => ({ template_id: account.lineId, resources: Array.from({ length: 3 }, (_, j) => ({ identifier: `${tag}-b${i}-u${j}` })) }));
+    const v3 = Array.from({ length: 4 }, (_, i) => ({
+      template_id: account.lineId,
+      resources: Array.from({ length: 3 }, (_, j) => ({ identifier: `${tag}-b${i}-u${j}` })),
+    }));
     const [created, createdLarge, sent] = await Promise.all([
       Promise.all(v4.map((body) => http<{ id: string; status: string }>('POST', '/v4/runs', { headers: account.auth, body }))),
       http<{ id: string }>('POST', '/v4/runs', { headers: account.auth, body: large }),
@@ -37,7 +43,9 @@ describe('run creation in batches (v4 and v3, real PostgreSQL)', () => {
     const largeRun = await http<RunView>('GET', `/v4/runs/${createdLarge.body.id}`, { headers: account.auth });
     expect(largeRun.body.units.map((unit) => unit.input)).toEqual(large.units);
     for (const [i, result] of sent.entries()) {
-      const batch = await http<{ resources: Record<string, unknown>[] }>('GET', `/v3/tasks/${result.body.task_id}`, { headers: account.auth });
+      const batch = await http<{ resources: Record<string, unknown>[] }>('GET', `/v3/tasks/${result.body.task_id}`, {
+        headers: account.auth,
+      });
       expect(batch.body.resources.map(({ extra: _extra, ...resource }) => resource)).toEqual(v3[i].resources);
     }
     const counters = await dbQuery<{ api: string; runs: number; units: number; pending: number }>(
@@ -49,7 +57,10 @@ describe('run creation in batches (v4 and v3, real PostgreSQL)', () => {
       { api: 'v3', runs: 4, units: 12 },
       { api: 'v4', runs: 25, units: 300 + 1_500 },
     ]);
-    const mismatched = await dbQuery('select id from platform_run r where line_id = $1 and (unit_count <> pending_units or unit_count <> (select count(*) from platform_unit u where u.run_id = r.id))', [account.lineId]);
+    const mismatched = await dbQuery(
+      'select id from platform_run r where line_id = $1 and (unit_count <> pending_units or unit_count <> (select count(*) from platform_unit u where u.run_id = r.id))',
+      [account.lineId],
+    );
     expect(mismatched).toEqual([]);
   });
 
@@ -58,7 +69,9 @@ describe('run creation in batches (v4 and v3, real PostgreSQL)', () => {
     const good = Array.from({ length: 10 }, (_, i) => ({ line_id: account.lineId, units: [{ identifier: `ok-${i}` }] }));
     // PostgreSQL's jsonb has no \u0000: the body is valid JSON and passes the run checks, the database refuses it.
     const bad = { line_id: account.lineId, units: [{ identifier: 'nul\u0000byte' }] };
-    const results = await Promise.all([...good.slice(0, 5), bad, ...good.slice(5)].map((body) => http<{ id: string }>('POST', '/v4/runs', { headers: account.auth, body })));
+    const results = await Promise.all(
+      [...good.slice(0, 5), bad, ...good.slice(5)].map((body) => http<{ id: string }>('POST', '/v4/runs', { headers: account.auth, body })),
+    );
     expect(results.filter((_, i) => i !== 5).map((r) => r.status)).toEqual(Array(10).fill(201));
     expect(results[5].status).not.toBe(201);
     const rows = await dbQuery<{ identifier: string }>(

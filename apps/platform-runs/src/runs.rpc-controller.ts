@@ -1,6 +1,14 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { type JsonReply, type LineListRequest, RpcPattern, type RunAbortRequest, type RunCreateReply, type RunCreateRequest, type RunGetRequest } from '@workline/contracts';
+import {
+  type JsonReply,
+  type LineListRequest,
+  RpcPattern,
+  type RunAbortRequest,
+  type RunCreateReply,
+  type RunCreateRequest,
+  type RunGetRequest,
+} from '@workline/contracts';
 import { LinesService, RunsService } from '@workline/platform-runs';
 
 /** Platform API v4 and v3 over request-reply; the gateway has authenticated the account. */

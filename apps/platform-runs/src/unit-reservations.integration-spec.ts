@@ -33,7 +33,10 @@ describe('reserved units survive the SIGKILL of the platform-runs instance holdi
   });
 
   const next = async (worker: Record<string, string>, lineId: string) => {
-    const result = await http<UnitAssignment>('POST', '/workforce/v1/assignments/next', { headers: worker, body: { kind: 'unit', line_id: lineId } });
+    const result = await http<UnitAssignment>('POST', '/workforce/v1/assignments/next', {
+      headers: worker,
+      body: { kind: 'unit', line_id: lineId },
+    });
     if (result.status !== 200 && result.status !== 204) throw new Error(`next answered ${result.status}: ${result.text}`);
     return { assignment: result.status === 200 ? result.body : undefined };
   };
@@ -48,11 +51,18 @@ describe('reserved units survive the SIGKILL of the platform-runs instance holdi
       KAFKA_SESSION_TIMEOUT_MS: '10000',
     });
     try {
-      await eventually(async () => (await fetch(`${await doomed.opsUrl()}/health/ready`)).status === 200, { what: 'the extra platform-runs instance', timeoutMs: 90_000, intervalMs: 500 });
+      await eventually(async () => (await fetch(`${await doomed.opsUrl()}/health/ready`)).status === 200, {
+        what: 'the extra platform-runs instance',
+        timeoutMs: 90_000,
+        intervalMs: 500,
+      });
       const line = await createPlatformAccount('Reservations');
       const worker = await createWorker();
       const units = Array.from({ length: 40 }, (_, i) => ({ identifier: `r${i}` }));
-      const created = await http<{ id: string }>('POST', '/v4/runs', { headers: line.auth, body: { line_id: line.lineId, callback_url: receiver.url('/reserved'), units } });
+      const created = await http<{ id: string }>('POST', '/v4/runs', {
+        headers: line.auth,
+        body: { line_id: line.lineId, callback_url: receiver.url('/reserved'), units },
+      });
       expect(created.status).toBe(201);
       const runId = created.body.id;
 
@@ -70,19 +80,33 @@ describe('reserved units survive the SIGKILL of the platform-runs instance holdi
       doomed.kill();
       expect(await doomed.exited).toBeNull();
       // Its partitions move to the stack's instance once its session ends (10 s): requests sent meanwhile would time out.
-      await eventually(async () => ((await consumerGroupMembers('workline-platform-runs')).some((id) => id.includes(instanceId)) ? undefined : true), {
-        what: 'the killed instance to leave the consumer group',
-        timeoutMs: 60_000,
-        intervalMs: 500,
-      });
+      await eventually(
+        async () => ((await consumerGroupMembers('workline-platform-runs')).some((id) => id.includes(instanceId)) ? undefined : true),
+        {
+          what: 'the killed instance to leave the consumer group',
+          timeoutMs: 60_000,
+          intervalMs: 500,
+        },
+      );
 
       // The leases given before the kill stand; then every other unit, the reserved ones included, is handed out and completed.
-      for (const assignment of leased) expect((await http('POST', `/workforce/v1/assignments/${assignment.assignment_id}/complete`, { headers: worker, body: { output: { n: 1 } } })).status).toBe(200);
+      for (const assignment of leased)
+        expect(
+          (
+            await http('POST', `/workforce/v1/assignments/${assignment.assignment_id}/complete`, {
+              headers: worker,
+              body: { output: { n: 1 } },
+            })
+          ).status,
+        ).toBe(200);
       const completedSeqs: number[] = [];
       for (;;) {
         const { assignment } = await next(worker, line.lineId);
         if (!assignment) break;
-        const done = await http('POST', `/workforce/v1/assignments/${assignment.assignment_id}/complete`, { headers: worker, body: { output: { n: 2 } } });
+        const done = await http('POST', `/workforce/v1/assignments/${assignment.assignment_id}/complete`, {
+          headers: worker,
+          body: { output: { n: 2 } },
+        });
         expect(done.status).toBe(200);
         completedSeqs.push(Number(String(assignment.input.identifier).slice(1)));
       }

@@ -34,7 +34,10 @@ describe('work API for units: leases, complete, flag (real Kafka and PostgreSQL)
 
   it('next leases a unit (200 with its input), then 204 when nothing is left', async () => {
     const runId = await createRun([{ identifier: 'n1', text: { nested: [1, 2] } }]);
-    const result = await http('POST', '/workforce/v1/assignments/next', { headers: alice, body: { kind: 'unit', line_id: account.lineId } });
+    const result = await http('POST', '/workforce/v1/assignments/next', {
+      headers: alice,
+      body: { kind: 'unit', line_id: account.lineId },
+    });
     expect(result.status).toBe(200);
     expect(result.body).toEqual({
       assignment_id: expect.stringMatching(/^asgu_[0-9a-f]{32}$/),
@@ -69,7 +72,10 @@ describe('work API for units: leases, complete, flag (real Kafka and PostgreSQL)
       const result = await flagUnit(alice, assignment.assignment_id, body as never);
       expect(result.status).toBe(422);
     }
-    const flagged = await http('POST', `/workforce/v1/assignments/${assignment.assignment_id}/flag`, { headers: alice, body: { reason: 'blurry image' } });
+    const flagged = await http('POST', `/workforce/v1/assignments/${assignment.assignment_id}/flag`, {
+      headers: alice,
+      body: { reason: 'blurry image' },
+    });
     expect([flagged.status, flagged.body]).toEqual([200, { assignment_id: assignment.assignment_id, status: 'Flagged' }]);
   });
 
@@ -125,7 +131,10 @@ describe('work API for units: leases, complete, flag (real Kafka and PostgreSQL)
 
   describe('complete and flag with `next`: the next assignment in the same answer', () => {
     const act = (worker: Record<string, string>, id: string, action: 'complete' | 'flag', body: object) =>
-      http<{ assignment_id: string; status: string; next?: UnitAssignment | null }>('POST', `/workforce/v1/assignments/${id}/${action}`, { headers: worker, body });
+      http<{ assignment_id: string; status: string; next?: UnitAssignment | null }>('POST', `/workforce/v1/assignments/${id}/${action}`, {
+        headers: worker,
+        body,
+      });
 
     it('answers the next unit of the line with the complete, then null when none is left', async () => {
       const line = await createPlatformAccount('Next');
@@ -145,13 +154,21 @@ describe('work API for units: leases, complete, flag (real Kafka and PostgreSQL)
           lease_expires_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/),
         },
       });
-      const third = await act(alice, second.body.next!.assignment_id, 'flag', { reason: 'blurry', next: { kind: 'unit', line_id: line.lineId } });
+      const third = await act(alice, second.body.next!.assignment_id, 'flag', {
+        reason: 'blurry',
+        next: { kind: 'unit', line_id: line.lineId },
+      });
       expect([third.status, third.body.status, third.body.next?.input]).toEqual([200, 'Flagged', { identifier: 'x3' }]);
       // The unit handed out is leased to this worker like any other: someone else cannot complete it.
       expect((await completeUnit(bob, third.body.next!.assignment_id, { output: {} })).status).toBe(404);
-      const last = await act(alice, third.body.next!.assignment_id, 'complete', { output: { n: 3 }, next: { kind: 'unit', line_id: line.lineId } });
+      const last = await act(alice, third.body.next!.assignment_id, 'complete', {
+        output: { n: 3 },
+        next: { kind: 'unit', line_id: line.lineId },
+      });
       expect([last.status, last.body]).toEqual([200, { assignment_id: third.body.next!.assignment_id, status: 'Completed', next: null }]);
-      const run = await http<{ status: string; units: { output: object; meta: { status: string } }[] }>('GET', `/v4/runs/${runId}`, { headers: line.auth });
+      const run = await http<{ status: string; units: { output: object; meta: { status: string } }[] }>('GET', `/v4/runs/${runId}`, {
+        headers: line.auth,
+      });
       expect(run.body.status).toBe('Processed');
       expect(run.body.units.map((unit) => [unit.meta.status, unit.output])).toEqual([
         ['Completed', { n: 1 }],
@@ -189,14 +206,24 @@ describe('work API for units: leases, complete, flag (real Kafka and PostgreSQL)
         expect(result.body).toMatchObject({ message: `Invalid request: ${message}`, errors: [{ field, message }] });
       }
       const flag = await act(alice, first.assignment_id, 'flag', { reason: 'r', next: { kind: 'job' } });
-      expect([flag.status, (flag.body as unknown as { errors: object[] }).errors]).toEqual([422, [{ field: 'next.kind', message: 'next.kind must be one of: unit, task' }]]);
+      expect([flag.status, (flag.body as unknown as { errors: object[] }).errors]).toEqual([
+        422,
+        [{ field: 'next.kind', message: 'next.kind must be one of: unit, task' }],
+      ]);
       // Nothing stored, nothing leased: the unit is still the worker's, the other one still waiting.
-      const units = await prisma.productionUnit.findMany({ where: { runId }, orderBy: { seq: 'asc' }, select: { status: true, leaseAssignmentId: true } });
+      const units = await prisma.productionUnit.findMany({
+        where: { runId },
+        orderBy: { seq: 'asc' },
+        select: { status: true, leaseAssignmentId: true },
+      });
       expect(units).toEqual([
         { status: 'Processing', leaseAssignmentId: first.assignment_id },
         { status: 'Processing', leaseAssignmentId: null },
       ]);
-      const ok = await act(alice, first.assignment_id, 'complete', { output: { good: true }, next: { kind: 'unit', line_id: line.lineId } });
+      const ok = await act(alice, first.assignment_id, 'complete', {
+        output: { good: true },
+        next: { kind: 'unit', line_id: line.lineId },
+      });
       expect([ok.status, ok.body.next?.input]).toEqual([200, { identifier: 'b2' }]);
       expect((await completeUnit(alice, ok.body.next!.assignment_id, { output: {} })).status).toBe(200);
     });
@@ -211,7 +238,10 @@ describe('work API for units: leases, complete, flag (real Kafka and PostgreSQL)
       expect(invalid.status).toBe(422);
       const second = (await nextUnit(bob, line.lineId))!;
       expect(second.input).toEqual({ identifier: 'r2' });
-      for (const [worker, id] of [[alice, first.assignment_id], [bob, second.assignment_id]] as const) {
+      for (const [worker, id] of [
+        [alice, first.assignment_id],
+        [bob, second.assignment_id],
+      ] as const) {
         expect((await completeUnit(worker, id, { output: {} })).status).toBe(200);
       }
     });
@@ -236,7 +266,10 @@ describe('work API for units: leases, complete, flag (real Kafka and PostgreSQL)
     beforeAll(async () => {
       gateway2 = startAppInstance('gateway', { PORT: String(port2) });
       platform2 = startAppInstance('platform-runs');
-      await eventually(async () => (await fetch(`${gateway2Url}/health`).catch(() => undefined))?.status === 200, { what: 'the second gateway', timeoutMs: 60_000 });
+      await eventually(async () => (await fetch(`${gateway2Url}/health`).catch(() => undefined))?.status === 200, {
+        what: 'the second gateway',
+        timeoutMs: 60_000,
+      });
     });
 
     afterAll(async () => {

@@ -1,6 +1,12 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { type AssignmentActionReply, type AssignmentActionRequest, type AssignmentNextRequest, RpcPattern, type UnitAssignmentView } from '@workline/contracts';
+import {
+  type AssignmentActionReply,
+  type AssignmentActionRequest,
+  type AssignmentNextRequest,
+  RpcPattern,
+  type UnitAssignmentView,
+} from '@workline/contracts';
 import { UnitWorkService } from '@workline/platform-runs';
 
 /** Work API for kind "unit" (docs/work-api.md); the gateway has authenticated the worker. */

@@ -88,7 +88,11 @@ describe('webhook-dispatcher under load: connection reuse, per-origin caps, cras
   const delivered = async (ids: string[]) => (await counts(ids)).filter((row) => row.status === 'delivered').length;
 
   const allDelivered = (ids: string[], timeoutMs: number) =>
-    eventually(async () => (await delivered(ids)) === ids.length, { what: `${ids.length} deliveries to be delivered`, timeoutMs, intervalMs: 250 });
+    eventually(async () => (await delivered(ids)) === ids.length, {
+      what: `${ids.length} deliveries to be delivered`,
+      timeoutMs,
+      intervalMs: 250,
+    });
 
   it('reuses keep-alive connections: a burst of deliveries to one receiver takes a handful of TCP connections', async () => {
     const hooks = await receiver();
@@ -100,7 +104,8 @@ describe('webhook-dispatcher under load: connection reuse, per-origin caps, cras
     // pooled connection; a connection per POST would have been 200.
     expect(hooks.connections).toBeGreaterThanOrEqual(1);
     expect(hooks.connections).toBeLessThanOrEqual(2 * ORIGIN_CONCURRENCY);
-    for (const request of hooks.on('/reuse')) expect(verify(String(request.headers['x-svc-signature']), request.rawBody, SECRET)).toMatchObject({ ok: true });
+    for (const request of hooks.on('/reuse'))
+      expect(verify(String(request.headers['x-svc-signature']), request.rawBody, SECRET)).toMatchObject({ ok: true });
     console.log(`connection reuse: ${hooks.on('/reuse').length} deliveries over ${hooks.connections} TCP connections`);
   });
 
@@ -126,7 +131,9 @@ describe('webhook-dispatcher under load: connection reuse, per-origin caps, cras
 
     await allDelivered(slowIds, 90_000);
     expect(slowMaxInFlight).toBeLessThanOrEqual(ORIGIN_CONCURRENCY);
-    console.log(`per-origin cap: 40 fast deliveries done while ${slowAnsweredMeanwhile} of 48 slow ones were; at most ${slowMaxInFlight} slow requests at once`);
+    console.log(
+      `per-origin cap: 40 fast deliveries done while ${slowAnsweredMeanwhile} of 48 slow ones were; at most ${slowMaxInFlight} slow requests at once`,
+    );
   });
 
   it('delivers each delivery at least once and records exactly one success, while receivers fail and a dispatcher is SIGKILLed and restarted', async () => {
@@ -134,11 +141,15 @@ describe('webhook-dispatcher under load: connection reuse, per-origin caps, cras
     const victim = startAppInstance('webhook-dispatcher', { INSTANCE_ID: victimId });
     const survivor = startAppInstance('webhook-dispatcher', { INSTANCE_ID: `survivor-${suffix}` });
     instances.push(victim, survivor);
-    await eventually(async () => ((await consumerGroupMembers('workline-webhook-dispatcher')).filter((id) => id.includes(suffix)).length === 2 ? true : undefined), {
-      what: 'both extra dispatcher instances to join their group',
-      timeoutMs: 90_000,
-      intervalMs: 500,
-    });
+    await eventually(
+      async () =>
+        (await consumerGroupMembers('workline-webhook-dispatcher')).filter((id) => id.includes(suffix)).length === 2 ? true : undefined,
+      {
+        what: 'both extra dispatcher instances to join their group',
+        timeoutMs: 90_000,
+        intervalMs: 500,
+      },
+    );
 
     // Three receivers (three origins), each answering per delivery: 30 % a 500 first, 5 % too slow first
     // (6 s: over the 5 s timeout), then 200; every answer takes 300 ms, so the run lasts seconds.
@@ -168,7 +179,10 @@ describe('webhook-dispatcher under load: connection reuse, per-origin caps, cras
     // Mid-run: the victim has made attempts of its own, and much is still to do.
     await eventually(
       async () => {
-        const { rows } = await db.query<{ count: number }>(`select count(*)::int as count from delivery_attempt where instance_id = $1 and delivery_id = any($2)`, [victimId, ids]);
+        const { rows } = await db.query<{ count: number }>(
+          `select count(*)::int as count from delivery_attempt where instance_id = $1 and delivery_id = any($2)`,
+          [victimId, ids],
+        );
         return rows[0].count >= 10 || undefined;
       },
       { what: 'the victim instance to make attempts', timeoutMs: 60_000 },
@@ -194,7 +208,8 @@ describe('webhook-dispatcher under load: connection reuse, per-origin caps, cras
     }
     for (const id of ids) expect([id, (answeredOk.get(id) ?? 0) >= 1]).toEqual([id, true]);
     const requests = hooks.flatMap((hook) => hook.requests);
-    for (const request of requests) expect(verify(String(request.headers['x-svc-signature']), request.rawBody, SECRET)).toMatchObject({ ok: true });
+    for (const request of requests)
+      expect(verify(String(request.headers['x-svc-signature']), request.rawBody, SECRET)).toMatchObject({ ok: true });
 
     const repeats = [...answeredOk.values()].filter((count) => count > 1).length;
     const attempts = rows.reduce((sum, row) => sum + row.attempts, 0);

@@ -11,14 +11,20 @@ export class WebhookDispatcherEnv extends BaseEnv {
   WEBHOOK_RETRY_BASE_MS: number = DEFAULT_RETRY_BASE_MS;
 
   /** How often an idle instance looks for due deliveries. */
-  @IsInt() @Min(20) @Max(60_000)
+  @IsInt()
+  @Min(20)
+  @Max(60_000)
   WEBHOOK_POLL_MS: number = 500;
 
   /** Attempts one instance makes at once. */
-  @IsInt() @Min(1) @Max(1000)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
   WEBHOOK_CONCURRENCY: number = 32;
 
   /** Attempts one instance makes at once to one origin (scheme, host, port): one slow receiver holds no more. */
-  @IsInt() @Min(1) @Max(1000)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
   WEBHOOK_ORIGIN_CONCURRENCY: number = 8;
 }

@@ -108,7 +108,9 @@ describe('webhook-dispatcher: signed, durable delivery with retries', () => {
     expect(verify(header, request.rawBody, secret)).toMatchObject({ ok: true });
     const parts = Object.fromEntries(header.split(';').map((element) => element.split('=')));
     expect(Object.keys(parts).sort()).toEqual(['t', 'v1']);
-    const expected = createHmac('sha256', secret).update(`${parts.t}.${request.rawBody.toString('utf8')}`).digest('hex');
+    const expected = createHmac('sha256', secret)
+      .update(`${parts.t}.${request.rawBody.toString('utf8')}`)
+      .digest('hex');
     expect(parts.v1).toBe(expected);
     expect(verify(header, request.rawBody, 'another-secret')).toMatchObject({ ok: false, reason: 'mismatch' });
   };
@@ -142,7 +144,14 @@ describe('webhook-dispatcher: signed, durable delivery with retries', () => {
       dead_at: null,
     });
     expect(delivery.attempts).toEqual([
-      { number: 1, attempted_at: expect.any(String), status_code: 200, duration_ms: expect.any(Number), error: null, response_excerpt: 'ok' },
+      {
+        number: 1,
+        attempted_at: expect.any(String),
+        status_code: 200,
+        duration_ms: expect.any(Number),
+        error: null,
+        response_excerpt: 'ok',
+      },
     ]);
   });
 
@@ -197,7 +206,9 @@ describe('webhook-dispatcher: signed, durable delivery with retries', () => {
   it('counts a redirect as a failure and does not follow it', async () => {
     const path = `/redirect-${suffix}`;
     const elsewhere = `/redirect-target-${suffix}`;
-    receiver.respond(path, (_request, nth) => (nth === 1 ? { status: 301, headers: { location: receiver.url(elsewhere) } } : { status: 204 }));
+    receiver.respond(path, (_request, nth) =>
+      nth === 1 ? { status: 301, headers: { location: receiver.url(elsewhere) } } : { status: 204 },
+    );
     const event = await requester.request(taskEvent(path));
     const delivery = await settled(event.delivery_id, 'delivered');
     expect(delivery.attempts.map((a) => a.status_code)).toEqual([301, 204]);
@@ -207,7 +218,9 @@ describe('webhook-dispatcher: signed, durable delivery with retries', () => {
 
   it('waits as long as a 503 Retry-After asks when that is longer than its own wait', async () => {
     const path = `/busy-${suffix}`;
-    receiver.respond(path, (_request, nth) => (nth === 1 ? { status: 503, headers: { 'retry-after': '2' }, body: 'busy' } : { status: 200 }));
+    receiver.respond(path, (_request, nth) =>
+      nth === 1 ? { status: 503, headers: { 'retry-after': '2' }, body: 'busy' } : { status: 200 },
+    );
     const event = await requester.request(taskEvent(path));
     await settled(event.delivery_id, 'delivered');
     const [first, second] = receiver.on(path);
@@ -227,10 +240,19 @@ describe('webhook-dispatcher: signed, durable delivery with retries', () => {
     // Waits of ~0.3, 0.6, 1.2 and 2.4 s with ±10 % jitter: never shorter than 90 % of each.
     const gaps = requests.slice(1).map((r, i) => r.receivedAt - requests[i].receivedAt);
     [270, 540, 1_080, 2_160].forEach((min, i) => expect(gaps[i]).toBeGreaterThanOrEqual(min));
-    expect(delivery).toMatchObject({ status: 'dead', attempt_count: 5, last_status_code: 500, last_error: 'HTTP 500', dead_at: expect.any(String), next_attempt_at: null });
+    expect(delivery).toMatchObject({
+      status: 'dead',
+      attempt_count: 5,
+      last_status_code: 500,
+      last_error: 'HTTP 500',
+      dead_at: expect.any(String),
+      next_attempt_at: null,
+    });
     expect(delivery.attempts.map((a) => a.status_code)).toEqual([500, 500, 500, 500, 500]);
 
-    const dead = await eventually(() => deadEvents.find((e) => e.data.delivery_id === event.delivery_id), { what: 'the DeliveryDead event' });
+    const dead = await eventually(() => deadEvents.find((e) => e.data.delivery_id === event.delivery_id), {
+      what: 'the DeliveryDead event',
+    });
     expect(dead.type).toBe(Topic.DeliveryDead);
     expect(dead.data).toEqual({
       delivery_id: event.delivery_id,
@@ -244,7 +266,9 @@ describe('webhook-dispatcher: signed, durable delivery with retries', () => {
 
     // Redelivery of a dead delivery starts a fresh round; the receiver is back.
     receiver.respond(path, () => ({ status: 200, body: 'back' }));
-    const redeliver = await http<{ id: string; status: string }>('POST', `/v1/deliveries/${event.delivery_id}/redeliver`, { headers: { 'x-api-key': apiKey } });
+    const redeliver = await http<{ id: string; status: string }>('POST', `/v1/deliveries/${event.delivery_id}/redeliver`, {
+      headers: { 'x-api-key': apiKey },
+    });
     expect(redeliver.status).toBe(202);
     expect(redeliver.body).toMatchObject({ id: event.delivery_id, status: 'pending' });
     const revived = await settled(event.delivery_id, 'delivered');
@@ -325,7 +349,8 @@ describe('webhook-dispatcher: signed, durable delivery with retries', () => {
     });
     const paths = Array.from({ length: 40 }, (_, i) => `/pair-${suffix}-${i}`);
     // Some fail once, so retries too are spread over both instances.
-    for (const [i, path] of paths.entries()) receiver.respond(path, (_r, nth) => (i % 4 === 0 && nth === 1 ? { status: 500 } : { status: 200, delayMs: 50 }));
+    for (const [i, path] of paths.entries())
+      receiver.respond(path, (_r, nth) => (i % 4 === 0 && nth === 1 ? { status: 500 } : { status: 200, delayMs: 50 }));
     const events = await Promise.all(paths.map((path) => requester.request(taskEvent(path))));
     for (const event of events) await settled(event.delivery_id, 'delivered');
 
@@ -339,7 +364,9 @@ describe('webhook-dispatcher: signed, durable delivery with retries', () => {
     const doomed = startAppInstance('webhook-dispatcher', { INSTANCE_ID: `doomed-${suffix}` });
     extraInstances.push(doomed);
     const path = `/crash-${suffix}`;
-    receiver.respond(path, (_r, nth) => (nth === 1 ? { status: 503, headers: { 'retry-after': '3' } } : { status: 200, body: 'recovered' }));
+    receiver.respond(path, (_r, nth) =>
+      nth === 1 ? { status: 503, headers: { 'retry-after': '3' } } : { status: 200, body: 'recovered' },
+    );
     const event = await requester.request(taskEvent(path));
     await eventually(async () => (await prisma.delivery.findUnique({ where: { id: event.delivery_id } }))?.attemptCount === 1, {
       what: 'the first attempt to be recorded',
@@ -356,7 +383,9 @@ describe('webhook-dispatcher: signed, durable delivery with retries', () => {
       extraInstances.push(restarted);
       const delivery = await settled(event.delivery_id, 'delivered', 60_000);
       expect(delivery.attempts.map((a) => a.status_code)).toEqual([503, 200]);
-      const last = await prisma.deliveryAttempt.findUniqueOrThrow({ where: { deliveryId_number: { deliveryId: event.delivery_id, number: 2 } } });
+      const last = await prisma.deliveryAttempt.findUniqueOrThrow({
+        where: { deliveryId_number: { deliveryId: event.delivery_id, number: 2 } },
+      });
       expect(last.instanceId).toBe(`restarted-${suffix}`);
     } finally {
       process.kill(stackDispatcher, 'SIGCONT');

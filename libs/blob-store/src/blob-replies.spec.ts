@@ -9,7 +9,13 @@ import { BlobReplies, openJsonReply } from './blob-replies';
 describe('BlobReplies (large RPC answers through the blob store)', () => {
   const root = mkdtempSync(join(tmpdir(), 'replies-'));
   const store = new FsBlobStore(root);
-  const replies = new BlobReplies(store, { service: 'platform-runs', inlineBytes: 1024, keepSeconds: 600, sweepSeconds: 60, warn: () => undefined });
+  const replies = new BlobReplies(store, {
+    service: 'platform-runs',
+    inlineBytes: 1024,
+    keepSeconds: 600,
+    sweepSeconds: 60,
+    warn: () => undefined,
+  });
   const folder = join(root, 'rpc-replies', 'platform-runs');
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
@@ -21,7 +27,9 @@ describe('BlobReplies (large RPC answers through the blob store)', () => {
     expect(await replies.reply(edge)).toEqual({ json: edge });
     const wide = JSON.stringify({ t: 'é'.repeat(600) });
     const large = await replies.reply(wide);
-    expect(large).toEqual({ blob: { key: expect.stringMatching(/^rpc-replies\/platform-runs\/[0-9a-f-]{36}\.json$/), size: Buffer.byteLength(wide) } });
+    expect(large).toEqual({
+      blob: { key: expect.stringMatching(/^rpc-replies\/platform-runs\/[0-9a-f-]{36}\.json$/), size: Buffer.byteLength(wide) },
+    });
 
     const opened = await openJsonReply(store, large);
     expect(opened && 'stream' in opened && opened.size).toBe(Buffer.byteLength(wide));
@@ -52,7 +60,13 @@ describe('BlobReplies (large RPC answers through the blob store)', () => {
   });
 
   it('as a Nest provider (useValue), its sweep starts with the module and stops with it', async () => {
-    const provided = new BlobReplies(store, { service: 'svc', inlineBytes: 1024, keepSeconds: 600, sweepSeconds: 60, warn: () => undefined });
+    const provided = new BlobReplies(store, {
+      service: 'svc',
+      inlineBytes: 1024,
+      keepSeconds: 600,
+      sweepSeconds: 60,
+      warn: () => undefined,
+    });
     const start = jest.spyOn(provided, 'onModuleInit');
     const stop = jest.spyOn(provided, 'onModuleDestroy');
     const moduleRef = await Test.createTestingModule({ providers: [{ provide: BlobReplies, useValue: provided }] }).compile();

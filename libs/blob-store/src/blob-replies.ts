@@ -34,7 +34,12 @@ export class BlobReplies {
     private readonly options: BlobRepliesOptions,
   ) {
     this.folder = `rpc-replies/${options.service}/`;
-    this.sweeper = new PeriodicSweep('RPC reply blob sweep', options.sweepSeconds * 1000, async () => (await this.sweep()) === SWEEP_BATCH, options.warn);
+    this.sweeper = new PeriodicSweep(
+      'RPC reply blob sweep',
+      options.sweepSeconds * 1000,
+      async () => (await this.sweep()) === SWEEP_BATCH,
+      options.warn,
+    );
   }
 
   /** `json` inline when it is small enough, else written to the blob store and its key. */
@@ -63,7 +68,10 @@ export class BlobReplies {
  * The calling side: the answer's JSON text, or a stream of its blob (deleted once the stream has ended or
  * was abandoned: an answer is read once). Undefined when the blob is gone (swept: the caller was too slow).
  */
-export async function openJsonReply(store: BlobStore, reply: JsonReply): Promise<{ json: string } | { stream: Readable; size: number } | undefined> {
+export async function openJsonReply(
+  store: BlobStore,
+  reply: JsonReply,
+): Promise<{ json: string } | { stream: Readable; size: number } | undefined> {
   if ('json' in reply) return { json: reply.json };
   const found = await store.get(reply.blob.key);
   if (!found) return undefined;

@@ -13,19 +13,25 @@ export class BlobStoreEnv {
   @IsString()
   BLOB_DIR: string = '.cache/blobs';
 
-  @ValidateIf(s3) @Matches(/^https?:\/\/\S+$/, { message: 'S3_ENDPOINT must be an http(s) URL when BLOB_DRIVER=s3' })
+  @ValidateIf(s3)
+  @Matches(/^https?:\/\/\S+$/, { message: 'S3_ENDPOINT must be an http(s) URL when BLOB_DRIVER=s3' })
   S3_ENDPOINT?: string = undefined;
 
-  @ValidateIf(s3) @IsString({ message: 'S3_BUCKET must be set when BLOB_DRIVER=s3' }) @MinLength(3)
+  @ValidateIf(s3)
+  @IsString({ message: 'S3_BUCKET must be set when BLOB_DRIVER=s3' })
+  @MinLength(3)
   S3_BUCKET?: string = undefined;
 
-  @ValidateIf(s3) @IsString()
+  @ValidateIf(s3)
+  @IsString()
   S3_REGION: string = 'us-east-1';
 
-  @ValidateIf(s3) @IsString({ message: 'S3_ACCESS_KEY_ID must be set when BLOB_DRIVER=s3' })
+  @ValidateIf(s3)
+  @IsString({ message: 'S3_ACCESS_KEY_ID must be set when BLOB_DRIVER=s3' })
   S3_ACCESS_KEY_ID?: string = undefined;
 
-  @ValidateIf(s3) @IsString({ message: 'S3_SECRET_ACCESS_KEY must be set when BLOB_DRIVER=s3' })
+  @ValidateIf(s3)
+  @IsString({ message: 'S3_SECRET_ACCESS_KEY must be set when BLOB_DRIVER=s3' })
   S3_SECRET_ACCESS_KEY?: string = undefined;
 }
 

@@ -22,7 +22,12 @@ describe('FsBlobStore', () => {
   });
 
   it('refuses a stream over the limit and keeps nothing', async () => {
-    await expect(store.put('big.bin', Readable.from([Buffer.alloc(600), Buffer.alloc(600)]), { contentType: 'application/octet-stream', maxBytes: 1000 })).rejects.toBeInstanceOf(BlobTooLargeError);
+    await expect(
+      store.put('big.bin', Readable.from([Buffer.alloc(600), Buffer.alloc(600)]), {
+        contentType: 'application/octet-stream',
+        maxBytes: 1000,
+      }),
+    ).rejects.toBeInstanceOf(BlobTooLargeError);
     expect(await store.head('big.bin')).toBeUndefined();
   });
 
@@ -35,15 +40,18 @@ describe('FsBlobStore', () => {
     expect(existsSync(join(root, 'uploads/u1'))).toBe(false);
     expect(await store.head('uploads/u10/c.csv')).toEqual({ size: 1, contentType: 'text/csv' });
     await expect(store.deleteFolder('uploads/u1/')).resolves.toBeUndefined();
-    for (const folder of ['uploads/u10', '../', 'uploads/../../', '/']) await expect(store.deleteFolder(folder)).rejects.toThrow(/invalid blob/);
+    for (const folder of ['uploads/u10', '../', 'uploads/../../', '/'])
+      await expect(store.deleteFolder(folder)).rejects.toThrow(/invalid blob/);
   });
 
   it('deletes what is older than a date directly in a folder, a leftover temporary file too, at most `limit`, nothing newer or deeper', async () => {
     const past = new Date(Date.now() - 3_600_000);
-    for (const name of ['a', 'b', 'c', 'new']) await store.put(`old/${name}.json`, Readable.from(['{}']), { contentType: 'application/json' });
+    for (const name of ['a', 'b', 'c', 'new'])
+      await store.put(`old/${name}.json`, Readable.from(['{}']), { contentType: 'application/json' });
     await store.put('old/deeper/d.json', Readable.from(['{}']), { contentType: 'application/json' });
     writeFileSync(join(root, 'old/.interrupted.partial'), 'half');
-    for (const name of ['a.json', 'b.json', 'c.json', '.interrupted.partial', 'deeper/d.json']) utimesSync(join(root, 'old', name), past, past);
+    for (const name of ['a.json', 'b.json', 'c.json', '.interrupted.partial', 'deeper/d.json'])
+      utimesSync(join(root, 'old', name), past, past);
     const cutoff = new Date(Date.now() - 60_000);
     expect(await store.deleteOlderThan('old/', cutoff, 2)).toBe(2);
     expect(await store.deleteOlderThan('old/', cutoff, 10)).toBe(2);

@@ -61,7 +61,9 @@ describe('mounted buckets', () => {
       await expect(bucket.head('a/x.png')).resolves.toEqual({ size: 10, mediaType: 'image/png' });
       unlinkSync(join(root, 'a', 'x.png'));
       symlinkSync(secret, join(root, 'a', 'x.png'));
-      await expect(bucket.head('a/x.png')).rejects.toThrow('object key "a/x.png" is a symbolic link: mounted buckets serve regular files only');
+      await expect(bucket.head('a/x.png')).rejects.toThrow(
+        'object key "a/x.png" is a symbolic link: mounted buckets serve regular files only',
+      );
       await expect(bucket.head('a/x.png')).rejects.toBeInstanceOf(MountedObjectError);
       await expect(bucket.get('a/x.png')).resolves.toBeUndefined();
     });

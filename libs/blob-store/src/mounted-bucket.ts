@@ -13,7 +13,8 @@ export function sniffMediaType(head: Buffer): string | undefined {
   if (starts([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return 'image/png';
   if (head.subarray(0, 6).toString('latin1') === 'GIF87a' || head.subarray(0, 6).toString('latin1') === 'GIF89a') return 'image/gif';
   if (head.subarray(0, 4).toString('latin1') === 'RIFF' && head.subarray(8, 12).toString('latin1') === 'WEBP') return 'image/webp';
-  if (head.subarray(4, 8).toString('latin1') === 'ftyp') return head.subarray(8, 11).toString('latin1') === 'qt ' ? 'video/quicktime' : 'video/mp4';
+  if (head.subarray(4, 8).toString('latin1') === 'ftyp')
+    return head.subarray(8, 11).toString('latin1') === 'qt ' ? 'video/quicktime' : 'video/mp4';
   if (starts([0x1a, 0x45, 0xdf, 0xa3])) return 'video/webm';
   if (head.subarray(0, 4).toString('latin1') === 'RIFF' && head.subarray(8, 11).toString('latin1') === 'AVI') return 'video/x-msvideo';
   if (head.subarray(0, 5).toString('latin1') === '%PDF-') return 'application/pdf';
@@ -36,7 +37,8 @@ export class MountedBucketError extends Error {
 /** Keys of mounted objects: relative, no empty, "." or ".." segments, no NUL. */
 export function assertMountedKey(key: string): void {
   if (!key || key.includes('\0') || key.startsWith('/')) throw new MountedObjectError(`invalid object key ${JSON.stringify(key)}`);
-  if (key.split('/').some((part) => part === '..' || part === '.')) throw new MountedObjectError(`object key ${JSON.stringify(key)} leaves the bucket`);
+  if (key.split('/').some((part) => part === '..' || part === '.'))
+    throw new MountedObjectError(`object key ${JSON.stringify(key)} leaves the bucket`);
 }
 
 /** A client's storage mounted read-only: tasks take images from it (spec "Bucket rule"). */
@@ -72,10 +74,13 @@ export class FsMountedBucket implements MountedBucket {
     const path = resolve(root, key);
     if (!path.startsWith(root + sep)) throw new MountedObjectError(`object key ${JSON.stringify(key)} leaves the bucket`);
     // O_NONBLOCK: opening a FIFO someone left in the bucket must not wait for a writer.
-    const file = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'ELOOP') throw new MountedObjectError(`object key ${JSON.stringify(key)} is a symbolic link: mounted buckets serve regular files only`);
-      return undefined;
-    });
+    const file = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch(
+      (error: NodeJS.ErrnoException) => {
+        if (error.code === 'ELOOP')
+          throw new MountedObjectError(`object key ${JSON.stringify(key)} is a symbolic link: mounted buckets serve regular files only`);
+        return undefined;
+      },
+    );
     if (!file) return undefined;
     try {
       const info = await file.stat();
@@ -84,7 +89,9 @@ export class FsMountedBucket implements MountedBucket {
         return undefined;
       }
       if ((await realPathOf(file, path)) !== path) {
-        throw new MountedObjectError(`object key ${JSON.stringify(key)} goes through a symbolic link: mounted buckets serve regular files only`);
+        throw new MountedObjectError(
+          `object key ${JSON.stringify(key)} goes through a symbolic link: mounted buckets serve regular files only`,
+        );
       }
       return { file, size: info.size };
     } catch (error) {

@@ -27,9 +27,21 @@ describe('S3 blob store (against s3rver)', () => {
   let settings: S3Settings;
 
   beforeAll(async () => {
-    server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory, configureBuckets: [{ name: 'workline-media', configs: [] }] });
+    server = new S3rver({
+      address: '127.0.0.1',
+      port: 0,
+      silent: true,
+      directory,
+      configureBuckets: [{ name: 'workline-media', configs: [] }],
+    });
     const { port } = await server.run();
-    settings = { endpoint: `http://127.0.0.1:${port}`, bucket: 'workline-media', region: 'us-east-1', accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
+    settings = {
+      endpoint: `http://127.0.0.1:${port}`,
+      bucket: 'workline-media',
+      region: 'us-east-1',
+      accessKeyId: 'S3RVER',
+      secretAccessKey: 'S3RVER',
+    };
   });
 
   afterAll(async () => {
@@ -40,7 +52,9 @@ describe('S3 blob store (against s3rver)', () => {
   it('puts, heads, gets and deletes streamed objects', async () => {
     const store = new S3BlobStore(settings);
     const bytes = Buffer.alloc(300_000, 7);
-    await expect(store.put('media/med_a-b.c_d', Readable.from([bytes.subarray(0, 100_000), bytes.subarray(100_000)]), { contentType: 'video/mp4' })).resolves.toEqual({
+    await expect(
+      store.put('media/med_a-b.c_d', Readable.from([bytes.subarray(0, 100_000), bytes.subarray(100_000)]), { contentType: 'video/mp4' }),
+    ).resolves.toEqual({
       size: 300_000,
       contentType: 'video/mp4',
     });
@@ -56,7 +70,8 @@ describe('S3 blob store (against s3rver)', () => {
   it('deletes every object of a folder, over several listing pages, and nothing beside it', async () => {
     const store = new S3BlobStore(settings);
     const keys = Array.from({ length: 1005 }, (_, i) => `uploads/u1/${i}.csv`);
-    for (let i = 0; i < keys.length; i += 50) await Promise.all(keys.slice(i, i + 50).map((key) => store.put(key, Readable.from(['x']), { contentType: 'text/csv' })));
+    for (let i = 0; i < keys.length; i += 50)
+      await Promise.all(keys.slice(i, i + 50).map((key) => store.put(key, Readable.from(['x']), { contentType: 'text/csv' })));
     await store.put('uploads/u10/kept.csv', Readable.from(['y']), { contentType: 'text/csv' });
     await store.deleteFolder('uploads/u1/');
     const left = await Promise.all([keys[0], keys[999], keys[1004]].map((key) => store.head(key)));
@@ -66,7 +81,8 @@ describe('S3 blob store (against s3rver)', () => {
 
   it('deletes what was written before a date directly in a folder, at most `limit` at a time, nothing deeper', async () => {
     const store = new S3BlobStore(settings);
-    for (const name of ['a', 'b', 'c']) await store.put(`rpc-replies/svc/${name}.json`, Readable.from(['{}']), { contentType: 'application/json' });
+    for (const name of ['a', 'b', 'c'])
+      await store.put(`rpc-replies/svc/${name}.json`, Readable.from(['{}']), { contentType: 'application/json' });
     await store.put('rpc-replies/svc/deeper/d.json', Readable.from(['{}']), { contentType: 'application/json' });
     await store.put('rpc-replies/svc2/e.json', Readable.from(['{}']), { contentType: 'application/json' });
     await expect(store.deleteOlderThan('rpc-replies/svc/', new Date(Date.now() - 60_000), 10)).resolves.toBe(0);
@@ -80,17 +96,23 @@ describe('S3 blob store (against s3rver)', () => {
 
   it('refuses a body over the limit and stores nothing', async () => {
     const store = new S3BlobStore(settings);
-    await expect(store.put('media/too-big', Readable.from([Buffer.alloc(600), Buffer.alloc(600)]), { contentType: 'text/plain', maxBytes: 1000 })).rejects.toBeInstanceOf(BlobTooLargeError);
+    await expect(
+      store.put('media/too-big', Readable.from([Buffer.alloc(600), Buffer.alloc(600)]), { contentType: 'text/plain', maxBytes: 1000 }),
+    ).rejects.toBeInstanceOf(BlobTooLargeError);
     await expect(store.head('media/too-big')).resolves.toBeUndefined();
   });
 
   it('fails loudly with unknown credentials or a missing bucket', async () => {
-    await expect(new S3BlobStore({ ...settings, accessKeyId: 'NOBODY' }).put('media/x', Readable.from([Buffer.from('x')]), { contentType: 'text/plain' })).rejects.toThrow(
-      /S3 PUT media\/x answered 403 \(InvalidAccessKeyId\)/,
-    );
-    await expect(new S3BlobStore({ ...settings, bucket: 'no-such-bucket' }).put('media/x', Readable.from([Buffer.from('x')]), { contentType: 'text/plain' })).rejects.toThrow(
-      /answered 404 \(NoSuchBucket\)/,
-    );
+    await expect(
+      new S3BlobStore({ ...settings, accessKeyId: 'NOBODY' }).put('media/x', Readable.from([Buffer.from('x')]), {
+        contentType: 'text/plain',
+      }),
+    ).rejects.toThrow(/S3 PUT media\/x answered 403 \(InvalidAccessKeyId\)/);
+    await expect(
+      new S3BlobStore({ ...settings, bucket: 'no-such-bucket' }).put('media/x', Readable.from([Buffer.from('x')]), {
+        contentType: 'text/plain',
+      }),
+    ).rejects.toThrow(/answered 404 \(NoSuchBucket\)/);
   });
 
   it('is what createBlobStore returns for BLOB_DRIVER=s3', async () => {
@@ -133,7 +155,16 @@ describe('S3 blob store (against s3rver)', () => {
     it('is what openMountedBucket gives for a stored s3 bucket, its secret unsealed only there', async () => {
       const box = new SecretBox('test-secrets-key');
       const bucket = openMountedBucket(
-        { driver: 's3', endpoint: settings.endpoint, region: 'us-east-1', bucket: settings.bucket, prefix: 'client/a/', access_key_id: 'S3RVER', sealed_secret_access_key: box.seal('S3RVER'), force_path_style: true },
+        {
+          driver: 's3',
+          endpoint: settings.endpoint,
+          region: 'us-east-1',
+          bucket: settings.bucket,
+          prefix: 'client/a/',
+          access_key_id: 'S3RVER',
+          sealed_secret_access_key: box.seal('S3RVER'),
+          force_path_style: true,
+        },
         box,
       );
       expect(bucket).toBeInstanceOf(S3MountedBucket);
@@ -156,10 +187,15 @@ describe('S3 blob store (against s3rver)', () => {
       for (const [change, field, message] of cases) {
         const error = await new S3MountedBucket({ ...settings, ...change }).check().catch((e: unknown) => e);
         expect(error).toBeInstanceOf(MountedBucketError);
-        expect({ field: (error as MountedBucketError).field, message: (error as Error).message }).toEqual({ field, message: expect.stringMatching(message) });
+        expect({ field: (error as MountedBucketError).field, message: (error as Error).message }).toEqual({
+          field,
+          message: expect.stringMatching(message),
+        });
       }
       // A missing bucket is not a missing object: reading from it fails loudly.
-      await expect(new S3MountedBucket({ ...settings, bucket: 'no-such-bucket' }).head('a/photo.png')).rejects.toThrow(/answered 404 \(NoSuchBucket\)/);
+      await expect(new S3MountedBucket({ ...settings, bucket: 'no-such-bucket' }).head('a/photo.png')).rejects.toThrow(
+        /answered 404 \(NoSuchBucket\)/,
+      );
     });
   });
 });

@@ -11,7 +11,13 @@ const EMPTY = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855'
 
 describe('S3 Signature Version 4', () => {
   it('matches the GET Object example of the AWS Signature Version 4 documentation', () => {
-    const headers = new S3Client(EXAMPLE).sign('GET', '/test.txt', EMPTY, { host: 'examplebucket.s3.amazonaws.com', range: 'bytes=0-9' }, new Date('2013-05-24T00:00:00Z'));
+    const headers = new S3Client(EXAMPLE).sign(
+      'GET',
+      '/test.txt',
+      EMPTY,
+      { host: 'examplebucket.s3.amazonaws.com', range: 'bytes=0-9' },
+      new Date('2013-05-24T00:00:00Z'),
+    );
     expect(headers.authorization).toBe(
       'AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request,' +
         'SignedHeaders=host;range;x-amz-content-sha256;x-amz-date,' +
@@ -23,7 +29,14 @@ describe('S3 Signature Version 4', () => {
   it('matches the GET Bucket (List Objects) example: the query string is signed in canonical order', () => {
     const query = canonicalQuery({ prefix: 'J', 'max-keys': '2' });
     expect(query).toBe('max-keys=2&prefix=J');
-    const headers = new S3Client(EXAMPLE).sign('GET', '/', EMPTY, { host: 'examplebucket.s3.amazonaws.com' }, new Date('2013-05-24T00:00:00Z'), query);
+    const headers = new S3Client(EXAMPLE).sign(
+      'GET',
+      '/',
+      EMPTY,
+      { host: 'examplebucket.s3.amazonaws.com' },
+      new Date('2013-05-24T00:00:00Z'),
+      query,
+    );
     expect(headers.authorization).toBe(
       'AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request,' +
         'SignedHeaders=host;x-amz-content-sha256;x-amz-date,' +

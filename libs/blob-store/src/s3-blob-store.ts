@@ -26,7 +26,8 @@ const IDLE_TIMEOUT_MS = 30_000;
 export const EMPTY_SHA256 = createHash('sha256').update('').digest('hex');
 
 /** RFC 3986 encoding as S3 expects in canonical paths (slashes kept between segments). */
-const encodeSegment = (segment: string) => encodeURIComponent(segment).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+const encodeSegment = (segment: string) =>
+  encodeURIComponent(segment).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
 const hmac = (key: Buffer | string, data: string) => createHmac('sha256', key).update(data).digest();
 
@@ -69,7 +70,9 @@ export class S3Client {
         },
       );
       outgoing.on('error', reject);
-      outgoing.setTimeout(IDLE_TIMEOUT_MS, () => outgoing.destroy(new Error(`no answer from ${this.endpoint.host} within ${IDLE_TIMEOUT_MS / 1000} s`)));
+      outgoing.setTimeout(IDLE_TIMEOUT_MS, () =>
+        outgoing.destroy(new Error(`no answer from ${this.endpoint.host} within ${IDLE_TIMEOUT_MS / 1000} s`)),
+      );
       if (options.body) {
         options.body.on('error', (error) => outgoing.destroy(error));
         options.body.pipe(outgoing);
@@ -87,13 +90,31 @@ export class S3Client {
   }
 
   /** Signature Version 4: signs every given header plus x-amz-content-sha256 and x-amz-date, and the canonical query. */
-  sign(method: string, path: string, payloadHash: string, headers: Record<string, string>, now = new Date(), query = ''): Record<string, string> {
-    const amzDate = now.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+  sign(
+    method: string,
+    path: string,
+    payloadHash: string,
+    headers: Record<string, string>,
+    now = new Date(),
+    query = '',
+  ): Record<string, string> {
+    const amzDate = now
+      .toISOString()
+      .replace(/[-:]/g, '')
+      .replace(/\.\d{3}/, '');
     const day = amzDate.slice(0, 8);
     const signed: Record<string, string> = { 'x-amz-content-sha256': payloadHash, 'x-amz-date': amzDate };
     for (const [name, value] of Object.entries(headers)) signed[name.toLowerCase()] = value;
     const names = Object.keys(signed).sort();
-    const canonical = [method, path, query, ...names.map((n) => `${n}:${signed[n].trim().replace(/\s+/g, ' ')}`), '', names.join(';'), payloadHash].join('\n');
+    const canonical = [
+      method,
+      path,
+      query,
+      ...names.map((n) => `${n}:${signed[n].trim().replace(/\s+/g, ' ')}`),
+      '',
+      names.join(';'),
+      payloadHash,
+    ].join('\n');
     const scope = `${day}/${this.settings.region}/s3/aws4_request`;
     const toSign = ['AWS4-HMAC-SHA256', amzDate, scope, createHash('sha256').update(canonical).digest('hex')].join('\n');
     const key = hmac(hmac(hmac(hmac(`AWS4${this.settings.secretAccessKey}`, day), this.settings.region), 's3'), 'aws4_request');
@@ -224,7 +245,9 @@ export class S3BlobStore implements BlobStore {
     let marker: string | undefined;
     while (deleted < limit) {
       // delimiter '/': only the objects directly in the folder, as the filesystem driver does.
-      const response = await this.s3.send('GET', undefined, EMPTY_SHA256, { query: { prefix: folder, delimiter: '/', ...(marker ? { marker } : {}) } });
+      const response = await this.s3.send('GET', undefined, EMPTY_SHA256, {
+        query: { prefix: folder, delimiter: '/', ...(marker ? { marker } : {}) },
+      });
       await this.s3.expectOk(response, `list ${folder}`);
       const chunks: Buffer[] = [];
       for await (const chunk of response) chunks.push(chunk as Buffer);
@@ -248,5 +271,8 @@ export class S3BlobStore implements BlobStore {
 }
 
 function metaOf(response: IncomingMessage): BlobMeta {
-  return { size: Number(response.headers['content-length'] ?? 0), contentType: response.headers['content-type'] ?? 'application/octet-stream' };
+  return {
+    size: Number(response.headers['content-length'] ?? 0),
+    contentType: response.headers['content-type'] ?? 'application/octet-stream',
+  };
 }

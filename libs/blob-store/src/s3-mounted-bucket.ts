@@ -2,7 +2,14 @@ import type { MountedBucketSpec } from '@workline/contracts';
 import type { SecretBox } from '@workline/secrets';
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
-import { assertMountedKey, FsMountedBucket, type MountedBucket, MountedBucketError, MountedObjectError, sniffMediaType } from './mounted-bucket';
+import {
+  assertMountedKey,
+  FsMountedBucket,
+  type MountedBucket,
+  MountedBucketError,
+  MountedObjectError,
+  sniffMediaType,
+} from './mounted-bucket';
 import { EMPTY_SHA256, S3Client, S3Error, type S3Settings } from './s3-blob-store';
 
 const SNIFF_BYTES = 16;
@@ -27,9 +34,7 @@ async function firstBytes(stream: IncomingMessage, limit: number): Promise<Buffe
 export class S3MountedBucket implements MountedBucket {
   private readonly s3: S3Client;
 
-  constructor(
-    private readonly settings: S3Settings & { prefix?: string },
-  ) {
+  constructor(private readonly settings: S3Settings & { prefix?: string }) {
     this.s3 = new S3Client(settings);
   }
 
@@ -55,11 +60,14 @@ export class S3MountedBucket implements MountedBucket {
     const objectKey = this.objectKey(key);
     const head = await this.s3.send('HEAD', objectKey, EMPTY_SHA256);
     head.resume();
-    if (head.statusCode === 404 && (await this.missing(await this.s3.send('GET', objectKey, EMPTY_SHA256), `GET ${objectKey}`))) return undefined;
+    if (head.statusCode === 404 && (await this.missing(await this.s3.send('GET', objectKey, EMPTY_SHA256), `GET ${objectKey}`)))
+      return undefined;
     await this.s3.expectOk(head, `HEAD ${objectKey}`);
     const size = Number(head.headers['content-length'] ?? 0);
     if (size === 0) return { size, mediaType: undefined };
-    const response = await this.s3.send('GET', objectKey, EMPTY_SHA256, { headers: { range: `bytes=0-${Math.min(SNIFF_BYTES, size) - 1}` } });
+    const response = await this.s3.send('GET', objectKey, EMPTY_SHA256, {
+      headers: { range: `bytes=0-${Math.min(SNIFF_BYTES, size) - 1}` },
+    });
     await this.s3.expectOk(response, `GET ${objectKey}`);
     return { size, mediaType: sniffMediaType(await firstBytes(response, SNIFF_BYTES)) };
   }
@@ -92,12 +100,15 @@ export class S3MountedBucket implements MountedBucket {
     }
     const { code } = await S3Error.of(response, 'list');
     const answered = `answered ${status}${code ? ` (${code})` : ''}`;
-    if (code === 'NoSuchBucket') throw new MountedBucketError('bucket', `bucket ${this.settings.bucket} does not exist at ${this.settings.endpoint}`);
-    if (code === 'SignatureDoesNotMatch') throw new MountedBucketError('secret_access_key', `the secret access key was refused: the S3 service ${answered}`);
+    if (code === 'NoSuchBucket')
+      throw new MountedBucketError('bucket', `bucket ${this.settings.bucket} does not exist at ${this.settings.endpoint}`);
+    if (code === 'SignatureDoesNotMatch')
+      throw new MountedBucketError('secret_access_key', `the secret access key was refused: the S3 service ${answered}`);
     if (code === 'AuthorizationHeaderMalformed' || code === 'PermanentRedirect' || status === 301) {
       throw new MountedBucketError('region', `region ${this.settings.region} does not match the bucket: the S3 service ${answered}`);
     }
-    if (status === 401 || status === 403) throw new MountedBucketError('access_key_id', `the credentials were refused: the S3 service ${answered}`);
+    if (status === 401 || status === 403)
+      throw new MountedBucketError('access_key_id', `the credentials were refused: the S3 service ${answered}`);
     throw new MountedBucketError('endpoint', `the bucket could not be listed: ${this.settings.endpoint} ${answered}`);
   }
 }

@@ -35,9 +35,12 @@ describe('callback URL policy', () => {
     expect(blockedAddressReason(ip)).toBe(reason);
   });
 
-  it.each(['93.184.216.34', '8.8.8.8', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '2002:808:808::1', '64:ff9b::8.8.8.8'])('accepts the public address %s', (ip) => {
-    expect(blockedAddressReason(ip)).toBeUndefined();
-  });
+  it.each(['93.184.216.34', '8.8.8.8', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '2002:808:808::1', '64:ff9b::8.8.8.8'])(
+    'accepts the public address %s',
+    (ip) => {
+      expect(blockedAddressReason(ip)).toBeUndefined();
+    },
+  );
 
   it('splits userinfo off into a Basic authorization value', () => {
     expect(parseCallbackUrl('https://us%40er:p%3Ass@example.com:8443/cb?x=1')).toEqual({
@@ -54,7 +57,9 @@ describe('callback URL policy', () => {
   });
 
   it('refuses literal private hosts and names that resolve to loopback; allowPrivate lifts it', async () => {
-    await expect(checkCallbackUrl('http://127.0.0.1:8080/cb')).rejects.toThrow('callback_url must point to a public address: 127.0.0.1 is a loopback address');
+    await expect(checkCallbackUrl('http://127.0.0.1:8080/cb')).rejects.toThrow(
+      'callback_url must point to a public address: 127.0.0.1 is a loopback address',
+    );
     await expect(checkCallbackUrl('http://[::1]/cb')).rejects.toThrow('::1 is a loopback address');
     await expect(checkCallbackUrl('http://localhost/cb', { allowPrivate: true })).resolves.toMatchObject({ host: 'localhost' });
   });
@@ -80,13 +85,16 @@ describe('callback URL policy', () => {
     expect(blockedAddressReason('fd12::1', allowed)).toBeUndefined();
     expect(blockedAddressReason('169.254.169.254', [parseAddressRange('169.254.0.0/16')!])).toBe('a cloud metadata address');
     await expect(checkCallbackUrl('http://127.0.0.1:9/cb', { allowedRanges: ['127.0.0.1'] })).resolves.toMatchObject({ host: '127.0.0.1' });
-    await expect(checkCallbackUrl('http://127.0.0.2:9/cb', { allowedRanges: ['127.0.0.1'] })).rejects.toThrow('127.0.0.2 is a loopback address');
+    await expect(checkCallbackUrl('http://127.0.0.2:9/cb', { allowedRanges: ['127.0.0.1'] })).rejects.toThrow(
+      '127.0.0.2 is a loopback address',
+    );
   });
 
   it('parses address ranges', () => {
     expect(parseAddressRange('10.20.0.0/16')).toEqual({ family: 4, start: 0x0a140000n, end: 0x0a14ffffn });
     expect(parseAddressRange('10.20.1.2/16')).toEqual({ family: 4, start: 0x0a140000n, end: 0x0a14ffffn });
     expect(parseAddressRange('::1')).toEqual({ family: 6, start: 1n, end: 1n });
-    for (const bad of ['10.0.0.0/33', '10.0.0/8', 'fd00::/129', 'example.com', '10.0.0.0/8/1', '10.0.0.0/x', '']) expect(parseAddressRange(bad)).toBeUndefined();
+    for (const bad of ['10.0.0.0/33', '10.0.0/8', 'fd00::/129', 'example.com', '10.0.0.0/8/1', '10.0.0.0/x', ''])
+      expect(parseAddressRange(bad)).toBeUndefined();
   });
 });

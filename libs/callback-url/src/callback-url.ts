@@ -107,7 +107,8 @@ export function parseAddressRange(text: string): AddressRange | undefined {
   return { family, start, end };
 }
 
-const within = (ranges: readonly AddressRange[], family: 4 | 6, n: bigint) => ranges.some((r) => r.family === family && n >= r.start && n <= r.end);
+const within = (ranges: readonly AddressRange[], family: 4 | 6, n: bigint) =>
+  ranges.some((r) => r.family === family && n >= r.start && n <= r.end);
 
 /**
  * Why an IP address may not be called back, or undefined when it may: a public address, or a non-public

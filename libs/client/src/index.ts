@@ -13,15 +13,25 @@ export type WorklineClient = Client<paths>;
 export type Schemas = components['schemas'];
 
 /** How the client authenticates: an API key, the account's Basic credentials, or a Bearer token (worker or admin). */
-export type Credentials = { apiKey: string } | { basic: { username: string; password: string } } | { bearer: string } | Record<string, never>;
+export type Credentials =
+  { apiKey: string } | { basic: { username: string; password: string } } | { bearer: string } | Record<string, never>;
 
 export function authHeaders(credentials: Credentials): Record<string, string> {
   if ('apiKey' in credentials) return { 'x-api-key': credentials.apiKey };
-  if ('basic' in credentials) return { authorization: `Basic ${Buffer.from(`${credentials.basic.username}:${credentials.basic.password}`).toString('base64')}` };
+  if ('basic' in credentials)
+    return { authorization: `Basic ${Buffer.from(`${credentials.basic.username}:${credentials.basic.password}`).toString('base64')}` };
   if ('bearer' in credentials) return { authorization: `Bearer ${credentials.bearer}` };
   return {};
 }
 
-export function createWorklineClient(baseUrl: string, credentials: Credentials = {}, options: Omit<ClientOptions, 'baseUrl'> = {}): WorklineClient {
-  return createClient<paths>({ ...options, baseUrl, headers: { ...authHeaders(credentials), ...(options.headers as Record<string, string> | undefined) } });
+export function createWorklineClient(
+  baseUrl: string,
+  credentials: Credentials = {},
+  options: Omit<ClientOptions, 'baseUrl'> = {},
+): WorklineClient {
+  return createClient<paths>({
+    ...options,
+    baseUrl,
+    headers: { ...authHeaders(credentials), ...(options.headers as Record<string, string> | undefined) },
+  });
 }

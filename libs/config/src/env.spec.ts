@@ -2,7 +2,9 @@ import { IsInt, Max, Min } from 'class-validator';
 import { BaseEnv, EnvError, loadEnv } from './env';
 
 class AppEnv extends BaseEnv {
-  @IsInt() @Min(1) @Max(65535)
+  @IsInt()
+  @Min(1)
+  @Max(65535)
   PORT: number = 3000;
 }
 
@@ -55,13 +57,20 @@ describe('loadEnv', () => {
   it('reads the callback guard: 0, 1, a list of ranges, DNS servers', () => {
     expect(loadEnv(AppEnv, {}).callbackPolicy).toEqual({ allowPrivate: false, allowedRanges: [], dnsServers: [] });
     expect(loadEnv(AppEnv, { WEBHOOK_ALLOW_PRIVATE: '1' }).callbackPolicy.allowPrivate).toBe(true);
-    expect(loadEnv(AppEnv, { WEBHOOK_ALLOW_PRIVATE: '127.0.0.1, 10.20.0.0/16,fd00::/8', WEBHOOK_DNS_SERVERS: '127.0.0.1:5353,[::1]:53,1.1.1.1' }).callbackPolicy).toEqual({
+    expect(
+      loadEnv(AppEnv, { WEBHOOK_ALLOW_PRIVATE: '127.0.0.1, 10.20.0.0/16,fd00::/8', WEBHOOK_DNS_SERVERS: '127.0.0.1:5353,[::1]:53,1.1.1.1' })
+        .callbackPolicy,
+    ).toEqual({
       allowPrivate: false,
       allowedRanges: ['127.0.0.1', '10.20.0.0/16', 'fd00::/8'],
       dnsServers: ['127.0.0.1:5353', '[::1]:53', '1.1.1.1'],
     });
-    expect(() => loadEnv(AppEnv, { WEBHOOK_ALLOW_PRIVATE: '10.0.0.0/33' })).toThrow(/WEBHOOK_ALLOW_PRIVATE must be 0, 1, or a comma-separated list of addresses or CIDR ranges/);
-    expect(() => loadEnv(AppEnv, { WEBHOOK_DNS_SERVERS: 'dns.example.com' })).toThrow(/WEBHOOK_DNS_SERVERS must be a comma-separated list of ip or ip:port/);
+    expect(() => loadEnv(AppEnv, { WEBHOOK_ALLOW_PRIVATE: '10.0.0.0/33' })).toThrow(
+      /WEBHOOK_ALLOW_PRIVATE must be 0, 1, or a comma-separated list of addresses or CIDR ranges/,
+    );
+    expect(() => loadEnv(AppEnv, { WEBHOOK_DNS_SERVERS: 'dns.example.com' })).toThrow(
+      /WEBHOOK_DNS_SERVERS must be a comma-separated list of ip or ip:port/,
+    );
   });
 
   it('rejects a port out of range', () => {

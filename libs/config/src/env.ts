@@ -27,7 +27,10 @@ const IsCallbackAllowance = () =>
   ValidateBy({
     name: 'isCallbackAllowance',
     validator: {
-      validate: (value: unknown) => typeof value === 'string' && (['0', '1', 'true', 'false'].includes(value.trim()) || (listOf(value).length > 0 && listOf(value).every((item) => parseAddressRange(item) !== undefined))),
+      validate: (value: unknown) =>
+        typeof value === 'string' &&
+        (['0', '1', 'true', 'false'].includes(value.trim()) ||
+          (listOf(value).length > 0 && listOf(value).every((item) => parseAddressRange(item) !== undefined))),
       defaultMessage: () => 'WEBHOOK_ALLOW_PRIVATE must be 0, 1, or a comma-separated list of addresses or CIDR ranges (e.g. 10.20.0.0/16)',
     },
   });
@@ -59,7 +62,9 @@ export class BaseEnv {
   DATABASE_URL: string = DEFAULT_DATABASE_URL;
 
   /** Connections of the app's PostgreSQL pool (shared by Prisma and the raw-SQL hot paths). */
-  @IsInt() @Min(1) @Max(1000)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
   DATABASE_POOL_SIZE: number = 10;
 
   @Matches(/^[^\s,]+:\d+(,[^\s,]+:\d+)*$/, { message: 'KAFKA_BROKERS must be a comma-separated list of host:port' })
@@ -80,7 +85,9 @@ export class BaseEnv {
    * service's default (performance 3001, oversight 3002, platform-runs 3003, webhook-dispatcher 3004);
    * 0: a free port picked by the OS (see HTTP_PORT_FILE). The gateway serves them on PORT.
    */
-  @IsInt() @Min(0) @Max(65535)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
   HTTP_PORT: number = 0;
 
   /** When set, a service writes the port its operational endpoints listen on into this file (tests). */
@@ -88,18 +95,24 @@ export class BaseEnv {
   HTTP_PORT_FILE: string = '';
 
   /** After SIGTERM: how long readiness answers 503 while the app still works, before it stops intake. */
-  @IsInt() @Min(0) @Max(120_000)
+  @IsInt()
+  @Min(0)
+  @Max(120_000)
   SHUTDOWN_DELAY_MS: number = 0;
 
   /** Distinguishes instances of one app (Kafka client ids, reply routing). */
   @IsString()
   INSTANCE_ID: string = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
 
-  @IsInt() @Min(100) @Max(120_000)
+  @IsInt()
+  @Min(100)
+  @Max(120_000)
   RPC_TIMEOUT_MS: number = 10_000;
 
   /** How long Kafka waits for a silent consumer (a crashed instance) before giving its partitions to the others. */
-  @IsInt() @Min(6_000) @Max(300_000)
+  @IsInt()
+  @Min(6_000)
+  @Max(300_000)
   KAFKA_SESSION_TIMEOUT_MS: number = 30_000;
 
   /** Directory of the filesystem blob store (uploaded media and CSV files); shared by the apps. */

@@ -18,14 +18,21 @@ describe('Idempotency-Key', () => {
       }
       expect(thrown).toBeInstanceOf(DomainError);
       expect((thrown as DomainError).code).toBe(ErrorCode.Validation);
-      expect((thrown as DomainError).errors).toEqual([{ field: 'Idempotency-Key', message: 'Idempotency-Key header must be 1 to 255 printable ASCII characters' }]);
+      expect((thrown as DomainError).errors).toEqual([
+        { field: 'Idempotency-Key', message: 'Idempotency-Key header must be 1 to 255 printable ASCII characters' },
+      ]);
     }
   });
 
   it('speaks v3 (code 102, "Data is invalid") when given the v3 code', () => {
-    expect(() => parseIdempotencyKey('', 102)).toThrow('Data is invalid: Idempotency-Key header must be 1 to 255 printable ASCII characters');
+    expect(() => parseIdempotencyKey('', 102)).toThrow(
+      'Data is invalid: Idempotency-Key header must be 1 to 255 printable ASCII characters',
+    );
     const reused = idempotencyKeyReused('k1', 102);
-    expect([reused.v3Code, reused.message]).toEqual([102, expect.stringMatching(/^Data is invalid: Idempotency-Key "k1" was already used with another request/)]);
+    expect([reused.v3Code, reused.message]).toEqual([
+      102,
+      expect.stringMatching(/^Data is invalid: Idempotency-Key "k1" was already used with another request/),
+    ]);
     expect(idempotencyKeyReused('k1').v3Code).toBeUndefined();
   });
 

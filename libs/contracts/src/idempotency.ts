@@ -36,14 +36,20 @@ export function parseIdempotencyKey(value: string | string[] | undefined, v3Code
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, item: unknown) =>
     item !== null && typeof item === 'object' && !Array.isArray(item)
-      ? Object.fromEntries(Object.keys(item).sort().map((key) => [key, (item as Record<string, unknown>)[key]]))
+      ? Object.fromEntries(
+          Object.keys(item)
+            .sort()
+            .map((key) => [key, (item as Record<string, unknown>)[key]]),
+        )
       : item,
   );
 }
 
 /** SHA-256 (hex) of the canonical JSON of a request: what is compared when a key comes back. */
 export function requestFingerprint(value: unknown): string {
-  return createHash('sha256').update(canonicalJson(value) ?? 'undefined').digest('hex');
+  return createHash('sha256')
+    .update(canonicalJson(value) ?? 'undefined')
+    .digest('hex');
 }
 
 /** The same key sent again with another request: 422, nothing is created or changed. */

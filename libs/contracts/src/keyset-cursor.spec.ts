@@ -9,7 +9,12 @@ describe('keyset cursor', () => {
   });
 
   it('refuses a cursor it did not issue, naming the field', () => {
-    for (const bad of ['', 'nonsense', Buffer.from('[1,2]').toString('base64url'), Buffer.from('["not a date","x"]').toString('base64url')]) {
+    for (const bad of [
+      '',
+      'nonsense',
+      Buffer.from('[1,2]').toString('base64url'),
+      Buffer.from('["not a date","x"]').toString('base64url'),
+    ]) {
       let caught: unknown;
       try {
         decodeCursor(bad);

@@ -7,10 +7,16 @@ export const PAGE_MAX = 100;
 
 /** `limit` and `cursor` of a paginated list's query string (the list's own filters extend it). */
 export class PageQuery {
-  @IsOptional() @Type(() => Number) @IsInt({ message: 'limit must be an integer' }) @Min(1) @Max(PAGE_MAX)
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: 'limit must be an integer' })
+  @Min(1)
+  @Max(PAGE_MAX)
   limit?: number;
 
-  @IsOptional() @IsString() @MaxLength(500)
+  @IsOptional()
+  @IsString()
+  @MaxLength(500)
   cursor?: string;
 }
 

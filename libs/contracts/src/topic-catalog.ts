@@ -106,7 +106,8 @@ export const TOPIC_CATALOG: Record<Topic, TopicContract> = {
   },
   [Topic.DeliveryRequested]: {
     audience: 'internal',
-    summary: 'Post this exact body to this URL, durably, with retries: task webhooks (oversight) and run callbacks (platform-runs). Secrets travel sealed.',
+    summary:
+      'Post this exact body to this URL, durably, with retries: task webhooks (oversight) and run callbacks (platform-runs). Secrets travel sealed.',
     producers: [ServiceName.Oversight, ServiceName.PlatformRuns],
     consumers: [ServiceName.WebhookDispatcher],
     key: "the subject's id: task id (oversight) or run id (platform-runs)",

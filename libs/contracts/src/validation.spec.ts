@@ -15,7 +15,7 @@ describe('validateContract with cached rule lookups', () => {
     }
   });
 
-  it('sees the rules of a class defined after earlier validations, its parent\'s included', () => {
+  it("sees the rules of a class defined after earlier validations, its parent's included", () => {
     validateContract(Parent, { name: 'a' });
     class Child extends Parent {
       @IsInt() @Min(1) count!: number;

@@ -9,7 +9,14 @@ function controlledFlush<I>() {
     batches.push(items);
     return new Promise<string[]>((resolve) => finishers.push(() => resolve(items.map((item) => `done ${String(item)}`))));
   };
-  return { batches, flush, finishNext: () => finishers.shift()!(), get pending() { return finishers.length; } };
+  return {
+    batches,
+    flush,
+    finishNext: () => finishers.shift()!(),
+    get pending() {
+      return finishers.length;
+    },
+  };
 }
 
 const turn = () => new Promise((resolve) => setImmediate(resolve));
@@ -55,7 +62,11 @@ describe('Batcher (group commit)', () => {
     const batcher = new Batcher({ flush, maxItems: 4 });
     const results = await Promise.all(Array.from({ length: 10 }, (_, i) => batcher.submit(i)));
     expect(results).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
-    expect(flush.mock.calls.map(([items]) => items)).toEqual([[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]);
+    expect(flush.mock.calls.map(([items]) => items)).toEqual([
+      [0, 1, 2, 3],
+      [4, 5, 6, 7],
+      [8, 9],
+    ]);
   });
 
   it('runs up to `concurrency` flushes at once', async () => {
@@ -63,7 +74,10 @@ describe('Batcher (group commit)', () => {
     const batcher = new Batcher({ flush: control.flush, maxItems: 2, concurrency: 2 });
     const all = Promise.all([1, 2, 3, 4, 5].map((n) => batcher.submit(n)));
     await turn();
-    expect(control.batches).toEqual([[1, 2], [3, 4]]);
+    expect(control.batches).toEqual([
+      [1, 2],
+      [3, 4],
+    ]);
     control.finishNext();
     await turn();
     expect(control.batches).toEqual([[1, 2], [3, 4], [5]]);
@@ -137,10 +151,15 @@ describe('Batcher (group commit)', () => {
     const requests = new AsyncLocalStorage<string>();
     const seen: (string | undefined)[] = [];
     const batcher = new Batcher({ flush: async (items: number[]) => (seen.push(requests.getStore()), items) });
-    const answers = await Promise.all([1, 2].map((n) => requests.run(`request ${n}`, async () => [await batcher.submit(n), requests.getStore()])));
+    const answers = await Promise.all(
+      [1, 2].map((n) => requests.run(`request ${n}`, async () => [await batcher.submit(n), requests.getStore()])),
+    );
     expect(seen).toEqual([undefined]);
     // Each submitter goes on in its own context.
-    expect(answers).toEqual([[1, 'request 1'], [2, 'request 2']]);
+    expect(answers).toEqual([
+      [1, 'request 1'],
+      [2, 'request 2'],
+    ]);
   });
 
   it('refuses settings that could never flush', () => {

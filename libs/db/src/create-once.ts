@@ -30,9 +30,14 @@ export interface CreateOnce<Row extends { idempotencyHash: string | null }, T> {
  * requests racing with one key both try to insert; the unique index on the key refuses the second, which
  * then replays the first one's row.
  */
-export async function createOnce<Row extends { idempotencyHash: string | null }, T>(options: CreateOnce<Row, T>): Promise<{ value?: T; replayed: boolean }> {
+export async function createOnce<Row extends { idempotencyHash: string | null }, T>(
+  options: CreateOnce<Row, T>,
+): Promise<{ value?: T; replayed: boolean }> {
   const { key } = options;
-  if (key === undefined) return options.replayOnly ? { replayed: false } : { value: await options.create({ idempotencyKey: null, idempotencyHash: null }), replayed: false };
+  if (key === undefined)
+    return options.replayOnly
+      ? { replayed: false }
+      : { value: await options.create({ idempotencyKey: null, idempotencyHash: null }), replayed: false };
   const fingerprint = requestFingerprint(options.request);
   const replayed = async (): Promise<{ value: T; replayed: true } | undefined> => {
     const stored = await options.find(key);

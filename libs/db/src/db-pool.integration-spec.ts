@@ -7,13 +7,18 @@ import { PrismaService } from './prisma.service';
 describe('DbPool (real PostgreSQL)', () => {
   const db = new DbPool(testStack().databaseUrl, { size: 4 });
   const table = `db_pool_probe_${randomBytes(4).toString('hex')}`;
-  const insert = statement(`${table}_insert`, `insert into ${table} (id, score) select id, score from jsonb_to_recordset($1::jsonb) as x(id text, score int)`);
+  const insert = statement(
+    `${table}_insert`,
+    `insert into ${table} (id, score) select id, score from jsonb_to_recordset($1::jsonb) as x(id text, score int)`,
+  );
   const insertOne = statement(`${table}_insert_one`, `insert into ${table} (id, score) values ($1, $2)`);
   const ids = statement(`${table}_ids`, `select id from ${table} order by id`);
   const stored = async () => (await db.query<{ id: string }>(ids)).map((row) => row.id);
 
   beforeAll(async () => {
-    await db.query(statement(`${table}_create`, `create table ${table} (id text primary key, score int not null check (score between 0 and 10))`));
+    await db.query(
+      statement(`${table}_create`, `create table ${table} (id text primary key, score int not null check (score between 0 and 10))`),
+    );
   });
 
   afterAll(async () => {
@@ -29,7 +34,9 @@ describe('DbPool (real PostgreSQL)', () => {
     expect(await db.query(plus, [41])).toEqual([{ n: 42 }]);
     expect(await db.query(plus, [1])).toEqual([{ n: 2 }]);
     expect(db.statementsSent - before).toBe(2);
-    expect(() => statement('db_pool_probe_plus', 'select 2')).toThrow('SQL statement "db_pool_probe_plus" is defined twice with different texts');
+    expect(() => statement('db_pool_probe_plus', 'select 2')).toThrow(
+      'SQL statement "db_pool_probe_plus" is defined twice with different texts',
+    );
   });
 
   it('commits a transaction that succeeds, and rolls back one that throws, on one connection', async () => {

@@ -56,7 +56,8 @@ export const isUniqueViolation = (error: unknown): boolean => {
 };
 
 const clientSql = (client: PoolClient): Sql => ({
-  query: async <R extends object>(s: Statement, values: unknown[] = []) => (await client.query<R>({ name: s.name, text: s.text, values })).rows,
+  query: async <R extends object>(s: Statement, values: unknown[] = []) =>
+    (await client.query<R>({ name: s.name, text: s.text, values })).rows,
 });
 
 /**
@@ -76,7 +77,11 @@ export class DbPool implements Sql {
     this.metrics = options.metrics;
     // An idle connection that breaks (the server restarted) is dropped by the pool; it must not crash the app.
     this.pool.on('error', (error) => this.logger.warn(`an idle database connection failed: ${error.message}`));
-    const sent = options.metrics?.counter('db_statements_total', 'SQL statements sent on the app\'s PostgreSQL pool (raw and Prisma\'s), one round trip each', []);
+    const sent = options.metrics?.counter(
+      'db_statements_total',
+      "SQL statements sent on the app's PostgreSQL pool (raw and Prisma's), one round trip each",
+      [],
+    );
     this.pool.on('connect', (client) => {
       const query = client.query.bind(client) as (...args: unknown[]) => unknown;
       (client as { query: unknown }).query = (...args: unknown[]) => {
@@ -85,11 +90,16 @@ export class DbPool implements Sql {
         return query(...args);
       };
     });
-    options.metrics?.gauge('db_pool_clients', 'Connections of the app\'s PostgreSQL pool: total, idle, and requests waiting for one', ['state'], async () => [
-      { labels: { state: 'total' }, value: this.pool.totalCount },
-      { labels: { state: 'idle' }, value: this.pool.idleCount },
-      { labels: { state: 'waiting' }, value: this.pool.waitingCount },
-    ]);
+    options.metrics?.gauge(
+      'db_pool_clients',
+      "Connections of the app's PostgreSQL pool: total, idle, and requests waiting for one",
+      ['state'],
+      async () => [
+        { labels: { state: 'total' }, value: this.pool.totalCount },
+        { labels: { state: 'idle' }, value: this.pool.idleCount },
+        { labels: { state: 'waiting' }, value: this.pool.waitingCount },
+      ],
+    );
   }
 
   async query<R extends object = Record<string, unknown>>(s: Statement, values: unknown[] = []): Promise<R[]> {
@@ -126,8 +136,17 @@ export class DbPool implements Sql {
    * (refusedByDatabase): after a lost connection the batch may have committed, so its items fail instead of
    * being written twice. Batch sizes go to the `db_batch_size` histogram under `name`.
    */
-  batcher<I, R>(name: string, flush: (items: I[]) => Promise<R[]>, options: Omit<BatcherOptions<I, R>, 'flush' | 'splitOn' | 'onFlush'> = {}): Batcher<I, R> {
-    const sizes = this.metrics?.histogram('db_batch_size', 'Items written per batch (one transaction, one commit), by batcher', ['batch'], BATCH_SIZE_BUCKETS);
+  batcher<I, R>(
+    name: string,
+    flush: (items: I[]) => Promise<R[]>,
+    options: Omit<BatcherOptions<I, R>, 'flush' | 'splitOn' | 'onFlush'> = {},
+  ): Batcher<I, R> {
+    const sizes = this.metrics?.histogram(
+      'db_batch_size',
+      'Items written per batch (one transaction, one commit), by batcher',
+      ['batch'],
+      BATCH_SIZE_BUCKETS,
+    );
     return new Batcher<I, R>({ ...options, flush, splitOn: refusedByDatabase, onFlush: (size) => sizes?.observe({ batch: name }, size) });
   }
 

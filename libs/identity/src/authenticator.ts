@@ -53,7 +53,11 @@ export function principalSubject(principal: Principal): string {
 }
 
 const verdictOf = (principal: Principal | undefined, lockout: Lockout): Verdict =>
-  lockout !== undefined ? { outcome: 'locked', retryAfter: lockout } : principal ? { outcome: 'verified', principal } : { outcome: 'invalid' };
+  lockout !== undefined
+    ? { outcome: 'locked', retryAfter: lockout }
+    : principal
+      ? { outcome: 'verified', principal }
+      : { outcome: 'invalid' };
 
 /** Principals verified by this instance, each with the identity epoch read before it was looked up. */
 interface CachedPrincipal {
@@ -156,7 +160,8 @@ export class Authenticator {
     }
     const principal: Principal = { kind: 'api-key', keyId: row.id, accountId: row.accountId, workstreamId: row.workstreamId };
     const lastUsedAt = this.identity.touchApiKey(row.id, row.lastUsedAt, new Date(now)) ? new Date(now) : row.lastUsedAt;
-    if (epoch !== undefined) this.apiKeys.set(hash, { principal, keyId: row.id, epoch, expiresAtMs: row.expiresAt?.getTime() ?? null, lastUsedAt });
+    if (epoch !== undefined)
+      this.apiKeys.set(hash, { principal, keyId: row.id, epoch, expiresAtMs: row.expiresAt?.getTime() ?? null, lastUsedAt });
     return { verdict: verdictOf(principal, undefined), alongside: this.sameSubject(usable, principal, replies[0] as T | undefined) };
   }
 
@@ -164,7 +169,8 @@ export class Authenticator {
     const hash = sha256(token);
     const cached = this.workers.get(hash);
     const { epoch, replies } = await this.withEpoch(cached && alongside?.(principalSubject(cached.principal)));
-    if (cached && epoch === cached.epoch) return { verdict: verdictOf(cached.principal, undefined), alongside: replies[0] as T | undefined };
+    if (cached && epoch === cached.epoch)
+      return { verdict: verdictOf(cached.principal, undefined), alongside: replies[0] as T | undefined };
     const worker = await this.identity.findWorker(hash);
     if (!worker) {
       this.workers.delete(hash);
@@ -181,7 +187,10 @@ export class Authenticator {
     const principal: Principal = { kind: 'admin' };
     const command = alongside?.(principalSubject(principal));
     try {
-      const [lockout, reply] = (await roundTrip(this.redis, this.limiter.peek(bucket), ...(command ? [command] : []))) as [Lockout, T | undefined];
+      const [lockout, reply] = (await roundTrip(this.redis, this.limiter.peek(bucket), ...(command ? [command] : []))) as [
+        Lockout,
+        T | undefined,
+      ];
       return { verdict: verdictOf(principal, lockout), alongside: reply };
     } catch {
       return { verdict: verdictOf(principal, undefined) };
@@ -192,11 +201,15 @@ export class Authenticator {
     const cacheKey = createHmac('sha256', this.loginKey).update(`${username}\0${password}`).digest('base64');
     const cached = this.logins.get(cacheKey);
     const bucket = failureBucket.account(address, username);
-    const { epoch, replies } = await this.withEpoch(cached && this.limiter.peek(bucket), cached && alongside?.(principalSubject(cached.principal)));
+    const { epoch, replies } = await this.withEpoch(
+      cached && this.limiter.peek(bucket),
+      cached && alongside?.(principalSubject(cached.principal)),
+    );
     const lockout = replies[0] as Lockout;
     // A full bucket refuses even a cached right password: answering it would tell a guesser which guess was right.
     if (lockout !== undefined) return { verdict: verdictOf(undefined, lockout) };
-    if (cached && epoch === cached.epoch) return { verdict: verdictOf(cached.principal, undefined), alongside: replies[1] as T | undefined };
+    if (cached && epoch === cached.epoch)
+      return { verdict: verdictOf(cached.principal, undefined), alongside: replies[1] as T | undefined };
     const underWayKey = `${address}\0${cacheKey}`;
     const underWay = this.loginsUnderWay.get(underWayKey);
     // Join a check under way only if it started at this epoch: one started before a reset must not answer for a request that came after it.
@@ -206,16 +219,27 @@ export class Authenticator {
     });
     this.loginsUnderWay.set(underWayKey, { epoch, verdict });
     const checked = await verdict;
-    return { verdict: checked, alongside: checked.outcome === 'verified' ? this.sameSubject(cached, checked.principal, replies[1] as T | undefined) : undefined };
+    return {
+      verdict: checked,
+      alongside: checked.outcome === 'verified' ? this.sameSubject(cached, checked.principal, replies[1] as T | undefined) : undefined,
+    };
   }
 
-  private async checkLogin(address: string, username: string, password: string, cacheKey: string, cached: CachedLogin | undefined, epoch: string | undefined): Promise<Verdict> {
+  private async checkLogin(
+    address: string,
+    username: string,
+    password: string,
+    cacheKey: string,
+    cached: CachedLogin | undefined,
+    epoch: string | undefined,
+  ): Promise<Verdict> {
     const account = await this.identity.findAccountByUsername(username);
     const bucket = account ? failureBucket.account(address, username) : failureBucket.unknownAccount(address);
     const lockout = await this.limiter.reserve(bucket);
     if (lockout !== undefined) return verdictOf(undefined, lockout);
     // A pair this instance verified against the account's current hash needs no second scrypt.
-    const right = account !== undefined && cached?.passwordHash === account.passwordHash ? true : await this.identity.checkPassword(password, account);
+    const right =
+      account !== undefined && cached?.passwordHash === account.passwordHash ? true : await this.identity.checkPassword(password, account);
     if (!right || !account) {
       this.logins.delete(cacheKey);
       return { outcome: 'invalid' };

@@ -24,12 +24,17 @@ export class IdentityModule {
         { provide: SecretBox, useValue: new SecretBox(options.secretsKey) },
         ...(options.observer ? [{ provide: IDENTITY_OBSERVER, useValue: options.observer }] : []),
         IdentityService,
-        { provide: FailedAuthLimiter, inject: [RedisService], useFactory: (redis: RedisService) => new FailedAuthLimiter(redis, options.failedAuth) },
+        {
+          provide: FailedAuthLimiter,
+          inject: [RedisService],
+          useFactory: (redis: RedisService) => new FailedAuthLimiter(redis, options.failedAuth),
+        },
         IdentityEpoch,
         {
           provide: Authenticator,
           inject: [IdentityService, FailedAuthLimiter, IdentityEpoch, RedisService],
-          useFactory: (identity: IdentityService, limiter: FailedAuthLimiter, epoch: IdentityEpoch, redis: RedisService) => new Authenticator(identity, limiter, epoch, redis, options.adminToken),
+          useFactory: (identity: IdentityService, limiter: FailedAuthLimiter, epoch: IdentityEpoch, redis: RedisService) =>
+            new Authenticator(identity, limiter, epoch, redis, options.adminToken),
         },
       ],
       exports: [IdentityService, SecretBox, FailedAuthLimiter, Authenticator, IdentityEpoch],

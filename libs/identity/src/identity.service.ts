@@ -96,7 +96,10 @@ export class IdentityService {
     try {
       await this.epoch?.bump();
     } catch {
-      throw new DomainError(ErrorCode.Unavailable, `${what} is stored, but the gateways could not be told (Redis unavailable): retry the call`);
+      throw new DomainError(
+        ErrorCode.Unavailable,
+        `${what} is stored, but the gateways could not be told (Redis unavailable): retry the call`,
+      );
     }
   }
 
@@ -123,7 +126,14 @@ export class IdentityService {
 
   private newApiKeyRow(accountId: string, workstreamId: string | null) {
     const key = newSecret('wlk');
-    const row = { id: randomUUID(), accountId, workstreamId, keyHash: sha256(key), keyCiphertext: this.secrets.seal(key), prefix: key.slice(0, 8) };
+    const row = {
+      id: randomUUID(),
+      accountId,
+      workstreamId,
+      keyHash: sha256(key),
+      keyCiphertext: this.secrets.seal(key),
+      prefix: key.slice(0, 8),
+    };
     return { row, key };
   }
 
@@ -140,13 +150,18 @@ export class IdentityService {
   touchApiKey(id: string, lastUsedAt: Date | null, now = new Date()): boolean {
     if (lastUsedAt && now.getTime() - lastUsedAt.getTime() <= LAST_USED_RESOLUTION_MS) return false;
     const threshold = new Date(now.getTime() - LAST_USED_RESOLUTION_MS);
-    void this.prisma.$executeRaw`UPDATE identity_api_key SET last_used_at = ${now} WHERE id = ${id} AND (last_used_at IS NULL OR last_used_at < ${threshold})`.catch(() => undefined);
+    void this.prisma
+      .$executeRaw`UPDATE identity_api_key SET last_used_at = ${now} WHERE id = ${id} AND (last_used_at IS NULL OR last_used_at < ${threshold})`.catch(
+      () => undefined,
+    );
     return true;
   }
 
   async findAccountByUsername(username: string): Promise<AccountLogin | undefined> {
     this.observer.lookedUp('account');
-    const rows = await this.prisma.$queryRaw<AccountLogin[]>`SELECT id, username, password_hash AS "passwordHash" FROM identity_account WHERE username = ${username}`;
+    const rows = await this.prisma.$queryRaw<
+      AccountLogin[]
+    >`SELECT id, username, password_hash AS "passwordHash" FROM identity_account WHERE username = ${username}`;
     return rows[0];
   }
 
@@ -159,13 +174,18 @@ export class IdentityService {
 
   async findWorker(tokenHash: string): Promise<WorkerPrincipal | undefined> {
     this.observer.lookedUp('worker');
-    const rows = await this.prisma.$queryRaw<WorkerPrincipal[]>`SELECT id AS "workerId", email, name FROM identity_worker WHERE token_hash = ${tokenHash}`;
+    const rows = await this.prisma.$queryRaw<
+      WorkerPrincipal[]
+    >`SELECT id AS "workerId", email, name FROM identity_worker WHERE token_hash = ${tokenHash}`;
     return rows[0];
   }
 
   async listApiKeys(filter: { accountId?: string; workstreamId?: string }): Promise<ApiKeyView[]> {
     const rows = await this.prisma.apiKey.findMany({
-      where: { ...(filter.accountId ? { accountId: filter.accountId } : {}), ...(filter.workstreamId ? { workstreamId: filter.workstreamId } : {}) },
+      where: {
+        ...(filter.accountId ? { accountId: filter.accountId } : {}),
+        ...(filter.workstreamId ? { workstreamId: filter.workstreamId } : {}),
+      },
       orderBy: { createdAt: 'asc' },
       take: 1000,
     });
@@ -206,7 +226,10 @@ export class IdentityService {
     const overlapEnds = new Date(now.getTime() + overlapSeconds * 1000);
     await this.prisma.$transaction([
       this.prisma.apiKey.create({ data: { ...fresh.row, rotatedFromId: old.id } }),
-      this.prisma.apiKey.update({ where: { id }, data: { expiresAt: old.expiresAt && old.expiresAt < overlapEnds ? old.expiresAt : overlapEnds } }),
+      this.prisma.apiKey.update({
+        where: { id },
+        data: { expiresAt: old.expiresAt && old.expiresAt < overlapEnds ? old.expiresAt : overlapEnds },
+      }),
     ]);
     await this.announceChange(`The rotation of API key ${id}`);
     return { id: fresh.row.id, key: fresh.key };

@@ -15,7 +15,8 @@ export class Inbox {
 
   once<T>(consumer: string, eventId: string, apply: (tx: Tx) => Promise<T>): Promise<InboxResult<T>> {
     return this.prisma.$transaction(async (tx) => {
-      const inserted = await tx.$executeRaw`insert into messaging_inbox (consumer, event_id) values (${consumer}, ${eventId}) on conflict do nothing`;
+      const inserted =
+        await tx.$executeRaw`insert into messaging_inbox (consumer, event_id) values (${consumer}, ${eventId}) on conflict do nothing`;
       if (inserted === 0) return { applied: false } as const;
       return { applied: true, result: await apply(tx) } as const;
     });

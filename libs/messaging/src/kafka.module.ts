@@ -28,7 +28,8 @@ export class KafkaModule {
       providers.push({
         provide: OutboxRelay,
         inject: [DbPool, KafkaProducer, { token: AppMetrics, optional: true }],
-        useFactory: (db: DbPool, producer: KafkaProducer, metrics?: AppMetrics) => new OutboxRelay(db, producer, { source: options.settings.app, metrics }),
+        useFactory: (db: DbPool, producer: KafkaProducer, metrics?: AppMetrics) =>
+          new OutboxRelay(db, producer, { source: options.settings.app, metrics }),
       });
     }
     if (options.rpcClientTimeoutMs) {

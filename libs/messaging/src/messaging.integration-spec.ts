@@ -48,7 +48,11 @@ class ProbeConsumer {
   async onProbe(@Payload() envelope: EventEnvelope<{ n: number }>): Promise<void> {
     deliveries.push(envelope.id);
     if (handlerDelayMs) await new Promise((r) => setTimeout(r, handlerDelayMs));
-    await this.inbox.once(SOURCE, envelope.id, (tx) => tx.$executeRaw`insert into test_probe_applied (event_id, n) values (${envelope.id}, ${envelope.data.n})`);
+    await this.inbox.once(
+      SOURCE,
+      envelope.id,
+      (tx) => tx.$executeRaw`insert into test_probe_applied (event_id, n) values (${envelope.id}, ${envelope.data.n})`,
+    );
   }
 
   @EventPattern(LIMITED_TOPIC)
@@ -58,7 +62,11 @@ class ProbeConsumer {
 
   @EventBatchPattern(BATCH_TOPIC)
   async onBatch(@Payload() values: { id: string; poison?: boolean }[], @Ctx() context: KafkaBatchContext): Promise<void> {
-    batchCalls.push({ ids: values.map((v) => v.id), attempt: context.messages[0].attempt, requestIds: context.messages.map((m) => m.headers[REQUEST_ID_KAFKA_HEADER]) });
+    batchCalls.push({
+      ids: values.map((v) => v.id),
+      attempt: context.messages[0].attempt,
+      requestIds: context.messages.map((m) => m.headers[REQUEST_ID_KAFKA_HEADER]),
+    });
     await batchGate;
     const poison = values.find((v) => v.poison);
     if (poison) throw new Error(`message ${poison.id} can never be handled`);
@@ -76,7 +84,11 @@ class ProbeConsumer {
 @Module({})
 class ProbeModule {
   static register(settings: KafkaSettings, databaseUrl: string): DynamicModule {
-    return { module: ProbeModule, imports: [DbModule.forRoot(databaseUrl), KafkaModule.forRoot({ settings })], controllers: [ProbeConsumer] };
+    return {
+      module: ProbeModule,
+      imports: [DbModule.forRoot(databaseUrl), KafkaModule.forRoot({ settings })],
+      controllers: [ProbeConsumer],
+    };
   }
 }
 
@@ -100,7 +112,9 @@ describe('Kafka plumbing: outbox relay, inbox dedupe, dead letters (real Kafka a
   };
 
   const applied = async () => {
-    const rows = await prisma.$queryRaw<{ total: bigint; distinct_ids: bigint }[]>`select count(*) as total, count(distinct event_id) as distinct_ids from test_probe_applied`;
+    const rows = await prisma.$queryRaw<
+      { total: bigint; distinct_ids: bigint }[]
+    >`select count(*) as total, count(distinct event_id) as distinct_ids from test_probe_applied`;
     return { total: Number(rows[0].total), distinct: Number(rows[0].distinct_ids) };
   };
 
@@ -110,7 +124,9 @@ describe('Kafka plumbing: outbox relay, inbox dedupe, dead letters (real Kafka a
     }, TEST_TRANSACTION);
 
   beforeAll(async () => {
-    await prisma.$executeRawUnsafe('create table if not exists test_probe_applied (event_id text not null, n int not null, applied_at timestamptz default now())');
+    await prisma.$executeRawUnsafe(
+      'create table if not exists test_probe_applied (event_id text not null, n int not null, applied_at timestamptz default now())',
+    );
     await prisma.$executeRawUnsafe('truncate test_probe_applied');
     await ensureTopics(settings, {
       [PROBE_TOPIC]: { partitions: 3, retentionHours: 1 },
@@ -174,11 +190,12 @@ describe('Kafka plumbing: outbox relay, inbox dedupe, dead letters (real Kafka a
     while ((await relay.relayOnce()) > 0);
   };
 
-  it('publishes events whose total exceeds the topic\'s max.message.bytes, all of them and in order', async () => {
+  it("publishes events whose total exceeds the topic's max.message.bytes, all of them and in order", async () => {
     // One key: one partition, so a single produce would carry all ~300 KB in one record batch.
     const ids = await prisma.$transaction(async (tx) => {
       const written: string[] = [];
-      for (let n = 0; n < 30; n++) written.push(await enqueueEvent(tx, SOURCE, LIMITED_TOPIC, { n, pad: 'm'.repeat(10_000) }, { key: 'one-workstream' }));
+      for (let n = 0; n < 30; n++)
+        written.push(await enqueueEvent(tx, SOURCE, LIMITED_TOPIC, { n, pad: 'm'.repeat(10_000) }, { key: 'one-workstream' }));
       return written;
     }, TEST_TRANSACTION);
     await relayAll();
@@ -188,11 +205,14 @@ describe('Kafka plumbing: outbox relay, inbox dedupe, dead letters (real Kafka a
   });
 
   it('dead-letters an event larger than its topic allows, with the reason, and publishes the events around it', async () => {
-    const [before, oversized, after] = await prisma.$transaction(async (tx) => [
-      await enqueueEvent(tx, SOURCE, LIMITED_TOPIC, { n: 1 }, { key: 'one-workstream' }),
-      await enqueueEvent(tx, SOURCE, LIMITED_TOPIC, { n: 2, pad: 'o'.repeat(LIMITED_MAX_BYTES + 10_000) }, { key: 'one-workstream' }),
-      await enqueueEvent(tx, SOURCE, LIMITED_TOPIC, { n: 3 }, { key: 'one-workstream' }),
-    ], TEST_TRANSACTION);
+    const [before, oversized, after] = await prisma.$transaction(
+      async (tx) => [
+        await enqueueEvent(tx, SOURCE, LIMITED_TOPIC, { n: 1 }, { key: 'one-workstream' }),
+        await enqueueEvent(tx, SOURCE, LIMITED_TOPIC, { n: 2, pad: 'o'.repeat(LIMITED_MAX_BYTES + 10_000) }, { key: 'one-workstream' }),
+        await enqueueEvent(tx, SOURCE, LIMITED_TOPIC, { n: 3 }, { key: 'one-workstream' }),
+      ],
+      TEST_TRANSACTION,
+    );
     await relayAll();
     await eventually(() => limitedReceived.includes(after) || undefined, { what: 'the event behind the oversized one' });
     expect(limitedReceived).toContain(before);
@@ -212,7 +232,10 @@ describe('Kafka plumbing: outbox relay, inbox dedupe, dead letters (real Kafka a
     await eventually(() => batchCalls.some((call) => call.ids.includes('first')) || undefined, { what: 'the first call' });
     // While that call runs, 20 more queue on the partition, one of them poison.
     const ids = Array.from({ length: 20 }, (_, n) => `queued-${n}`);
-    await producer.send(BATCH_TOPIC, ids.map((id, n) => ({ value: { id, poison: n === 10 }, headers: { [REQUEST_ID_KAFKA_HEADER]: `request-${id}` } })));
+    await producer.send(
+      BATCH_TOPIC,
+      ids.map((id, n) => ({ value: { id, poison: n === 10 }, headers: { [REQUEST_ID_KAFKA_HEADER]: `request-${id}` } })),
+    );
     open();
     const good = ids.filter((_, n) => n !== 10);
     await eventually(() => good.every((id) => batchHandled.includes(id)) || undefined, { what: 'the 19 good messages' });
@@ -222,7 +245,9 @@ describe('Kafka plumbing: outbox relay, inbox dedupe, dead letters (real Kafka a
     expect(drained[0].ids).toContain('queued-0');
     expect(drained[0].requestIds[0]).toBe('request-queued-0');
     // The poison message: in its batch's call, then alone for each of its 3 tries, then dead-lettered.
-    expect(batchCalls.filter((call) => call.ids.length === 1 && call.ids[0] === 'queued-10').map((call) => call.attempt)).toEqual([1, 2, 3]);
+    expect(batchCalls.filter((call) => call.ids.length === 1 && call.ids[0] === 'queued-10').map((call) => call.attempt)).toEqual([
+      1, 2, 3,
+    ]);
   });
 
   it('dead-letters a message that always fails after bounded retries, without blocking its partition', async () => {

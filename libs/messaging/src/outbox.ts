@@ -45,7 +45,12 @@ const INSERT_OUTBOX_ROWS = statement(
  * submissions, bulk imports): one round trip whatever the number of events. Returns the event ids in the
  * order given.
  */
-export async function enqueueEvents<T>(sql: Sql, source: string, topic: string, events: { data: T; key?: string; headers?: Record<string, string> }[]): Promise<string[]> {
+export async function enqueueEvents<T>(
+  sql: Sql,
+  source: string,
+  topic: string,
+  events: { data: T; key?: string; headers?: Record<string, string> }[],
+): Promise<string[]> {
   if (!events.length) return [];
   const occurredAt = new Date().toISOString();
   const current = withRequestIdHeader(undefined) ?? null;
@@ -120,7 +125,10 @@ const BACKLOG = statement(
   'outbox_backlog',
   'select count(*)::int as count from messaging_outbox where source = $1 and published_at is null and dead_lettered_at is null',
 );
-const DEAD_LETTERS = statement('outbox_dead_letters', 'select count(*)::int as count from messaging_outbox where source = $1 and dead_lettered_at is not null');
+const DEAD_LETTERS = statement(
+  'outbox_dead_letters',
+  'select count(*)::int as count from messaging_outbox where source = $1 and dead_lettered_at is not null',
+);
 
 /**
  * PostgreSQL's text form of a jsonb value puts one space after every `,` and `:` outside strings and no
@@ -176,10 +184,15 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
       const [{ count }] = await this.db.query<{ count: number }>(BACKLOG, [options.source]);
       return [{ labels: { source: options.source }, value: count }];
     });
-    options.metrics?.gauge('outbox_dead_letters', 'Outbox rows that can never be published (e.g. larger than the topic allows), dead-lettered with the reason in messaging_outbox.dead_letter_reason, by source app', ['source'], async () => {
-      const [{ count }] = await this.db.query<{ count: number }>(DEAD_LETTERS, [options.source]);
-      return [{ labels: { source: options.source }, value: count }];
-    });
+    options.metrics?.gauge(
+      'outbox_dead_letters',
+      'Outbox rows that can never be published (e.g. larger than the topic allows), dead-lettered with the reason in messaging_outbox.dead_letter_reason, by source app',
+      ['source'],
+      async () => {
+        const [{ count }] = await this.db.query<{ count: number }>(DEAD_LETTERS, [options.source]);
+        return [{ labels: { source: options.source }, value: count }];
+      },
+    );
   }
 
   onApplicationBootstrap(): void {
@@ -224,7 +237,10 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
   /** The Kafka message of a row: its payload's JSON as it is, the row's headers and the CloudEvents ones. */
   private messageOf(row: OutboxRow): OutgoingMessage {
     const headers: Record<string, string> = row.headers ? (JSON.parse(row.headers) as Record<string, string>) : {};
-    Object.assign(headers, cloudEventHeaders({ id: row.ce_id as string, type: row.ce_type as string, occurred_at: row.ce_time as string }, this.options.source));
+    Object.assign(
+      headers,
+      cloudEventHeaders({ id: row.ce_id as string, type: row.ce_type as string, occurred_at: row.ce_time as string }, this.options.source),
+    );
     headers['event-id'] = row.id;
     return { key: row.key, value: compactJsonbText(row.payload), headers };
   }
@@ -247,7 +263,12 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
         if (!(error instanceof MessageTooLargeError) || !pending[error.index]) throw error;
         const row = pending[error.index];
         dead.set(row, error.message);
-        this.logger.error({ msg: `outbox event ${row.id} (${topic}) dead-lettered: ${error.message}`, event_id: row.id, topic, reason: error.message });
+        this.logger.error({
+          msg: `outbox event ${row.id} (${topic}) dead-lettered: ${error.message}`,
+          event_id: row.id,
+          topic,
+          reason: error.message,
+        });
         pending = pending.filter((_, index) => index !== error.index);
         messages = messages.filter((_, index) => index !== error.index);
       }
@@ -263,7 +284,9 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
         failures = 0;
       } catch (error) {
         failures++;
-        this.logger.warn(`outbox relay (${this.options.source}) failed, will retry: ${error instanceof Error ? error.message : String(error)}`);
+        this.logger.warn(
+          `outbox relay (${this.options.source}) failed, will retry: ${error instanceof Error ? error.message : String(error)}`,
+        );
       }
       if (published >= this.batchSize) continue;
       const wait = failures ? Math.min(30_000, this.pollMs * 2 ** failures) : this.pollMs;
@@ -291,7 +314,9 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
       try {
         if ((await this.relayOnce()) === 0) return;
       } catch (error) {
-        this.logger.warn(`outbox relay (${this.options.source}) could not flush before shutdown: ${error instanceof Error ? error.message : String(error)}`);
+        this.logger.warn(
+          `outbox relay (${this.options.source}) could not flush before shutdown: ${error instanceof Error ? error.message : String(error)}`,
+        );
         return;
       }
     }

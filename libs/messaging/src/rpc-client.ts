@@ -15,7 +15,10 @@ interface Pending {
 
 /** Raised when a service does not answer in time: it may be down, or Kafka may be. */
 export class RpcTimeoutError extends DomainError {
-  constructor(readonly service: ServiceName | string, timeoutMs: number) {
+  constructor(
+    readonly service: ServiceName | string,
+    timeoutMs: number,
+  ) {
     super(ErrorCode.Unavailable, `${service} did not answer within ${timeoutMs} ms`);
   }
 }

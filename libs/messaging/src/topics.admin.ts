@@ -12,7 +12,10 @@ const configEntriesOf = (spec: TopicSpec) => [
  * max.message.bytes gets its configuration set again (a topic created before the raise would refuse
  * large messages). Safe to run from many instances.
  */
-export async function ensureTopics(settings: KafkaSettings, specs: Partial<Record<Topic | string, TopicSpec>> = TOPIC_SPECS): Promise<string[]> {
+export async function ensureTopics(
+  settings: KafkaSettings,
+  specs: Partial<Record<Topic | string, TopicSpec>> = TOPIC_SPECS,
+): Promise<string[]> {
   const admin = createKafka(settings).admin();
   await admin.connect();
   try {

@@ -21,7 +21,14 @@ describe('JsonLogger', () => {
       logger.log('record stored', 'RecordsService');
     });
     logger.warn('outside any request', 'Relay');
-    expect(lines[0]).toMatchObject({ level: 'info', app: 'performance', instance: 'i-1', msg: 'record stored', context: 'RecordsService', request_id: 'req-42' });
+    expect(lines[0]).toMatchObject({
+      level: 'info',
+      app: 'performance',
+      instance: 'i-1',
+      msg: 'record stored',
+      context: 'RecordsService',
+      request_id: 'req-42',
+    });
     expect(new Date(String(lines[0].time)).toISOString()).toBe(lines[0].time);
     expect(lines[1]).toMatchObject({ level: 'warn', msg: 'outside any request' });
     expect(lines[1]).not.toHaveProperty('request_id');
@@ -46,7 +53,18 @@ describe('JsonLogger', () => {
   });
 
   it('formats a line for humans when LOG_FORMAT=pretty', () => {
-    const line = prettyLine(JSON.stringify({ level: 'info', time: '2026-01-01T00:00:00.000Z', app: 'gateway', instance: 'i', msg: 'hello', context: 'http', request_id: 'r1', status: 200 }));
+    const line = prettyLine(
+      JSON.stringify({
+        level: 'info',
+        time: '2026-01-01T00:00:00.000Z',
+        app: 'gateway',
+        instance: 'i',
+        msg: 'hello',
+        context: 'http',
+        request_id: 'r1',
+        status: 200,
+      }),
+    );
     expect(line).toBe('2026-01-01T00:00:00.000Z INFO  gateway [http] (r1) hello status=200\n');
   });
 });
@@ -54,7 +72,8 @@ describe('JsonLogger', () => {
 describe('request ids', () => {
   it('honours a well-formed incoming id and replaces anything else', () => {
     expect(requestIdFrom('abc-123_X.y:z')).toBe('abc-123_X.y:z');
-    for (const bad of [undefined, '', 'has space', 'x'.repeat(129), 'semi;colon', ['a']]) expect(requestIdFrom(bad)).toMatch(/^[0-9a-f-]{36}$/);
+    for (const bad of [undefined, '', 'has space', 'x'.repeat(129), 'semi;colon', ['a']])
+      expect(requestIdFrom(bad)).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   it('adds the current id to Kafka headers without overriding one already there', () => {

@@ -19,7 +19,17 @@ export interface JsonLoggerOptions {
 }
 
 /** Keys never written to a log line, wherever they appear in a logged object. */
-const SECRET_KEYS = ['authorization', 'password', 'secret', 'token', 'api_key', 'apiKey', 'x-api-key', 'sealed_secret', 'sealed_authorization'];
+const SECRET_KEYS = [
+  'authorization',
+  'password',
+  'secret',
+  'token',
+  'api_key',
+  'apiKey',
+  'x-api-key',
+  'sealed_secret',
+  'sealed_authorization',
+];
 const REDACT = SECRET_KEYS.flatMap((key) => [`["${key}"]`, `*["${key}"]`, `*.*["${key}"]`]);
 
 const PRETTY_SKIP = new Set(['level', 'time', 'app', 'instance', 'msg', 'context', 'request_id']);
@@ -33,7 +43,9 @@ export function prettyLine(json: string): string {
       .map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`);
     const parts = [
       String(entry.time ?? ''),
-      String(entry.level ?? '').toUpperCase().padEnd(5),
+      String(entry.level ?? '')
+        .toUpperCase()
+        .padEnd(5),
       String(entry.app ?? ''),
       entry.context ? `[${String(entry.context)}]` : '',
       entry.request_id ? `(${String(entry.request_id)})` : '',

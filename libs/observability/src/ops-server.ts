@@ -11,14 +11,19 @@ export interface ReadinessCheck {
 const CHECK_TIMEOUT_MS = 3000;
 
 const withTimeout = (promise: Promise<string | undefined>): Promise<string | undefined> =>
-  Promise.race([promise.catch((error: unknown) => (error instanceof Error ? error.message : String(error))), new Promise<string>((r) => setTimeout(() => r(`no answer within ${CHECK_TIMEOUT_MS} ms`), CHECK_TIMEOUT_MS).unref())]);
+  Promise.race([
+    promise.catch((error: unknown) => (error instanceof Error ? error.message : String(error))),
+    new Promise<string>((r) => setTimeout(() => r(`no answer within ${CHECK_TIMEOUT_MS} ms`), CHECK_TIMEOUT_MS).unref()),
+  ]);
 
 /** Runs the checks; 200 with each `up`, or 503 naming what is down (or that the app is shutting down). */
 export async function readiness(checks: ReadinessCheck[], draining: boolean): Promise<{ status: number; body: Record<string, unknown> }> {
   if (draining) return { status: 503, body: { status: 'draining', message: 'Shutting down: not taking new work' } };
   const results = await Promise.all(checks.map(async (c) => [c.name, await withTimeout(c.check())] as const));
   const problems = results.filter(([, problem]) => problem !== undefined).map(([name, problem]) => `${name}: ${problem}`);
-  const components = Object.fromEntries(results.map(([name, problem]) => [name, problem === undefined ? { status: 'up' } : { status: 'down', detail: problem }]));
+  const components = Object.fromEntries(
+    results.map(([name, problem]) => [name, problem === undefined ? { status: 'up' } : { status: 'down', detail: problem }]),
+  );
   return problems.length
     ? { status: 503, body: { status: 'unavailable', message: `Down: ${problems.join('; ')}`, components } }
     : { status: 200, body: { status: 'ok', components } };

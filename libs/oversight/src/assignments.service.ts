@@ -120,7 +120,10 @@ export class AssignmentsService {
         state: outcome.state,
         leaseExpiresAt: null,
         ...(outcome.state === 'COMPLETED'
-          ? { updatedTags: outcome.updatedTags as unknown as Prisma.InputJsonArray, metadata: outcome.metadata as unknown as Prisma.InputJsonArray }
+          ? {
+              updatedTags: outcome.updatedTags as unknown as Prisma.InputJsonArray,
+              metadata: outcome.metadata as unknown as Prisma.InputJsonArray,
+            }
           : { error: outcome.error }),
       },
     });
@@ -130,5 +133,4 @@ export class AssignmentsService {
 }
 
 type Finish =
-  | { state: 'COMPLETED'; updatedTags: TagView[]; metadata: { key: string; value: string }[] }
-  | { state: 'ERROR'; error: string };
+  { state: 'COMPLETED'; updatedTags: TagView[]; metadata: { key: string; value: string }[] } | { state: 'ERROR'; error: string };

@@ -8,7 +8,8 @@ import { isAbsolute } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { OVERSIGHT_OPTIONS, type OversightOptions } from './oversight.options';
 
-const invalid = (field: string, message: string) => new DomainError(ErrorCode.Validation, `Invalid request: ${message}`, [{ field, message }]);
+const invalid = (field: string, message: string) =>
+  new DomainError(ErrorCode.Validation, `Invalid request: ${message}`, [{ field, message }]);
 
 /** The non-secret settings of an S3 bucket, as stored (the secret access key is in its own sealed column). */
 interface StoredS3Settings {
@@ -38,7 +39,13 @@ export function bucketSpec(row: BucketRow): MountedBucketSpec {
 
 function toBucketView(row: BucketRow): BucketView {
   const settings = row.driver === 'fs' ? { root: row.root ?? '' } : (row.s3 as StoredS3Settings);
-  return { id: row.id, workstream_id: row.workstreamId, driver: row.driver as BucketView['driver'], ...settings, created_at: row.createdAt.toISOString() };
+  return {
+    id: row.id,
+    workstream_id: row.workstreamId,
+    driver: row.driver as BucketView['driver'],
+    ...settings,
+    created_at: row.createdAt.toISOString(),
+  };
 }
 
 /** Mounted buckets: a workstream's own storage, from which tasks take images (spec "Bucket rule"). */
@@ -68,12 +75,19 @@ export class BucketsService {
     const { sealed_secret_access_key: sealed, driver: _driver, ...settings } = spec;
     const s3: StoredS3Settings = { ...settings };
     try {
-      await new S3MountedBucket({ ...s3, accessKeyId: s3.access_key_id, secretAccessKey: this.box.open(sealed), forcePathStyle: s3.force_path_style }).check();
+      await new S3MountedBucket({
+        ...s3,
+        accessKeyId: s3.access_key_id,
+        secretAccessKey: this.box.open(sealed),
+        forcePathStyle: s3.force_path_style,
+      }).check();
     } catch (error) {
       if (error instanceof MountedBucketError) throw invalid(error.field, error.message);
       throw error;
     }
-    return toBucketView(await this.prisma.oversightBucket.create({ data: { ...owner, driver: 's3', s3: { ...s3 }, sealedSecretAccessKey: sealed } }));
+    return toBucketView(
+      await this.prisma.oversightBucket.create({ data: { ...owner, driver: 's3', s3: { ...s3 }, sealedSecretAccessKey: sealed } }),
+    );
   }
 
   /** The caller's bucket; another workstream's is "not found" like an unknown id. */

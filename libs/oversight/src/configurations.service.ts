@@ -37,7 +37,9 @@ export class ConfigurationsService {
   }
 
   async ofWorkstream(workstreamId: string, configurationId: string): Promise<OversightConfiguration> {
-    const row = await this.rows.get(configurationId, () => this.prisma.oversightConfiguration.findUnique({ where: { id: configurationId } }));
+    const row = await this.rows.get(configurationId, () =>
+      this.prisma.oversightConfiguration.findUnique({ where: { id: configurationId } }),
+    );
     if (!row || row.workstreamId !== workstreamId) throw DomainError.notFound(`configuration ${configurationId} not found`);
     return row;
   }

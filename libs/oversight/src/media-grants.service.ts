@@ -10,7 +10,9 @@ import { mediaBlobKey, OVERSIGHT_OPTIONS, type OversightOptions } from './oversi
 const SWEEP_BATCH = 100;
 
 export const unknownMediaKey = (mediaKey: string) =>
-  DomainError.notFound(`media ${mediaKey} not found: get a media_key from POST /v1/signed-url, or send bucket_id for media in a mounted bucket`);
+  DomainError.notFound(
+    `media ${mediaKey} not found: get a media_key from POST /v1/signed-url, or send bucket_id for media in a mounted bucket`,
+  );
 
 /**
  * Upload grants: the media_key behind a signed upload URL, bound to a workstream and configuration. A grant
@@ -31,8 +33,11 @@ export class MediaGrantsService implements OnApplicationBootstrap, OnApplication
   ) {
     this.blobs = options.blobs;
     this.retentionSeconds = options.mediaKeyRetentionSeconds;
-    this.sweeper = new PeriodicSweep('media grant sweep', options.uploadSweepSeconds * 1000, async () => (await this.sweep()) === SWEEP_BATCH, (message) =>
-      this.logger.warn(message),
+    this.sweeper = new PeriodicSweep(
+      'media grant sweep',
+      options.uploadSweepSeconds * 1000,
+      async () => (await this.sweep()) === SWEEP_BATCH,
+      (message) => this.logger.warn(message),
     );
   }
 
@@ -62,7 +67,12 @@ export class MediaGrantsService implements OnApplicationBootstrap, OnApplication
   /** One batch of grants past their retention; returns how many it looked at. */
   async sweep(): Promise<number> {
     const cutoff = new Date(Date.now() - this.retentionSeconds * 1000);
-    const grants = await this.prisma.oversightMediaGrant.findMany({ where: { expiresAt: { lt: cutoff } }, select: { id: true }, orderBy: { expiresAt: 'asc' }, take: SWEEP_BATCH });
+    const grants = await this.prisma.oversightMediaGrant.findMany({
+      where: { expiresAt: { lt: cutoff } },
+      select: { id: true },
+      orderBy: { expiresAt: 'asc' },
+      take: SWEEP_BATCH,
+    });
     for (const { id } of grants) await this.retire(id);
     return grants.length;
   }

@@ -35,7 +35,11 @@ describe('task webhook events', () => {
     const event = buildTaskWebhookEvent(task, { extendedEvents: true, toolProjectId: null }, now);
     expect(event.task_details).toEqual({ state: 'COMPLETED', updated_tags: task.updatedTags, existing_tags: task.existingTags });
     expect(event.metadata).toEqual(task.metadata);
-    const failed = buildTaskWebhookEvent({ ...task, state: 'ERROR', updatedTags: null, metadata: null }, { extendedEvents: true, toolProjectId: null }, now);
+    const failed = buildTaskWebhookEvent(
+      { ...task, state: 'ERROR', updatedTags: null, metadata: null },
+      { extendedEvents: true, toolProjectId: null },
+      now,
+    );
     expect(failed.event_type).toBe('task.error');
     expect(failed.task_details).toEqual({ state: 'ERROR', updated_tags: [], existing_tags: task.existingTags });
     expect(failed.metadata).toEqual([]);

@@ -34,7 +34,11 @@ export interface ConfigurationEventSettings {
 }
 
 /** The webhook body: exactly the spec's event object, extended only when the configuration says so. */
-export function buildTaskWebhookEvent(task: TaskEventSource, configuration: ConfigurationEventSettings, now = new Date()): TaskWebhookEvent {
+export function buildTaskWebhookEvent(
+  task: TaskEventSource,
+  configuration: ConfigurationEventSettings,
+  now = new Date(),
+): TaskWebhookEvent {
   const state = task.state as TaskState;
   const event: TaskWebhookEvent = {
     uuid: randomUUID(),
@@ -59,7 +63,11 @@ export function buildTaskWebhookEvent(task: TaskEventSource, configuration: Conf
  * Writes a finished task's event into the outbox, in the caller's transaction (the one that changed the
  * state): on its Kafka topic for other services, and as a delivery request when the task has a callback.
  */
-export async function enqueueTaskEvent(tx: Tx, task: TaskEventSource, configuration: ConfigurationEventSettings): Promise<TaskWebhookEvent> {
+export async function enqueueTaskEvent(
+  tx: Tx,
+  task: TaskEventSource,
+  configuration: ConfigurationEventSettings,
+): Promise<TaskWebhookEvent> {
   const event = buildTaskWebhookEvent(task, configuration);
   const message: OversightTaskEvent = {
     account_id: task.accountId,

@@ -23,7 +23,16 @@ import {
   type TaskView,
   UPLOAD_MEDIA_TYPES,
 } from '@workline/contracts';
-import { AlreadyCreated, type Batcher, createOnce, DbPool, type IdempotencyStamp, type Prisma, PrismaService, statement } from '@workline/db';
+import {
+  AlreadyCreated,
+  type Batcher,
+  createOnce,
+  DbPool,
+  type IdempotencyStamp,
+  type Prisma,
+  PrismaService,
+  statement,
+} from '@workline/db';
 import { SecretBox } from '@workline/secrets';
 import { randomBytes } from 'node:crypto';
 import { bucketSpec, BucketsService } from './buckets.service';
@@ -31,7 +40,8 @@ import { ConfigurationsService } from './configurations.service';
 import { unknownMediaKey } from './media-grants.service';
 import { mediaBlobKey, OVERSIGHT_OPTIONS, type OversightOptions } from './oversight.options';
 
-const invalid = (field: string, message: string) => new DomainError(ErrorCode.Validation, `Invalid request: ${message}`, [{ field, message }]);
+const invalid = (field: string, message: string) =>
+  new DomainError(ErrorCode.Validation, `Invalid request: ${message}`, [{ field, message }]);
 
 interface TaskRow {
   id: string;
@@ -138,7 +148,10 @@ interface GrantRow {
   configuration_id: string;
 }
 
-const SELECT_GRANTS = statement('oversight_media_grants_by_id', 'select id, workstream_id, configuration_id from oversight_media_grant where id = any($1::text[])');
+const SELECT_GRANTS = statement(
+  'oversight_media_grants_by_id',
+  'select id, workstream_id, configuration_id from oversight_media_grant where id = any($1::text[])',
+);
 
 const SELECT_TASK_BY_KEY = statement(
   'oversight_task_by_idempotency_key',
@@ -168,7 +181,9 @@ export class TasksService {
       const [result] = await db.query<{ inserted: string[]; held: string[] }>(INSERT_TASKS, [JSON.stringify(tasks)]);
       const inserted = new Set(result.inserted);
       const held = new Set(result.held);
-      return tasks.map((task): TaskInsert => (inserted.has(task.id) ? 'inserted' : task.bucket_id === null && !held.has(task.media_key) ? 'grant gone' : 'key taken'));
+      return tasks.map((task): TaskInsert =>
+        inserted.has(task.id) ? 'inserted' : task.bucket_id === null && !held.has(task.media_key) ? 'grant gone' : 'key taken',
+      );
     });
     this.grantLookups = db.batcher('media_grant_lookups', async (ids: string[]) => {
       const rows = new Map((await db.query<GrantRow>(SELECT_GRANTS, [ids])).map((row) => [row.id, row]));
@@ -185,8 +200,17 @@ export class TasksService {
     const { value, replayed } = await createOnce({
       key,
       // What the client sent: the workstream is the key's scope, the sealed key differs on every request.
-      request: { ...request, workstream_id: undefined, account_id: undefined, sealed_api_key: undefined, idempotency_key: undefined, replay_only: undefined },
-      find: async (idempotencyKey) => (await this.db.query<{ id: string; idempotencyHash: string | null }>(SELECT_TASK_BY_KEY, [workstreamId, idempotencyKey]))[0] ?? null,
+      request: {
+        ...request,
+        workstream_id: undefined,
+        account_id: undefined,
+        sealed_api_key: undefined,
+        idempotency_key: undefined,
+        replay_only: undefined,
+      },
+      find: async (idempotencyKey) =>
+        (await this.db.query<{ id: string; idempotencyHash: string | null }>(SELECT_TASK_BY_KEY, [workstreamId, idempotencyKey]))[0] ??
+        null,
       create: (stamp) => this.insert(request, stamp),
       replay: (row) => row.id,
       replayOnly: request.replay_only,
@@ -216,7 +240,8 @@ export class TasksService {
     const outcome = await this.inserts.submit(task);
     if (outcome === 'grant gone') throw unknownMediaKey(request.media_key);
     // Another request with the key got there first: createOnce replays its task.
-    if (outcome === 'key taken') throw new AlreadyCreated(`a task with Idempotency-Key ${stamp.idempotencyKey} exists in workstream ${request.workstream_id}`);
+    if (outcome === 'key taken')
+      throw new AlreadyCreated(`a task with Idempotency-Key ${stamp.idempotencyKey} exists in workstream ${request.workstream_id}`);
     return task.id;
   }
 
@@ -258,7 +283,8 @@ export class TasksService {
   /** Can the task's media still be read? The reason when it cannot (the task then fails with task.error). */
   async unreadableMedia(task: { mediaKey: string; bucketId: string | null }): Promise<string | undefined> {
     try {
-      if (!task.bucketId) return (await this.blobs.head(mediaBlobKey(task.mediaKey))) ? undefined : `media ${task.mediaKey} can no longer be read`;
+      if (!task.bucketId)
+        return (await this.blobs.head(mediaBlobKey(task.mediaKey))) ? undefined : `media ${task.mediaKey} can no longer be read`;
       const bucket = await this.prisma.oversightBucket.findUnique({ where: { id: task.bucketId } });
       if (!bucket) return `bucket ${task.bucketId} no longer exists`;
       const object = await openMountedBucket(bucketSpec(bucket), this.box).head(task.mediaKey);
@@ -272,11 +298,19 @@ export class TasksService {
     const grant = MEDIA_KEY_PATTERN.test(request.media_key) ? await this.grantLookups.submit(request.media_key) : undefined;
     if (!grant || grant.workstream_id !== request.workstream_id) throw unknownMediaKey(request.media_key);
     if (grant.configuration_id !== request.configuration_id) {
-      throw invalid('configuration_id', `media ${request.media_key} was granted for configuration ${grant.configuration_id}: send the same configuration_id`);
+      throw invalid(
+        'configuration_id',
+        `media ${request.media_key} was granted for configuration ${grant.configuration_id}: send the same configuration_id`,
+      );
     }
     const meta = await this.blobs.head(mediaBlobKey(request.media_key));
-    if (!meta) throw new DomainError(ErrorCode.Conflict, `media ${request.media_key} has not been uploaded: PUT its bytes to the media_upload_url first`);
-    if (!(UPLOAD_MEDIA_TYPES as readonly string[]).includes(meta.contentType)) throw invalid('media_key', `media ${request.media_key} has an unsupported type ${meta.contentType}`);
+    if (!meta)
+      throw new DomainError(
+        ErrorCode.Conflict,
+        `media ${request.media_key} has not been uploaded: PUT its bytes to the media_upload_url first`,
+      );
+    if (!(UPLOAD_MEDIA_TYPES as readonly string[]).includes(meta.contentType))
+      throw invalid('media_key', `media ${request.media_key} has an unsupported type ${meta.contentType}`);
     return meta.contentType;
   }
 
@@ -292,10 +326,16 @@ export class TasksService {
     }
     if (!object) throw DomainError.notFound(`media ${request.media_key} not found in bucket ${bucketId}`);
     if (object.mediaType?.startsWith('video/')) {
-      throw invalid('media_key', `media ${request.media_key} in bucket ${bucketId} is a video (${object.mediaType}): mounted buckets take images only; upload videos through POST /v1/signed-url`);
+      throw invalid(
+        'media_key',
+        `media ${request.media_key} in bucket ${bucketId} is a video (${object.mediaType}): mounted buckets take images only; upload videos through POST /v1/signed-url`,
+      );
     }
     if (!object.mediaType || !(BUCKET_MEDIA_TYPES as readonly string[]).includes(object.mediaType)) {
-      throw invalid('media_key', `media ${request.media_key} in bucket ${bucketId} is not an image (${BUCKET_MEDIA_TYPES.join(', ')}): mounted buckets take images only`);
+      throw invalid(
+        'media_key',
+        `media ${request.media_key} in bucket ${bucketId} is not an image (${BUCKET_MEDIA_TYPES.join(', ')}): mounted buckets take images only`,
+      );
     }
     return object.mediaType;
   }

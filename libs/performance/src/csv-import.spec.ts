@@ -3,7 +3,13 @@ import { copyText, copyValue, ImportBatch } from './csv-import';
 import { csvColumns } from './csv-rows';
 import type { WorkstreamConfig } from './record-rules';
 
-const workstream: WorkstreamConfig = { id: 'ws-1', account_id: 'acc-1', use_cases: [{ id: 'uc-1', task_definition_ids: ['td-1'] }], qc_score_threshold: 0.5, qc_sample_rate: 0 };
+const workstream: WorkstreamConfig = {
+  id: 'ws-1',
+  account_id: 'acc-1',
+  use_cases: [{ id: 'uc-1', task_definition_ids: ['td-1'] }],
+  qc_score_threshold: 0.5,
+  qc_sample_rate: 0,
+};
 
 describe('COPY text format', () => {
   it('escapes backslash, line breaks and tab, and leaves the rest (COPY markers included) as text', () => {
@@ -27,7 +33,15 @@ describe('COPY text format', () => {
 });
 
 describe('ImportBatch', () => {
-  const header = csvColumns('quality', ['use_case_id', 'task_definition_id', 'unique_id', 'replace_duplicate', 'worker_id', 'review_completed_at', 'review_score']);
+  const header = csvColumns('quality', [
+    'use_case_id',
+    'task_definition_id',
+    'unique_id',
+    'replace_duplicate',
+    'worker_id',
+    'review_completed_at',
+    'review_score',
+  ]);
   if ('error' in header) throw new Error(header.error);
   const row = (unique: string, replace: string, score = '0.9') => ['uc-1', 'td-1', unique, replace, 'w', '2024-05-01T00:00:00Z', score];
 
@@ -43,7 +57,16 @@ describe('ImportBatch', () => {
     batch.add(9, header.columns, row('c', '', '7'));
     batch.add(10, header.columns, ['too', 'few']);
     expect(batch.size).toBe(9);
-    expect(batch.groups.map((g) => [g.first, g.replacers, g.record.unique_id, g.replace, g.qc, (g.record as { review_score: number }).review_score])).toEqual([
+    expect(
+      batch.groups.map((g) => [
+        g.first,
+        g.replacers,
+        g.record.unique_id,
+        g.replace,
+        g.qc,
+        (g.record as { review_score: number }).review_score,
+      ]),
+    ).toEqual([
       [0, [2], 'a', true, true, 0.2],
       [3, [], 'b', false, false, 0.9],
       [5, [], null, true, false, 0.9],

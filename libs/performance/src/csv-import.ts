@@ -67,7 +67,10 @@ export class ImportBatch {
   /** Checks one CSV row by the rules of the JSON endpoints; `row` is its line number in the file. */
   add(row: number, columns: CsvColumn[], cells: string[]): void {
     if (cells.length !== columns.length) {
-      this.rejections.push({ row, errors: [{ field: '(row)', message: `the row has ${cells.length} fields, the header has ${columns.length}` }] });
+      this.rejections.push({
+        row,
+        errors: [{ field: '(row)', message: `the row has ${cells.length} fields, the header has ${columns.length}` }],
+      });
       return;
     }
     const input = csvRowToInput(this.kind, columns, cells);
@@ -89,7 +92,14 @@ export class ImportBatch {
     const key = record.unique_id === null ? undefined : `${record.use_case_id}\u0000${record.task_definition_id}\u0000${record.unique_id}`;
     const earlier = key === undefined ? undefined : this.byKey.get(key);
     if (!earlier) {
-      const group: Group = { id: randomUUID(), first: index, replacers: [], record, replace: record.replace_duplicate, qc: reason !== undefined };
+      const group: Group = {
+        id: randomUUID(),
+        first: index,
+        replacers: [],
+        record,
+        replace: record.replace_duplicate,
+        qc: reason !== undefined,
+      };
       this.groups.push(group);
       if (key !== undefined) this.byKey.set(key, group);
     } else if (record.replace_duplicate) {
@@ -115,7 +125,11 @@ export class ImportBatch {
     const events: { index: number; event: QcEventRow }[] = [];
     const eventFor = (index: number, id: string, outcome: 'stored' | 'replaced') => {
       const reason = this.reasons[index];
-      if (reason) events.push({ index, event: qcEvent(this.records[index] as QualityRecordInput, this.workstream, reason, { id, outcome }, uploadId) });
+      if (reason)
+        events.push({
+          index,
+          event: qcEvent(this.records[index] as QualityRecordInput, this.workstream, reason, { id, outcome }, uploadId),
+        });
     };
     for (const group of this.groups) counts.replaced += group.replacers.length;
     for (const [seq, id, inserted] of result.rows) {
@@ -214,7 +228,9 @@ const STAGES = Object.fromEntries(
     const all: [string, string][] = [['id', 'uuid'], ['workstream_id', 'text'], ...columns, ['upload_id', 'text']];
     const names = all.map(([name]) => name).join(', ');
     const key = KEY_COLUMNS.join(', ');
-    const updates = [...columns.filter(([name]) => !KEY_COLUMNS.includes(name)).map(([name]) => name), 'upload_id'].map((name) => `${name} = excluded.${name}`).join(', ');
+    const updates = [...columns.filter(([name]) => !KEY_COLUMNS.includes(name)).map(([name]) => name), 'upload_id']
+      .map((name) => `${name} = excluded.${name}`)
+      .join(', ');
     const upsert = `
       with upserted as (
         insert into ${table} (${names}) select ${names} from ${stage} where replace order by ${key}
@@ -246,4 +262,7 @@ const STAGES = Object.fromEntries(
       },
     ];
   }),
-) as Record<PerformanceKind, { types: [string, string][]; create: ReturnType<typeof statement>; copy: string; upsert: ReturnType<typeof statement> }>;
+) as Record<
+  PerformanceKind,
+  { types: [string, string][]; create: ReturnType<typeof statement>; copy: string; upsert: ReturnType<typeof statement> }
+>;

@@ -27,8 +27,36 @@ const columnsOf = (header: string[]) => {
 
 describe('isDecimalNumber', () => {
   const cases = [
-    '0', '3', '0.75', '-1', '+2', '.5', '5.', '-.5', '1e-2', '1E+10', '2.5e3', '007', '1e400',
-    '', '.', '-', '+.', 'e5', '1e', '1e+', '1.2.3', '1,5', '0x10', ' 1', '1 ', '--1', '1e5.5', 'Infinity', 'NaN', '١',
+    '0',
+    '3',
+    '0.75',
+    '-1',
+    '+2',
+    '.5',
+    '5.',
+    '-.5',
+    '1e-2',
+    '1E+10',
+    '2.5e3',
+    '007',
+    '1e400',
+    '',
+    '.',
+    '-',
+    '+.',
+    'e5',
+    '1e',
+    '1e+',
+    '1.2.3',
+    '1,5',
+    '0x10',
+    ' 1',
+    '1 ',
+    '--1',
+    '1e5.5',
+    'Infinity',
+    'NaN',
+    '١',
   ];
 
   it.each(cases)('accepts %j exactly when the former pattern did', (text) => {
@@ -50,19 +78,39 @@ describe('isDecimalNumber', () => {
 describe('CSV number cells', () => {
   it(`refuses a 60 KB cell of digits in a number column, naming the column and the limit of ${CSV_NUMBER_MAX_CHARS} characters`, () => {
     const digits = `${'1'.repeat(60_000)}x`;
-    const row = csvRowToInput('quality', columnsOf(QUALITY_HEADER), ['uc-1', 'td-1', 'w', '2024-05-01T00:00:00Z', digits, '1'.repeat(60_000)]);
+    const row = csvRowToInput('quality', columnsOf(QUALITY_HEADER), [
+      'uc-1',
+      'td-1',
+      'w',
+      '2024-05-01T00:00:00Z',
+      digits,
+      '1'.repeat(60_000),
+    ]);
     expect(row.errors).toEqual([
       { field: 'review_score', message: `review_score must be a number of at most ${CSV_NUMBER_MAX_CHARS} characters` },
       { field: 'errors.missing_box', message: `errors.missing_box must be a number of at most ${CSV_NUMBER_MAX_CHARS} characters` },
     ]);
-    expect(row.body).toEqual({ use_case_id: 'uc-1', task_definition_id: 'td-1', worker_id: 'w', review_completed_at: '2024-05-01T00:00:00Z', errors: {} });
+    expect(row.body).toEqual({
+      use_case_id: 'uc-1',
+      task_definition_id: 'td-1',
+      worker_id: 'w',
+      review_completed_at: '2024-05-01T00:00:00Z',
+      errors: {},
+    });
   });
 
   it(`reads a number of exactly ${CSV_NUMBER_MAX_CHARS} characters (spaces around it not counted)`, () => {
     const score = `  0.${'0'.repeat(CSV_NUMBER_MAX_CHARS - 3)}1 `;
     const row = csvRowToInput('quality', columnsOf(QUALITY_HEADER), ['uc-1', 'td-1', 'w', '2024-05-01T00:00:00Z', score, '2']);
     expect(row).toEqual({
-      body: { use_case_id: 'uc-1', task_definition_id: 'td-1', worker_id: 'w', review_completed_at: '2024-05-01T00:00:00Z', review_score: 1e-62, errors: { missing_box: 2 } },
+      body: {
+        use_case_id: 'uc-1',
+        task_definition_id: 'td-1',
+        worker_id: 'w',
+        review_completed_at: '2024-05-01T00:00:00Z',
+        review_score: 1e-62,
+        errors: { missing_box: 2 },
+      },
       errors: [],
     });
   });

@@ -41,11 +41,15 @@ export function csvColumns(kind: PerformanceKind, header: string[]): { columns: 
     else unknown.push(name || '(empty)');
   }
   if (unknown.length) {
-    const maps = Object.keys(prefixes).map((p) => `${p}<key>`).join(', ');
+    const maps = Object.keys(prefixes)
+      .map((p) => `${p}<key>`)
+      .join(', ');
     return { error: `unknown CSV column(s): ${unknown.join(', ')} (columns are the record's field names, plus ${maps})` };
   }
   if (repeated.size) return { error: `CSV column(s) listed twice: ${[...repeated].join(', ')}` };
-  const missing = Object.entries(fields).filter(([name, spec]) => spec.required && name !== 'workstream_id' && !seen.has(name)).map(([name]) => name);
+  const missing = Object.entries(fields)
+    .filter(([name, spec]) => spec.required && name !== 'workstream_id' && !seen.has(name))
+    .map(([name]) => name);
   if (missing.length) return { error: `CSV header lacks required column(s): ${missing.join(', ')}` };
   return { columns };
 }

@@ -19,26 +19,68 @@ describe('parseDateTime', () => {
     ['2024-02-29T00:00:00Z', '2024-02-29T00:00:00.000Z'],
   ])('reads %s as %s', (input, expected) => expect(parseDateTime(input)).toBe(expected));
 
-  it.each(['2024-05-01', '2023-02-29T00:00:00Z', '2024-04-31T00:00:00Z', '2024-05-01T24:00:00Z', '2024-05-01T12:60:00Z', '2024-05-01 12:00:00Z', '2024-05-01T12:00:00+25:00', 'now'])(
-    'refuses %s',
-    (input) => expect(parseDateTime(input)).toBeUndefined(),
-  );
+  it.each([
+    '2024-05-01',
+    '2023-02-29T00:00:00Z',
+    '2024-04-31T00:00:00Z',
+    '2024-05-01T24:00:00Z',
+    '2024-05-01T12:60:00Z',
+    '2024-05-01 12:00:00Z',
+    '2024-05-01T12:00:00+25:00',
+    'now',
+  ])('refuses %s', (input) => expect(parseDateTime(input)).toBeUndefined());
 });
 
 describe('checkRecord', () => {
   it('fills defaults for quality and throughput records', () => {
-    const quality = checkRecord('quality', { workstream_id: 'ws-1', use_case_id: 'uc-1', task_definition_id: 'td-1', worker_id: 'w', review_completed_at: '2024-05-01T00:00:00Z', review_score: 1 }, workstream);
+    const quality = checkRecord(
+      'quality',
+      {
+        workstream_id: 'ws-1',
+        use_case_id: 'uc-1',
+        task_definition_id: 'td-1',
+        worker_id: 'w',
+        review_completed_at: '2024-05-01T00:00:00Z',
+        review_score: 1,
+      },
+      workstream,
+    );
     expect(quality).toMatchObject({ ok: true, record: { replace_duplicate: true, errors: {}, unique_id: null } });
     const throughput = checkRecord('throughput', { worker_id: 'w', task_completed_at: '2024-05-01T00:00:00Z' }, workstream);
-    expect(throughput).toMatchObject({ ok: true, record: { workstream_id: 'ws-1', use_case_id: '', task_definition_id: '', task_count: 1, duration_seconds: null } });
+    expect(throughput).toMatchObject({
+      ok: true,
+      record: { workstream_id: 'ws-1', use_case_id: '', task_definition_id: '', task_count: 1, duration_seconds: null },
+    });
   });
 });
 
 describe('CSV rows', () => {
   it('maps prefixed columns to map fields and reads numbers and booleans', () => {
-    const header = csvColumns('quality', ['use_case_id', 'task_definition_id', 'worker_id', 'review_completed_at', 'review_score', 'replace_duplicate', 'errors.a', 'metadata.m', 'measurements.n', 'measurements.l']);
+    const header = csvColumns('quality', [
+      'use_case_id',
+      'task_definition_id',
+      'worker_id',
+      'review_completed_at',
+      'review_score',
+      'replace_duplicate',
+      'errors.a',
+      'metadata.m',
+      'measurements.n',
+      'measurements.l',
+    ]);
     if ('error' in header) throw new Error(header.error);
-    const { body, errors } = csvRowToInput('quality', header.columns, ['uc-1', 'td-1', 'w', ' 2024-05-01T00:00:00Z ', '0.5', 'FALSE', '3', '7', '1.5', 'car']);
+    const { body, errors } = csvRowToInput('quality', header.columns, [
+      'uc-1',
+      'td-1',
+      'w',
+      ' 2024-05-01T00:00:00Z ',
+      '0.5',
+      'FALSE',
+      '3',
+      '7',
+      '1.5',
+      'car',
+    ]);
     expect(errors).toEqual([]);
     expect(body).toEqual({
       use_case_id: 'uc-1',
@@ -56,11 +98,21 @@ describe('CSV rows', () => {
   it('leaves empty cells out and keeps unreadable numbers as text for the rules to name', () => {
     const header = csvColumns('throughput', ['worker_id', 'task_completed_at', 'task_count']);
     if ('error' in header) throw new Error(header.error);
-    expect(csvRowToInput('throughput', header.columns, ['w', '', 'two'])).toEqual({ body: { worker_id: 'w', task_count: 'two' }, errors: [] });
+    expect(csvRowToInput('throughput', header.columns, ['w', '', 'two'])).toEqual({
+      body: { worker_id: 'w', task_count: 'two' },
+      errors: [],
+    });
   });
 
   it('keeps a long measurement as text, so the text limit of map values names it', () => {
-    const header = csvColumns('quality', ['use_case_id', 'task_definition_id', 'worker_id', 'review_completed_at', 'review_score', 'measurements.size']);
+    const header = csvColumns('quality', [
+      'use_case_id',
+      'task_definition_id',
+      'worker_id',
+      'review_completed_at',
+      'review_score',
+      'measurements.size',
+    ]);
     if ('error' in header) throw new Error(header.error);
     const row = csvRowToInput('quality', header.columns, ['uc-1', 'td-1', 'w', '2024-05-01T00:00:00Z', '1', '7'.repeat(60_000)]);
     expect(row.errors).toEqual([]);
@@ -72,7 +124,7 @@ describe('CSV rows', () => {
 
   it('refuses unknown, repeated and missing required columns', () => {
     expect(csvColumns('throughput', ['worker_id', 'task_completed_at', 'errors.x'])).toEqual({
-      error: 'unknown CSV column(s): errors.x (columns are the record\'s field names, plus metadata.<key>)',
+      error: "unknown CSV column(s): errors.x (columns are the record's field names, plus metadata.<key>)",
     });
     expect(csvColumns('throughput', ['worker_id'])).toEqual({ error: 'CSV header lacks required column(s): task_completed_at' });
   });

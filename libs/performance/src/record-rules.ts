@@ -99,7 +99,10 @@ export type QualityRecordInput = CheckedRecordBase & QualityReviewRecordData;
 
 /** A checked throughput record; use case and task definition '' when not sent (see ThroughputRecord). */
 export type ThroughputRecordInput = CheckedRecordBase &
-  Pick<QualityReviewRecordData, 'use_case_id' | 'task_definition_id' | 'dataset_id' | 'asset_id' | 'task_id' | 'unique_id' | 'task_url' | 'worker_id'> & {
+  Pick<
+    QualityReviewRecordData,
+    'use_case_id' | 'task_definition_id' | 'dataset_id' | 'asset_id' | 'task_id' | 'unique_id' | 'task_url' | 'worker_id'
+  > & {
     task_started_at: string | null;
     task_completed_at: string;
     duration_seconds: number | null;
@@ -141,7 +144,8 @@ export function parseDateTime(value: string): string | undefined {
   return Number.isNaN(time) ? undefined : new Date(time).toISOString();
 }
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 const isFiniteNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
 
 /** Checks one value against its rule: the normalised value, or the message saying what is wrong. */
@@ -180,7 +184,9 @@ function checkValue(field: string, rule: Rule, value: unknown): { value: unknown
     case 'positiveCount':
       return Number.isSafeInteger(value) && (value as number) >= 1 ? { value } : fail('must be an integer of 1 or more');
     case 'reviewType':
-      return typeof value === 'string' && (REVIEW_TYPES as readonly string[]).includes(value) ? { value } : fail(`must be one of: ${REVIEW_TYPES.join(', ')}`);
+      return typeof value === 'string' && (REVIEW_TYPES as readonly string[]).includes(value)
+        ? { value }
+        : fail(`must be one of: ${REVIEW_TYPES.join(', ')}`);
     case 'countMap':
     case 'stringMap':
     case 'scalarMap':
@@ -188,7 +194,11 @@ function checkValue(field: string, rule: Rule, value: unknown): { value: unknown
   }
 }
 
-function checkMap(field: string, rule: 'countMap' | 'stringMap' | 'scalarMap', value: unknown): { value: unknown } | { errors: FieldError[] } {
+function checkMap(
+  field: string,
+  rule: 'countMap' | 'stringMap' | 'scalarMap',
+  value: unknown,
+): { value: unknown } | { errors: FieldError[] } {
   if (!isPlainObject(value)) return { errors: [{ field, message: `${field} must be an object` }] };
   const entries = Object.entries(value);
   if (entries.length > LIMITS.mapKeys) return { errors: [{ field, message: `${field} must have at most ${LIMITS.mapKeys} keys` }] };
@@ -263,7 +273,12 @@ function checkConfiguration(kind: PerformanceKind, values: Record<string, unknow
   const useCase = workstream.use_cases.find((u) => u.id === useCaseId);
   if (!useCase) return [{ field: 'use_case_id', message: `use_case_id "${useCaseId}" is not a use case of workstream ${workstream.id}` }];
   if (typeof taskDefinitionId === 'string' && !useCase.task_definition_ids.includes(taskDefinitionId)) {
-    return [{ field: 'task_definition_id', message: `task_definition_id "${taskDefinitionId}" is not a task definition of use case "${useCaseId}"` }];
+    return [
+      {
+        field: 'task_definition_id',
+        message: `task_definition_id "${taskDefinitionId}" is not a task definition of use case "${useCaseId}"`,
+      },
+    ];
   }
   return [];
 }
@@ -280,7 +295,12 @@ function deriveTiming(values: Record<string, unknown>): FieldError[] {
   if (started !== undefined && duration !== undefined) {
     const between = (completed - started) / 1000;
     if (Math.abs(between - duration) > LIMITS.durationToleranceSeconds) {
-      return [{ field: 'duration_seconds', message: `duration_seconds must match task_completed_at - task_started_at (${between} s) when all three are sent` }];
+      return [
+        {
+          field: 'duration_seconds',
+          message: `duration_seconds must match task_completed_at - task_started_at (${between} s) when all three are sent`,
+        },
+      ];
     }
   } else if (started !== undefined) {
     values.duration_seconds = (completed - started) / 1000;

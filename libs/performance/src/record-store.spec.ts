@@ -1,7 +1,14 @@
 import 'reflect-metadata';
 import { planStore, type ReturnedRow, settleStore } from './record-store';
 
-type Rec = { workstream_id: string; use_case_id: string; task_definition_id: string; unique_id: string | null; replace_duplicate: boolean; n: number };
+type Rec = {
+  workstream_id: string;
+  use_case_id: string;
+  task_definition_id: string;
+  unique_id: string | null;
+  replace_duplicate: boolean;
+  n: number;
+};
 
 const rec = (n: number, uniqueId: string | null, replace = true, workstream = 'ws-1'): Rec => ({
   workstream_id: workstream,
@@ -62,7 +69,10 @@ describe('planStore and settleStore: the unique_id rule inside one batch, as if 
   });
 
   it('an existing key, first record replacing: replaced, with the existing row id', () => {
-    expect(settle([rec(0, 'u')], { u: 'old' })).toMatchObject({ outcomes: ['replaced'], written: [{ index: 0, id: 'old', outcome: 'replaced' }] });
+    expect(settle([rec(0, 'u')], { u: 'old' })).toMatchObject({
+      outcomes: ['replaced'],
+      written: [{ index: 0, id: 'old', outcome: 'replaced' }],
+    });
   });
 
   it('records without unique_id are always new; keys of other workstreams are other keys', () => {
@@ -82,24 +92,27 @@ describe('planStore and settleStore: the unique_id rule inside one batch, as if 
     const serial = (records: Rec[], existing: Set<string>) => {
       const stored = new Map<string, number | 'old'>([...existing].map((key) => [key, 'old' as const]));
       const outcomes = records.map((r) => {
-        if (!stored.has(r.unique_id!)) return stored.set(r.unique_id!, r.n), 'stored';
-        if (r.replace_duplicate) return stored.set(r.unique_id!, r.n), 'replaced';
+        if (!stored.has(r.unique_id!)) return (stored.set(r.unique_id!, r.n), 'stored');
+        if (r.replace_duplicate) return (stored.set(r.unique_id!, r.n), 'replaced');
         return 'ignored';
       });
       return { outcomes, final: stored };
     };
     const flags = [true, false];
-    for (const a of flags) for (const b of flags) for (const c of flags) for (const exists of flags) {
-      const records = [rec(0, 'u', a), rec(1, 'u', b), rec(2, 'v', c), rec(3, 'u', !a)];
-      const existing: Record<string, string> = exists ? { u: 'old' } : {};
-      const { outcomes, plan } = settle(records, existing);
-      const expected = serial(records, new Set(Object.keys(existing)));
-      expect(outcomes).toEqual(expected.outcomes);
-      const written = plan.rows.find((row) => row.record.unique_id === 'u')!;
-      const final = expected.final.get('u');
-      // A row the batch does not replace keeps what it held; otherwise it ends with the last writer's record.
-      if (final === 'old') expect(written.replace).toBe(false);
-      else expect(written.record.n).toBe(final);
-    }
+    for (const a of flags)
+      for (const b of flags)
+        for (const c of flags)
+          for (const exists of flags) {
+            const records = [rec(0, 'u', a), rec(1, 'u', b), rec(2, 'v', c), rec(3, 'u', !a)];
+            const existing: Record<string, string> = exists ? { u: 'old' } : {};
+            const { outcomes, plan } = settle(records, existing);
+            const expected = serial(records, new Set(Object.keys(existing)));
+            expect(outcomes).toEqual(expected.outcomes);
+            const written = plan.rows.find((row) => row.record.unique_id === 'u')!;
+            const final = expected.final.get('u');
+            // A row the batch does not replace keeps what it held; otherwise it ends with the last writer's record.
+            if (final === 'old') expect(written.replace).toBe(false);
+            else expect(written.record.n).toBe(final);
+          }
   });
 });

@@ -8,7 +8,15 @@ import { PERFORMANCE_SOURCE } from './workstreams.service';
 export type StoreOutcome = 'stored' | 'replaced' | 'ignored';
 
 /** Columns both record tables have. */
-const SHARED_COLUMNS: [string, string][] = ['use_case_id', 'task_definition_id', 'unique_id', 'dataset_id', 'asset_id', 'task_id', 'task_url'].map((name) => [name, 'text']);
+const SHARED_COLUMNS: [string, string][] = [
+  'use_case_id',
+  'task_definition_id',
+  'unique_id',
+  'dataset_id',
+  'asset_id',
+  'task_id',
+  'task_url',
+].map((name) => [name, 'text']);
 
 /** Table and columns (with their PostgreSQL types) of each kind; the attribute columns are what a repeat replaces. */
 export const TABLES: Record<PerformanceKind, { table: string; columns: [string, string][] }> = {
@@ -84,7 +92,8 @@ export interface KeyFields {
   unique_id: string | null;
 }
 
-const dedupeKey = (r: KeyFields) => (r.unique_id === null ? undefined : [r.workstream_id, r.use_case_id, r.task_definition_id, r.unique_id].join('\u0000'));
+const dedupeKey = (r: KeyFields) =>
+  r.unique_id === null ? undefined : [r.workstream_id, r.use_case_id, r.task_definition_id, r.unique_id].join('\u0000');
 
 /** One row of the upsert: the first record of a key, and the later ones of the batch that replace it. */
 export interface PlannedRow<R> {
@@ -112,7 +121,10 @@ export interface StorePlan<R> {
  * replace_duplicate true replaces the record before it, each later one with false is ignored. Rows are in
  * key order, so concurrent batches lock rows in the same order.
  */
-export function planStore<R extends KeyFields & { replace_duplicate: boolean }>(records: R[], newId: () => string = randomUUID): StorePlan<R> {
+export function planStore<R extends KeyFields & { replace_duplicate: boolean }>(
+  records: R[],
+  newId: () => string = randomUUID,
+): StorePlan<R> {
   const rows: PlannedRow<R>[] = [];
   const ignored: number[] = [];
   const byKey = new Map<string, PlannedRow<R>>();
@@ -146,7 +158,11 @@ export interface Settled {
 }
 
 /** The outcome of every record, from the plan and what the database returned. */
-export function settleStore<R extends KeyFields & { replace_duplicate: boolean }>(records: R[], plan: StorePlan<R>, returned: ReturnedRow[]): Settled {
+export function settleStore<R extends KeyFields & { replace_duplicate: boolean }>(
+  records: R[],
+  plan: StorePlan<R>,
+  returned: ReturnedRow[],
+): Settled {
   const outcomes: StoreOutcome[] = new Array(records.length);
   const written: Settled['written'] = [];
   const rowById = new Map(plan.rows.map((row) => [row.id, row]));
@@ -215,7 +231,11 @@ export async function storeRecords<K extends PerformanceKind>(
   const { outcomes, written } = settleStore(records, plan, returned);
   let qcEvents = 0;
   if (kind === 'quality') {
-    const events = qcEventsFor(written.map(({ index, id, outcome }) => ({ ...(items[index] as RecordToStore<'quality'>), id, outcome })), uploadId, random);
+    const events = qcEventsFor(
+      written.map(({ index, id, outcome }) => ({ ...(items[index] as RecordToStore<'quality'>), id, outcome })),
+      uploadId,
+      random,
+    );
     await enqueueEvents(sql, PERFORMANCE_SOURCE, Topic.QualityReviewForQc, events);
     qcEvents = events.length;
   }
@@ -223,8 +243,16 @@ export async function storeRecords<K extends PerformanceKind>(
 }
 
 /** Why QC should see a stored or replaced record; undefined when it should not (below threshold, else sampled). */
-export function qcReason(record: QualityRecordInput, workstream: WorkstreamConfig, random: () => number = Math.random): QcReason | undefined {
-  return record.review_score < workstream.qc_score_threshold ? 'below_threshold' : random() < workstream.qc_sample_rate ? 'sampled' : undefined;
+export function qcReason(
+  record: QualityRecordInput,
+  workstream: WorkstreamConfig,
+  random: () => number = Math.random,
+): QcReason | undefined {
+  return record.review_score < workstream.qc_score_threshold
+    ? 'below_threshold'
+    : random() < workstream.qc_sample_rate
+      ? 'sampled'
+      : undefined;
 }
 
 export type QcEventRow = { data: QualityReviewForQcEvent; key: string; headers?: Record<string, string> };

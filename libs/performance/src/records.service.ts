@@ -11,7 +11,8 @@ import { WorkstreamsService } from './workstreams.service';
 export const OUTCOME_MESSAGES: Record<StoreOutcome, string> = {
   stored: 'Record stored',
   replaced: 'Existing record replaced: a record with this unique_id already existed for this use case and task definition',
-  ignored: 'Duplicate ignored: a record with this unique_id already exists for this use case and task definition, and replace_duplicate is false',
+  ignored:
+    'Duplicate ignored: a record with this unique_id already exists for this use case and task definition, and replace_duplicate is false',
 };
 
 export const validationError = (errors: FieldError[]) =>

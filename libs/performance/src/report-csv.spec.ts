@@ -26,7 +26,16 @@ describe('report CSV cells', () => {
 
   it('neutralises a client worker_id in the first column of a grouped report, and error type names in the header', () => {
     const groups: QualityReportGroup[] = [
-      { key: '=HYPERLINK("http://x","y")', count: 1, mean_score: 0.5, p50_score: 0.5, p90_score: 0.5, min_score: 0.5, max_score: 0.5, errors: { '-x': 2 } },
+      {
+        key: '=HYPERLINK("http://x","y")',
+        count: 1,
+        mean_score: 0.5,
+        p50_score: 0.5,
+        p90_score: 0.5,
+        min_score: 0.5,
+        max_score: 0.5,
+        errors: { '-x': 2 },
+      },
     ];
     const csv = reportCsv('quality', { workstream_id: 'ws', kind: 'quality', from: null, to: null, group_by: 'worker', groups });
     expect(csv.split('\r\n')).toEqual([

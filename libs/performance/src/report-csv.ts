@@ -32,11 +32,28 @@ export function reportCsv(kind: PerformanceKind, report: PerformanceReport<Quali
     const groups = report.groups as QualityReportGroup[];
     const types = [...new Set(groups.flatMap((g) => Object.keys(g.errors)))].sort();
     header = [keyColumn, 'count', 'mean_score', 'p50_score', 'p90_score', 'min_score', 'max_score', ...types.map((t) => `errors.${t}`)];
-    lines = groups.map((g) => [g.key ?? noKey, g.count, g.mean_score, g.p50_score, g.p90_score, g.min_score, g.max_score, ...types.map((t) => g.errors[t] ?? 0)]);
+    lines = groups.map((g) => [
+      g.key ?? noKey,
+      g.count,
+      g.mean_score,
+      g.p50_score,
+      g.p90_score,
+      g.min_score,
+      g.max_score,
+      ...types.map((t) => g.errors[t] ?? 0),
+    ]);
   } else {
     const groups = report.groups as ThroughputReportGroup[];
     header = [keyColumn, 'records', 'tasks', 'subtasks', 'duration_seconds', 'mean_duration_seconds', 'tasks_per_hour'];
-    lines = groups.map((g) => [g.key ?? noKey, g.records, g.tasks, g.subtasks, g.duration_seconds, g.mean_duration_seconds, g.tasks_per_hour]);
+    lines = groups.map((g) => [
+      g.key ?? noKey,
+      g.records,
+      g.tasks,
+      g.subtasks,
+      g.duration_seconds,
+      g.mean_duration_seconds,
+      g.tasks_per_hour,
+    ]);
   }
   return [header, ...lines].map((line) => line.map(csvCell).join(',')).join('\r\n') + '\r\n';
 }

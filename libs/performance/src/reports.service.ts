@@ -45,7 +45,10 @@ export class ReportsService {
     private readonly workstreams: WorkstreamsService,
   ) {}
 
-  async report(kind: PerformanceKind, request: PerformanceReportRequest): Promise<PerformanceReport<QualityReportGroup | ThroughputReportGroup> | PerformanceReportCsv> {
+  async report(
+    kind: PerformanceKind,
+    request: PerformanceReportRequest,
+  ): Promise<PerformanceReport<QualityReportGroup | ThroughputReportGroup> | PerformanceReportCsv> {
     const workstream = await this.workstreams.authorize(request.caller, request.workstream_id);
     const { query } = request;
     const from = query.from === undefined ? null : parseBound(query.from);
@@ -56,13 +59,21 @@ export class ReportsService {
     ];
     if (!errors.length && from && to && from >= to) errors.push({ field: 'to', message: 'to must be later than from' });
     if (errors.length) throw validationError(errors);
-    const groups = kind === 'quality' ? await this.quality(workstream.id, query.group_by, from!, to!) : await this.throughput(workstream.id, query.group_by, from!, to!);
+    const groups =
+      kind === 'quality'
+        ? await this.quality(workstream.id, query.group_by, from!, to!)
+        : await this.throughput(workstream.id, query.group_by, from!, to!);
     const report = { workstream_id: workstream.id, kind, from: from!, to: to!, group_by: query.group_by ?? null, groups };
     if (query.format !== 'csv') return report;
     return { csv: reportCsv(kind, report), file_name: `${kind}-report-${workstream.id}.csv` };
   }
 
-  private async quality(workstreamId: string, group: ReportGroup | undefined, from: string | null, to: string | null): Promise<QualityReportGroup[]> {
+  private async quality(
+    workstreamId: string,
+    group: ReportGroup | undefined,
+    from: string | null,
+    to: string | null,
+  ): Promise<QualityReportGroup[]> {
     const filtered = `select ${groupExpression('quality', group)} as key, review_score, errors from performance_quality_record
       where workstream_id = $1 and ($2::timestamptz is null or review_completed_at >= $2::timestamptz)
         and ($3::timestamptz is null or review_completed_at < $3::timestamptz)`;
@@ -91,7 +102,12 @@ export class ReportsService {
     }));
   }
 
-  private async throughput(workstreamId: string, group: ReportGroup | undefined, from: string | null, to: string | null): Promise<ThroughputReportGroup[]> {
+  private async throughput(
+    workstreamId: string,
+    group: ReportGroup | undefined,
+    from: string | null,
+    to: string | null,
+  ): Promise<ThroughputReportGroup[]> {
     return this.prisma.$queryRawUnsafe<ThroughputReportGroup[]>(
       `select ${groupExpression('throughput', group)} as key, count(*)::int as records,
          sum(task_count)::float8 as tasks, coalesce(sum(subtask_count), 0)::float8 as subtasks,

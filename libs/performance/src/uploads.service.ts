@@ -76,7 +76,8 @@ interface UploadRow {
 function closedUpload(row: { id: string; state: string; expiresAt: Date }): DomainError | undefined {
   const waiting = row.state === 'awaiting_upload' || row.state === 'expired';
   if (!waiting) return alreadyReceived(row.id);
-  if (row.state === 'expired' || row.expiresAt.getTime() <= Date.now()) return new DomainError(ErrorCode.Forbidden, 'Forbidden: this upload URL has expired');
+  if (row.state === 'expired' || row.expiresAt.getTime() <= Date.now())
+    return new DomainError(ErrorCode.Forbidden, 'Forbidden: this upload URL has expired');
   return undefined;
 }
 
@@ -108,8 +109,11 @@ export class UploadsService implements OnApplicationBootstrap, OnApplicationShut
     @Inject(INSTANCE_ID) private readonly instanceId: string,
     @Inject(UPLOAD_SWEEP_SECONDS) sweepSeconds: number,
   ) {
-    this.sweeper = new PeriodicSweep('upload file sweep', sweepSeconds * 1000, async () => (await this.sweep()) === UPLOAD_LIMITS.sweepBatch, (message) =>
-      this.logger.warn(message),
+    this.sweeper = new PeriodicSweep(
+      'upload file sweep',
+      sweepSeconds * 1000,
+      async () => (await this.sweep()) === UPLOAD_LIMITS.sweepBatch,
+      (message) => this.logger.warn(message),
     );
   }
 
@@ -163,9 +167,14 @@ export class UploadsService implements OnApplicationBootstrap, OnApplicationShut
 
   private async view(row: UploadRow): Promise<PerformanceUploadView> {
     const rejections = row.rowsRejected
-      ? await this.prisma.performanceUploadRejection.findMany({ where: { uploadId: row.id }, orderBy: { row: 'asc' }, take: UPLOAD_LIMITS.rejectionsKept })
+      ? await this.prisma.performanceUploadRejection.findMany({
+          where: { uploadId: row.id },
+          orderBy: { row: 'asc' },
+          take: UPLOAD_LIMITS.rejectionsKept,
+        })
       : [];
-    const state: PerformanceUploadState = row.state === 'awaiting_upload' && row.expiresAt.getTime() <= Date.now() ? 'expired' : (row.state as PerformanceUploadState);
+    const state: PerformanceUploadState =
+      row.state === 'awaiting_upload' && row.expiresAt.getTime() <= Date.now() ? 'expired' : (row.state as PerformanceUploadState);
     const iso = (date: Date | null) => date?.toISOString() ?? null;
     return {
       upload_id: row.id,
@@ -248,7 +257,10 @@ export class UploadsService implements OnApplicationBootstrap, OnApplicationShut
       finished = await this.finish(id, { state: 'completed' });
     } catch (error) {
       if (error instanceof ClaimLost) return;
-      const failure = error instanceof UploadFailed ? error.message : `the file could not be read as CSV: ${error instanceof Error ? error.message : String(error)}`;
+      const failure =
+        error instanceof UploadFailed
+          ? error.message
+          : `the file could not be read as CSV: ${error instanceof Error ? error.message : String(error)}`;
       this.logger.warn(`upload ${id} failed: ${failure}`);
       finished = await this.finish(id, { state: 'failed', failure });
     }
@@ -259,7 +271,10 @@ export class UploadsService implements OnApplicationBootstrap, OnApplicationShut
 
   /** True when this instance still held the upload and recorded its end. */
   private async finish(id: string, data: { state: 'completed' | 'failed'; failure?: string }): Promise<boolean> {
-    const updated = await this.prisma.performanceUpload.updateMany({ where: { id, claimedBy: this.instanceId }, data: { ...data, finishedAt: new Date() } });
+    const updated = await this.prisma.performanceUpload.updateMany({
+      where: { id, claimedBy: this.instanceId },
+      data: { ...data, finishedAt: new Date() },
+    });
     return updated.count === 1;
   }
 
@@ -272,7 +287,9 @@ export class UploadsService implements OnApplicationBootstrap, OnApplicationShut
       await this.blobs.deleteFolder(performanceUploadFolder(id));
       await this.prisma.performanceUpload.updateMany({ where: { id, state: { in: ['completed', 'failed'] } }, data: { blobKey: null } });
     } catch (error) {
-      this.logger.warn(`files of upload ${id} not deleted yet, the sweep will retry: ${error instanceof Error ? error.message : String(error)}`);
+      this.logger.warn(
+        `files of upload ${id} not deleted yet, the sweep will retry: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
 
@@ -299,7 +316,10 @@ export class UploadsService implements OnApplicationBootstrap, OnApplicationShut
     for (const row of rows) {
       await this.blobs.deleteFolder(performanceUploadFolder(row.id));
       if (row.state === 'awaiting_upload') {
-        await this.prisma.performanceUpload.updateMany({ where: { id: row.id, state: 'awaiting_upload', expiresAt: { lt: cutoff } }, data: { state: 'expired' } });
+        await this.prisma.performanceUpload.updateMany({
+          where: { id: row.id, state: 'awaiting_upload', expiresAt: { lt: cutoff } },
+          data: { state: 'expired' },
+        });
       } else {
         await this.prisma.performanceUpload.updateMany({ where: { id: row.id, state: row.state }, data: { blobKey: null } });
       }
@@ -385,7 +405,10 @@ export class UploadsService implements OnApplicationBootstrap, OnApplicationShut
 }
 
 /** The upload, locked, if this instance still holds its claim. */
-const CLAIMED_UPLOAD = statement('performance_upload_claimed', 'select rows_rejected from performance_upload where id = $1 and claimed_by = $2 for update');
+const CLAIMED_UPLOAD = statement(
+  'performance_upload_claimed',
+  'select rows_rejected from performance_upload where id = $1 and claimed_by = $2 for update',
+);
 
 const INSERT_REJECTIONS = statement(
   'performance_upload_rejections_insert',
@@ -415,7 +438,8 @@ class ImportConnection {
   }
 
   private readonly sql: Sql = {
-    query: async <R extends object>(s: Statement, values: unknown[] = []) => (await this.client.query<R>({ name: s.name, text: s.text, values })).rows,
+    query: async <R extends object>(s: Statement, values: unknown[] = []) =>
+      (await this.client.query<R>({ name: s.name, text: s.text, values })).rows,
   };
 
   static async open(db: DbPool, kind: PerformanceKind): Promise<ImportConnection> {

@@ -103,9 +103,18 @@ const configOf = (view: WorkstreamView): WorkstreamConfig => ({
 
 const notFound = (workstreamId: string) => DomainError.notFound(`workstream ${workstreamId} not found`);
 
-const forbidden = (workstreamId: string) => new DomainError(ErrorCode.Forbidden, `Forbidden: this API key is not valid for workstream ${workstreamId}`);
+const forbidden = (workstreamId: string) =>
+  new DomainError(ErrorCode.Forbidden, `Forbidden: this API key is not valid for workstream ${workstreamId}`);
 
-function toView(row: { id: string; accountId: string; name: string; useCases: unknown; qcScoreThreshold: number; qcSampleRate: number; createdAt: Date }): WorkstreamView {
+function toView(row: {
+  id: string;
+  accountId: string;
+  name: string;
+  useCases: unknown;
+  qcScoreThreshold: number;
+  qcSampleRate: number;
+  createdAt: Date;
+}): WorkstreamView {
   return {
     id: row.id,
     account_id: row.accountId,

@@ -44,7 +44,12 @@ export const runRequestErrors = (api: PlatformApi) => ({
       ? new DomainError(ErrorCode.Validation, `Invalid request: ${key} is not of the expected type (${expected})`, [
           { field: key, message: `${key} is not of the expected type (${expected})` },
         ])
-      : new DomainError(ErrorCode.Validation, `Body is invalid: ${key} is not of the expected type (${expected})`, undefined, V3.BodyInvalid),
+      : new DomainError(
+          ErrorCode.Validation,
+          `Body is invalid: ${key} is not of the expected type (${expected})`,
+          undefined,
+          V3.BodyInvalid,
+        ),
   noUnits: () =>
     api === 'v4'
       ? new DomainError(ErrorCode.Validation, 'Invalid request: units is not of the expected type (a non-empty array of objects)', [
@@ -57,9 +62,11 @@ export const runRequestErrors = (api: PlatformApi) => ({
       : new DomainError(ErrorCode.Validation, `Data is invalid: ${message}`, undefined, V3.DataInvalid),
   unknownLine: (lineId: string) =>
     api === 'v4'
-      ? new DomainError(ErrorCode.Validation, 'Invalid request: line_id is not of the expected type (the id of one of your production lines)', [
-          { field: 'line_id', message: `${lineId} is not one of your production lines` },
-        ])
+      ? new DomainError(
+          ErrorCode.Validation,
+          'Invalid request: line_id is not of the expected type (the id of one of your production lines)',
+          [{ field: 'line_id', message: `${lineId} is not one of your production lines` }],
+        )
       : new DomainError(ErrorCode.NotFound, 'Template not found', undefined, V3.TemplateNotFound),
 });
 
@@ -87,7 +94,8 @@ export function parseRunRequest(api: PlatformApi, body: unknown): RunRequest {
   const lineId = body[names.line];
   if (typeof lineId !== 'string' || !lineId) throw errors.wrongType(names.line, 'a non-empty string');
   const callbackUrl = body.callback_url;
-  if (callbackUrl !== undefined && callbackUrl !== null && typeof callbackUrl !== 'string') throw errors.wrongType('callback_url', 'string');
+  if (callbackUrl !== undefined && callbackUrl !== null && typeof callbackUrl !== 'string')
+    throw errors.wrongType('callback_url', 'string');
   const units = body[names.units];
   if (!Array.isArray(units)) throw errors.wrongType(names.units, 'a non-empty array of objects');
   if (!units.length) throw errors.noUnits();

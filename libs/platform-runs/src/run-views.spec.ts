@@ -31,21 +31,42 @@ describe('run views', () => {
       created_at: '2026-03-04T05:06:07Z',
       processed_at: null,
       units: [
-        { input: { a: { b: 1 } }, output: { x: 1 }, meta: { status: 'Completed', created_at: '2026-03-04T05:06:07Z', processed_at: '2026-03-04T06:07:08Z' } },
-        { input: { a: 2 }, output: {}, meta: { status: 'Flagged', created_at: '2026-03-04T05:06:07Z', processed_at: '2026-03-04T06:07:08Z' } },
+        {
+          input: { a: { b: 1 } },
+          output: { x: 1 },
+          meta: { status: 'Completed', created_at: '2026-03-04T05:06:07Z', processed_at: '2026-03-04T06:07:08Z' },
+        },
+        {
+          input: { a: 2 },
+          output: {},
+          meta: { status: 'Flagged', created_at: '2026-03-04T05:06:07Z', processed_at: '2026-03-04T06:07:08Z' },
+        },
         { input: { a: 3 }, output: {}, meta: { status: 'Processing', created_at: '2026-03-04T05:06:07Z', processed_at: null } },
       ],
     });
   });
 
   it('v3: output keys never replace input keys or extra', () => {
-    const unit = { input: { identifier: 'i', label: 'in' }, output: { label: 'out', score: 1, extra: 'no' }, status: 'Completed', createdAt: created, processedAt: done };
+    const unit = {
+      input: { identifier: 'i', label: 'in' },
+      output: { label: 'out', score: 1, extra: 'no' },
+      status: 'Completed',
+      createdAt: created,
+      processedAt: done,
+    };
     expect(v3Resource(unit)).toEqual({ identifier: 'i', label: 'in', score: 1, extra: { status: 'Completed' } });
   });
 
   it('v3 polled uses finished_at and ISO; the callback uses completed_at and "UTC"', () => {
     const run = { id: 'r', lineId: 'l', status: 'Processed', createdAt: created, processedAt: done };
-    expect(v3Polled(run, [])).toEqual({ task_id: 'r', template_id: 'l', status: 'Completed', started_at: '2026-03-04T05:06:07Z', finished_at: '2026-03-04T06:07:08Z', resources: [] });
+    expect(v3Polled(run, [])).toEqual({
+      task_id: 'r',
+      template_id: 'l',
+      status: 'Completed',
+      started_at: '2026-03-04T05:06:07Z',
+      finished_at: '2026-03-04T06:07:08Z',
+      resources: [],
+    });
     expect(v3Callback(run, [])).toEqual({
       task_id: 'r',
       template_id: 'l',

@@ -42,7 +42,12 @@ export const v4Run = (run: RunRecord, units: UnitRecord[]) => ({
   units: units.map(v4Unit),
 });
 
-export const v4Created = (run: RunRecord) => ({ id: run.id, line_id: run.lineId, status: run.status, created_at: isoSeconds(run.createdAt) });
+export const v4Created = (run: RunRecord) => ({
+  id: run.id,
+  line_id: run.lineId,
+  status: run.status,
+  created_at: isoSeconds(run.createdAt),
+});
 
 /** v3 names: In-Progress/Completed for the batch; a unit not finished yet reads In-Progress. */
 const v3BatchStatus = (run: RunRecord) => (run.status === RunStatus.Processed ? 'Completed' : 'In-Progress');

@@ -14,7 +14,17 @@ import {
   type RunGetRequest,
   Topic,
 } from '@workline/contracts';
-import { AlreadyCreated, type Batcher, createOnce, DbPool, type IdempotencyStamp, ImmutableRowCache, PrismaService, type Sql, statement } from '@workline/db';
+import {
+  AlreadyCreated,
+  type Batcher,
+  createOnce,
+  DbPool,
+  type IdempotencyStamp,
+  ImmutableRowCache,
+  PrismaService,
+  type Sql,
+  statement,
+} from '@workline/db';
 import { enqueueEvent, enqueueEvents, OutboxRelay, type Tx } from '@workline/messaging';
 import { SecretBox } from '@workline/secrets';
 import { randomUUID } from 'node:crypto';
@@ -163,7 +173,8 @@ export class RunsService {
     const { value, replayed } = await createOnce({
       key: request.idempotency_key,
       request: { api, body },
-      find: async (idempotencyKey) => (await this.db.query<RunRecord & { idempotencyHash: string | null }>(SELECT_RUN_BY_KEY, [accountId, idempotencyKey]))[0] ?? null,
+      find: async (idempotencyKey) =>
+        (await this.db.query<RunRecord & { idempotencyHash: string | null }>(SELECT_RUN_BY_KEY, [accountId, idempotencyKey]))[0] ?? null,
       create: (stamp) => this.insert(request, body, stamp),
       replay: (row) => created(api, { ...row, status: RunStatus.Processing }),
       ...(api === 'v3' ? { v3Code: V3.DataInvalid } : {}),
@@ -175,8 +186,9 @@ export class RunsService {
     const { api } = request;
     const parsed = parseRunRequest(api, body);
     const errors = runRequestErrors(api);
-    const lineAccount = await this.lineAccounts.get(parsed.lineId, async () =>
-      (await this.prisma.productionLine.findUnique({ where: { id: parsed.lineId }, select: { accountId: true } }))?.accountId,
+    const lineAccount = await this.lineAccounts.get(
+      parsed.lineId,
+      async () => (await this.prisma.productionLine.findUnique({ where: { id: parsed.lineId }, select: { accountId: true } }))?.accountId,
     );
     if (lineAccount !== request.account_id) throw errors.unknownLine(parsed.lineId);
     let callback: { url: string; authorization?: string } | undefined;
@@ -204,7 +216,13 @@ export class RunsService {
     const inserted = run.units.length > BATCHED_RUN_UNITS ? (await this.insertRuns([run]))[0] : await this.inserts.submit(run);
     // Another request with the key got there first: createOnce replays its run.
     if (!inserted) throw new AlreadyCreated(`a run with Idempotency-Key ${stamp.idempotencyKey} exists for this account`);
-    return created(api, { id: run.id, lineId: run.line_id, status: RunStatus.Processing, createdAt: new Date(run.created_at), processedAt: null });
+    return created(api, {
+      id: run.id,
+      lineId: run.line_id,
+      status: RunStatus.Processing,
+      createdAt: new Date(run.created_at),
+      processedAt: null,
+    });
   }
 
   /** Inserts runs with their units; for each, whether it was inserted (false: its Idempotency-Key was taken). */
@@ -291,13 +309,18 @@ export class RunsService {
     const runs = await sql.query<RunRow>(SELECT_CALLBACK_RUNS, [processed.map((run) => run.id)]);
     if (!runs.length) return;
     const units = new Map<string, UnitRecord[]>(runs.map((run) => [run.id, []]));
-    for (const unit of await sql.query<UnitRecord & { runId: string }>(SELECT_CALLBACK_UNITS, [runs.map((run) => run.id)])) units.get(unit.runId)!.push(unit);
+    for (const unit of await sql.query<UnitRecord & { runId: string }>(SELECT_CALLBACK_UNITS, [runs.map((run) => run.id)]))
+      units.get(unit.runId)!.push(unit);
     const headers = new Map(processed.map((run) => [run.id, run.headers]));
     await enqueueEvents(
       sql,
       PLATFORM_OUTBOX_SOURCE,
       Topic.DeliveryRequested,
-      runs.map((run) => ({ data: callbackOf(run, units.get(run.id)!), key: run.id, ...(headers.get(run.id) ? { headers: headers.get(run.id) } : {}) })),
+      runs.map((run) => ({
+        data: callbackOf(run, units.get(run.id)!),
+        key: run.id,
+        ...(headers.get(run.id) ? { headers: headers.get(run.id) } : {}),
+      })),
     );
   }
 

@@ -50,8 +50,14 @@ const UNRESERVED = '(reserved_until is null or reserved_until < $2)';
 const RESERVED = 'reserved_until >= $2 and reserved_by <> $1';
 
 const CLAIMS = {
-  any: { free: claim('platform_units_claim', 'and $5::text is null', UNRESERVED), taken: claim('platform_units_claim_reserved', 'and $5::text is null', RESERVED) },
-  line: { free: claim('platform_units_claim_line', 'and line_id = $5', UNRESERVED), taken: claim('platform_units_claim_line_reserved', 'and line_id = $5', RESERVED) },
+  any: {
+    free: claim('platform_units_claim', 'and $5::text is null', UNRESERVED),
+    taken: claim('platform_units_claim_reserved', 'and $5::text is null', RESERVED),
+  },
+  line: {
+    free: claim('platform_units_claim_line', 'and line_id = $5', UNRESERVED),
+    taken: claim('platform_units_claim_line_reserved', 'and line_id = $5', RESERVED),
+  },
 };
 
 const RELEASE = statement(
@@ -91,7 +97,11 @@ export class UnitReservations {
 
   /** Forgets the units of a run this instance holds (its lease failed: the run was likely aborted). */
   forgetRun(runId: string): void {
-    for (const [key, units] of this.held) this.held.set(key, units.filter((unit) => unit.run_id !== runId));
+    for (const [key, units] of this.held)
+      this.held.set(
+        key,
+        units.filter((unit) => unit.run_id !== runId),
+      );
   }
 
   /** Puts back what this instance holds (a graceful stop), so it does not wait for the reservations to end. */
@@ -120,7 +130,7 @@ export class UnitReservations {
       [...waiting].map(async ([key, indexes]) => {
         const units: ReservedUnit[] = [];
         // Units an earlier claim reserved ahead serve the requests that queued while it ran.
-        for (let unit: ReservedUnit | undefined; units.length < indexes.length && (unit = this.fromMemory(key)); ) units.push(unit);
+        for (let unit: ReservedUnit | undefined; units.length < indexes.length && (unit = this.fromMemory(key));) units.push(unit);
         const wanted = indexes.length - units.length;
         if (wanted > 0) {
           const claimed = await this.reserve(key, wanted + this.settings.unitClaimAhead, wanted);

@@ -65,7 +65,8 @@ class Model {
     if (assignment.outcome) return `409 assignment ${id} is already ${assignment.outcome}`;
     const unit = this.unit(assignment.runId, assignment.seq);
     if (unit.final === 'Aborted') return `409 assignment ${id} cannot be ${outcome}: its run was aborted and the unit is Aborted`;
-    if (unit.lease?.id !== id || assignment.until < now) return `409 assignment ${id} cannot be ${outcome}: its lease expired and the unit went back to the queue`;
+    if (unit.lease?.id !== id || assignment.until < now)
+      return `409 assignment ${id} cannot be ${outcome}: its lease expired and the unit went back to the queue`;
     return `200 ${outcome === 'completed' ? 'Completed' : 'Flagged'}`;
   }
 
@@ -139,7 +140,17 @@ describe('work API queue: random interleavings against a reference model (real P
       const runId = randomUUID();
       const createdAt = new Date(clock.t + r);
       await prisma.productionRun.create({
-        data: { id: runId, accountId, lineId, api: 'v4', status: 'Processing', callbackUrl: receiver.url('/property'), unitCount: size, pendingUnits: size, createdAt },
+        data: {
+          id: runId,
+          accountId,
+          lineId,
+          api: 'v4',
+          status: 'Processing',
+          callbackUrl: receiver.url('/property'),
+          unitCount: size,
+          pendingUnits: size,
+          createdAt,
+        },
       });
       await prisma.productionUnit.createMany({
         data: Array.from({ length: size }, (_, seq) => ({ runId, seq, lineId, input: { seq }, status: 'Processing', createdAt })),
@@ -174,7 +185,10 @@ describe('work API queue: random interleavings against a reference model (real P
       }),
     },
     { weight: 1, arbitrary: fc.record({ kind: fc.constant('abort' as const), run: fc.nat(2) }) },
-    { weight: 2, arbitrary: fc.record({ kind: fc.constant('time' as const), seconds: fc.constantFrom(1, RESERVATION_SECONDS, LEASE_SECONDS + 1) }) },
+    {
+      weight: 2,
+      arbitrary: fc.record({ kind: fc.constant('time' as const), seconds: fc.constantFrom(1, RESERVATION_SECONDS, LEASE_SECONDS + 1) }),
+    },
     { weight: 1, arbitrary: fc.record({ kind: fc.constant('crash' as const), instance: fc.nat(1) }) },
     {
       weight: 2,
@@ -190,119 +204,153 @@ describe('work API queue: random interleavings against a reference model (real P
 
   it('every answer matches the model; no unit is leased twice; every unit ends once; one callback per run', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.integer({ min: 1, max: 5 }), { minLength: 1, maxLength: 3 }), fc.array(step, { minLength: 5, maxLength: 30 }), async (sizes, steps) => {
-        const { lineId, model } = await seed(sizes);
-        const instances = [instance(), instance()];
+      fc.asyncProperty(
+        fc.array(fc.integer({ min: 1, max: 5 }), { minLength: 1, maxLength: 3 }),
+        fc.array(step, { minLength: 5, maxLength: 30 }),
+        async (sizes, steps) => {
+          const { lineId, model } = await seed(sizes);
+          const instances = [instance(), instance()];
 
-        /** Checks a leased assignment against the model (the unit was free) and records it. */
-        const leased = (view: UnitAssignmentView | null | undefined, worker: string, freeBefore: Set<ModelUnit>) => {
-          if (!view) return;
-          const seq = (view.input as { seq: number }).seq;
-          const unit = model.unit(view.run_id, seq);
-          expect(unit && freeBefore.has(unit) && !unit.final && !(unit.lease && unit.lease.until >= clock.t)).toBe(true);
-          const until = clock.t + LEASE_SECONDS * 1000;
-          unit.lease = { id: view.assignment_id, until };
-          model.assignments.push({ id: view.assignment_id, runId: view.run_id, seq, worker, until });
-        };
+          /** Checks a leased assignment against the model (the unit was free) and records it. */
+          const leased = (view: UnitAssignmentView | null | undefined, worker: string, freeBefore: Set<ModelUnit>) => {
+            if (!view) return;
+            const seq = (view.input as { seq: number }).seq;
+            const unit = model.unit(view.run_id, seq);
+            expect(unit && freeBefore.has(unit) && !unit.final && !(unit.lease && unit.lease.until >= clock.t)).toBe(true);
+            const until = clock.t + LEASE_SECONDS * 1000;
+            unit.lease = { id: view.assignment_id, until };
+            model.assignments.push({ id: view.assignment_id, runId: view.run_id, seq, worker, until });
+          };
 
-        for (const s of steps) {
-          const work = instances[s.kind === 'abort' || s.kind === 'time' ? 0 : s.instance];
-          if (s.kind === 'next') {
-            const free = new Set(model.free(clock.t));
-            const view = await work.next({ worker_id: WORKERS[s.worker], line_id: lineId });
-            // A unit is free somewhere (another instance's memory included): next finds it.
-            expect(view === null).toBe(free.size === 0);
-            leased(view, WORKERS[s.worker], free);
-          } else if (s.kind === 'act') {
-            if (!model.assignments.length) continue;
-            const assignment = model.assignments[s.pick % model.assignments.length];
-            const worker = s.worker === 'owner' ? assignment.worker : WORKERS[s.worker];
-            const expected = model.expected(assignment, assignment.id, worker, s.outcome, clock.t);
-            const request = { worker_id: worker, assignment_id: assignment.id, body: s.outcome === 'completed' ? { output: { by: worker } } : { reason: 'r' }, ...(s.next ? { next: { line_id: lineId } } : {}) };
-            let reply: AssignmentActionReply | undefined;
-            const answer = await answerOf((async () => (reply = await (s.outcome === 'completed' ? work.complete(request) : work.flag(request))))());
-            expect(answer).toBe(expected);
-            if (answer.startsWith('200')) {
-              model.finish(assignment, s.outcome);
-              if (s.next) {
-                const free = new Set(model.free(clock.t));
-                expect(reply!.next === null).toBe(free.size === 0);
-                leased(reply!.next, worker, free);
+          for (const s of steps) {
+            const work = instances[s.kind === 'abort' || s.kind === 'time' ? 0 : s.instance];
+            if (s.kind === 'next') {
+              const free = new Set(model.free(clock.t));
+              const view = await work.next({ worker_id: WORKERS[s.worker], line_id: lineId });
+              // A unit is free somewhere (another instance's memory included): next finds it.
+              expect(view === null).toBe(free.size === 0);
+              leased(view, WORKERS[s.worker], free);
+            } else if (s.kind === 'act') {
+              if (!model.assignments.length) continue;
+              const assignment = model.assignments[s.pick % model.assignments.length];
+              const worker = s.worker === 'owner' ? assignment.worker : WORKERS[s.worker];
+              const expected = model.expected(assignment, assignment.id, worker, s.outcome, clock.t);
+              const request = {
+                worker_id: worker,
+                assignment_id: assignment.id,
+                body: s.outcome === 'completed' ? { output: { by: worker } } : { reason: 'r' },
+                ...(s.next ? { next: { line_id: lineId } } : {}),
+              };
+              let reply: AssignmentActionReply | undefined;
+              const answer = await answerOf(
+                (async () => (reply = await (s.outcome === 'completed' ? work.complete(request) : work.flag(request))))(),
+              );
+              expect(answer).toBe(expected);
+              if (answer.startsWith('200')) {
+                model.finish(assignment, s.outcome);
+                if (s.next) {
+                  const free = new Set(model.free(clock.t));
+                  expect(reply!.next === null).toBe(free.size === 0);
+                  leased(reply!.next, worker, free);
+                }
               }
-            }
-          } else if (s.kind === 'abort') {
-            const runId = model.runs[s.run % model.runs.length];
-            await abort(runId);
-            model.abort(runId);
-          } else if (s.kind === 'time') {
-            clock.t += s.seconds * 1000;
-          } else if (s.kind === 'crash') {
-            instances[s.instance] = instance();
-          } else {
-            // A burst: completes of live assignments (the same one twice at times), nexts and perhaps an
-            // abort, all at once: they share batches, and the abort races them.
-            const live = model.assignments.filter((a) => !a.outcome && model.unit(a.runId, a.seq).lease?.id === a.id && a.until >= clock.t);
-            const picked = live.length ? s.picks.map((p) => live[p % live.length]) : [];
-            const free = new Set(model.free(clock.t));
-            const abortRun = s.abortRun === null ? undefined : model.runs[s.abortRun % model.runs.length];
-            const [answers, views] = await Promise.all([
-              Promise.all(picked.map((a) => answerOf(work.complete({ worker_id: a.worker, assignment_id: a.id, body: { output: { burst: true } } })))),
-              Promise.all(Array.from({ length: s.nexts }, (_, i) => work.next({ worker_id: WORKERS[i % WORKERS.length], line_id: lineId }))),
-              abortRun ? abort(abortRun) : undefined,
-            ]);
-            for (const [i, view] of views.entries()) leased(view, WORKERS[i % WORKERS.length], free);
-            const winners = new Set<ModelAssignment>();
-            for (const [i, a] of picked.entries()) {
-              if (answers[i] === '200 Completed' && !winners.has(a)) {
-                winners.add(a);
-                model.finish(a, 'completed');
+            } else if (s.kind === 'abort') {
+              const runId = model.runs[s.run % model.runs.length];
+              await abort(runId);
+              model.abort(runId);
+            } else if (s.kind === 'time') {
+              clock.t += s.seconds * 1000;
+            } else if (s.kind === 'crash') {
+              instances[s.instance] = instance();
+            } else {
+              // A burst: completes of live assignments (the same one twice at times), nexts and perhaps an
+              // abort, all at once: they share batches, and the abort races them.
+              const live = model.assignments.filter(
+                (a) => !a.outcome && model.unit(a.runId, a.seq).lease?.id === a.id && a.until >= clock.t,
+              );
+              const picked = live.length ? s.picks.map((p) => live[p % live.length]) : [];
+              const free = new Set(model.free(clock.t));
+              const abortRun = s.abortRun === null ? undefined : model.runs[s.abortRun % model.runs.length];
+              const [answers, views] = await Promise.all([
+                Promise.all(
+                  picked.map((a) =>
+                    answerOf(work.complete({ worker_id: a.worker, assignment_id: a.id, body: { output: { burst: true } } })),
+                  ),
+                ),
+                Promise.all(
+                  Array.from({ length: s.nexts }, (_, i) => work.next({ worker_id: WORKERS[i % WORKERS.length], line_id: lineId })),
+                ),
+                abortRun ? abort(abortRun) : undefined,
+              ]);
+              for (const [i, view] of views.entries()) leased(view, WORKERS[i % WORKERS.length], free);
+              const winners = new Set<ModelAssignment>();
+              for (const [i, a] of picked.entries()) {
+                if (answers[i] === '200 Completed' && !winners.has(a)) {
+                  winners.add(a);
+                  model.finish(a, 'completed');
+                }
               }
+              if (abortRun) model.abort(abortRun);
+              // A next answered none only when nothing was left free (the abort may have taken what it skipped).
+              if (views.includes(null)) expect(model.free(clock.t)).toEqual([]);
+              for (const [i, a] of picked.entries()) {
+                const answer = answers[i];
+                if (answer === '200 Completed') continue;
+                // Lost to its twin in the burst, or to the abort: exactly the answers one alone would get.
+                const twin = winners.has(a) && `409 assignment ${a.id} is already completed`;
+                const aborted =
+                  a.runId === abortRun && `409 assignment ${a.id} cannot be completed: its run was aborted and the unit is Aborted`;
+                expect([twin, aborted]).toContain(answer);
+              }
+              expect(picked.filter((a, i) => answers[i] === '200 Completed').length).toBe(winners.size);
             }
-            if (abortRun) model.abort(abortRun);
-            // A next answered none only when nothing was left free (the abort may have taken what it skipped).
-            if (views.includes(null)) expect(model.free(clock.t)).toEqual([]);
-            for (const [i, a] of picked.entries()) {
-              const answer = answers[i];
-              if (answer === '200 Completed') continue;
-              // Lost to its twin in the burst, or to the abort: exactly the answers one alone would get.
-              const twin = winners.has(a) && `409 assignment ${a.id} is already completed`;
-              const aborted = a.runId === abortRun && `409 assignment ${a.id} cannot be completed: its run was aborted and the unit is Aborted`;
-              expect([twin, aborted]).toContain(answer);
-            }
-            expect(picked.filter((a, i) => answers[i] === '200 Completed').length).toBe(winners.size);
-          }
-          // Never two live leases on one unit, whatever the model thinks.
-          const doubled = await prisma.$queryRaw<{ n: number }[]>`
+            // Never two live leases on one unit, whatever the model thinks.
+            const doubled = await prisma.$queryRaw<{ n: number }[]>`
             select count(*)::int as n from platform_unit_assignment a join platform_unit u on u.run_id = a.run_id and u.seq = a.seq
             where u.line_id = ${lineId} and u.status = 'Processing' and a.outcome is null and a.expires_at >= ${new Date(clock.t)}
             group by a.run_id, a.seq having count(*) > 1`;
-          expect(doubled).toEqual([]);
-        }
+            expect(doubled).toEqual([]);
+          }
 
-        // Drain: leases end, a fresh instance completes whatever is left.
-        clock.t += (LEASE_SECONDS + RESERVATION_SECONDS + 1) * 1000;
-        const last = instance();
-        for (let view = await last.next({ worker_id: 'drain', line_id: lineId }); view; ) {
-          const reply = await last.complete({ worker_id: 'drain', assignment_id: view.assignment_id, body: { output: { drained: true } }, next: { line_id: lineId } });
-          model.unit(view.run_id, (view.input as { seq: number }).seq).final = 'Completed';
-          view = reply.next ?? null;
-        }
+          // Drain: leases end, a fresh instance completes whatever is left.
+          clock.t += (LEASE_SECONDS + RESERVATION_SECONDS + 1) * 1000;
+          const last = instance();
+          for (let view = await last.next({ worker_id: 'drain', line_id: lineId }); view;) {
+            const reply = await last.complete({
+              worker_id: 'drain',
+              assignment_id: view.assignment_id,
+              body: { output: { drained: true } },
+              next: { line_id: lineId },
+            });
+            model.unit(view.run_id, (view.input as { seq: number }).seq).final = 'Completed';
+            view = reply.next ?? null;
+          }
 
-        const units = await prisma.productionUnit.findMany({ where: { lineId }, select: { runId: true, seq: true, status: true } });
-        expect(units.map((u) => `${u.runId}/${u.seq} ${u.status}`).sort()).toEqual([...model.units.values()].map((u) => `${u.runId}/${u.seq} ${u.final}`).sort());
-        // Exactly once: a Completed or Flagged unit has exactly one assignment with an outcome, an Aborted one none.
-        const outcomes = await prisma.$queryRaw<{ key: string; n: number }[]>`
+          const units = await prisma.productionUnit.findMany({ where: { lineId }, select: { runId: true, seq: true, status: true } });
+          expect(units.map((u) => `${u.runId}/${u.seq} ${u.status}`).sort()).toEqual(
+            [...model.units.values()].map((u) => `${u.runId}/${u.seq} ${u.final}`).sort(),
+          );
+          // Exactly once: a Completed or Flagged unit has exactly one assignment with an outcome, an Aborted one none.
+          const outcomes = await prisma.$queryRaw<{ key: string; n: number }[]>`
           select a.run_id || '/' || a.seq as key, count(*)::int as n from platform_unit_assignment a
           join platform_unit u on u.run_id = a.run_id and u.seq = a.seq
           where u.line_id = ${lineId} and a.outcome is not null group by a.run_id, a.seq`;
-        const outcomeCount = new Map(outcomes.map((row) => [row.key, row.n]));
-        for (const unit of model.units.values()) expect([unit.final, outcomeCount.get(Model.key(unit.runId, unit.seq)) ?? 0]).toEqual([unit.final, unit.final === 'Aborted' ? 0 : 1]);
-        const runRows = await prisma.productionRun.findMany({ where: { lineId }, select: { id: true, status: true, pendingUnits: true } });
-        expect(runRows.map((run) => [run.status, run.pendingUnits])).toEqual(runRows.map(() => ['Processed', 0]));
-        const callbacks = await prisma.$queryRaw<{ key: string; n: number }[]>`
+          const outcomeCount = new Map(outcomes.map((row) => [row.key, row.n]));
+          for (const unit of model.units.values())
+            expect([unit.final, outcomeCount.get(Model.key(unit.runId, unit.seq)) ?? 0]).toEqual([
+              unit.final,
+              unit.final === 'Aborted' ? 0 : 1,
+            ]);
+          const runRows = await prisma.productionRun.findMany({
+            where: { lineId },
+            select: { id: true, status: true, pendingUnits: true },
+          });
+          expect(runRows.map((run) => [run.status, run.pendingUnits])).toEqual(runRows.map(() => ['Processed', 0]));
+          const callbacks = await prisma.$queryRaw<{ key: string; n: number }[]>`
           select key, count(*)::int as n from messaging_outbox where topic = ${Topic.DeliveryRequested} and key = any(${model.runs}) group by key`;
-        expect(new Map(callbacks.map((row) => [row.key, row.n]))).toEqual(new Map(model.runs.map((id) => [id, 1])));
-      }),
+          expect(new Map(callbacks.map((row) => [row.key, row.n]))).toEqual(new Map(model.runs.map((id) => [id, 1])));
+        },
+      ),
       { numRuns: Number(process.env.PROPERTY_RUNS ?? 60), endOnFailure: true },
     );
   }, 180_000);

@@ -165,24 +165,45 @@ export class UnitWorkService implements OnApplicationShutdown {
 
   /** A graceful stop puts back the units this instance holds, instead of letting their reservations run out. */
   async onApplicationShutdown(): Promise<void> {
-    await this.reservations.releaseAll().catch((error: Error) => this.logger.warn(`could not put back reserved units (they come back when their reservation ends): ${error.message}`));
+    await this.reservations
+      .releaseAll()
+      .catch((error: Error) =>
+        this.logger.warn(`could not put back reserved units (they come back when their reservation ends): ${error.message}`),
+      );
   }
 
   /** With `next` asked for, leases the worker's next unit once the complete or flag is stored. */
   private async followUp(request: AssignmentActionRequest, reply: AssignmentActionReply): Promise<AssignmentActionReply> {
     if (!request.next) return reply;
     try {
-      return { ...reply, next: await this.next({ worker_id: request.worker_id, ...(request.next.line_id ? { line_id: request.next.line_id } : {}) }) };
+      return {
+        ...reply,
+        next: await this.next({ worker_id: request.worker_id, ...(request.next.line_id ? { line_id: request.next.line_id } : {}) }),
+      };
     } catch (error) {
       // The outcome is stored and stands; the worker asks `next` again (docs/work-api.md).
-      this.logger.warn(`${request.assignment_id} is ${reply.status}, but no next unit could be leased: ${error instanceof Error ? error.message : String(error)}`);
+      this.logger.warn(
+        `${request.assignment_id} is ${reply.status}, but no next unit could be leased: ${error instanceof Error ? error.message : String(error)}`,
+      );
       return { ...reply, next: null };
     }
   }
 
-  private async finish(request: AssignmentActionRequest, outcome: UnitOutcome, output: Record<string, unknown> | null, reason: string | null): Promise<AssignmentActionReply> {
+  private async finish(
+    request: AssignmentActionRequest,
+    outcome: UnitOutcome,
+    output: Record<string, unknown> | null,
+    reason: string | null,
+  ): Promise<AssignmentActionReply> {
     const headers = withRequestIdHeader(undefined);
-    const result = await this.outcomes.submit({ assignment_id: request.assignment_id, worker_id: request.worker_id, outcome, output, reason, ...(headers ? { headers } : {}) });
+    const result = await this.outcomes.submit({
+      assignment_id: request.assignment_id,
+      worker_id: request.worker_id,
+      outcome,
+      output,
+      reason,
+      ...(headers ? { headers } : {}),
+    });
     if ('error' in result) throw result.error;
     return result.reply;
   }
@@ -191,8 +212,16 @@ export class UnitWorkService implements OnApplicationShutdown {
   private async writeLeases(items: LeaseItem[]): Promise<(Date | null)[]> {
     const now = this.clock.now();
     const expiresAt = new Date(now + this.settings.unitLeaseSeconds * 1000);
-    const rows = items.map((item) => ({ id: item.id, run_id: item.unit.run_id, seq: item.unit.seq, token: item.unit.token, worker_id: item.worker_id }));
-    const leased = new Set((await this.db.query<{ id: string }>(LEASE, [JSON.stringify(rows), expiresAt, new Date(now)])).map((row) => row.id));
+    const rows = items.map((item) => ({
+      id: item.id,
+      run_id: item.unit.run_id,
+      seq: item.unit.seq,
+      token: item.unit.token,
+      worker_id: item.worker_id,
+    }));
+    const leased = new Set(
+      (await this.db.query<{ id: string }>(LEASE, [JSON.stringify(rows), expiresAt, new Date(now)])).map((row) => row.id),
+    );
     return items.map((item) => (leased.has(item.id) ? expiresAt : null));
   }
 
@@ -204,7 +233,10 @@ export class UnitWorkService implements OnApplicationShutdown {
     const now = this.clock.now();
     const { results, processed } = await this.db.transaction(async (sql) => {
       const states = new Map(
-        (await sql.query<AssignmentState>(LOCK_ASSIGNMENTS, [[...new Set(items.map((item) => item.assignment_id))]])).map((state) => [state.id, state]),
+        (await sql.query<AssignmentState>(LOCK_ASSIGNMENTS, [[...new Set(items.map((item) => item.assignment_id))]])).map((state) => [
+          state.id,
+          state,
+        ]),
       );
       const accepted: (OutcomeItem & { state: AssignmentState })[] = [];
       const results = items.map((item): OutcomeResult => {
@@ -236,7 +268,10 @@ export class UnitWorkService implements OnApplicationShutdown {
     // The run's move to Processed and its callback commit together, once: only this update saw the counter
     // reach 0. The callback carries the request id of the outcome that finished the run (the last of it here).
     const finisher = new Map(accepted.map((item) => [item.state.run_id, item.headers]));
-    await this.runs.enqueueCallbacks(sql, processed.map((id) => ({ id, headers: finisher.get(id) })));
+    await this.runs.enqueueCallbacks(
+      sql,
+      processed.map((id) => ({ id, headers: finisher.get(id) })),
+    );
     return processed;
   }
 }
@@ -246,12 +281,16 @@ function refusal(item: OutcomeItem, state: AssignmentState | undefined, now: num
   const id = item.assignment_id;
   // Another worker's assignment is not theirs to see: the same answer as an unknown id.
   if (!state || state.worker_id !== item.worker_id) return DomainError.notFound(`assignment ${id} not found`);
-  if (state.outcome === 'completed' || state.outcome === 'flagged') return new DomainError(ErrorCode.Conflict, `assignment ${id} is already ${state.outcome}`);
+  if (state.outcome === 'completed' || state.outcome === 'flagged')
+    return new DomainError(ErrorCode.Conflict, `assignment ${id} is already ${state.outcome}`);
   if (state.unit_status === UnitStatus.Aborted) {
     return new DomainError(ErrorCode.Conflict, `assignment ${id} cannot be ${item.outcome}: its run was aborted and the unit is Aborted`);
   }
   if (state.lease_assignment_id !== id || state.expires_at.getTime() < now) {
-    return new DomainError(ErrorCode.Conflict, `assignment ${id} cannot be ${item.outcome}: its lease expired and the unit went back to the queue`);
+    return new DomainError(
+      ErrorCode.Conflict,
+      `assignment ${id} cannot be ${item.outcome}: its lease expired and the unit went back to the queue`,
+    );
   }
   return undefined;
 }

@@ -6,7 +6,11 @@ import { roundTrip } from './round-trip';
 /** Enough of Redis's protocol for a client's ready check and PING, in process (no infrastructure). */
 function fakeRedis(): Server {
   const reply = (name: string) =>
-    name === 'INFO' ? `$${'redis_version:7.0.0\r\nloading:0\r\n'.length}\r\nredis_version:7.0.0\r\nloading:0\r\n\r\n` : name === 'PING' ? '+PONG\r\n' : '+OK\r\n';
+    name === 'INFO'
+      ? `$${'redis_version:7.0.0\r\nloading:0\r\n'.length}\r\nredis_version:7.0.0\r\nloading:0\r\n\r\n`
+      : name === 'PING'
+        ? '+PONG\r\n'
+        : '+OK\r\n';
   return createServer((socket) => {
     let buffer = '';
     socket.on('error', () => undefined);
@@ -53,7 +57,9 @@ describe('RedisService on a link that goes silent', () => {
     // The connection is still up ("ready"): only the answer never comes.
     expect(redis.status).toBe('ready');
     await expect(redis.ping()).rejects.toThrow('Command timed out');
-    await expect(roundTrip(redis, { queue: (pipeline) => void pipeline.ping(), read: (reply) => reply })).rejects.toThrow('Command timed out');
+    await expect(roundTrip(redis, { queue: (pipeline) => void pipeline.ping(), read: (reply) => reply })).rejects.toThrow(
+      'Command timed out',
+    );
     proxy.pass();
     // The late answers to the timed-out commands are read and dropped: the next command gets its own.
     await expect(redis.ping()).resolves.toBe('PONG');

@@ -5,7 +5,10 @@ import { RedisService } from './redis.module';
 import { type Pipelined, RedisScript, roundTrip } from './round-trip';
 
 const incr = (key: string): Pipelined<number> => ({ queue: (pipeline) => pipeline.incr(key), read: (reply) => Number(reply) });
-const get = (key: string): Pipelined<string | null> => ({ queue: (pipeline) => pipeline.get(key), read: (reply) => reply as string | null });
+const get = (key: string): Pipelined<string | null> => ({
+  queue: (pipeline) => pipeline.get(key),
+  read: (reply) => reply as string | null,
+});
 const failing = (key: string): Pipelined<unknown> => ({ queue: (pipeline) => pipeline.lpush(key, 'x'), read: (reply) => reply });
 
 /** Round trips against the real Redis of the test stack: callers of one event-loop turn share one pipeline. */
@@ -31,7 +34,9 @@ describe('roundTrip (real Redis)', () => {
 
   it('sends the commands of concurrent callers in one pipeline, each caller getting its own replies in order', async () => {
     pipelines = 0;
-    const callers = Array.from({ length: 50 }, (_, caller) => roundTrip(redis, incr(`${prefix}:${caller}`), incr(`${prefix}:${caller}`), get(`${prefix}:${caller}`)));
+    const callers = Array.from({ length: 50 }, (_, caller) =>
+      roundTrip(redis, incr(`${prefix}:${caller}`), incr(`${prefix}:${caller}`), get(`${prefix}:${caller}`)),
+    );
     const replies = await Promise.all(callers);
     expect(pipelines).toBe(1);
     expect(replies).toEqual(Array.from({ length: 50 }, () => [1, 2, '2']));

@@ -65,7 +65,9 @@ export async function roundTrip<T extends readonly Pipelined<unknown>[]>(redis: 
   const first = shared.size;
   for (const command of commands) command.queue(shared.pipeline);
   shared.size += commands.length;
-  const replies = await new Promise<[Error | null, unknown][]>((resolve, reject) => shared.waiters.push({ first, count: commands.length, resolve, reject }));
+  const replies = await new Promise<[Error | null, unknown][]>((resolve, reject) =>
+    shared.waiters.push({ first, count: commands.length, resolve, reject }),
+  );
   return commands.map((command, index) => {
     const [error, reply] = replies[index] ?? [new Error('Redis gave no reply'), undefined];
     if (error) throw error;

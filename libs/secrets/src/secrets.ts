@@ -1,4 +1,12 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  randomBytes,
+  scrypt as scryptCb,
+  timingSafeEqual,
+  type ScryptOptions,
+} from 'node:crypto';
 
 const scrypt = (password: string, salt: Buffer, keylen: number, options: ScryptOptions) =>
   new Promise<Buffer>((resolve, reject) => scryptCb(password, salt, keylen, options, (err, key) => (err ? reject(err) : resolve(key))));
@@ -28,7 +36,8 @@ export const newSecret = (prefix: string, bytes = 24) => `${prefix}_${randomByte
 
 /**
  * AES-256-GCM with a key from the environment (SECRETS_KEY): API keys (and callback credentials) are kept
- * encrypted at rest and in Kafka, because the dispatcher signs webhooks with the key that created the task. Format `v1.<iv>.<tag>.<ciphertext>`.
+ * encrypted at rest and in Kafka, because the dispatcher signs webhooks with the key that created the task. Format
+ * `v1.<iv>.<tag>.<ciphertext>`.
  */
 export class SecretBox {
   private readonly key: Buffer;

@@ -8,7 +8,10 @@ describe('signed paths', () => {
   it('accepts its own signature until it expires', () => {
     const signed = signPath(key, 'PUT', '/uploads/media/abc', expiresAt);
     expect(checkSignedPath(key, 'PUT', '/uploads/media/abc', query(signed), new Date('2029-12-31T23:59:59Z'))).toEqual({ ok: true });
-    expect(checkSignedPath(key, 'PUT', '/uploads/media/abc', query(signed), new Date('2030-01-01T00:00:01Z'))).toEqual({ ok: false, reason: 'expired' });
+    expect(checkSignedPath(key, 'PUT', '/uploads/media/abc', query(signed), new Date('2030-01-01T00:00:01Z'))).toEqual({
+      ok: false,
+      reason: 'expired',
+    });
   });
 
   it('refuses another path, method, key, expiry or a missing signature', () => {
@@ -17,7 +20,10 @@ describe('signed paths', () => {
     expect(checkSignedPath(key, 'PUT', '/b', q, now)).toEqual({ ok: false, reason: 'tampered' });
     expect(checkSignedPath(key, 'GET', '/a', q, now)).toEqual({ ok: false, reason: 'tampered' });
     expect(checkSignedPath('other', 'PUT', '/a', q, now)).toEqual({ ok: false, reason: 'tampered' });
-    expect(checkSignedPath(key, 'PUT', '/a', { ...q, expires: String(Number(q.expires) + 3600) }, now)).toEqual({ ok: false, reason: 'tampered' });
+    expect(checkSignedPath(key, 'PUT', '/a', { ...q, expires: String(Number(q.expires) + 3600) }, now)).toEqual({
+      ok: false,
+      reason: 'tampered',
+    });
     expect(checkSignedPath(key, 'PUT', '/a', { expires: q.expires }, now)).toEqual({ ok: false, reason: 'missing' });
   });
 });

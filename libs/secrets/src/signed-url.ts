@@ -15,7 +15,13 @@ export function signPath(key: string, method: string, path: string, expiresAt: D
   return `${path}?expires=${expires}&signature=${mac(key, method, path, expires)}`;
 }
 
-export function checkSignedPath(key: string, method: string, path: string, query: { expires?: unknown; signature?: unknown }, now = new Date()): SignedUrlCheck {
+export function checkSignedPath(
+  key: string,
+  method: string,
+  path: string,
+  query: { expires?: unknown; signature?: unknown },
+  now = new Date(),
+): SignedUrlCheck {
   const { expires, signature } = query;
   if (typeof expires !== 'string' || typeof signature !== 'string' || !/^\d+$/.test(expires) || !/^[0-9a-f]{64}$/.test(signature)) {
     return { ok: false, reason: 'missing' };

@@ -52,7 +52,11 @@ export function runService<E extends BaseEnv = BaseEnv>(
     const transport = new KafkaTransport({ settings, rpcTopic: SERVICE_RPC_TOPIC[service], metrics });
     const app = await NestFactory.createMicroservice(
       // Every service answers the gateway's health probe over request-reply.
-      { module: ServiceRootModule, controllers: [HealthRpcController], imports: [ObservabilityModule.forRoot(metrics), moduleFor(env, settings)] },
+      {
+        module: ServiceRootModule,
+        controllers: [HealthRpcController],
+        imports: [ObservabilityModule.forRoot(metrics), moduleFor(env, settings)],
+      },
       { strategy: transport, logger: jsonLogger },
     );
     app.useGlobalFilters(new DomainErrorRpcFilter());
@@ -75,7 +79,10 @@ export function runService<E extends BaseEnv = BaseEnv>(
       },
     });
     await app.listen();
-    logger.log({ msg: `listening on ${SERVICE_RPC_TOPIC[service]} (instance ${settings.instanceId}); /metrics and /health on port ${port}`, ops_port: port });
+    logger.log({
+      msg: `listening on ${SERVICE_RPC_TOPIC[service]} (instance ${settings.instanceId}); /metrics and /health on port ${port}`,
+      ops_port: port,
+    });
     return app;
   };
   start().catch((error: unknown) => {

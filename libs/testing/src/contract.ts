@@ -62,7 +62,9 @@ export class ContractCheck {
 
   /** Every documented operation, as "METHOD /path". */
   operations(): string[] {
-    return Object.entries(this.document.paths).flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`));
+    return Object.entries(this.document.paths).flatMap(([path, methods]) =>
+      Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`),
+    );
   }
 
   async checkAnswer(method: string, path: string, response: Response): Promise<CheckedAnswer> {
@@ -79,17 +81,25 @@ export class ContractCheck {
       return { ...answer, problems: text ? [`documented without a body, answered ${text.slice(0, 80)}`] : [] };
     }
     const mediaType = content[contentType] ? contentType : content['*/*'] ? '*/*' : undefined;
-    if (!mediaType) return { ...answer, problems: [`media type ${contentType || '(none)'} is not among ${Object.keys(content).join(', ')}`] };
+    if (!mediaType)
+      return { ...answer, problems: [`media type ${contentType || '(none)'} is not among ${Object.keys(content).join(', ')}`] };
     if (contentType !== 'application/json') return answer;
     const pointer = `${path} ${method} ${key}`;
     let validate = this.validators.get(pointer);
     if (!validate) {
       // The schema's #/components/... references, resolved in the document added as "openapi".
-      const schema = JSON.parse(JSON.stringify(content[mediaType].schema ?? {}).replace(/"#\/components\//g, '"openapi#/components/')) as object;
+      const schema = JSON.parse(
+        JSON.stringify(content[mediaType].schema ?? {}).replace(/"#\/components\//g, '"openapi#/components/'),
+      ) as object;
       validate = this.ajv.compile(schema);
       this.validators.set(pointer, validate);
     }
     const body: unknown = JSON.parse(await response.text());
-    return validate(body) ? answer : { ...answer, problems: (validate.errors ?? []).map((e) => `${e.instancePath || '(body)'} ${e.message ?? ''} ${JSON.stringify(e.params)}`) };
+    return validate(body)
+      ? answer
+      : {
+          ...answer,
+          problems: (validate.errors ?? []).map((e) => `${e.instancePath || '(body)'} ${e.message ?? ''} ${JSON.stringify(e.params)}`),
+        };
   }
 }

@@ -23,7 +23,8 @@ type FaultsInfra = typeof import('../../../tools/stack/faults-infra');
 
 // The same code the global setup used to start them, compiled as the global setup runs it (tools/bootstrap.js),
 // in plain Node outside Jest's module registry.
-const infra = (): FaultsInfra => (createRequire(__filename)(join(ROOT, 'tools', 'bootstrap.js')) as { load(entry: string): FaultsInfra }).load('stack/faults-infra');
+const infra = (): FaultsInfra =>
+  (createRequire(__filename)(join(ROOT, 'tools', 'bootstrap.js')) as { load(entry: string): FaultsInfra }).load('stack/faults-infra');
 
 export const faultPorts = (): FaultPorts => (JSON.parse(readFileSync(stackFile(), 'utf8')) as { ports: FaultPorts }).ports;
 
@@ -86,7 +87,8 @@ export interface FailedAttempt {
 export const failedAttempts: FailedAttempt[] = [];
 
 /** The failed attempts that overlapped [from, to] (epoch ms). */
-export const failedAttemptsBetween = (from: number, to: number): FailedAttempt[] => failedAttempts.filter((a) => a.endedAt >= from && a.startedAt <= to);
+export const failedAttemptsBetween = (from: number, to: number): FailedAttempt[] =>
+  failedAttempts.filter((a) => a.endedAt >= from && a.startedAt <= to);
 
 /**
  * What a real client does: send, and on a connection error, a timeout or a 5xx, wait (250 ms doubling to

@@ -25,7 +25,12 @@ export async function http<T = unknown>(method: string, path: string, options: H
     body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
     headers['content-type'] = options.contentType ?? 'application/json';
   }
-  const response = await fetch(url, { method, headers, body, signal: options.timeoutMs ? AbortSignal.timeout(options.timeoutMs) : undefined });
+  const response = await fetch(url, {
+    method,
+    headers,
+    body,
+    signal: options.timeoutMs ? AbortSignal.timeout(options.timeoutMs) : undefined,
+  });
   const text = await response.text();
   let parsed: unknown = text;
   try {

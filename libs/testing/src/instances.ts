@@ -36,14 +36,19 @@ export interface AppInstance {
  * Starts one more instance of a built app (dist/) with the test stack's environment plus `extraEnv`
  * (e.g. another PORT for a second gateway). Its output goes to .cache/logs/test/<name>.log.
  */
-export function startAppInstance(app: string, extraEnv: Record<string, string> = {}, name = `${app}-extra-${process.pid}-${Date.now()}`): AppInstance {
+export function startAppInstance(
+  app: string,
+  extraEnv: Record<string, string> = {},
+  name = `${app}-extra-${process.pid}-${Date.now()}`,
+): AppInstance {
   const logDir = join(ROOT, '.cache', 'logs', 'test');
   mkdirSync(logDir, { recursive: true });
   const logFile = join(logDir, `${name}.log`);
   const log = createWriteStream(logFile, { flags: 'a' });
   // Services: the OS picks the port of the operational endpoints and the service writes it to a file.
   const portFile = join(logDir, `${name}.http-port`);
-  const opsEnv: Record<string, string> = SERVICES.has(app) && extraEnv.HTTP_PORT === undefined ? { HTTP_PORT: '0', HTTP_PORT_FILE: portFile } : {};
+  const opsEnv: Record<string, string> =
+    SERVICES.has(app) && extraEnv.HTTP_PORT === undefined ? { HTTP_PORT: '0', HTTP_PORT_FILE: portFile } : {};
   const child = spawn(process.execPath, [join(ROOT, 'dist', 'apps', app, 'src', 'main.js')], {
     env: { ...process.env, ...testStack().appEnv, ...opsEnv, ...extraEnv },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -23,12 +23,22 @@ export interface PlatformAccount {
   auth: Record<string, string>;
 }
 
-export const basicHeader = (username: string, password: string) => ({ authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}` });
+export const basicHeader = (username: string, password: string) => ({
+  authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`,
+});
 
 export async function createPlatformAccount(lineName = 'Line'): Promise<PlatformAccount> {
-  const account = await adminCreate<{ id: string; username: string; password: string }>('/accounts', { name: `Platform ${randomUUID().slice(0, 6)}` });
+  const account = await adminCreate<{ id: string; username: string; password: string }>('/accounts', {
+    name: `Platform ${randomUUID().slice(0, 6)}`,
+  });
   const line = await adminCreate<{ id: string }>(`/accounts/${account.id}/lines`, { name: lineName });
-  return { id: account.id, username: account.username, password: account.password, lineId: line.id, auth: basicHeader(account.username, account.password) };
+  return {
+    id: account.id,
+    username: account.username,
+    password: account.password,
+    lineId: line.id,
+    auth: basicHeader(account.username, account.password),
+  };
 }
 
 /** A worker of the work API: its bearer header. */
@@ -46,14 +56,26 @@ export interface UnitAssignment {
 }
 
 /** Leases the next unit of `lineId` (a line per test keeps tests apart); undefined on 204. */
-export async function nextUnit(worker: Record<string, string>, lineId: string, baseUrl = testStack().gatewayUrl): Promise<UnitAssignment | undefined> {
-  const result = await http<UnitAssignment>('POST', `${baseUrl}/workforce/v1/assignments/next`, { headers: worker, body: { kind: 'unit', line_id: lineId } });
+export async function nextUnit(
+  worker: Record<string, string>,
+  lineId: string,
+  baseUrl = testStack().gatewayUrl,
+): Promise<UnitAssignment | undefined> {
+  const result = await http<UnitAssignment>('POST', `${baseUrl}/workforce/v1/assignments/next`, {
+    headers: worker,
+    body: { kind: 'unit', line_id: lineId },
+  });
   if (result.status === 204) return undefined;
   if (result.status !== 200) throw new Error(`next answered ${result.status}: ${result.text}`);
   return result.body;
 }
 
-export function completeUnit(worker: Record<string, string>, assignmentId: string, body: unknown, baseUrl = testStack().gatewayUrl): Promise<HttpResult> {
+export function completeUnit(
+  worker: Record<string, string>,
+  assignmentId: string,
+  body: unknown,
+  baseUrl = testStack().gatewayUrl,
+): Promise<HttpResult> {
   return http('POST', `${baseUrl}/workforce/v1/assignments/${assignmentId}/complete`, { headers: worker, body });
 }
 

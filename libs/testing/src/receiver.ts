@@ -46,7 +46,13 @@ export class LoopbackReceiver {
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
         const path = (req.url ?? '/').split('?')[0];
-        const request: ReceivedRequest = { path, method: req.method ?? '', headers: req.headers, rawBody: Buffer.concat(chunks), receivedAt: Date.now() };
+        const request: ReceivedRequest = {
+          path,
+          method: req.method ?? '',
+          headers: req.headers,
+          rawBody: Buffer.concat(chunks),
+          receivedAt: Date.now(),
+        };
         this.requests.push(request);
         const nth = this.on(path).length;
         const reply: ReceiverReply = (this.responders.get(path) ?? OK)(request, nth);

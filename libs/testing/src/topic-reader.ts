@@ -60,7 +60,10 @@ export async function readWholeTopic<T>(topic: string, { since, timeoutMs = 60_0
   try {
     await consumer.subscribe({ topic, fromBeginning: true });
     const done = new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${topic}: partitions ${[...left].join(', ')} not read to their end within ${timeoutMs} ms`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`${topic}: partitions ${[...left].join(', ')} not read to their end within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
       void consumer.run({
         autoCommit: false,
         eachMessage: async ({ partition, message }) => {
@@ -84,7 +87,10 @@ export async function readWholeTopic<T>(topic: string, { since, timeoutMs = 60_0
   return messages;
 }
 
-/** The sizes (bytes of value) of the messages written to `topic` since `since` (epoch ms): e.g. that no large answer went over the shared reply topic. */
+/**
+ * The sizes (bytes of value) of the messages written to `topic` since `since` (epoch ms): e.g. that no large answer went over the shared
+ * reply topic.
+ */
 export async function messageSizesSince(topic: string, since: number, timeoutMs = 20_000): Promise<number[]> {
   return (await readWholeTopic(topic, { since, timeoutMs })).map((message) => message.raw.length);
 }

@@ -158,11 +158,15 @@ export class DeliveriesService {
    */
   async redeliver(request: DeliveryGetRequest): Promise<DeliveryView> {
     const row = await this.prisma.$transaction(async (tx) => {
-      const found = await tx.delivery.findFirst({ where: { AND: [{ id: request.delivery_id }, scopeWhere(request.scope)] }, select: { id: true } });
+      const found = await tx.delivery.findFirst({
+        where: { AND: [{ id: request.delivery_id }, scopeWhere(request.scope)] },
+        select: { id: true },
+      });
       if (!found) throw notFound(request.delivery_id);
       const [locked] = await tx.$queryRaw<{ in_flight: boolean }[]>`
         select (lease_token is not null and lease_until > now()) as in_flight from delivery where id = ${found.id} for update`;
-      if (locked.in_flight) return tx.delivery.update({ where: { id: found.id }, data: { redeliverRequested: true }, select: DELIVERY_VIEW_COLUMNS });
+      if (locked.in_flight)
+        return tx.delivery.update({ where: { id: found.id }, data: { redeliverRequested: true }, select: DELIVERY_VIEW_COLUMNS });
       await tx.$executeRaw`
         update delivery set status = 'pending', next_attempt_at = now(), dead_at = null,
           round_failures = case when status = 'pending' then round_failures else 0 end, updated_at = now()

@@ -176,7 +176,14 @@ export class DeliveryStore {
   }
 
   /** Leases up to `limit` due deliveries to this instance (see CLAIM_DUE). */
-  async claimDue(request: { limit: number; maxBytes: number; fullOrigins: string[]; originRooms: Record<string, number>; defaultRoom: number; token: string }): Promise<LeasedRow[]> {
+  async claimDue(request: {
+    limit: number;
+    maxBytes: number;
+    fullOrigins: string[];
+    originRooms: Record<string, number>;
+    defaultRoom: number;
+    token: string;
+  }): Promise<LeasedRow[]> {
     if (request.limit <= 0) return [];
     return this.db.query<LeasedRow>(CLAIM_DUE, [
       request.limit,

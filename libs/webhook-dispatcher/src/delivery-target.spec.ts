@@ -25,6 +25,8 @@ describe('SSRF check at delivery time (resolveDeliveryTarget)', () => {
   });
 
   it('refuses other schemes', async () => {
-    await expect(resolveDeliveryTarget('ftp://93.184.215.14/', { allowPrivate: true })).rejects.toThrow('callback_url must use http or https');
+    await expect(resolveDeliveryTarget('ftp://93.184.215.14/', { allowPrivate: true })).rejects.toThrow(
+      'callback_url must use http or https',
+    );
   });
 });

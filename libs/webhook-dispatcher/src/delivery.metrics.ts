@@ -12,17 +12,29 @@ const STATES = ['pending', 'delivered', 'dead'] as const;
 @Injectable()
 export class DeliveryMetrics {
   constructor(prisma: PrismaService, scheduler: DeliveryScheduler, @Optional() metrics?: AppMetrics) {
-    metrics?.gauge('webhook_dispatch_queue', 'Deliveries this instance holds a lease on: waiting for their turn, or in an attempt', ['state'], async () => {
-      const { waiting, inFlight } = scheduler.dispatchQueue;
-      return [
-        { labels: { state: 'waiting' }, value: waiting },
-        { labels: { state: 'in_flight' }, value: inFlight },
-      ];
-    });
-    metrics?.gauge('webhook_deliveries', 'Webhook and callback deliveries stored, by state: pending (waiting or in an attempt), delivered, dead', ['state'], async () => {
-      const rows = await prisma.$queryRaw<{ status: string; count: bigint }[]>`select status, count(*) as count from delivery group by status`;
-      const counts = new Map(rows.map((row) => [row.status, Number(row.count)]));
-      return STATES.map((state) => ({ labels: { state }, value: counts.get(state) ?? 0 }));
-    });
+    metrics?.gauge(
+      'webhook_dispatch_queue',
+      'Deliveries this instance holds a lease on: waiting for their turn, or in an attempt',
+      ['state'],
+      async () => {
+        const { waiting, inFlight } = scheduler.dispatchQueue;
+        return [
+          { labels: { state: 'waiting' }, value: waiting },
+          { labels: { state: 'in_flight' }, value: inFlight },
+        ];
+      },
+    );
+    metrics?.gauge(
+      'webhook_deliveries',
+      'Webhook and callback deliveries stored, by state: pending (waiting or in an attempt), delivered, dead',
+      ['state'],
+      async () => {
+        const rows = await prisma.$queryRaw<
+          { status: string; count: bigint }[]
+        >`select status, count(*) as count from delivery group by status`;
+        const counts = new Map(rows.map((row) => [row.status, Number(row.count)]));
+        return STATES.map((state) => ({ labels: { state }, value: counts.get(state) ?? 0 }));
+      },
+    );
   }
 }

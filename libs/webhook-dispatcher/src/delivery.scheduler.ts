@@ -147,7 +147,15 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestro
     const claimed = new Set(stored.filter((row) => row.claimed).map((row) => row.id));
     for (const { row, origin, bytes } of candidates) {
       if (!claimed.has(row.id)) continue;
-      this.queue.push({ ...row, origin, bytes, lease_token: token, attempt_count: 0, round_failures: 0, leaseDeadline: sentAt + this.options.leaseMs });
+      this.queue.push({
+        ...row,
+        origin,
+        bytes,
+        lease_token: token,
+        attempt_count: 0,
+        round_failures: 0,
+        leaseDeadline: sentAt + this.options.leaseMs,
+      });
     }
     if (claimed.size < stored.length) {
       this.backlog = true;
@@ -197,7 +205,12 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestro
         held.leaseDeadline = sentAt + this.options.leaseMs;
         continue;
       }
-      this.queue.push({ ...row, origin: originOf(row.url), bytes: Buffer.byteLength(row.body), leaseDeadline: sentAt + this.options.leaseMs });
+      this.queue.push({
+        ...row,
+        origin: originOf(row.url),
+        bytes: Buffer.byteLength(row.body),
+        leaseDeadline: sentAt + this.options.leaseMs,
+      });
     }
     this.pump();
     this.backlog = rows.length >= limit;
@@ -322,7 +335,10 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestro
           ? {
               delivery_id: delivery.id,
               owner: { account_id: delivery.account_id, ...(delivery.workstream_id ? { workstream_id: delivery.workstream_id } : {}) },
-              subject: { ...(delivery.task_id ? { task_id: delivery.task_id } : {}), ...(delivery.run_id ? { run_id: delivery.run_id } : {}) },
+              subject: {
+                ...(delivery.task_id ? { task_id: delivery.task_id } : {}),
+                ...(delivery.run_id ? { run_id: delivery.run_id } : {}),
+              },
               event_type: delivery.event_type,
               url: delivery.url,
               attempts: delivery.attempt_count + 1,
@@ -333,7 +349,11 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestro
   }
 
   /** Where the delivery goes after this attempt; waitMs null means no further attempt is scheduled. */
-  private nextState(roundFailures: number, success: boolean, result: AttemptResult): { status: 'pending' | 'delivered' | 'dead'; roundFailures: number; waitMs: number | null } {
+  private nextState(
+    roundFailures: number,
+    success: boolean,
+    result: AttemptResult,
+  ): { status: 'pending' | 'delivered' | 'dead'; roundFailures: number; waitMs: number | null } {
     if (success) return { status: 'delivered', roundFailures, waitMs: null };
     const failures = roundFailures + 1;
     const decision = afterFailure({
@@ -343,7 +363,9 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestro
       retryAfterMs: parseRetryAfterMs(result.retryAfter),
       random: Math.random(),
     });
-    return decision.kind === 'retry' ? { status: 'pending', roundFailures: failures, waitMs: decision.waitMs } : { status: 'dead', roundFailures: failures, waitMs: null };
+    return decision.kind === 'retry'
+      ? { status: 'pending', roundFailures: failures, waitMs: decision.waitMs }
+      : { status: 'dead', roundFailures: failures, waitMs: null };
   }
 
   private async release(deliveries: HeldDelivery[]): Promise<void> {

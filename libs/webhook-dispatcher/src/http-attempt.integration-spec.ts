@@ -32,7 +32,11 @@ describe('postOnce: one attempt over real HTTP', () => {
     seen.length = 0;
   });
 
-  const target = (path = '/hook', host = '127.0.0.1') => ({ url: new URL(`http://${host}:${port}${path}`), address: '127.0.0.1', family: 4 as const });
+  const target = (path = '/hook', host = '127.0.0.1') => ({
+    url: new URL(`http://${host}:${port}${path}`),
+    address: '127.0.0.1',
+    family: 4 as const,
+  });
 
   it('sends the exact bytes with the given headers and reports the status and the answer', async () => {
     handle = (_req, res) => res.writeHead(201, { 'content-type': 'text/plain' }).end('thanks');
@@ -42,7 +46,11 @@ describe('postOnce: one attempt over real HTTP', () => {
     expect(result.durationMs).toBeGreaterThanOrEqual(0);
     expect(seen).toHaveLength(1);
     expect(seen[0].body.equals(Buffer.from(body, 'utf8'))).toBe(true);
-    expect(seen[0].headers).toMatchObject({ 'content-type': 'application/json', 'x-test': 'yes', 'content-length': String(Buffer.byteLength(body)) });
+    expect(seen[0].headers).toMatchObject({
+      'content-type': 'application/json',
+      'x-test': 'yes',
+      'content-length': String(Buffer.byteLength(body)),
+    });
   });
 
   it('connects to the checked address whatever the host name says (no second DNS lookup)', async () => {
@@ -79,7 +87,11 @@ describe('postOnce: one attempt over real HTTP', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const closedPort = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
-    const result = await postOnce({ target: { url: new URL(`http://127.0.0.1:${closedPort}/`), address: '127.0.0.1', family: 4 }, body: '{}', headers: {} });
+    const result = await postOnce({
+      target: { url: new URL(`http://127.0.0.1:${closedPort}/`), address: '127.0.0.1', family: 4 },
+      body: '{}',
+      headers: {},
+    });
     expect(result.statusCode).toBeNull();
     expect(result.error).toMatch(/^ECONNREFUSED/);
   });

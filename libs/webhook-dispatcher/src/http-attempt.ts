@@ -49,7 +49,8 @@ export interface AttemptResult {
 const pinnedLookup =
   (address: string, family: 4 | 6): LookupFunction =>
   (_hostname, options, callback) => {
-    if ((options as { all?: boolean }).all) (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address, family }]);
+    if ((options as { all?: boolean }).all)
+      (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address, family }]);
     else callback(null, address, family);
   };
 
@@ -117,9 +118,22 @@ export async function postOnce({ target, body, headers, timeoutMs = ATTEMPT_TIME
     for (let send = 1; ; send++) {
       const outcome = await exchange(dispatcher, target.url, payload, headers, timeout.signal);
       if ('response' in outcome) return { ...outcome.response, durationMs: Date.now() - started };
-      if (timeout.signal.aborted) return { statusCode: null, durationMs: Date.now() - started, error: `timed out after ${timeoutMs} ms`, responseExcerpt: null, retryAfter: null };
+      if (timeout.signal.aborted)
+        return {
+          statusCode: null,
+          durationMs: Date.now() - started,
+          error: `timed out after ${timeoutMs} ms`,
+          responseExcerpt: null,
+          retryAfter: null,
+        };
       if (send === 1 && closedWhenReused(outcome.error)) continue;
-      return { statusCode: null, durationMs: Date.now() - started, error: errorText(outcome.error), responseExcerpt: null, retryAfter: null };
+      return {
+        statusCode: null,
+        durationMs: Date.now() - started,
+        error: errorText(outcome.error),
+        responseExcerpt: null,
+        retryAfter: null,
+      };
     }
   } finally {
     clearTimeout(timer);
@@ -130,10 +144,23 @@ export async function postOnce({ target, body, headers, timeoutMs = ATTEMPT_TIME
 type Exchange = { response: Omit<AttemptResult, 'durationMs'> } | { error: NodeJS.ErrnoException };
 
 /** Sends the request and reads the status and the first KB of the answer, until `signal` (the attempt's timeout). */
-async function exchange(dispatcher: Dispatcher, url: URL, payload: Buffer, headers: Record<string, string>, signal: AbortSignal): Promise<Exchange> {
+async function exchange(
+  dispatcher: Dispatcher,
+  url: URL,
+  payload: Buffer,
+  headers: Record<string, string>,
+  signal: AbortSignal,
+): Promise<Exchange> {
   let answer: Dispatcher.ResponseData;
   try {
-    answer = await dispatcher.request({ origin: url.origin, path: url.pathname + url.search, method: 'POST', headers, body: payload, signal });
+    answer = await dispatcher.request({
+      origin: url.origin,
+      path: url.pathname + url.search,
+      method: 'POST',
+      headers,
+      body: payload,
+      signal,
+    });
   } catch (error) {
     return { error: error as NodeJS.ErrnoException };
   }

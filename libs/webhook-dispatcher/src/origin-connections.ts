@@ -81,7 +81,13 @@ export class OriginConnections {
       return previous;
     }
     if (previous) this.retire(origin, previous);
-    const checked: CheckedOrigin = { address: target.address, family: target.family, checkedAt: at, usedAt: at, pool: this.poolFor(origin, target) };
+    const checked: CheckedOrigin = {
+      address: target.address,
+      family: target.family,
+      checkedAt: at,
+      usedAt: at,
+      pool: this.poolFor(origin, target),
+    };
     this.origins.set(origin, checked);
     return checked;
   }

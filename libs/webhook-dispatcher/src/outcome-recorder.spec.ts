@@ -58,7 +58,10 @@ describe('OutcomeRecorder (batched outcome writes)', () => {
     expect(writes).toHaveLength(1);
     finish();
     await until(() => writes.length === 2);
-    expect(writes).toEqual([['a', 'b'], ['c', 'd', 'e']]);
+    expect(writes).toEqual([
+      ['a', 'b'],
+      ['c', 'd', 'e'],
+    ]);
     finish();
     await recorder.flush();
     expect(recorder.waiting).toBe(0);

@@ -74,7 +74,9 @@ export class OutcomeRecorder {
         const now = Date.now();
         const kept = batch.filter((pending) => pending.leaseDeadline > now);
         for (const { outcome } of batch.filter((pending) => pending.leaseDeadline <= now)) {
-          this.logger.error(`could not record the attempt of delivery ${outcome.id} before its lease ended (${message(error)}); it will be attempted again`);
+          this.logger.error(
+            `could not record the attempt of delivery ${outcome.id} before its lease ended (${message(error)}); it will be attempted again`,
+          );
         }
         this.buffer.unshift(...kept);
         if (kept.length) this.logger.warn(`recording ${kept.length} attempt outcomes failed, will retry: ${message(error)}`);
@@ -92,7 +94,8 @@ export class OutcomeRecorder {
       const row = recorded.get(outcome.id);
       runWithRequestId(outcome.request_id ?? undefined, () => {
         if (!row) this.logger.warn(`delivery ${outcome.id}: the lease expired during the attempt; another instance owns it now`);
-        else if (row.status === 'dead') this.logger.warn(`delivery ${outcome.id} is dead after ${row.attempt_count} attempts: ${outcome.error ?? 'failed'}`);
+        else if (row.status === 'dead')
+          this.logger.warn(`delivery ${outcome.id} is dead after ${row.attempt_count} attempts: ${outcome.error ?? 'failed'}`);
       });
       dead ||= row?.status === 'dead';
     }

@@ -3,7 +3,8 @@ import { afterFailure, isSuccessStatus, MAX_RETRY_AFTER_MS, parseRetryAfterMs, s
 describe('retry policy', () => {
   it('treats 2xx as a receipt and anything else (redirects included) as a failure', () => {
     for (const status of [200, 201, 202, 204, 299]) expect(isSuccessStatus(status)).toBe(true);
-    for (const status of [null, undefined, 100, 199, 300, 301, 302, 304, 307, 308, 400, 404, 429, 500, 503]) expect(isSuccessStatus(status)).toBe(false);
+    for (const status of [null, undefined, 100, 199, 300, 301, 302, 304, 307, 308, 400, 404, 429, 500, 503])
+      expect(isSuccessStatus(status)).toBe(false);
   });
 
   it('waits 1 h, 2 h, 4 h, then 8 h (the documented fourth wait) at the default base', () => {
@@ -30,8 +31,12 @@ describe('retry policy', () => {
   });
 
   it('honours a longer Retry-After on 429 and 503 only, and never shortens its own wait', () => {
-    expect(afterFailure({ failures: 1, baseMs: 1000, statusCode: 429, retryAfterMs: 30_000, random: 0.5 })).toMatchObject({ waitMs: 30_000 });
-    expect(afterFailure({ failures: 1, baseMs: 1000, statusCode: 503, retryAfterMs: 30_000, random: 0.5 })).toMatchObject({ waitMs: 30_000 });
+    expect(afterFailure({ failures: 1, baseMs: 1000, statusCode: 429, retryAfterMs: 30_000, random: 0.5 })).toMatchObject({
+      waitMs: 30_000,
+    });
+    expect(afterFailure({ failures: 1, baseMs: 1000, statusCode: 503, retryAfterMs: 30_000, random: 0.5 })).toMatchObject({
+      waitMs: 30_000,
+    });
     expect(afterFailure({ failures: 1, baseMs: 1000, statusCode: 503, retryAfterMs: 10, random: 0.5 })).toMatchObject({ waitMs: 1000 });
     expect(afterFailure({ failures: 1, baseMs: 1000, statusCode: 500, retryAfterMs: 30_000, random: 0.5 })).toMatchObject({ waitMs: 1000 });
     expect(afterFailure({ failures: 5, baseMs: 1000, statusCode: 503, retryAfterMs: 30_000, random: 0.5 })).toEqual({ kind: 'dead' });

@@ -12,7 +12,8 @@ export const JITTER = 0.1;
 export const MAX_RETRY_AFTER_MS = 24 * 3_600_000;
 
 /** A 2xx is a receipt. Anything else, a redirect included (redirects are not followed), is a failure. */
-export const isSuccessStatus = (status: number | null | undefined): boolean => status !== null && status !== undefined && status >= 200 && status <= 299;
+export const isSuccessStatus = (status: number | null | undefined): boolean =>
+  status !== null && status !== undefined && status >= 200 && status <= 299;
 
 /** The wait before retry `retry` (1-based) without jitter: base, 2 × base, 4 × base, 8 × base. */
 export const scheduledWaitMs = (retry: number, baseMs: number): number => baseMs * 2 ** (retry - 1);

@@ -52,14 +52,27 @@ export class AdminController {
   ) {}
 
   @Post('accounts')
-  @ApiDoc({ summary: 'Create an account (answers its Basic credentials once)', doc: 'docs/admin-api.md', body: CreateAccountDto, ok: [201, 'The account', NewAccountAnswer], errors: [400, 413, 415, 422], example: { body: { name: 'Acme' } } })
+  @ApiDoc({
+    summary: 'Create an account (answers its Basic credentials once)',
+    doc: 'docs/admin-api.md',
+    body: CreateAccountDto,
+    ok: [201, 'The account', NewAccountAnswer],
+    errors: [400, 413, 415, 422],
+    example: { body: { name: 'Acme' } },
+  })
   @HttpCode(HttpStatus.CREATED)
   createAccount(@Body() body: CreateAccountDto): Promise<NewAccount> {
     return this.identity.createAccount(body.name);
   }
 
   @Post('accounts/:accountId/lines')
-  @ApiDoc({ summary: 'Create a line for an account', doc: 'docs/admin-api.md', body: CreateLineDto, ok: [201, 'The line', LineAnswer], errors: [400, 404, 413, 415, 422] })
+  @ApiDoc({
+    summary: 'Create a line for an account',
+    doc: 'docs/admin-api.md',
+    body: CreateLineDto,
+    ok: [201, 'The line', LineAnswer],
+    errors: [400, 404, 413, 415, 422],
+  })
   @HttpCode(HttpStatus.CREATED)
   async createLine(@Param('accountId') accountId: string, @Body() body: CreateLineDto): Promise<LineView> {
     await this.identity.requireAccount(accountId);
@@ -82,7 +95,13 @@ export class AdminController {
   }
 
   @Post('workstreams/:workstreamId/api-keys')
-  @ApiDoc({ summary: 'Issue a workstream API key', doc: 'docs/admin-api.md', body: EMPTY_BODY, ok: [201, 'The key (secret shown once)', NewApiKeyAnswer], errors: [400, 404, 413, 415, 422] })
+  @ApiDoc({
+    summary: 'Issue a workstream API key',
+    doc: 'docs/admin-api.md',
+    body: EMPTY_BODY,
+    ok: [201, 'The key (secret shown once)', NewApiKeyAnswer],
+    errors: [400, 404, 413, 415, 422],
+  })
   @HttpCode(HttpStatus.CREATED)
   async createApiKey(@Param('workstreamId') workstreamId: string, @Body() _body: CreateApiKeyDto): Promise<{ id: string; key: string }> {
     const workstream = await this.workstream(workstreamId);
@@ -90,7 +109,13 @@ export class AdminController {
   }
 
   @Post('workstreams/:workstreamId/configurations')
-  @ApiDoc({ summary: 'Set a workstream configuration', doc: 'docs/performance-api.md', body: CreateConfigurationDto, ok: [201, 'The configuration', ConfigurationAnswer], errors: [400, 404, 413, 415, 422] })
+  @ApiDoc({
+    summary: 'Set a workstream configuration',
+    doc: 'docs/performance-api.md',
+    body: CreateConfigurationDto,
+    ok: [201, 'The configuration', ConfigurationAnswer],
+    errors: [400, 404, 413, 415, 422],
+  })
   @HttpCode(HttpStatus.CREATED)
   async createConfiguration(@Param('workstreamId') workstreamId: string, @Body() body: CreateConfigurationDto): Promise<ConfigurationView> {
     const workstream = await this.workstream(workstreamId);
@@ -103,7 +128,13 @@ export class AdminController {
 
   /** A project-level key: valid for every workstream of the account (and their configurations and tasks). */
   @Post('accounts/:accountId/api-keys')
-  @ApiDoc({ summary: 'Issue a project-level API key', doc: 'docs/admin-api.md', body: EMPTY_BODY, ok: [201, 'The key (secret shown once)', NewApiKeyAnswer], errors: [400, 404, 413, 415, 422] })
+  @ApiDoc({
+    summary: 'Issue a project-level API key',
+    doc: 'docs/admin-api.md',
+    body: EMPTY_BODY,
+    ok: [201, 'The key (secret shown once)', NewApiKeyAnswer],
+    errors: [400, 404, 413, 415, 422],
+  })
   @HttpCode(HttpStatus.CREATED)
   async createProjectApiKey(@Param('accountId') accountId: string, @Body() _body: CreateApiKeyDto): Promise<{ id: string; key: string }> {
     await this.identity.requireAccount(accountId);
@@ -111,7 +142,13 @@ export class AdminController {
   }
 
   @Get('api-keys')
-  @ApiDoc({ summary: 'List API keys (no secrets)', doc: 'docs/admin-api.md', query: ListApiKeysQuery, ok: [200, 'The keys', [ApiKeyAnswer]], errors: [422] })
+  @ApiDoc({
+    summary: 'List API keys (no secrets)',
+    doc: 'docs/admin-api.md',
+    query: ListApiKeysQuery,
+    ok: [200, 'The keys', [ApiKeyAnswer]],
+    errors: [422],
+  })
   listApiKeys(@Query() query: ListApiKeysQuery): Promise<ApiKeyView[]> {
     return this.identity.listApiKeys({ accountId: query.account_id, workstreamId: query.workstream_id });
   }
@@ -124,7 +161,13 @@ export class AdminController {
   }
 
   @Post('api-keys/:keyId/rotate')
-  @ApiDoc({ summary: 'Rotate an API key', doc: 'docs/admin-api.md', body: RotateApiKeyDto, ok: [201, 'The new key', NewApiKeyAnswer], errors: [404, 422] })
+  @ApiDoc({
+    summary: 'Rotate an API key',
+    doc: 'docs/admin-api.md',
+    body: RotateApiKeyDto,
+    ok: [201, 'The new key', NewApiKeyAnswer],
+    errors: [404, 422],
+  })
   @HttpCode(HttpStatus.CREATED)
   rotateApiKey(@Param('keyId') keyId: string, @Body() body: RotateApiKeyDto): Promise<{ id: string; key: string }> {
     return this.identity.rotateApiKey(keyId, body.overlap_seconds);
@@ -132,14 +175,25 @@ export class AdminController {
 
   /** New Basic password for the platform API; the old one stops at once. */
   @Post('accounts/:accountId/credentials/reset')
-  @ApiDoc({ summary: "Reset an account's password", doc: 'docs/admin-api.md', ok: [200, 'The new credentials', CredentialsAnswer], errors: [404] })
+  @ApiDoc({
+    summary: "Reset an account's password",
+    doc: 'docs/admin-api.md',
+    ok: [200, 'The new credentials', CredentialsAnswer],
+    errors: [404],
+  })
   @HttpCode(HttpStatus.OK)
   resetCredentials(@Param('accountId') accountId: string): Promise<{ id: string; username: string; password: string }> {
     return this.identity.resetPassword(accountId);
   }
 
   @Post('workers')
-  @ApiDoc({ summary: 'Register a worker (answers its token once)', doc: 'docs/admin-api.md', body: CreateWorkerDto, ok: [201, 'The worker', NewWorkerAnswer], errors: [400, 413, 415, 422] })
+  @ApiDoc({
+    summary: 'Register a worker (answers its token once)',
+    doc: 'docs/admin-api.md',
+    body: CreateWorkerDto,
+    ok: [201, 'The worker', NewWorkerAnswer],
+    errors: [400, 413, 415, 422],
+  })
   @HttpCode(HttpStatus.CREATED)
   createWorker(@Body() body: CreateWorkerDto): Promise<{ id: string; token: string }> {
     return this.identity.createWorker(body.email, body.name);
@@ -147,26 +201,57 @@ export class AdminController {
 
   /** Every oversight task, optionally of one workstream and in one state, newest first (docs/admin-api.md). */
   @Get('tasks')
-  @ApiDoc({ summary: 'List oversight tasks of every account, newest first (filter by workstream and state)', doc: 'docs/admin-api.md', query: ListTasksQuery, ok: [200, 'A page of tasks', TaskPageAnswer], errors: [422] })
+  @ApiDoc({
+    summary: 'List oversight tasks of every account, newest first (filter by workstream and state)',
+    doc: 'docs/admin-api.md',
+    query: ListTasksQuery,
+    ok: [200, 'A page of tasks', TaskPageAnswer],
+    errors: [422],
+  })
   listTasks(@Query() query: ListTasksQuery): Promise<TaskPage> {
     return this.rpc.request<TaskPage>(ServiceName.Oversight, RpcPattern.TaskList, { ...query });
   }
 
   /** The workstream API's quality report, for any workstream (the console's operator charts). */
   @Get('workstreams/:workstreamId/reports/quality')
-  @ApiDoc({ summary: 'Quality report of any workstream', doc: 'docs/admin-api.md', query: ReportQueryDto, ok: [200, 'The report (JSON, or CSV with format=csv)', reportContent(QualityReportAnswer)], errors: [404, 422] })
-  qualityReport(@Param('workstreamId') workstreamId: string, @Query() query: ReportQueryDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<unknown> {
+  @ApiDoc({
+    summary: 'Quality report of any workstream',
+    doc: 'docs/admin-api.md',
+    query: ReportQueryDto,
+    ok: [200, 'The report (JSON, or CSV with format=csv)', reportContent(QualityReportAnswer)],
+    errors: [404, 422],
+  })
+  qualityReport(
+    @Param('workstreamId') workstreamId: string,
+    @Query() query: ReportQueryDto,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<unknown> {
     return this.report(RpcPattern.QualityReport, workstreamId, query, reply);
   }
 
   @Get('workstreams/:workstreamId/reports/throughput')
-  @ApiDoc({ summary: 'Throughput report of any workstream', doc: 'docs/admin-api.md', query: ReportQueryDto, ok: [200, 'The report (JSON, or CSV with format=csv)', reportContent(ThroughputReportAnswer)], errors: [404, 422] })
-  throughputReport(@Param('workstreamId') workstreamId: string, @Query() query: ReportQueryDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<unknown> {
+  @ApiDoc({
+    summary: 'Throughput report of any workstream',
+    doc: 'docs/admin-api.md',
+    query: ReportQueryDto,
+    ok: [200, 'The report (JSON, or CSV with format=csv)', reportContent(ThroughputReportAnswer)],
+    errors: [404, 422],
+  })
+  throughputReport(
+    @Param('workstreamId') workstreamId: string,
+    @Query() query: ReportQueryDto,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<unknown> {
     return this.report(RpcPattern.ThroughputReport, workstreamId, query, reply);
   }
 
   /** Reports as the workstream's own account: the performance service applies the same rules as for its key. */
-  private async report(pattern: RpcPattern.QualityReport | RpcPattern.ThroughputReport, workstreamId: string, query: ReportQueryDto, reply: FastifyReply): Promise<unknown> {
+  private async report(
+    pattern: RpcPattern.QualityReport | RpcPattern.ThroughputReport,
+    workstreamId: string,
+    query: ReportQueryDto,
+    reply: FastifyReply,
+  ): Promise<unknown> {
     const workstream = await this.workstream(workstreamId);
     return sendReport(this.rpc, pattern, { account_id: workstream.account_id, workstream_id: workstream.id }, workstream.id, query, reply);
   }

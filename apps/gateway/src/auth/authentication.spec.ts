@@ -6,13 +6,20 @@ const basic = (value: string) => `Basic ${Buffer.from(value).toString('base64')}
 
 describe('the credential each API group takes', () => {
   it('reads x-api-key on /v1, else HTTP Basic (the Delivery API takes both)', () => {
-    expect(presentedCredential('v1', request({ 'x-api-key': 'wlk_a', authorization: basic('u:p') }))).toEqual({ kind: 'api-key', key: 'wlk_a' });
+    expect(presentedCredential('v1', request({ 'x-api-key': 'wlk_a', authorization: basic('u:p') }))).toEqual({
+      kind: 'api-key',
+      key: 'wlk_a',
+    });
     expect(presentedCredential('v1', request({ authorization: basic('u:p') }))).toEqual({ kind: 'account', username: 'u', password: 'p' });
     expect(presentedCredential('v1', request({ 'x-api-key': '', authorization: basic('u:p') }))).toBeUndefined();
   });
 
   it('reads HTTP Basic on /v4 and /v3 however the scheme is spelled, splitting at the first colon', () => {
-    expect(presentedCredential('v4', request({ authorization: `bAsIc   ${Buffer.from('u:p:q').toString('base64')}` }))).toEqual({ kind: 'account', username: 'u', password: 'p:q' });
+    expect(presentedCredential('v4', request({ authorization: `bAsIc   ${Buffer.from('u:p:q').toString('base64')}` }))).toEqual({
+      kind: 'account',
+      username: 'u',
+      password: 'p:q',
+    });
     expect(presentedCredential('v3', request({ authorization: basic('no-colon') }))).toBeUndefined();
     expect(presentedCredential('v4', request({ 'x-api-key': 'wlk_a' }))).toBeUndefined();
   });

@@ -76,15 +76,19 @@ export function installAuthentication(fastify: FastifyInstance, authenticator: A
     const address = clientAddress(request);
     // On a cache hit the rate-limit take travels in authentication's one Redis round trip.
     const checked = credential
-      ? await authenticator.authenticate(address, credential, (subject) => rateLimiter.command(group, subject)).catch((error: unknown) => {
-          request.authentication = { credential, error };
-          return undefined;
-        })
+      ? await authenticator
+          .authenticate(address, credential, (subject) => rateLimiter.command(group, subject))
+          .catch((error: unknown) => {
+            request.authentication = { credential, error };
+            return undefined;
+          })
       : undefined;
     const verdict = checked?.verdict;
     request.authentication ??= { credential, verdict };
     if (verdict?.outcome === 'verified') request.principal = verdict.principal;
-    const state = checked?.alongside ?? (await rateLimiter.take(group, verdict?.outcome === 'verified' ? principalSubject(verdict.principal) : addressSubject(address)));
+    const state =
+      checked?.alongside ??
+      (await rateLimiter.take(group, verdict?.outcome === 'verified' ? principalSubject(verdict.principal) : addressSubject(address)));
     if (!rateLimiter.admit(request, reply, state)) return reply;
   });
 }

@@ -66,7 +66,12 @@ export class BasicAuthGuard extends PrincipalGuard {
 /** `Authorization: Bearer <worker token>` for the work API. */
 @Injectable()
 export class WorkerGuard extends PrincipalGuard {
-  protected readonly rule: GuardRule = { kind: 'worker', group: 'work', missing: 'Missing worker token: send Authorization: Bearer <worker token>', invalid: 'Invalid worker token' };
+  protected readonly rule: GuardRule = {
+    kind: 'worker',
+    group: 'work',
+    missing: 'Missing worker token: send Authorization: Bearer <worker token>',
+    invalid: 'Invalid worker token',
+  };
 }
 
 const ADMIN_TOKEN_REFUSAL = 'Missing or invalid admin token: send Authorization: Bearer <ADMIN_TOKEN>';

@@ -1,4 +1,14 @@
-import { adminCreate, adminHeaders, createOversightTenant, eventually, freePort, http, startAppInstance, startGateway, uploadImage } from '@workline/testing';
+import {
+  adminCreate,
+  adminHeaders,
+  createOversightTenant,
+  eventually,
+  freePort,
+  http,
+  startAppInstance,
+  startGateway,
+  uploadImage,
+} from '@workline/testing';
 
 type Gateway = Awaited<ReturnType<typeof startGateway>>;
 
@@ -13,7 +23,9 @@ async function counter(base: string, name: string): Promise<number> {
   return [...metrics.text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\d+)`, 'gm'))].reduce((sum, match) => sum + Number(match[1]), 0);
 }
 
-const basic = (username: string, password: string) => ({ authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}` });
+const basic = (username: string, password: string) => ({
+  authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`,
+});
 
 describe('cached principals: one Redis round trip per request, and every identity change effective at once on every gateway', () => {
   let gatewayA: Gateway;
@@ -22,7 +34,8 @@ describe('cached principals: one Redis round trip per request, and every identit
   let workstreamId: string;
   const gateways = () => [gatewayA.url, gatewayB.url];
 
-  const describeKey = (base: string, key: string) => http<{ message?: string }>('GET', `${base}/v1/api-key`, { headers: { 'x-api-key': key } });
+  const describeKey = (base: string, key: string) =>
+    http<{ message?: string }>('GET', `${base}/v1/api-key`, { headers: { 'x-api-key': key } });
   const newKey = () => adminCreate<Key>(`/workstreams/${workstreamId}/api-keys`, {});
   /** Uses the key on both gateways, so both have it cached. */
   const warm = async (key: string) => {
@@ -43,11 +56,18 @@ describe('cached principals: one Redis round trip per request, and every identit
     const { key } = await newKey();
     const account = await adminCreate<{ username: string; password: string }>('/accounts', { name: 'Cached Login Inc' });
     const worker = await adminCreate<{ token: string }>('/workers', { email: `cached.${Date.now()}@example.com`, name: 'Cached' });
-    const work = () => http('POST', `${gatewayA.url}/workforce/v1/assignments/next`, { headers: { authorization: `Bearer ${worker.token}` }, body: { kind: 'nothing' } });
+    const work = () =>
+      http('POST', `${gatewayA.url}/workforce/v1/assignments/next`, {
+        headers: { authorization: `Bearer ${worker.token}` },
+        body: { kind: 'nothing' },
+      });
     expect((await describeKey(gatewayA.url, key)).status).toBe(200);
     expect((await http('GET', `${gatewayA.url}/v4/lines`, { headers: basic(account.username, account.password) })).status).toBe(200);
     expect((await work()).status).toBe(422);
-    const [lookups, checks] = [await counter(gatewayA.url, 'auth_identity_lookups_total'), await counter(gatewayA.url, 'auth_password_checks_total')];
+    const [lookups, checks] = [
+      await counter(gatewayA.url, 'auth_identity_lookups_total'),
+      await counter(gatewayA.url, 'auth_password_checks_total'),
+    ];
     for (let i = 0; i < 10; i++) {
       expect((await describeKey(gatewayA.url, key)).status).toBe(200);
       expect((await http('GET', `${gatewayA.url}/v4/lines`, { headers: basic(account.username, account.password) })).status).toBe(200);
@@ -71,10 +91,13 @@ describe('cached principals: one Redis round trip per request, and every identit
     }
   });
 
-  it('ends a rotation\'s overlap on every gateway at once', async () => {
+  it("ends a rotation's overlap on every gateway at once", async () => {
     const old = await newKey();
     await warm(old.key);
-    const rotated = await http<Key>('POST', `${gatewayA.url}/admin/v1/api-keys/${old.id}/rotate`, { headers: adminHeaders(), body: { overlap_seconds: 0 } });
+    const rotated = await http<Key>('POST', `${gatewayA.url}/admin/v1/api-keys/${old.id}/rotate`, {
+      headers: adminHeaders(),
+      body: { overlap_seconds: 0 },
+    });
     expect(rotated.status).toBe(201);
     for (const base of gateways()) {
       expect((await describeKey(base, old.key)).status).toBe(401);
@@ -84,8 +107,11 @@ describe('cached principals: one Redis round trip per request, and every identit
 
   it('stops a reset password on every gateway at once, even where it was cached', async () => {
     const account = await adminCreate<{ id: string; username: string; password: string }>('/accounts', { name: 'Reset Inc' });
-    for (const base of gateways()) expect((await http('GET', `${base}/v4/lines`, { headers: basic(account.username, account.password) })).status).toBe(200);
-    const reset = await http<{ password: string }>('POST', `${gatewayB.url}/admin/v1/accounts/${account.id}/credentials/reset`, { headers: adminHeaders() });
+    for (const base of gateways())
+      expect((await http('GET', `${base}/v4/lines`, { headers: basic(account.username, account.password) })).status).toBe(200);
+    const reset = await http<{ password: string }>('POST', `${gatewayB.url}/admin/v1/accounts/${account.id}/credentials/reset`, {
+      headers: adminHeaders(),
+    });
     expect(reset.status).toBe(200);
     for (const base of gateways()) {
       const old = await http('GET', `${base}/v4/lines`, { headers: basic(account.username, account.password) });
@@ -98,9 +124,17 @@ describe('cached principals: one Redis round trip per request, and every identit
     // A gateway whose Redis is a closed port: limits fail open, and no cache entry can be checked against the epoch.
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
-    const isolated = startAppInstance('gateway', { PORT: String(port), PUBLIC_URL: url, REDIS_URL: `redis://127.0.0.1:${await freePort()}/0` }, `gateway-no-redis-${port}`);
+    const isolated = startAppInstance(
+      'gateway',
+      { PORT: String(port), PUBLIC_URL: url, REDIS_URL: `redis://127.0.0.1:${await freePort()}/0` },
+      `gateway-no-redis-${port}`,
+    );
     try {
-      await eventually(async () => (await fetch(`${url}/health/live`).catch(() => undefined))?.status === 200 || undefined, { what: 'the gateway without Redis to answer', timeoutMs: 60_000, intervalMs: 250 });
+      await eventually(async () => (await fetch(`${url}/health/live`).catch(() => undefined))?.status === 200 || undefined, {
+        what: 'the gateway without Redis to answer',
+        timeoutMs: 60_000,
+        intervalMs: 250,
+      });
       const { id, key } = await newKey();
       for (let i = 0; i < 3; i++) {
         const served = await describeKey(url, key);
@@ -120,7 +154,9 @@ describe('cached principals: one Redis round trip per request, and every identit
       const other = await newKey();
       const unannounced = await http('DELETE', `${url}/admin/v1/api-keys/${other.id}`, { headers: adminHeaders() });
       expect(unannounced.status).toBe(503);
-      expect(unannounced.body).toEqual({ message: `The revocation of API key ${other.id} is stored, but the gateways could not be told (Redis unavailable): retry the call` });
+      expect(unannounced.body).toEqual({
+        message: `The revocation of API key ${other.id} is stored, but the gateways could not be told (Redis unavailable): retry the call`,
+      });
       expect((await http('DELETE', `${gatewayA.url}/admin/v1/api-keys/${other.id}`, { headers: adminHeaders() })).status).toBe(204);
     } finally {
       await isolated.stop();

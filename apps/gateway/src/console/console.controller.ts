@@ -36,7 +36,11 @@ export class ConsoleController {
   }
 
   @Get()
-  @ApiDoc({ summary: 'The web console (worker and operator views)', doc: 'docs/console.md', ok: [200, 'HTML', { 'text/html': { type: 'string' } }] })
+  @ApiDoc({
+    summary: 'The web console (worker and operator views)',
+    doc: 'docs/console.md',
+    ok: [200, 'HTML', { 'text/html': { type: 'string' } }],
+  })
   index(@Res() reply: FastifyReply): void {
     this.send(reply, 'index.html');
   }
@@ -57,6 +61,9 @@ export class ConsoleController {
   private send(reply: FastifyReply, name: string): void {
     const body = this.files.get(name);
     if (!body) throw DomainError.notFound(`console file ${name} not found`);
-    void reply.code(200).headers({ 'content-type': FILES[name], 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' }).send(body);
+    void reply
+      .code(200)
+      .headers({ 'content-type': FILES[name], 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' })
+      .send(body);
   }
 }

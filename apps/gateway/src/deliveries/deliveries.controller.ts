@@ -38,14 +38,25 @@ export class DeliveriesController {
   constructor(private readonly rpc: KafkaRpcClient) {}
 
   @Get()
-  @ApiDoc({ summary: 'List webhook and callback deliveries', doc: 'docs/webhooks.md', query: ListDeliveriesQuery, ok: [200, 'A page of deliveries', DeliveryPageAnswer], errors: [422] })
+  @ApiDoc({
+    summary: 'List webhook and callback deliveries',
+    doc: 'docs/webhooks.md',
+    query: ListDeliveriesQuery,
+    ok: [200, 'A page of deliveries', DeliveryPageAnswer],
+    errors: [422],
+  })
   list(@CurrentPrincipal() principal: Principal, @Query() query: ListDeliveriesQuery): Promise<DeliveryPage> {
     const request: DeliveryListRequest = { ...query, scope: deliveryScopeOf(principal) };
     return this.rpc.request<DeliveryPage>(ServiceName.WebhookDispatcher, RpcPattern.DeliveryList, request);
   }
 
   @Get(':id')
-  @ApiDoc({ summary: 'Read a delivery with its attempts', doc: 'docs/webhooks.md', ok: [200, 'The delivery', DeliveryDetailAnswer], errors: [404] })
+  @ApiDoc({
+    summary: 'Read a delivery with its attempts',
+    doc: 'docs/webhooks.md',
+    ok: [200, 'The delivery', DeliveryDetailAnswer],
+    errors: [404],
+  })
   get(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<DeliveryDetailView> {
     const request: DeliveryGetRequest = { scope: deliveryScopeOf(principal), delivery_id: id };
     return this.rpc.request<DeliveryDetailView>(ServiceName.WebhookDispatcher, RpcPattern.DeliveryGet, request);

@@ -11,7 +11,11 @@ import { HealthAnswer, LiveAnswer } from '@workline/contracts';
 import { ApiArea, ApiDoc, type OperationDoc } from '../openapi/api-docs';
 
 /** Both readiness routes: 200 or 503 with the same body; a wrong admin token is a 401. */
-const READINESS = { ok: [200, 'Ready', HealthAnswer], errors: [401, 429], errorAnswers: { 503: HealthAnswer } } as const satisfies Partial<OperationDoc>;
+const READINESS = {
+  ok: [200, 'Ready', HealthAnswer],
+  errors: [401, 429],
+  errorAnswers: { 503: HealthAnswer },
+} as const satisfies Partial<OperationDoc>;
 
 const PROBE_TIMEOUT_MS = 3000;
 
@@ -83,7 +87,8 @@ export class HealthController {
 
   @Get()
   @ApiDoc({
-    summary: 'Readiness of the gateway (PostgreSQL, Redis, Kafka): {status} for anyone; every component with the admin token (optional Bearer)',
+    summary:
+      'Readiness of the gateway (PostgreSQL, Redis, Kafka): {status} for anyone; every component with the admin token (optional Bearer)',
     doc: 'docs/operations.md',
     ...READINESS,
   })
@@ -105,7 +110,11 @@ export class HealthController {
       await reply.send({ status });
       return;
     }
-    await reply.send({ status, ...(report.healthy ? {} : { message: `Down: ${report.problems.join('; ')}` }), components: report.components });
+    await reply.send({
+      status,
+      ...(report.healthy ? {} : { message: `Down: ${report.problems.join('; ')}` }),
+      components: report.components,
+    });
   }
 
   private async probe(): Promise<HealthReport> {

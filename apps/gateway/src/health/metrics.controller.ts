@@ -10,8 +10,15 @@ export class MetricsController {
   constructor(private readonly metrics: GatewayMetrics) {}
 
   @Get()
-  @ApiDoc({ summary: 'Prometheus metrics (text format)', doc: 'docs/operations.md', ok: [200, 'Metrics', { 'text/plain': { type: 'string' } }] })
+  @ApiDoc({
+    summary: 'Prometheus metrics (text format)',
+    doc: 'docs/operations.md',
+    ok: [200, 'Metrics', { 'text/plain': { type: 'string' } }],
+  })
   async scrape(@Res() reply: FastifyReply): Promise<void> {
-    await reply.code(200).type(this.metrics.registry.contentType).send(await this.metrics.registry.metrics());
+    await reply
+      .code(200)
+      .type(this.metrics.registry.contentType)
+      .send(await this.metrics.registry.metrics());
   }
 }

@@ -21,7 +21,10 @@ export class HttpExceptionFilter implements ExceptionFilter {
     // An answer already under way (a stream that failed) cannot be replaced: logged, and the connection ends.
     if (!problem || reply.sent) {
       const errorId = randomUUID();
-      this.logger.error(`${request.method} ${pathOf(request)} failed (error id ${errorId})`, error instanceof Error ? error.stack : String(error));
+      this.logger.error(
+        `${request.method} ${pathOf(request)} failed (error id ${errorId})`,
+        error instanceof Error ? error.stack : String(error),
+      );
       if (!reply.sent) reply.code(HttpStatus.INTERNAL_SERVER_ERROR).send({ message: 'Internal error', error_id: errorId });
       return;
     }

@@ -41,7 +41,9 @@ export const unsupportedMediaType = (contentType: string | undefined) =>
  * Type": every 415 of ours is an UnsupportedMediaTypeException or a DomainError.
  */
 export const isMalformedContentTypeRefusal = (error: unknown) =>
-  error instanceof HttpException && error.getStatus() === HttpStatus.UNSUPPORTED_MEDIA_TYPE && !(error instanceof UnsupportedMediaTypeException);
+  error instanceof HttpException &&
+  error.getStatus() === HttpStatus.UNSUPPORTED_MEDIA_TYPE &&
+  !(error instanceof UnsupportedMediaTypeException);
 
 /** What a parser would have answered a malformed Content-Type, in our words. */
 export function malformedContentTypeRefusal(request: FastifyRequest): UnsupportedMediaTypeException {
@@ -52,7 +54,8 @@ export function malformedContentTypeRefusal(request: FastifyRequest): Unsupporte
 }
 
 const hasNoBody = (request: FastifyRequest) =>
-  request.headers['transfer-encoding'] === undefined && (request.headers['content-length'] === undefined || request.headers['content-length'] === '0');
+  request.headers['transfer-encoding'] === undefined &&
+  (request.headers['content-length'] === undefined || request.headers['content-length'] === '0');
 
 /** Routes whose body no parser reads: streamed by their handler, or a method whose body is ignored. */
 const leftUnread = (request: FastifyRequest) => request.routeOptions.config.streamedBody === true || !BODY_METHODS.has(request.method);
@@ -92,7 +95,10 @@ function collect(request: FastifyRequest, payload: Readable, inflater: Transform
       else chunks.push(chunk);
     };
     const onEnd = () => finish();
-    const onSourceError = (error: Error) => finish(inflater ? new BadRequestException(`Body is not valid ${request.headers['content-encoding']} data: ${error.message}`) : aborted());
+    const onSourceError = (error: Error) =>
+      finish(
+        inflater ? new BadRequestException(`Body is not valid ${request.headers['content-encoding']} data: ${error.message}`) : aborted(),
+      );
     const onAbort = () => {
       if (!request.raw.complete) finish(aborted());
     };
@@ -104,7 +110,8 @@ function collect(request: FastifyRequest, payload: Readable, inflater: Transform
 /** The body's bytes, decompressed; at most `limit` of them (413 past it, said before reading when declared). */
 async function readBody(request: FastifyRequest, payload: Readable, limit: number): Promise<Buffer> {
   const encoding = String(request.headers['content-encoding'] ?? 'identity').toLowerCase();
-  if (!(encoding in INFLATERS)) return refuseAfterReading(payload, new UnsupportedMediaTypeException(`unsupported content encoding "${encoding}"`));
+  if (!(encoding in INFLATERS))
+    return refuseAfterReading(payload, new UnsupportedMediaTypeException(`unsupported content encoding "${encoding}"`));
   const inflate = INFLATERS[encoding];
   // A compressed body's Content-Length says nothing about its size once inflated: the limit is on that size.
   if (!inflate && Number(request.headers['content-length']) > limit) return refuseAfterReading(payload, tooLarge(limit));
@@ -115,7 +122,8 @@ async function readBody(request: FastifyRequest, payload: Readable, limit: numbe
   }
 }
 
-const charsetOf = (contentType: string | undefined) => /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(contentType ?? '')?.[1].toLowerCase() ?? 'utf-8';
+const charsetOf = (contentType: string | undefined) =>
+  /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(contentType ?? '')?.[1].toLowerCase() ?? 'utf-8';
 
 /** The text of a JSON body in `charset` (a UTF: UTF-8 unless the Content-Type names UTF-16 or another). */
 function decode(body: Buffer, charset: string): string {
@@ -147,7 +155,8 @@ export function installJsonBody(fastify: FastifyInstance, limitBytes: number): v
   const parseJson = async (request: FastifyRequest, payload: Readable): Promise<unknown> => {
     if (leftUnread(request)) return undefined;
     const charset = charsetOf(request.headers['content-type']);
-    if (!charset.startsWith('utf-')) return refuseAfterReading(payload, new UnsupportedMediaTypeException(`unsupported charset "${charset.toUpperCase()}"`));
+    if (!charset.startsWith('utf-'))
+      return refuseAfterReading(payload, new UnsupportedMediaTypeException(`unsupported charset "${charset.toUpperCase()}"`));
     const text = decode(await readBody(request, payload, limitBytes), charset);
     if (text.length === 0) return undefined;
     try {

@@ -73,10 +73,14 @@ export class RateLimiter {
     const limit = this.limitOf(group);
     if (limit <= 0) return undefined;
     const now = Date.now();
-    return SLIDING_WINDOW_SCRIPT.command(this.redis, [`rate-limit:${group}:${subject}`, now, RATE_LIMIT_WINDOW_MS, limit, `${now}-${randomUUID()}`], (reply) => {
-      const [allowed, count, oldest] = reply as [number, number, string];
-      return windowState(allowed === 1, limit, count, Number(oldest), now);
-    });
+    return SLIDING_WINDOW_SCRIPT.command(
+      this.redis,
+      [`rate-limit:${group}:${subject}`, now, RATE_LIMIT_WINDOW_MS, limit, `${now}-${randomUUID()}`],
+      (reply) => {
+        const [allowed, count, oldest] = reply as [number, number, string];
+        return windowState(allowed === 1, limit, count, Number(oldest), now);
+      },
+    );
   }
 
   /** Counts one request; undefined when the group is unlimited or Redis cannot answer (fail open). */
@@ -95,7 +99,11 @@ export class RateLimiter {
   /** Sets the limit headers; answers 429 and returns false when the request is over the limit. */
   admit(request: FastifyRequest, reply: FastifyReply, state: WindowState | undefined): boolean {
     if (!state) return true;
-    reply.headers({ 'X-RateLimit-Limit': String(state.limit), 'X-RateLimit-Remaining': String(state.remaining), 'X-RateLimit-Reset': String(state.resetSeconds) });
+    reply.headers({
+      'X-RateLimit-Limit': String(state.limit),
+      'X-RateLimit-Remaining': String(state.remaining),
+      'X-RateLimit-Reset': String(state.resetSeconds),
+    });
     if (state.allowed) return true;
     writeProblem(request, reply, {
       status: HttpStatus.TOO_MANY_REQUESTS,

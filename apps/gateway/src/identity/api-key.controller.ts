@@ -10,8 +10,22 @@ import { ApiArea, ApiDoc } from '../openapi/api-docs';
 @UseGuards(ApiKeyGuard)
 export class ApiKeyController {
   @Get()
-  @ApiDoc({ summary: 'Describe the API key used', doc: 'docs/admin-api.md', ok: [200, 'The key: id, scope, account, workstream', ApiKeyDescriptionAnswer] })
-  describe(@CurrentPrincipal() key: PrincipalOf<'api-key'>): { id: string; scope: 'account' | 'workstream'; account_id: string; workstream_id: string | null } {
-    return { id: key.keyId, scope: key.workstreamId ? 'workstream' : 'account', account_id: key.accountId, workstream_id: key.workstreamId };
+  @ApiDoc({
+    summary: 'Describe the API key used',
+    doc: 'docs/admin-api.md',
+    ok: [200, 'The key: id, scope, account, workstream', ApiKeyDescriptionAnswer],
+  })
+  describe(@CurrentPrincipal() key: PrincipalOf<'api-key'>): {
+    id: string;
+    scope: 'account' | 'workstream';
+    account_id: string;
+    workstream_id: string | null;
+  } {
+    return {
+      id: key.keyId,
+      scope: key.workstreamId ? 'workstream' : 'account',
+      account_id: key.accountId,
+      workstream_id: key.workstreamId,
+    };
   }
 }

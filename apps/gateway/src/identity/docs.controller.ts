@@ -17,7 +17,11 @@ export class DocsController {
   })();
 
   @Get(V3_MIGRATION_NOTES_PATH)
-  @ApiDoc({ summary: 'Migration notes from platform API v3 to v4', doc: 'docs/v3-migration.md', ok: [200, 'Markdown', { 'text/markdown': { type: 'string' } }] })
+  @ApiDoc({
+    summary: 'Migration notes from platform API v3 to v4',
+    doc: 'docs/v3-migration.md',
+    ok: [200, 'Markdown', { 'text/markdown': { type: 'string' } }],
+  })
   @Header('Content-Type', 'text/markdown; charset=utf-8')
   v3MigrationNotes(): string {
     if (!this.notes) throw new NotFoundException('Migration notes are not installed with this gateway');

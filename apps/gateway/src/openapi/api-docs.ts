@@ -8,12 +8,29 @@
  */
 import { applyDecorators } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiExtension, ApiHeader, ApiOperation, ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { classSchema, type ContractClass, IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_MAX_LENGTH, type JsonSchema, SCHEMA_REF_PREFIX } from '@workline/contracts';
+import {
+  classSchema,
+  type ContractClass,
+  IDEMPOTENCY_KEY_HEADER,
+  IDEMPOTENCY_KEY_MAX_LENGTH,
+  type JsonSchema,
+  SCHEMA_REF_PREFIX,
+} from '@workline/contracts';
 
 /** Who may call an operation. signedUrl: the URL's own signature; none: anyone. */
 export type Security = 'apiKey' | 'basic' | 'apiKeyOrBasic' | 'worker' | 'admin' | 'signedUrl' | 'none';
 
-export const TAGS = ['operations', 'identity', 'performance', 'oversight', 'deliveries', 'platform v4', 'platform v3', 'work', 'admin'] as const;
+export const TAGS = [
+  'operations',
+  'identity',
+  'performance',
+  'oversight',
+  'deliveries',
+  'platform v4',
+  'platform v3',
+  'work',
+  'admin',
+] as const;
 export type Tag = (typeof TAGS)[number];
 
 /** A JSON answer or body: a contract class, an array of one, or one of several. */
@@ -81,7 +98,11 @@ export function shapeSchema(shape: Shape): JsonSchema {
 }
 
 /** A performance record: the service checks it field by field (docs/performance-api.md), one set of rules for JSON and CSV rows. */
-const RECORD_SCHEMA: JsonSchema = { type: 'object', additionalProperties: true, description: 'The record fields: see docs/performance-api.md' };
+const RECORD_SCHEMA: JsonSchema = {
+  type: 'object',
+  additionalProperties: true,
+  description: 'The record fields: see docs/performance-api.md',
+};
 
 /** A controller's API group (tag) and who may call it. */
 export function ApiArea(tag: Tag, security: Security): ClassDecorator {
@@ -97,16 +118,35 @@ export function ApiDoc(op: OperationDoc): MethodDecorator {
   } else if (isContent(answer)) {
     decorators.push(ApiProduces(...Object.keys(answer)), ApiResponse({ status, description, content: mediaContent(answer) }));
   } else {
-    decorators.push(ApiResponse({ status, description, schema: shapeSchema(answer) as never, ...(op.example?.answer !== undefined ? { example: op.example.answer } : {}) }));
+    decorators.push(
+      ApiResponse({
+        status,
+        description,
+        schema: shapeSchema(answer) as never,
+        ...(op.example?.answer !== undefined ? { example: op.example.answer } : {}),
+      }),
+    );
   }
   for (const [other, text] of op.alsoOk ?? []) decorators.push(ApiResponse({ status: other, description: text }));
   if (op.body === 'record') {
-    decorators.push(ApiBody({ required: true, schema: RECORD_SCHEMA as never, ...(op.example?.body !== undefined ? { examples: { record: { value: op.example.body } } } : {}) }));
+    decorators.push(
+      ApiBody({
+        required: true,
+        schema: RECORD_SCHEMA as never,
+        ...(op.example?.body !== undefined ? { examples: { record: { value: op.example.body } } } : {}),
+      }),
+    );
   } else if (op.body && isContent(op.body)) {
     // One schema for every media type the body may have (a CSV text, or the bytes of a file).
     decorators.push(ApiConsumes(...Object.keys(op.body)), ApiBody({ required: true, schema: Object.values(op.body)[0] as never }));
   } else if (op.body) {
-    decorators.push(ApiBody({ required: true, schema: shapeSchema(op.body) as never, ...(op.example?.body !== undefined ? { examples: { example: { value: op.example.body } } } : {}) }));
+    decorators.push(
+      ApiBody({
+        required: true,
+        schema: shapeSchema(op.body) as never,
+        ...(op.example?.body !== undefined ? { examples: { example: { value: op.example.body } } } : {}),
+      }),
+    );
   }
   if (op.query) decorators.push(...queryParameters(op.query));
   if (op.idempotent) {
@@ -124,7 +164,8 @@ export function ApiDoc(op: OperationDoc): MethodDecorator {
   }
   if (op.security) decorators.push(ApiExtension(SECURITY_EXTENSION, { value: op.security }));
   if (op.errors?.length) decorators.push(ApiExtension(ERRORS_EXTENSION, { value: op.errors }));
-  for (const [other, cls] of Object.entries(op.errorAnswers ?? {})) decorators.push(ApiResponse({ status: Number(other), description: ERROR_TEXT[Number(other)] ?? 'Error', schema: ref(cls) as never }));
+  for (const [other, cls] of Object.entries(op.errorAnswers ?? {}))
+    decorators.push(ApiResponse({ status: Number(other), description: ERROR_TEXT[Number(other)] ?? 'Error', schema: ref(cls) as never }));
   return applyDecorators(...decorators) as MethodDecorator;
 }
 

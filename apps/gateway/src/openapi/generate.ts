@@ -13,7 +13,11 @@ import { openApiDocument } from './openapi';
  */
 export async function generateOpenApiDocument(): Promise<OpenAPIObject> {
   const env = loadEnv(GatewayEnv, { ADMIN_TOKEN: 'openapi-generator-token-0123456789' });
-  const app = await NestFactory.create(GatewayModule.register(env), new FastifyAdapter(), { preview: true, logger: false, abortOnError: false });
+  const app = await NestFactory.create(GatewayModule.register(env), new FastifyAdapter(), {
+    preview: true,
+    logger: false,
+    abortOnError: false,
+  });
   try {
     return openApiDocument(app);
   } finally {

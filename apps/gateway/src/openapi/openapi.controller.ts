@@ -54,33 +54,54 @@ export class OpenApiController {
   }
 
   @Get('openapi.json')
-  @ApiDoc({ summary: 'This API description (OpenAPI 3.1 JSON)', doc: 'docs/operations.md', ok: [200, 'OpenAPI document', { 'application/json': { type: 'object' } }] })
+  @ApiDoc({
+    summary: 'This API description (OpenAPI 3.1 JSON)',
+    doc: 'docs/operations.md',
+    ok: [200, 'OpenAPI document', { 'application/json': { type: 'object' } }],
+  })
   json(): object {
     return this.description.openApi;
   }
 
   @Get('asyncapi.json')
-  @ApiDoc({ summary: 'The Kafka topics and their events (AsyncAPI 3 JSON)', doc: 'docs/events.md', ok: [200, 'AsyncAPI document', { 'application/json': { type: 'object' } }] })
+  @ApiDoc({
+    summary: 'The Kafka topics and their events (AsyncAPI 3 JSON)',
+    doc: 'docs/events.md',
+    ok: [200, 'AsyncAPI document', { 'application/json': { type: 'object' } }],
+  })
   asyncApi(): object {
     return this.topics;
   }
 
   @Get()
   @Header('Content-Type', 'text/html; charset=utf-8')
-  @ApiDoc({ summary: 'This API description as an interactive page (Swagger UI)', doc: 'docs/operations.md', ok: [200, 'HTML', { 'text/html': { type: 'string' } }] })
+  @ApiDoc({
+    summary: 'This API description as an interactive page (Swagger UI)',
+    doc: 'docs/operations.md',
+    ok: [200, 'HTML', { 'text/html': { type: 'string' } }],
+  })
   html(): string {
     return PAGE;
   }
 
   @Get('swagger-ui/:file')
   @ApiParam({ name: 'file', enum: [...Object.keys(UI_FILES), 'workline-init.js'] })
-  @ApiDoc({ summary: "The interactive page's files (Swagger UI, from the gateway's own node_modules)", doc: 'docs/operations.md', ok: [200, 'CSS or JavaScript', { 'text/javascript': { type: 'string' }, 'text/css': { type: 'string' } }], errors: [404] })
+  @ApiDoc({
+    summary: "The interactive page's files (Swagger UI, from the gateway's own node_modules)",
+    doc: 'docs/operations.md',
+    ok: [200, 'CSS or JavaScript', { 'text/javascript': { type: 'string' }, 'text/css': { type: 'string' } }],
+    errors: [404],
+  })
   asset(@Param('file') file: string, @Res() reply: FastifyReply): void {
     const body = this.files.get(file);
     if (!body) throw DomainError.notFound(`docs file ${file} not found`);
     void reply
       .code(200)
-      .headers({ 'content-type': UI_FILES[file] ?? 'text/javascript; charset=utf-8', 'cache-control': 'public, max-age=3600', 'x-content-type-options': 'nosniff' })
+      .headers({
+        'content-type': UI_FILES[file] ?? 'text/javascript; charset=utf-8',
+        'cache-control': 'public, max-age=3600',
+        'x-content-type-options': 'nosniff',
+      })
       .send(body);
   }
 }

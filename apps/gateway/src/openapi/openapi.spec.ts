@@ -16,7 +16,18 @@ interface Response {
 }
 interface Doc {
   openapi: string;
-  paths: Record<string, Record<string, { operationId: string; security: object[]; responses: Record<string, Response>; requestBody?: { content: Record<string, { schema: object }> } }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        operationId: string;
+        security: object[];
+        responses: Record<string, Response>;
+        requestBody?: { content: Record<string, { schema: object }> };
+      }
+    >
+  >;
   components: { schemas: Record<string, object>; securitySchemes: Record<string, object> };
 }
 
@@ -33,7 +44,11 @@ function controllersOf(ref: ModuleRef, seen = new Set<unknown>()): Type[] {
   return [...controllers, ...imports.flatMap((child) => controllersOf(child, seen))];
 }
 
-const routePath = (...parts: string[]) => `/${parts.flatMap((p) => p.split('/')).filter(Boolean).join('/')}`;
+const routePath = (...parts: string[]) =>
+  `/${parts
+    .flatMap((p) => p.split('/'))
+    .filter(Boolean)
+    .join('/')}`;
 
 /** "METHOD /path/{param}" of every handler, from Nest's route metadata (what the router registers). */
 function registeredRoutes(): string[] {
@@ -52,7 +67,10 @@ function registeredRoutes(): string[] {
   });
 }
 
-const operationsOf = (doc: Doc) => Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ name: `${method.toUpperCase()} ${path}`, op })));
+const operationsOf = (doc: Doc) =>
+  Object.entries(doc.paths).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, op]) => ({ name: `${method.toUpperCase()} ${path}`, op })),
+  );
 
 describe('OpenAPI document generated from the controllers', () => {
   let doc: Doc;
@@ -71,13 +89,26 @@ describe('OpenAPI document generated from the controllers', () => {
   it('documents exactly the routes the gateway registers', () => {
     const registered = registeredRoutes().sort();
     expect(registered.length).toBeGreaterThan(50);
-    expect(operationsOf(doc).map((o) => o.name).sort()).toEqual(registered);
+    expect(
+      operationsOf(doc)
+        .map((o) => o.name)
+        .sort(),
+    ).toEqual(registered);
   });
 
   it('keeps every operation of the hand-written document, with each of its statuses', () => {
     const before = JSON.parse(readFileSync(join(__dirname, 'hand-written-operations.json'), 'utf8')) as Record<string, number[]>;
-    const now = Object.fromEntries(operationsOf(doc).map(({ name, op }) => [name, Object.keys(op.responses).filter((s) => s !== 'default').map(Number)]));
-    const lost = Object.entries(before).flatMap(([name, statuses]) => (now[name] ? statuses.filter((s) => !now[name].includes(s)).map((s) => `${name} ${s}`) : [`${name} (operation)`]));
+    const now = Object.fromEntries(
+      operationsOf(doc).map(({ name, op }) => [
+        name,
+        Object.keys(op.responses)
+          .filter((s) => s !== 'default')
+          .map(Number),
+      ]),
+    );
+    const lost = Object.entries(before).flatMap(([name, statuses]) =>
+      now[name] ? statuses.filter((s) => !now[name].includes(s)).map((s) => `${name} ${s}`) : [`${name} (operation)`],
+    );
     expect(Object.keys(before)).toHaveLength(53);
     expect(lost).toEqual([]);
   });
@@ -89,7 +120,10 @@ describe('OpenAPI document generated from the controllers', () => {
     const missing: string[] = [];
     for (const { name, op } of operationsOf(doc)) {
       if (!Object.keys(op.responses).some((status) => /^2/.test(status))) missing.push(`${name}: no success status`);
-      const contents = [...Object.entries(op.responses).map(([status, r]) => [status, r.content] as const), ['body', op.requestBody?.content] as const];
+      const contents = [
+        ...Object.entries(op.responses).map(([status, r]) => [status, r.content] as const),
+        ['body', op.requestBody?.content] as const,
+      ];
       for (const [where, content] of contents) {
         for (const [type, media] of Object.entries(content ?? {})) if (!media.schema) missing.push(`${name} ${where} ${type}: no schema`);
       }
@@ -102,11 +136,14 @@ describe('OpenAPI document generated from the controllers', () => {
   });
 
   it('states the error shape of each API group', () => {
-    const errorOf = (path: string, method: string, status: number) => doc.paths[path][method].responses[status].content?.['application/json'].schema;
+    const errorOf = (path: string, method: string, status: number) =>
+      doc.paths[path][method].responses[status].content?.['application/json'].schema;
     expect(errorOf('/v4/runs', 'post', 422)).toEqual({ $ref: '#/components/schemas/V4ErrorAnswer' });
     expect(errorOf('/v3/tasks', 'post', 400)).toEqual({ $ref: '#/components/schemas/V3ErrorAnswer' });
     expect(errorOf('/v1/tasks', 'post', 422)).toEqual({ $ref: '#/components/schemas/ErrorAnswer' });
-    expect(doc.paths['/v1/tasks'].post.responses.default.content?.['application/json'].schema).toEqual({ $ref: '#/components/schemas/InternalErrorAnswer' });
+    expect(doc.paths['/v1/tasks'].post.responses.default.content?.['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/InternalErrorAnswer',
+    });
     expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['adminToken', 'apiKey', 'basic', 'workerToken']);
   });
 

@@ -60,7 +60,10 @@ const RATE_HEADERS = {
   'X-RateLimit-Reset': { schema: { type: 'integer' }, description: 'Seconds until one more request is accepted' },
 };
 
-const REPLAYED_HEADER = { schema: { type: 'string', enum: ['true'] }, description: 'Present when the answer replays an earlier creation with the same Idempotency-Key' };
+const REPLAYED_HEADER = {
+  schema: { type: 'string', enum: ['true'] },
+  description: 'Present when the answer replays an earlier creation with the same Idempotency-Key',
+};
 
 const jsonOf = (name: string) => ({ 'application/json': { schema: { $ref: `${SCHEMA_REF_PREFIX}${name}` } } });
 
@@ -92,15 +95,28 @@ function complete(method: Method, path: string, op: Operation): void {
   const responses: Operation['responses'] = {};
   for (const [status, response] of Object.entries(op.responses)) {
     if (!/^2/.test(status)) continue;
-    const headers = { ...(limited ? RATE_HEADERS : {}), ...(idempotent && status !== '204' ? { [IDEMPOTENT_REPLAYED_HEADER]: REPLAYED_HEADER } : {}) };
+    const headers = {
+      ...(limited ? RATE_HEADERS : {}),
+      ...(idempotent && status !== '204' ? { [IDEMPOTENT_REPLAYED_HEADER]: REPLAYED_HEADER } : {}),
+    };
     responses[status] = { ...response, ...(Object.keys(headers).length ? { headers } : {}) };
   }
-  const statuses = [...new Set([...AUTH_ERRORS[security], ...errors, ...Object.keys(op.responses).filter((s) => !/^2/.test(s)).map(Number)])].sort((a, b) => a - b);
+  const statuses = [
+    ...new Set([
+      ...AUTH_ERRORS[security],
+      ...errors,
+      ...Object.keys(op.responses)
+        .filter((s) => !/^2/.test(s))
+        .map(Number),
+    ]),
+  ].sort((a, b) => a - b);
   for (const status of statuses) {
     const declared = op.responses[status];
     responses[status] = {
       description: declared?.description ?? ERROR_TEXT[status],
-      ...(status === 429 ? { headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'Seconds to wait' }, ...RATE_HEADERS } } : {}),
+      ...(status === 429
+        ? { headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'Seconds to wait' }, ...RATE_HEADERS } }
+        : {}),
       content: declared?.content ?? jsonOf(errorClass.name),
     };
   }
@@ -119,8 +135,17 @@ const CONFIG = new DocumentBuilder()
       'Rate limits: docs/operations.md. The Kafka topics: /docs/asyncapi.json.',
   )
   .addServer('/')
-  .addSecurity('apiKey', { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'A workstream or project API key (admin API issues them)' })
-  .addSecurity('basic', { type: 'http', scheme: 'basic', description: 'The account credentials of the platform API (POST /admin/v1/accounts)' })
+  .addSecurity('apiKey', {
+    type: 'apiKey',
+    in: 'header',
+    name: 'x-api-key',
+    description: 'A workstream or project API key (admin API issues them)',
+  })
+  .addSecurity('basic', {
+    type: 'http',
+    scheme: 'basic',
+    description: 'The account credentials of the platform API (POST /admin/v1/accounts)',
+  })
   .addSecurity('workerToken', { type: 'http', scheme: 'bearer', description: 'The worker token issued by POST /admin/v1/workers' })
   .addSecurity('adminToken', { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN' })
   .build();

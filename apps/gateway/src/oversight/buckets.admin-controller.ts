@@ -51,11 +51,23 @@ export class BucketsAdminController {
     body: CreateBucketDto,
     ok: [201, 'The bucket', BucketAnswer],
     errors: [400, 404, 409, 413, 415, 422],
-    example: { body: { driver: 's3', endpoint: 'https://s3.eu-west-1.amazonaws.com', region: 'eu-west-1', bucket: 'client-images', prefix: 'photos/', access_key_id: 'AKIA…', secret_access_key: '…' } },
+    example: {
+      body: {
+        driver: 's3',
+        endpoint: 'https://s3.eu-west-1.amazonaws.com',
+        region: 'eu-west-1',
+        bucket: 'client-images',
+        prefix: 'photos/',
+        access_key_id: 'AKIA…',
+        secret_access_key: '…',
+      },
+    },
   })
   @HttpCode(HttpStatus.CREATED)
   async create(@Param('workstreamId') workstreamId: string, @Body() body: CreateBucketDto): Promise<BucketView> {
-    const workstream = await this.rpc.request<WorkstreamView>(ServiceName.Performance, RpcPattern.WorkstreamGet, { workstream_id: workstreamId });
+    const workstream = await this.rpc.request<WorkstreamView>(ServiceName.Performance, RpcPattern.WorkstreamGet, {
+      workstream_id: workstreamId,
+    });
     const request: BucketCreateRequest = { workstream_id: workstream.id, account_id: workstream.account_id, bucket: this.spec(body) };
     return this.rpc.request<BucketView>(ServiceName.Oversight, RpcPattern.BucketCreate, request);
   }

@@ -55,12 +55,18 @@ export class MediaController {
   })
   @StreamedBody()
   @HttpCode(HttpStatus.OK)
-  async upload(@Param('mediaKey') mediaKey: string, @Req() request: FastifyRequest): Promise<{ media_key: string; content_type: string; size: number }> {
+  async upload(
+    @Param('mediaKey') mediaKey: string,
+    @Req() request: FastifyRequest,
+  ): Promise<{ media_key: string; content_type: string; size: number }> {
     assertSignedRequest(this.signingKey, 'PUT', mediaUploadPath(mediaKey), request, 'upload');
     const contentType = request.headers['content-type']?.split(';')[0].trim().toLowerCase();
     const supported = UPLOAD_MEDIA_TYPES.join(', ');
     if (!contentType) {
-      throw new DomainError(ErrorCode.UnsupportedMediaType, `The Content-Type header is required: send the media type of the file (one of ${supported})`);
+      throw new DomainError(
+        ErrorCode.UnsupportedMediaType,
+        `The Content-Type header is required: send the media type of the file (one of ${supported})`,
+      );
     }
     if (!(UPLOAD_MEDIA_TYPES as readonly string[]).includes(contentType)) {
       throw new DomainError(ErrorCode.UnsupportedMediaType, `Content-Type ${contentType} is not supported: use one of ${supported}`);
@@ -68,19 +74,32 @@ export class MediaController {
     // The URL's signed expiry is the grant's: while the signature holds, the grant takes a file (a second
     // PUT replaces the first), so nothing else needs asking before the body is read.
     const limit = this.settings.MEDIA_MAX_BYTES;
-    const meta = await storeUploadBody(this.blobs, `media/${mediaKey}`, request, { contentType, maxBytes: limit, tooLarge: () => tooLarge(limit) });
+    const meta = await storeUploadBody(this.blobs, `media/${mediaKey}`, request, {
+      contentType,
+      maxBytes: limit,
+      tooLarge: () => tooLarge(limit),
+    });
     return { media_key: mediaKey, content_type: meta.contentType, size: meta.size };
   }
 
   @Get('media/tasks/:taskId')
-  @ApiDoc({ summary: 'Download the media of a task (signed URL given to workers)', doc: 'docs/oversight-api.md', query: SignedUrlQuery, ok: [200, 'The media bytes', { '*/*': { type: 'string', format: 'binary' } }], errors: [404] })
+  @ApiDoc({
+    summary: 'Download the media of a task (signed URL given to workers)',
+    doc: 'docs/oversight-api.md',
+    query: SignedUrlQuery,
+    ok: [200, 'The media bytes', { '*/*': { type: 'string', format: 'binary' } }],
+    errors: [404],
+  })
   async download(@Param('taskId') taskId: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     assertSignedRequest(this.signingKey, 'GET', taskMediaPath(taskId), request, 'media');
     const location = await this.rpc.request<MediaLocation>(ServiceName.Oversight, RpcPattern.TaskMediaLocate, { task_id: taskId });
     const found = await this.open(location);
     if (!found) throw DomainError.notFound(`the media of task ${taskId} can no longer be read`);
     // Fastify pipes the stream; if it fails midway, the connection is cut (the Content-Length is not met).
-    await reply.code(200).headers({ 'content-type': location.content_type, 'content-length': String(found.size) }).send(found.stream);
+    await reply
+      .code(200)
+      .headers({ 'content-type': location.content_type, 'content-length': String(found.size) })
+      .send(found.stream);
   }
 
   private async open(location: MediaLocation): Promise<{ size: number; stream: Readable } | undefined> {

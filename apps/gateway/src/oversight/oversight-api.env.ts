@@ -9,20 +9,27 @@ export const MEDIA_BLOB_STORE = Symbol('MEDIA_BLOB_STORE');
  */
 export class OversightApiEnv {
   /** Largest media upload, in bytes (413 above it). */
-  @IsInt() @Min(1) @Max(5 * 1024 * 1024 * 1024)
+  @IsInt()
+  @Min(1)
+  @Max(5 * 1024 * 1024 * 1024)
   MEDIA_MAX_BYTES: number = 100 * 1024 * 1024;
 
   /** How long a media_upload_url stays valid. */
-  @IsInt() @Min(1) @Max(7 * 24 * 3600)
+  @IsInt()
+  @Min(1)
+  @Max(7 * 24 * 3600)
   MEDIA_UPLOAD_URL_TTL_SECONDS: number = 3600;
 
   /** Task creations per workstream per UTC day, ISO week and calendar month (429 above any of them). */
-  @IsInt() @Min(1)
+  @IsInt()
+  @Min(1)
   TASK_QUOTA_PER_DAY: number = 10_000;
 
-  @IsInt() @Min(1)
+  @IsInt()
+  @Min(1)
   TASK_QUOTA_PER_WEEK: number = 50_000;
 
-  @IsInt() @Min(1)
+  @IsInt()
+  @Min(1)
   TASK_QUOTA_PER_MONTH: number = 200_000;
 }

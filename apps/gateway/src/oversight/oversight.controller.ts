@@ -52,7 +52,13 @@ export class OversightController {
   }
 
   @Post('signed-url')
-  @ApiDoc({ summary: 'Get a presigned media upload URL', doc: 'docs/oversight-api.md', body: CreateMediaGrantDto, ok: [200, 'The upload URL', MediaGrantAnswer], errors: [400, 413, 415, 422] })
+  @ApiDoc({
+    summary: 'Get a presigned media upload URL',
+    doc: 'docs/oversight-api.md',
+    body: CreateMediaGrantDto,
+    ok: [200, 'The upload URL', MediaGrantAnswer],
+    errors: [400, 413, 415, 422],
+  })
   @HttpCode(HttpStatus.OK)
   async createUploadGrant(@CurrentPrincipal() principal: ApiKeyPrincipal, @Body() body: CreateMediaGrantDto): Promise<MediaGrantView> {
     const workstreamId = await this.workstreamFor(principal, body.configuration_id);
@@ -79,7 +85,9 @@ export class OversightController {
     ok: [201, 'The task', TaskCreatedAnswer],
     errors: [400, 403, 404, 413, 415, 422],
     idempotent: true,
-    example: { body: { media_key: 'med_0123456789abcdef', configuration_id: 'cfg_…', callback_url: 'https://client.example.com/hooks/workline' } },
+    example: {
+      body: { media_key: 'med_0123456789abcdef', configuration_id: 'cfg_…', callback_url: 'https://client.example.com/hooks/workline' },
+    },
   })
   @HttpCode(HttpStatus.CREATED)
   async createTask(
@@ -94,7 +102,9 @@ export class OversightController {
         await checkCallbackUrl(body.callback_url, this.env.callbackPolicy);
       } catch (error) {
         if (!(error instanceof CallbackUrlError)) throw error;
-        throw new DomainError(ErrorCode.Validation, `Invalid request: ${error.message}`, [{ field: 'callback_url', message: error.message }]);
+        throw new DomainError(ErrorCode.Validation, `Invalid request: ${error.message}`, [
+          { field: 'callback_url', message: error.message },
+        ]);
       }
     }
     const workstreamId = await this.workstreamFor(principal, body.configuration_id);
@@ -140,7 +150,11 @@ export class OversightController {
   @Get('tasks/:taskId')
   @ApiDoc({ summary: 'Read an oversight task', doc: 'docs/oversight-api.md', ok: [200, 'The task', TaskAnswer], errors: [404] })
   getTask(@CurrentPrincipal() principal: ApiKeyPrincipal, @Param('taskId') taskId: string): Promise<TaskView> {
-    const request: TaskGetRequest = { account_id: principal.accountId, ...(principal.workstreamId ? { workstream_id: principal.workstreamId } : {}), task_id: taskId };
+    const request: TaskGetRequest = {
+      account_id: principal.accountId,
+      ...(principal.workstreamId ? { workstream_id: principal.workstreamId } : {}),
+      task_id: taskId,
+    };
     return this.rpc.request<TaskView>(ServiceName.Oversight, RpcPattern.TaskGet, request);
   }
 

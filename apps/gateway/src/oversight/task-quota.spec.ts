@@ -2,7 +2,10 @@ import { quotaWindow } from './task-quota';
 
 describe('task quota windows (UTC calendar)', () => {
   it('days end at the next UTC midnight', () => {
-    expect(quotaWindow('day', new Date('2026-11-21T23:59:59.999Z'))).toEqual({ id: 'd2026-11-21', endsAt: new Date('2026-11-22T00:00:00Z') });
+    expect(quotaWindow('day', new Date('2026-11-21T23:59:59.999Z'))).toEqual({
+      id: 'd2026-11-21',
+      endsAt: new Date('2026-11-22T00:00:00Z'),
+    });
     expect(quotaWindow('day', new Date('2026-12-31T00:00:00Z'))).toEqual({ id: 'd2026-12-31', endsAt: new Date('2027-01-01T00:00:00Z') });
   });
 

@@ -43,7 +43,6 @@ return 0`,
   WINDOWS_COUNT,
 );
 
-
 /**
  * Task-creation quota per workstream (spec "Limits": per day, week or month). A creation is counted
  * before it is attempted and given back when it fails, so refused requests never use up the quota.
@@ -70,7 +69,9 @@ export class TaskQuota {
     try {
       full = await RESERVE.run(this.redis, [...keys, ...args], Number);
     } catch (error) {
-      logger.warn(`task quota not checked (Redis cannot answer: ${error instanceof Error ? error.message : String(error)}): creation allowed`);
+      logger.warn(
+        `task quota not checked (Redis cannot answer: ${error instanceof Error ? error.message : String(error)}): creation allowed`,
+      );
       return NOTHING_TO_RELEASE;
     }
     if (full > 0) {

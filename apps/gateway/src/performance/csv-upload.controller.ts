@@ -54,17 +54,26 @@ export class CsvUploadController {
     if (!check.ok) throw new DomainError(ErrorCode.Forbidden, REFUSED[check.reason]);
     const contentType = request.headers['content-type'] ?? '';
     const [mediaType, ...parameters] = contentType.split(';').map((part) => part.trim().toLowerCase());
-    const charset = parameters.find((p) => p.startsWith('charset='))?.slice('charset='.length).replace(/"/g, '');
+    const charset = parameters
+      .find((p) => p.startsWith('charset='))
+      ?.slice('charset='.length)
+      .replace(/"/g, '');
     if (mediaType !== 'text/csv' || (charset && !['utf-8', 'utf8', 'us-ascii'].includes(charset))) {
       throw new DomainError(ErrorCode.UnsupportedMediaType, `Content-Type must be text/csv (UTF-8) (got ${contentType || 'none'})`);
     }
     // Before a byte of the body: a used or expired upload is refused (409, 403) instead of after a
     // file of up to the limit has been written, and the upload's kind gives the limit.
-    const open = await this.rpc.request<PerformanceUploadView>(ServiceName.Performance, RpcPattern.PerformanceUploadCheckOpen, { upload_id: uploadId });
+    const open = await this.rpc.request<PerformanceUploadView>(ServiceName.Performance, RpcPattern.PerformanceUploadCheckOpen, {
+      upload_id: uploadId,
+    });
     const limit = this.settings.csvMaxBytes(open.kind);
     // Each PUT writes a file of its own, so a racing second PUT never overwrites the first one's.
     const blobKey = `${performanceUploadFolder(uploadId)}${randomUUID()}.csv`;
-    const { size } = await storeUploadBody(this.blobs, blobKey, request, { contentType: 'text/csv', maxBytes: limit, tooLarge: () => tooLarge(limit) });
+    const { size } = await storeUploadBody(this.blobs, blobKey, request, {
+      contentType: 'text/csv',
+      maxBytes: limit,
+      tooLarge: () => tooLarge(limit),
+    });
     try {
       return await this.rpc.request<PerformanceUploadView>(ServiceName.Performance, RpcPattern.PerformanceUploadReceived, {
         upload_id: uploadId,

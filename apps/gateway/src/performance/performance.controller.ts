@@ -16,7 +16,13 @@ import { CurrentPrincipal, type PrincipalOf } from '../auth/principal';
 import { GatewayEnv } from '../gateway.env';
 import { sendReport } from './report-response';
 import { CSV_UPLOAD_URL_TTL_SECONDS, csvUploadPath, uploadSigningKey } from './upload-url';
-import { PerformanceUploadAnswer, PresignedUploadAnswer, QualityReportAnswer, RecordAcceptedAnswer, ThroughputReportAnswer } from '@workline/contracts';
+import {
+  PerformanceUploadAnswer,
+  PresignedUploadAnswer,
+  QualityReportAnswer,
+  RecordAcceptedAnswer,
+  ThroughputReportAnswer,
+} from '@workline/contracts';
 import { ApiArea, ApiDoc } from '../openapi/api-docs';
 import { QUALITY_EXAMPLE, reportContent, THROUGHPUT_EXAMPLE } from '../openapi/examples';
 
@@ -36,21 +42,50 @@ export class PerformanceController {
   ) {}
 
   @Post('task_reviewed')
-  @ApiDoc({ summary: 'Submit a quality review record', doc: 'docs/performance-api.md', body: 'record', ok: [202, 'Accepted', RecordAcceptedAnswer], errors: [400, 403, 404, 413, 415, 422], example: { body: QUALITY_EXAMPLE } })
+  @ApiDoc({
+    summary: 'Submit a quality review record',
+    doc: 'docs/performance-api.md',
+    body: 'record',
+    ok: [202, 'Accepted', RecordAcceptedAnswer],
+    errors: [400, 403, 404, 413, 415, 422],
+    example: { body: QUALITY_EXAMPLE },
+  })
   @HttpCode(HttpStatus.ACCEPTED)
-  taskReviewed(@CurrentPrincipal() key: PrincipalOf<'api-key'>, @Param('workstreamId') workstreamId: string, @Body() body: unknown): Promise<{ message: string }> {
+  taskReviewed(
+    @CurrentPrincipal() key: PrincipalOf<'api-key'>,
+    @Param('workstreamId') workstreamId: string,
+    @Body() body: unknown,
+  ): Promise<{ message: string }> {
     return this.submit(RpcPattern.QualityRecordSubmit, key, workstreamId, body);
   }
 
   @Post('task_completed')
-  @ApiDoc({ summary: 'Submit a task completion record', doc: 'docs/performance-api.md', body: 'record', ok: [202, 'Accepted', RecordAcceptedAnswer], errors: [400, 403, 404, 413, 415, 422], example: { body: THROUGHPUT_EXAMPLE } })
+  @ApiDoc({
+    summary: 'Submit a task completion record',
+    doc: 'docs/performance-api.md',
+    body: 'record',
+    ok: [202, 'Accepted', RecordAcceptedAnswer],
+    errors: [400, 403, 404, 413, 415, 422],
+    example: { body: THROUGHPUT_EXAMPLE },
+  })
   @HttpCode(HttpStatus.ACCEPTED)
-  taskCompleted(@CurrentPrincipal() key: PrincipalOf<'api-key'>, @Param('workstreamId') workstreamId: string, @Body() body: unknown): Promise<{ message: string }> {
+  taskCompleted(
+    @CurrentPrincipal() key: PrincipalOf<'api-key'>,
+    @Param('workstreamId') workstreamId: string,
+    @Body() body: unknown,
+  ): Promise<{ message: string }> {
     return this.submit(RpcPattern.ThroughputRecordSubmit, key, workstreamId, body);
   }
 
   @Post('performance/generate-presigned-url')
-  @ApiDoc({ summary: 'Get a presigned URL for a bulk CSV upload', doc: 'docs/performance-api.md', body: GeneratePresignedUrlDto, ok: [201, 'The upload URL', PresignedUploadAnswer], errors: [400, 403, 404, 413, 415, 422], example: { body: { kind: 'quality', file_name: 'reviews-2026-11.csv' } } })
+  @ApiDoc({
+    summary: 'Get a presigned URL for a bulk CSV upload',
+    doc: 'docs/performance-api.md',
+    body: GeneratePresignedUrlDto,
+    ok: [201, 'The upload URL', PresignedUploadAnswer],
+    errors: [400, 403, 404, 413, 415, 422],
+    example: { body: { kind: 'quality', file_name: 'reviews-2026-11.csv' } },
+  })
   @HttpCode(HttpStatus.CREATED)
   async generatePresignedUrl(
     @CurrentPrincipal() key: PrincipalOf<'api-key'>,
@@ -65,17 +100,42 @@ export class PerformanceController {
       expires_in_seconds: CSV_UPLOAD_URL_TTL_SECONDS,
     });
     const signed = signPath(uploadSigningKey(this.env), 'PUT', csvUploadPath(upload.upload_id), new Date(upload.expires_at));
-    return { upload_url: `${this.env.publicUrl}${signed}`, upload_id: upload.upload_id, expires_at: upload.expires_at, method: 'PUT', content_type: 'text/csv' };
+    return {
+      upload_url: `${this.env.publicUrl}${signed}`,
+      upload_id: upload.upload_id,
+      expires_at: upload.expires_at,
+      method: 'PUT',
+      content_type: 'text/csv',
+    };
   }
 
   @Get('performance/uploads/:uploadId')
-  @ApiDoc({ summary: 'State of a bulk CSV upload', doc: 'docs/performance-api.md', ok: [200, 'The upload', PerformanceUploadAnswer], errors: [403, 404] })
-  getUpload(@CurrentPrincipal() key: PrincipalOf<'api-key'>, @Param('workstreamId') workstreamId: string, @Param('uploadId') uploadId: string): Promise<PerformanceUploadView> {
-    return this.rpc.request(ServiceName.Performance, RpcPattern.PerformanceUploadGet, { caller: callerOf(key), workstream_id: workstreamId, upload_id: uploadId });
+  @ApiDoc({
+    summary: 'State of a bulk CSV upload',
+    doc: 'docs/performance-api.md',
+    ok: [200, 'The upload', PerformanceUploadAnswer],
+    errors: [403, 404],
+  })
+  getUpload(
+    @CurrentPrincipal() key: PrincipalOf<'api-key'>,
+    @Param('workstreamId') workstreamId: string,
+    @Param('uploadId') uploadId: string,
+  ): Promise<PerformanceUploadView> {
+    return this.rpc.request(ServiceName.Performance, RpcPattern.PerformanceUploadGet, {
+      caller: callerOf(key),
+      workstream_id: workstreamId,
+      upload_id: uploadId,
+    });
   }
 
   @Get('reports/quality')
-  @ApiDoc({ summary: 'Quality report', doc: 'docs/performance-api.md', query: ReportQueryDto, ok: [200, 'The report (JSON, or CSV with format=csv)', reportContent(QualityReportAnswer)], errors: [403, 404, 422] })
+  @ApiDoc({
+    summary: 'Quality report',
+    doc: 'docs/performance-api.md',
+    query: ReportQueryDto,
+    ok: [200, 'The report (JSON, or CSV with format=csv)', reportContent(QualityReportAnswer)],
+    errors: [403, 404, 422],
+  })
   qualityReport(
     @CurrentPrincipal() key: PrincipalOf<'api-key'>,
     @Param('workstreamId') workstreamId: string,
@@ -86,7 +146,13 @@ export class PerformanceController {
   }
 
   @Get('reports/throughput')
-  @ApiDoc({ summary: 'Throughput report', doc: 'docs/performance-api.md', query: ReportQueryDto, ok: [200, 'The report (JSON, or CSV with format=csv)', reportContent(ThroughputReportAnswer)], errors: [403, 404, 422] })
+  @ApiDoc({
+    summary: 'Throughput report',
+    doc: 'docs/performance-api.md',
+    query: ReportQueryDto,
+    ok: [200, 'The report (JSON, or CSV with format=csv)', reportContent(ThroughputReportAnswer)],
+    errors: [403, 404, 422],
+  })
   throughputReport(
     @CurrentPrincipal() key: PrincipalOf<'api-key'>,
     @Param('workstreamId') workstreamId: string,
@@ -96,12 +162,27 @@ export class PerformanceController {
     return this.report(RpcPattern.ThroughputReport, key, workstreamId, query, reply);
   }
 
-  private async submit(pattern: RpcPattern, key: PrincipalOf<'api-key'>, workstreamId: string, body: unknown): Promise<{ message: string }> {
-    const reply = await this.rpc.request<PerformanceRecordReply>(ServiceName.Performance, pattern, { caller: callerOf(key), workstream_id: workstreamId, body });
+  private async submit(
+    pattern: RpcPattern,
+    key: PrincipalOf<'api-key'>,
+    workstreamId: string,
+    body: unknown,
+  ): Promise<{ message: string }> {
+    const reply = await this.rpc.request<PerformanceRecordReply>(ServiceName.Performance, pattern, {
+      caller: callerOf(key),
+      workstream_id: workstreamId,
+      body,
+    });
     return { message: reply.message };
   }
 
-  private report(pattern: RpcPattern.QualityReport | RpcPattern.ThroughputReport, key: PrincipalOf<'api-key'>, workstreamId: string, query: ReportQueryDto, reply: FastifyReply): Promise<unknown> {
+  private report(
+    pattern: RpcPattern.QualityReport | RpcPattern.ThroughputReport,
+    key: PrincipalOf<'api-key'>,
+    workstreamId: string,
+    query: ReportQueryDto,
+    reply: FastifyReply,
+  ): Promise<unknown> {
     return sendReport(this.rpc, pattern, callerOf(key), workstreamId, query, reply);
   }
 }

@@ -26,7 +26,14 @@ export class PlatformV3Controller {
   ) {}
 
   @Post('tasks')
-  @ApiDoc({ summary: 'Create a task (deprecated: use POST /v4/runs)', doc: 'docs/platform-api.md', body: CreateV3TaskBody, ok: [200, 'The task', V3TaskCreatedAnswer], errors: [400, 410, 413, 415, 422], idempotent: true })
+  @ApiDoc({
+    summary: 'Create a task (deprecated: use POST /v4/runs)',
+    doc: 'docs/platform-api.md',
+    body: CreateV3TaskBody,
+    ok: [200, 'The task', V3TaskCreatedAnswer],
+    errors: [400, 410, 413, 415, 422],
+    idempotent: true,
+  })
   @HttpCode(HttpStatus.OK)
   create(
     @CurrentPrincipal() caller: PrincipalOf<'account'>,
@@ -34,11 +41,21 @@ export class PlatformV3Controller {
     @IdempotencyKey(V3_DATA_INVALID) key: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<object> {
-    return createRun(this.rpc, reply, { account_id: caller.accountId, api: 'v3', body_json: body, ...(key !== undefined ? { idempotency_key: key } : {}) });
+    return createRun(this.rpc, reply, {
+      account_id: caller.accountId,
+      api: 'v3',
+      body_json: body,
+      ...(key !== undefined ? { idempotency_key: key } : {}),
+    });
   }
 
   @Get('tasks/:taskId')
-  @ApiDoc({ summary: 'Read a task (deprecated: use GET /v4/runs/{id})', doc: 'docs/platform-api.md', ok: [200, 'The task', V3TaskAnswer], errors: [400, 404, 410] })
+  @ApiDoc({
+    summary: 'Read a task (deprecated: use GET /v4/runs/{id})',
+    doc: 'docs/platform-api.md',
+    ok: [200, 'The task', V3TaskAnswer],
+    errors: [400, 404, 410],
+  })
   get(
     @CurrentPrincipal() caller: PrincipalOf<'account'>,
     @Param('taskId') taskId: string,

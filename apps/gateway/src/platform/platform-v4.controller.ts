@@ -1,4 +1,17 @@
-import { Controller, Delete, Get, HttpCode, HttpStatus, Inject, Param, Post, Query, Res, type StreamableFile, UseGuards } from '@nestjs/common';
+import {
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  HttpStatus,
+  Inject,
+  Param,
+  Post,
+  Query,
+  Res,
+  type StreamableFile,
+  UseGuards,
+} from '@nestjs/common';
 import type { BlobStore } from '@workline/blob-store';
 import {
   DomainError,
@@ -55,7 +68,13 @@ export class PlatformV4Controller {
 
   /** Lines are provisioned by Workline (admin API): a client may list them, not create them. */
   @Post('lines')
-  @ApiDoc({ summary: 'Create a line (lines are provisioned by Workline: always 403)', doc: 'docs/platform-api.md', body: { 'application/json': { type: 'object' } }, ok: [201, 'The line', LineAnswer], errors: [400, 403, 413, 415, 422] })
+  @ApiDoc({
+    summary: 'Create a line (lines are provisioned by Workline: always 403)',
+    doc: 'docs/platform-api.md',
+    body: { 'application/json': { type: 'object' } },
+    ok: [201, 'The line', LineAnswer],
+    errors: [400, 403, 413, 415, 422],
+  })
   createLine(): never {
     throw new DomainError(ErrorCode.Forbidden, 'Forbidden');
   }
@@ -68,7 +87,13 @@ export class PlatformV4Controller {
     ok: [201, 'The run', RunCreatedAnswer],
     errors: [400, 404, 413, 415, 422],
     idempotent: true,
-    example: { body: { line_id: 'line_…', callback_url: 'https://client.example.com/runs', units: [{ identifier: 'img-1', image_url: 'https://example.com/1.jpg' }] } },
+    example: {
+      body: {
+        line_id: 'line_…',
+        callback_url: 'https://client.example.com/runs',
+        units: [{ identifier: 'img-1', image_url: 'https://example.com/1.jpg' }],
+      },
+    },
   })
   @HttpCode(HttpStatus.CREATED)
   create(
@@ -77,11 +102,22 @@ export class PlatformV4Controller {
     @IdempotencyKey() key: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<object> {
-    return createRun(this.rpc, reply, { account_id: caller.accountId, api: 'v4', body_json: body, ...(key !== undefined ? { idempotency_key: key } : {}) });
+    return createRun(this.rpc, reply, {
+      account_id: caller.accountId,
+      api: 'v4',
+      body_json: body,
+      ...(key !== undefined ? { idempotency_key: key } : {}),
+    });
   }
 
   @Get('runs/:id')
-  @ApiDoc({ summary: 'Read a run with a page of its units', doc: 'docs/platform-api.md', query: RunUnitsQuery, ok: [200, 'The run', RunAnswer], errors: [404, 422] })
+  @ApiDoc({
+    summary: 'Read a run with a page of its units',
+    doc: 'docs/platform-api.md',
+    query: RunUnitsQuery,
+    ok: [200, 'The run', RunAnswer],
+    errors: [404, 422],
+  })
   get(
     @CurrentPrincipal() caller: PrincipalOf<'account'>,
     @Param('id') id: string,
@@ -98,7 +134,12 @@ export class PlatformV4Controller {
 
   /** Runs are kept: a client may read and abort its runs, not delete them (403); others' runs are 404. */
   @Delete('runs/:id')
-  @ApiDoc({ summary: "Runs cannot be deleted (403; 404 for another account's run)", doc: 'docs/platform-api.md', ok: [200, 'Never'], errors: [403, 404] })
+  @ApiDoc({
+    summary: "Runs cannot be deleted (403; 404 for another account's run)",
+    doc: 'docs/platform-api.md',
+    ok: [200, 'Never'],
+    errors: [403, 404],
+  })
   async remove(@CurrentPrincipal() caller: PrincipalOf<'account'>, @Param('id') id: string): Promise<never> {
     // One unit at most: the answer is always small enough to travel inline (JsonReply).
     const request: RunGetRequest = { account_id: caller.accountId, api: 'v4', run_id: id, units_offset: 0, units_limit: 1 };
@@ -107,7 +148,12 @@ export class PlatformV4Controller {
   }
 
   @Post('runs/:id/abort')
-  @ApiDoc({ summary: 'Abort a run', doc: 'docs/platform-api.md', ok: [202, 'The abort is under way', MessageAnswer], errors: [404, 405, 409] })
+  @ApiDoc({
+    summary: 'Abort a run',
+    doc: 'docs/platform-api.md',
+    ok: [202, 'The abort is under way', MessageAnswer],
+    errors: [404, 405, 409],
+  })
   @HttpCode(HttpStatus.ACCEPTED)
   abort(@CurrentPrincipal() caller: PrincipalOf<'account'>, @Param('id') id: string): Promise<unknown> {
     const request: RunAbortRequest = { account_id: caller.accountId, run_id: id };

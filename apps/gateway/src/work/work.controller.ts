@@ -16,7 +16,14 @@ import { KafkaRpcClient } from '@workline/messaging';
 import type { FastifyReply } from 'fastify';
 import { WorkerGuard } from '../auth/guards';
 import { CurrentPrincipal, type PrincipalOf } from '../auth/principal';
-import { AssignmentOutcomeAnswer, CompleteTaskAssignmentDto, CompleteUnitAssignmentDto, FlagAssignmentDto, TaskAssignmentAnswer, UnitAssignmentAnswer } from '@workline/contracts';
+import {
+  AssignmentOutcomeAnswer,
+  CompleteTaskAssignmentDto,
+  CompleteUnitAssignmentDto,
+  FlagAssignmentDto,
+  TaskAssignmentAnswer,
+  UnitAssignmentAnswer,
+} from '@workline/contracts';
 import { ApiArea, ApiDoc } from '../openapi/api-docs';
 
 /** Which service leases each kind of work, and under which patterns. */
@@ -56,22 +63,46 @@ export class WorkController {
     alsoOk: [[204, 'Nothing to do']],
     errors: [400, 413, 415, 422],
   })
-  async next(@CurrentPrincipal() worker: PrincipalOf<'worker'>, @Body() body: NextAssignmentDto, @Res() reply: FastifyReply): Promise<void> {
+  async next(
+    @CurrentPrincipal() worker: PrincipalOf<'worker'>,
+    @Body() body: NextAssignmentDto,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
     const assignment = await this.lease(worker, body);
     await (assignment ? reply.code(HttpStatus.OK).send(assignment) : reply.code(HttpStatus.NO_CONTENT).send());
   }
 
   @Post(':assignmentId/complete')
-  @ApiDoc({ summary: 'Complete an assignment', doc: 'docs/work-api.md', body: { oneOf: [CompleteUnitAssignmentDto, CompleteTaskAssignmentDto] }, ok: [200, 'Completed', AssignmentOutcomeAnswer], errors: [400, 404, 409, 413, 415, 422] })
+  @ApiDoc({
+    summary: 'Complete an assignment',
+    doc: 'docs/work-api.md',
+    body: { oneOf: [CompleteUnitAssignmentDto, CompleteTaskAssignmentDto] },
+    ok: [200, 'Completed', AssignmentOutcomeAnswer],
+    errors: [400, 404, 409, 413, 415, 422],
+  })
   @HttpCode(HttpStatus.OK)
-  complete(@CurrentPrincipal() worker: PrincipalOf<'worker'>, @Param('assignmentId') assignmentId: string, @Body() body: unknown): Promise<unknown> {
+  complete(
+    @CurrentPrincipal() worker: PrincipalOf<'worker'>,
+    @Param('assignmentId') assignmentId: string,
+    @Body() body: unknown,
+  ): Promise<unknown> {
     return this.act('complete', worker, assignmentId, body);
   }
 
   @Post(':assignmentId/flag')
-  @ApiDoc({ summary: 'Flag an assignment', doc: 'docs/work-api.md', body: FlagAssignmentDto, ok: [200, 'Flagged', AssignmentOutcomeAnswer], errors: [400, 404, 409, 413, 415, 422] })
+  @ApiDoc({
+    summary: 'Flag an assignment',
+    doc: 'docs/work-api.md',
+    body: FlagAssignmentDto,
+    ok: [200, 'Flagged', AssignmentOutcomeAnswer],
+    errors: [400, 404, 409, 413, 415, 422],
+  })
   @HttpCode(HttpStatus.OK)
-  flag(@CurrentPrincipal() worker: PrincipalOf<'worker'>, @Param('assignmentId') assignmentId: string, @Body() body: unknown): Promise<unknown> {
+  flag(
+    @CurrentPrincipal() worker: PrincipalOf<'worker'>,
+    @Param('assignmentId') assignmentId: string,
+    @Body() body: unknown,
+  ): Promise<unknown> {
     return this.act('flag', worker, assignmentId, body);
   }
 
@@ -100,7 +131,9 @@ export class WorkController {
       following = await this.lease(worker, next);
     } catch (error) {
       // The complete or flag is stored: its answer stands, and the worker asks `next` again.
-      this.logger.warn(`${action} of ${assignmentId} stored, but no next ${next.kind} could be leased: ${error instanceof Error ? error.message : String(error)}`);
+      this.logger.warn(
+        `${action} of ${assignmentId} stored, but no next ${next.kind} could be leased: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
     return { ...result, next: following };
   }

@@ -69,24 +69,62 @@ const qualityRecord = {
 const SAMPLES: Partial<Record<Topic, { cls: new () => object; data: Record<string, unknown> }>> = {
   [Topic.WorkstreamCreated]: {
     cls: WorkstreamCreatedEvent,
-    data: { workstream_id: 'ws-1', account_id: 'acc-1', name: 'Images', use_cases: [{ id: 'uc-1', task_definition_ids: ['td-1'] }], created_at: at },
+    data: {
+      workstream_id: 'ws-1',
+      account_id: 'acc-1',
+      name: 'Images',
+      use_cases: [{ id: 'uc-1', task_definition_ids: ['td-1'] }],
+      created_at: at,
+    },
   },
   [Topic.QualityReviewForQc]: {
     cls: QualityReviewForQcEvent,
-    data: { record_id: 'r-1', workstream_id: 'ws-1', account_id: 'acc-1', reason: 'below_threshold', qc_score_threshold: 0.5, qc_sample_rate: 0, outcome: 'stored', upload_id: null, record: qualityRecord },
+    data: {
+      record_id: 'r-1',
+      workstream_id: 'ws-1',
+      account_id: 'acc-1',
+      reason: 'below_threshold',
+      qc_score_threshold: 0.5,
+      qc_sample_rate: 0,
+      outcome: 'stored',
+      upload_id: null,
+      record: qualityRecord,
+    },
   },
   [Topic.TaskResultAvailable]: { cls: OversightTaskEvent, data: { ...owner, task_id: 'task-1', state: 'COMPLETED', event: webhookEvent } },
   [Topic.TaskError]: {
     cls: OversightTaskEvent,
-    data: { ...owner, task_id: 'task-1', state: 'ERROR', error: 'media unreadable', event: { ...webhookEvent, event_type: 'task.error', task_details: undefined, metadata: undefined } },
+    data: {
+      ...owner,
+      task_id: 'task-1',
+      state: 'ERROR',
+      error: 'media unreadable',
+      event: { ...webhookEvent, event_type: 'task.error', task_details: undefined, metadata: undefined },
+    },
   },
   [Topic.DeliveryDead]: {
     cls: DeliveryDeadEvent,
-    data: { delivery_id: 'dlv-1', owner, subject: { task_id: 'task-1' }, event_type: 'task.error', url: 'https://hooks.example.com/w', attempts: 5, last_error: 'HTTP 500' },
+    data: {
+      delivery_id: 'dlv-1',
+      owner,
+      subject: { task_id: 'task-1' },
+      event_type: 'task.error',
+      url: 'https://hooks.example.com/w',
+      attempts: 5,
+      last_error: 'HTTP 500',
+    },
   },
   [Topic.DeliveryRequested]: {
     cls: DeliveryRequestedEvent,
-    data: { delivery_id: 'platform-run-r1', owner: { account_id: 'acc-1' }, subject: { run_id: 'r1' }, event_type: 'run.processed', url: 'http://127.0.0.1:8080/cb', body: '{}', signing: 'none' },
+    data: {
+      delivery_id: 'platform-run-r1',
+      owner: { account_id: 'acc-1' },
+      subject: { run_id: 'r1' },
+      event_type: 'run.processed',
+      url: 'http://127.0.0.1:8080/cb',
+      body: '{}',
+      signing: 'none',
+    },
   },
   [Topic.RunAbortRequested]: { cls: RunAbortRequestedEvent, data: { run_id: 'r1', account_id: 'acc-1' } },
 };
@@ -117,7 +155,13 @@ describe('AsyncAPI document of the Kafka topics', () => {
     const problems = diagnostics.filter((d) => d.severity === DiagnosticSeverity.Error || d.severity === DiagnosticSeverity.Warning);
     expect(problems.map((d) => `${d.code}: ${d.message} at ${d.path.join('.')}`)).toEqual([]);
     expect(parsed?.version()).toBe('3.1.0');
-    expect(parsed?.channels().all().map((channel) => channel.address()).sort()).toEqual(
+    expect(
+      parsed
+        ?.channels()
+        .all()
+        .map((channel) => channel.address())
+        .sort(),
+    ).toEqual(
       Object.values(Topic)
         .filter((topic) => TOPIC_CATALOG[topic].audience !== 'request-reply')
         .sort(),
@@ -132,7 +176,8 @@ describe('AsyncAPI document of the Kafka topics', () => {
         .map((topic) => [topic, TOPIC_SPECS[topic].partitions])
         .sort(),
     );
-    for (const topic of [Topic.PerformanceRpc, Topic.OversightRpc, Topic.PlatformRunsRpc, Topic.WebhookDispatcherRpc, Topic.RpcReplies]) expect(messageOf(topic)).toBeUndefined();
+    for (const topic of [Topic.PerformanceRpc, Topic.OversightRpc, Topic.PlatformRunsRpc, Topic.WebhookDispatcherRpc, Topic.RpcReplies])
+      expect(messageOf(topic)).toBeUndefined();
   });
 
   it('names each producing and consuming app as an operation on its channel', () => {
@@ -153,24 +198,27 @@ describe('AsyncAPI document of the Kafka topics', () => {
     expect(Object.keys(document.operations)).toHaveLength(expected.length);
   });
 
-  describe.each(Object.entries(SAMPLES) as [Topic, { cls: new () => object; data: Record<string, unknown> }][])('%s: schema and validator agree', (topic, { cls, data }) => {
-    const message = messageOf(topic);
-    const payload = () => validatorOf(message?.payload as object);
+  describe.each(Object.entries(SAMPLES) as [Topic, { cls: new () => object; data: Record<string, unknown> }][])(
+    '%s: schema and validator agree',
+    (topic, { cls, data }) => {
+      const message = messageOf(topic);
+      const payload = () => validatorOf(message?.payload as object);
 
-    it('accept the payload its producer writes, in its envelope', () => {
-      expect(validateContract(cls, withoutUndefined(data))).toBeInstanceOf(cls);
-      const valid = payload();
-      expect(valid(envelopeOf(topic, withoutUndefined(data))) ? [] : valid.errors).toEqual([]);
-    });
+      it('accept the payload its producer writes, in its envelope', () => {
+        expect(validateContract(cls, withoutUndefined(data))).toBeInstanceOf(cls);
+        const valid = payload();
+        expect(valid(envelopeOf(topic, withoutUndefined(data))) ? [] : valid.errors).toEqual([]);
+      });
 
-    it('refuse the payload without a required field, or the envelope of another topic', () => {
-      const [first] = Object.keys(data);
-      const { [first]: _dropped, ...missing } = withoutUndefined(data);
-      expect(validatorFails(cls, missing)).toBe(true);
-      expect(payload()(envelopeOf(topic, missing))).toBe(false);
-      expect(payload()(envelopeOf(Topic.DeadLetter, withoutUndefined(data)))).toBe(false);
-    });
-  });
+      it('refuse the payload without a required field, or the envelope of another topic', () => {
+        const [first] = Object.keys(data);
+        const { [first]: _dropped, ...missing } = withoutUndefined(data);
+        expect(validatorFails(cls, missing)).toBe(true);
+        expect(payload()(envelopeOf(topic, missing))).toBe(false);
+        expect(payload()(envelopeOf(Topic.DeadLetter, withoutUndefined(data)))).toBe(false);
+      });
+    },
+  );
 
   it('has the headers of a domain event: event-id and the CloudEvents attributes required, request-id optional', () => {
     const headers = validatorOf(document.components.messages.WorkstreamCreated.headers);

@@ -29,13 +29,20 @@ function payloadSchema(topic: Topic, contract: TopicContract): JsonSchema {
 }
 
 function readersText(contract: TopicContract): string {
-  const readers = [...contract.consumers.map((app) => `${app} (consumer group workline-${app})`), ...(contract.otherReaders ? [contract.otherReaders] : [])];
+  const readers = [
+    ...contract.consumers.map((app) => `${app} (consumer group workline-${app})`),
+    ...(contract.otherReaders ? [contract.otherReaders] : []),
+  ];
   return `Written by ${contract.producers.join(', ')}. Read by ${readers.join('; ')}. Key: ${contract.key}.`;
 }
 
 export function asyncApiDocument(): object {
-  const documented = (Object.entries(TOPIC_CATALOG) as [Topic, TopicContract][]).filter(([, contract]) => contract.audience !== 'request-reply');
-  const left = (Object.entries(TOPIC_CATALOG) as [Topic, TopicContract][]).filter(([, contract]) => contract.audience === 'request-reply').map(([topic]) => topic);
+  const documented = (Object.entries(TOPIC_CATALOG) as [Topic, TopicContract][]).filter(
+    ([, contract]) => contract.audience !== 'request-reply',
+  );
+  const left = (Object.entries(TOPIC_CATALOG) as [Topic, TopicContract][])
+    .filter(([, contract]) => contract.audience === 'request-reply')
+    .map(([topic]) => topic);
   const roots = documented.flatMap(([, contract]) => [
     ...(contract.payload ? [contract.payload] : []),
     ...(contract.envelope === 'rpc' ? [] : [MESSAGE_HEADERS[contract.envelope]]),
@@ -68,7 +75,10 @@ export function asyncApiDocument(): object {
         kafka: {
           topic,
           partitions: spec.partitions,
-          topicConfiguration: { 'retention.ms': spec.retentionHours * HOUR_MS, ...(spec.maxMessageBytes ? { 'max.message.bytes': spec.maxMessageBytes } : {}) },
+          topicConfiguration: {
+            'retention.ms': spec.retentionHours * HOUR_MS,
+            ...(spec.maxMessageBytes ? { 'max.message.bytes': spec.maxMessageBytes } : {}),
+          },
           bindingVersion: KAFKA_BINDING_VERSION,
         },
       },
@@ -79,7 +89,9 @@ export function asyncApiDocument(): object {
       messages: [{ $ref: `#/channels/${id}/messages/${id}` }],
       title: `${app} ${action === 'send' ? 'writes' : 'reads'} ${topic}`,
       tags: [{ name: `app:${app}` }, { name: contract.audience }],
-      ...(action === 'receive' ? { bindings: { kafka: { groupId: { type: 'string', enum: [`workline-${app}`] }, bindingVersion: KAFKA_BINDING_VERSION } } } : {}),
+      ...(action === 'receive'
+        ? { bindings: { kafka: { groupId: { type: 'string', enum: [`workline-${app}`] }, bindingVersion: KAFKA_BINDING_VERSION } } }
+        : {}),
     });
     for (const app of contract.producers) operations[`${appId(app)}Sends${name}`] = operation(app, 'send');
     for (const app of contract.consumers) operations[`${appId(app)}Receives${name}`] = operation(app, 'receive');

@@ -53,7 +53,11 @@ function allowNull(schema: JsonSchema): JsonSchema {
 }
 
 const shapeless = (schema: JsonSchema) =>
-  !schema.$ref && !schema.anyOf && !schema.oneOf && !schema.enum && (schema.type === undefined || (schema.type === 'object' && !schema.properties && schema.additionalProperties === undefined));
+  !schema.$ref &&
+  !schema.anyOf &&
+  !schema.oneOf &&
+  !schema.enum &&
+  (schema.type === undefined || (schema.type === 'object' && !schema.properties && schema.additionalProperties === undefined));
 
 /**
  * The JSON Schema of one contract class from its class-validator decorators (class-validator-jsonschema),
@@ -68,7 +72,11 @@ export function classSchema(cls: ContractClass, given: Record<string, JsonSchema
     additionalConverters: CONVERTERS as never,
   }) as unknown as JsonSchema;
   if (!schema.properties) throw new Error(`${cls.name} has no class-validator decorators: nothing to derive its JSON Schema from`);
-  const optional = new Set(metadataOf(cls).filter((meta) => meta.name === IS_OPTIONAL).map((meta) => meta.propertyName));
+  const optional = new Set(
+    metadataOf(cls)
+      .filter((meta) => meta.name === IS_OPTIONAL)
+      .map((meta) => meta.propertyName),
+  );
   const properties: Record<string, JsonSchema> = {};
   const underivable: string[] = [];
   for (const [name, derived] of Object.entries(schema.properties)) {
@@ -80,7 +88,8 @@ export function classSchema(cls: ContractClass, given: Record<string, JsonSchema
     properties[name] = optional.has(name) ? allowNull(own) : own;
     if (type && property.$ref && type !== 'object') throw new Error(`${cls.name}.${name}: a nested class with type ${String(type)}`);
   }
-  if (underivable.length) throw new Error(`The decorators do not state the shape of ${underivable.join(', ')}: add @JSONSchema({...}) beside them`);
+  if (underivable.length)
+    throw new Error(`The decorators do not state the shape of ${underivable.join(', ')}: add @JSONSchema({...}) beside them`);
   return { ...schema, properties };
 }
 

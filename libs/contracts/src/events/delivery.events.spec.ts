@@ -26,7 +26,16 @@ const fieldsOf = (plain: unknown): string[] => {
 describe('DeliveryRequestedEvent contract', () => {
   it('accepts a signed task event and an unsigned platform callback', () => {
     expect(fieldsOf(valid)).toEqual([]);
-    expect(fieldsOf({ ...valid, owner: { account_id: 'acc-1' }, subject: { run_id: 'r' }, signing: 'none', sealed_secret: undefined, sealed_authorization: 'v1.x.y.z' })).toEqual([]);
+    expect(
+      fieldsOf({
+        ...valid,
+        owner: { account_id: 'acc-1' },
+        subject: { run_id: 'r' },
+        signing: 'none',
+        sealed_secret: undefined,
+        sealed_authorization: 'v1.x.y.z',
+      }),
+    ).toEqual([]);
   });
 
   it('names missing owner and subject objects', () => {

@@ -33,7 +33,10 @@ export class CloudEventHeaders {
 }
 
 /** The CloudEvents headers of an event written by `app` (libs/messaging's outbox relay adds them on publish). */
-export function cloudEventHeaders(envelope: Pick<EventEnvelope<unknown>, 'id' | 'type' | 'occurred_at'>, app: string): Record<keyof CloudEventHeaders, string> {
+export function cloudEventHeaders(
+  envelope: Pick<EventEnvelope<unknown>, 'id' | 'type' | 'occurred_at'>,
+  app: string,
+): Record<keyof CloudEventHeaders, string> {
   return {
     ce_id: envelope.id,
     ce_source: `/workline/${app}`,

@@ -40,7 +40,9 @@ export class QualityReviewRecordData {
   @IsOptional() @IsInt() task_review_count!: number | null;
   @IsOptional() @IsInt() subtask_review_count!: number | null;
   @IsOptional() @IsObject() @JSONSchema({ additionalProperties: { type: 'string' } }) review_metadata!: Record<string, string> | null;
-  @IsOptional() @IsObject() @JSONSchema({ additionalProperties: { type: ['string', 'number', 'boolean'] } })
+  @IsOptional()
+  @IsObject()
+  @JSONSchema({ additionalProperties: { type: ['string', 'number', 'boolean'] } })
   review_measurements!: Record<string, string | number | boolean> | null;
 }
 

@@ -28,7 +28,10 @@ export class CreateLineDto {
 export class UseCaseDto {
   @IsString() @IsNotEmpty() @MaxLength(200) id!: string;
 
-  @IsArray() @ArrayMaxSize(1000) @IsString({ each: true }) @IsNotEmpty({ each: true })
+  @IsArray()
+  @ArrayMaxSize(1000)
+  @IsString({ each: true })
+  @IsNotEmpty({ each: true })
   task_definition_ids!: string[];
 }
 
@@ -36,15 +39,24 @@ export class CreateWorkstreamDto {
   @IsString() @IsNotEmpty() account_id!: string;
   @IsString() @IsNotEmpty() @MaxLength(200) name!: string;
 
-  @IsArray() @ArrayMaxSize(1000) @ValidateNested({ each: true }) @Type(() => UseCaseDto)
+  @IsArray()
+  @ArrayMaxSize(1000)
+  @ValidateNested({ each: true })
+  @Type(() => UseCaseDto)
   use_cases!: UseCaseDto[];
 
   /** Quality records scoring below this go to quality control; default 0.5 (docs/performance-api.md). */
-  @IsOptional() @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0) @Max(1)
+  @IsOptional()
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @Min(0)
+  @Max(1)
   qc_score_threshold?: number;
 
   /** Share (0..1) of the other quality records sent to quality control at random; default 0.05. */
-  @IsOptional() @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0) @Max(1)
+  @IsOptional()
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @Min(0)
+  @Max(1)
   qc_sample_rate?: number;
 }
 
@@ -66,7 +78,9 @@ export class CreateWorkerDto {
 export const MAX_ROTATION_OVERLAP_SECONDS = 7 * 24 * 3600;
 
 export class RotateApiKeyDto {
-  @IsInt() @Min(0) @Max(MAX_ROTATION_OVERLAP_SECONDS)
+  @IsInt()
+  @Min(0)
+  @Max(MAX_ROTATION_OVERLAP_SECONDS)
   overlap_seconds!: number;
 }
 

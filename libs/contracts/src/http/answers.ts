@@ -1,5 +1,18 @@
 import { Type } from 'class-transformer';
-import { Equals, IsArray, IsBoolean, IsIn, IsInt, IsISO8601, IsNumber, IsObject, IsOptional, IsString, Min, ValidateNested } from 'class-validator';
+import {
+  Equals,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsISO8601,
+  IsNumber,
+  IsObject,
+  IsOptional,
+  IsString,
+  Min,
+  ValidateNested,
+} from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../rpc/delivery.messages';
 import { BUCKET_DRIVERS, type BucketDriver, TASK_STATES, type TaskState } from './oversight.dto';
@@ -377,7 +390,13 @@ export class V3TaskAnswer extends V3TaskCreatedAnswer {
   @IsOptional() @IsISO8601() finished_at!: string | null;
   /** Each unit: its input keys, its output keys, and extra.status. */
   @IsArray()
-  @JSONSchema({ items: { type: 'object', required: ['extra'], properties: { extra: { type: 'object', required: ['status'], properties: { status: { type: 'string' } } } } } })
+  @JSONSchema({
+    items: {
+      type: 'object',
+      required: ['extra'],
+      properties: { extra: { type: 'object', required: ['status'], properties: { status: { type: 'string' } } } },
+    },
+  })
   resources!: Record<string, unknown>[];
 }
 

@@ -58,7 +58,11 @@ export class CreateTaskDto {
   @IsOptional() @IsString() @IsNotEmpty() @MaxLength(200) bucket_id?: string;
   @IsOptional() @IsString() @IsNotEmpty() @MaxLength(2048) callback_url?: string;
   /** Tags the client already has; shown to the worker and echoed in extended events. */
-  @IsOptional() @IsArray() @ArrayMaxSize(500) @ValidateNested({ each: true }) @Type(() => TagDto)
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(500)
+  @ValidateNested({ each: true })
+  @Type(() => TagDto)
   existing_tags?: TagDto[];
 }
 
@@ -92,10 +96,17 @@ export interface TaskView {
 
 /** Work API body of `complete` for a task. */
 export class CompleteTaskAssignmentDto extends WithFollowUpNext {
-  @IsArray() @ArrayMaxSize(500) @ValidateNested({ each: true }) @Type(() => TagDto)
+  @IsArray()
+  @ArrayMaxSize(500)
+  @ValidateNested({ each: true })
+  @Type(() => TagDto)
   updated_tags!: TagDto[];
 
-  @IsOptional() @IsArray() @ArrayMaxSize(500) @ValidateNested({ each: true }) @Type(() => MetadataItemDto)
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(500)
+  @ValidateNested({ each: true })
+  @Type(() => MetadataItemDto)
   metadata?: MetadataItemDto[];
 }
 
@@ -133,7 +144,9 @@ export class CreateBucketDto {
   /** Driver "s3": the S3-compatible service, e.g. https://s3.eu-west-1.amazonaws.com or http://minio:9000. */
   @ValidateIf(s3Driver)
   @IsString({ message: 'endpoint must be an http(s) URL' })
-  @Matches(/^https?:\/\/[^\s/?#@]+(\/[^\s?#]*)?$/, { message: 'endpoint must be an http(s) URL without query, fragment or credentials, e.g. https://s3.eu-west-1.amazonaws.com' })
+  @Matches(/^https?:\/\/[^\s/?#@]+(\/[^\s?#]*)?$/, {
+    message: 'endpoint must be an http(s) URL without query, fragment or credentials, e.g. https://s3.eu-west-1.amazonaws.com',
+  })
   @MaxLength(500)
   endpoint?: string;
   @ValidateIf(s3Driver)
@@ -142,7 +155,9 @@ export class CreateBucketDto {
   region?: string;
   @ValidateIf(s3Driver)
   @IsString({ message: 'bucket must be an S3 bucket name' })
-  @Matches(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, { message: 'bucket must be an S3 bucket name: 3 to 63 lowercase letters, digits, dots and hyphens' })
+  @Matches(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, {
+    message: 'bucket must be an S3 bucket name: 3 to 63 lowercase letters, digits, dots and hyphens',
+  })
   bucket?: string;
   /** Prepended as is to every media_key (include the trailing slash of a folder: "photos/"). */
   @ValidateIf((body: CreateBucketDto) => s3Driver(body) && body.prefix !== undefined)
@@ -192,10 +207,13 @@ export const TASK_PAGE_DEFAULT = 20;
 
 /** GET /admin/v1/tasks query string: every task of every account, newest first. */
 export class ListTasksQuery extends PageQuery {
-  @IsOptional() @IsString() @MaxLength(200)
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
   workstream_id?: string;
 
-  @IsOptional() @IsIn(TASK_STATES, { message: 'state must be one of: QUEUED, IN_PROGRESS, COMPLETED, ERROR' })
+  @IsOptional()
+  @IsIn(TASK_STATES, { message: 'state must be one of: QUEUED, IN_PROGRESS, COMPLETED, ERROR' })
   state?: TaskState;
 }
 

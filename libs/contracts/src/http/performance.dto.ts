@@ -9,7 +9,9 @@ export class GeneratePresignedUrlDto {
   @IsIn(PERFORMANCE_UPLOAD_KINDS, { message: 'kind must be one of: quality, throughput' })
   kind!: PerformanceUploadKind;
 
-  @IsOptional() @IsString() @MaxLength(255)
+  @IsOptional()
+  @IsString()
+  @MaxLength(255)
   file_name?: string;
 }
 
@@ -18,16 +20,20 @@ export type ReportGroup = (typeof REPORT_GROUPS)[number];
 
 export class ReportQueryDto {
   /** Inclusive lower bound (ISO 8601) on review_completed_at (quality) or task_completed_at (throughput). */
-  @IsOptional() @IsISO8601({ strict: true }, { message: 'from must be an ISO 8601 date or date-time' })
+  @IsOptional()
+  @IsISO8601({ strict: true }, { message: 'from must be an ISO 8601 date or date-time' })
   from?: string;
 
   /** Exclusive upper bound. */
-  @IsOptional() @IsISO8601({ strict: true }, { message: 'to must be an ISO 8601 date or date-time' })
+  @IsOptional()
+  @IsISO8601({ strict: true }, { message: 'to must be an ISO 8601 date or date-time' })
   to?: string;
 
-  @IsOptional() @IsIn(REPORT_GROUPS, { message: 'group_by must be one of: day, worker, use_case, task_definition' })
+  @IsOptional()
+  @IsIn(REPORT_GROUPS, { message: 'group_by must be one of: day, worker, use_case, task_definition' })
   group_by?: ReportGroup;
 
-  @IsOptional() @IsIn(['json', 'csv'], { message: 'format must be one of: json, csv' })
+  @IsOptional()
+  @IsIn(['json', 'csv'], { message: 'format must be one of: json, csv' })
   format?: 'json' | 'csv';
 }

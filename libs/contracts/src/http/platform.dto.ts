@@ -7,7 +7,11 @@ import { JSONSchema } from 'class-validator-jsonschema';
  * because the v4 texts and v3 codes of each refusal are the spec's.
  */
 
-const UNIT = { type: 'object', additionalProperties: true, description: 'The unit input: key-value pairs (values may be objects); an identifier key is recommended' } as const;
+const UNIT = {
+  type: 'object',
+  additionalProperties: true,
+  description: 'The unit input: key-value pairs (values may be objects); an identifier key is recommended',
+} as const;
 
 export class CreateRunBody {
   @IsString() line_id!: string;

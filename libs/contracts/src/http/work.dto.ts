@@ -23,7 +23,9 @@ export class NextAssignmentDto {
   @IsIn(ASSIGNMENT_KINDS, { message: 'kind must be one of: unit, task' })
   kind!: AssignmentKind;
 
-  @IsOptional() @IsString() @MaxLength(200)
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
   line_id?: string;
 }
 
@@ -43,12 +45,16 @@ export class FollowUpNextDto {
  * which takes it out before the owning service sees the body); declared here so the bodies' schemas show it.
  */
 export class WithFollowUpNext {
-  @IsOptional() @ValidateNested() @Type(() => NextAssignmentDto)
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => NextAssignmentDto)
   next?: NextAssignmentDto;
 }
 
 export class FlagAssignmentDto extends WithFollowUpNext {
-  @IsString() @IsNotEmpty() @MaxLength(2000)
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(2000)
   reason!: string;
 }
 

@@ -12,10 +12,13 @@ export const DELIVERY_PAGE_DEFAULT = 20;
 
 /** GET /v1/deliveries query string. */
 export class ListDeliveriesQuery extends PageQuery {
-  @IsOptional() @IsString() @MaxLength(200)
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
   task_id?: string;
 
-  @IsOptional() @IsIn(DELIVERY_STATUSES, { message: 'status must be one of: pending, delivered, dead' })
+  @IsOptional()
+  @IsIn(DELIVERY_STATUSES, { message: 'status must be one of: pending, delivered, dead' })
   status?: DeliveryStatus;
 }
 
