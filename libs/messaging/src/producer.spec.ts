@@ -70,14 +70,25 @@ describe('KafkaProducer', () => {
 
   it('keeps a limit read from Kafka for its whole TTL even when it equals the default, and never holds a send for a re-read', async () => {
     const producer = new KafkaProducer({ brokers: ['127.0.0.1:1'], app: 'unit', instanceId: 'unit' });
-    const reads: { resolve: (read: { bytes: number; ok: boolean }) => void }[] = [];
-    const internals = producer as unknown as { readMaxMessageBytes: () => Promise<{ bytes: number; ok: boolean }> };
-    internals.readMaxMessageBytes = () => new Promise((resolve) => reads.push({ resolve }));
+    // The broker's answers to the admin client: one per read, settled by the test.
+    const reads: { resolve: (bytes: number) => void }[] = [];
+    const internals = producer as unknown as { kafka: unknown };
+    internals.kafka = {
+      admin: () => {
+        let answer!: Promise<number>;
+        return {
+          connect: () => (answer = new Promise<number>((resolve) => reads.push({ resolve }))).then(() => undefined),
+          describeConfigs: async () => ({ resources: [{ configEntries: [{ configName: 'max.message.bytes', configValue: String(await answer) }] }] }),
+          disconnect: async () => undefined,
+        };
+      },
+    };
     let now = Date.now();
     const clock = jest.spyOn(Date, 'now').mockImplementation(() => now);
     try {
       const first = producer.maxMessageBytes('t');
-      reads[0].resolve({ bytes: DEFAULT_MAX_MESSAGE_BYTES, ok: true });
+      await new Promise((r) => setImmediate(r));
+      reads[0].resolve(DEFAULT_MAX_MESSAGE_BYTES);
       await expect(first).resolves.toBe(DEFAULT_MAX_MESSAGE_BYTES);
       now += 60_000;
       await expect(producer.maxMessageBytes('t')).resolves.toBe(DEFAULT_MAX_MESSAGE_BYTES);
@@ -87,8 +98,8 @@ describe('KafkaProducer', () => {
       await expect(producer.maxMessageBytes('t')).resolves.toBe(DEFAULT_MAX_MESSAGE_BYTES);
       await expect(producer.maxMessageBytes('t')).resolves.toBe(DEFAULT_MAX_MESSAGE_BYTES);
       expect(reads).toHaveLength(2);
-      reads[1].resolve({ bytes: 2_000_000, ok: true });
-      await new Promise((r) => setImmediate(r));
+      reads[1].resolve(2_000_000);
+      for (let turn = 0; turn < 5; turn++) await new Promise((r) => setImmediate(r));
       await expect(producer.maxMessageBytes('t')).resolves.toBe(2_000_000);
     } finally {
       clock.mockRestore();
