@@ -1,5 +1,5 @@
 import type { Message, ProducerBatch } from 'kafkajs';
-import { KafkaProducer, MessageTooLargeError, recordSize } from './producer';
+import { DEFAULT_MAX_MESSAGE_BYTES, KafkaProducer, LIMIT_TTL_MS, MessageTooLargeError, recordSize } from './producer';
 
 /** A KafkaProducer whose kafkajs producer records each produce request; topics limited to `maxBytes`. */
 function producerWith(maxBytes: number, fail?: (batch: ProducerBatch) => unknown) {
@@ -67,4 +67,68 @@ describe('KafkaProducer', () => {
     await expect(huge).rejects.toMatchObject({ name: 'MessageTooLargeError', topic: 'u', index: 0 });
     expect(requests.flatMap((r) => r.flatMap((t) => t.values))).toEqual(Array.from({ length: 6 }, (_, n) => value(n, 1_000)));
   });
+
+  it('keeps a limit read from Kafka for its whole TTL even when it equals the default, and never holds a send for a re-read', async () => {
+    const producer = new KafkaProducer({ brokers: ['127.0.0.1:1'], app: 'unit', instanceId: 'unit' });
+    // The broker's answers to the admin client: one per read, settled by the test.
+    const reads: { resolve: (bytes: number) => void }[] = [];
+    const internals = producer as unknown as { kafka: unknown };
+    internals.kafka = {
+      admin: () => {
+        let answer!: Promise<number>;
+        return {
+          connect: () => (answer = new Promise<number>((resolve) => reads.push({ resolve }))).then(() => undefined),
+          describeConfigs: async () => ({ resources: [{ configEntries: [{ configName: 'max.message.bytes', configValue: String(await answer) }] }] }),
+          disconnect: async () => undefined,
+        };
+      },
+    };
+    let now = Date.now();
+    const clock = jest.spyOn(Date, 'now').mockImplementation(() => now);
+    try {
+      const first = producer.maxMessageBytes('t');
+      await new Promise((r) => setImmediate(r));
+      reads[0].resolve(DEFAULT_MAX_MESSAGE_BYTES);
+      await expect(first).resolves.toBe(DEFAULT_MAX_MESSAGE_BYTES);
+      now += 60_000;
+      await expect(producer.maxMessageBytes('t')).resolves.toBe(DEFAULT_MAX_MESSAGE_BYTES);
+      expect(reads).toHaveLength(1);
+      // Past the TTL a read starts (and, as while Kafka is away, never ends): sends go on with the known value.
+      now += LIMIT_TTL_MS;
+      await expect(producer.maxMessageBytes('t')).resolves.toBe(DEFAULT_MAX_MESSAGE_BYTES);
+      await expect(producer.maxMessageBytes('t')).resolves.toBe(DEFAULT_MAX_MESSAGE_BYTES);
+      expect(reads).toHaveLength(2);
+      reads[1].resolve(2_000_000);
+      for (let turn = 0; turn < 5; turn++) await new Promise((r) => setImmediate(r));
+      await expect(producer.maxMessageBytes('t')).resolves.toBe(2_000_000);
+    } finally {
+      clock.mockRestore();
+    }
+  });
+
+  it('shuts down in bounded time when Kafka never answers, failing the sends it could not produce', async () => {
+    const producer = new KafkaProducer({ brokers: ['127.0.0.1:1'], app: 'unit', instanceId: 'unit' });
+    const internals = producer as unknown as { producer: unknown; connecting: Promise<void>; maxMessageBytes: () => Promise<number> };
+    internals.connecting = Promise.resolve();
+    internals.maxMessageBytes = async () => 1_000_000;
+    let disconnected = false;
+    // A produce request retried forever, as a kafkajs producer that lived through a broker restart may do.
+    let produceStarted!: () => void;
+    const producing = new Promise<void>((resolve) => (produceStarted = resolve));
+    internals.producer = {
+      sendBatch: () => {
+        produceStarted();
+        return new Promise(() => undefined);
+      },
+      disconnect: async () => void (disconnected = true),
+    };
+    const inFlight = producer.send('t', [{ value: 'in flight' }]);
+    await producing;
+    const queued = producer.send('t', [{ value: 'queued' }]);
+    const queuedOutcome = queued.then(() => 'produced', (error: Error) => error.message);
+    void inFlight.catch(() => undefined);
+    await producer.onApplicationShutdown();
+    expect(disconnected).toBe(true);
+    await expect(queuedOutcome).resolves.toMatch(/shutting down/);
+  }, 20_000);
 });

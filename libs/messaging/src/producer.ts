@@ -51,8 +51,27 @@ export const DEFAULT_MAX_MESSAGE_BYTES = 1_048_588;
 /** A record batch's header (v2 format), and some room for the broker's own accounting. */
 const BATCH_OVERHEAD_BYTES = 61 + 451;
 /** How long a topic's max.message.bytes is trusted before it is read again (a failed read: retried sooner). */
-const LIMIT_TTL_MS = 10 * 60_000;
+export const LIMIT_TTL_MS = 10 * 60_000;
 const LIMIT_RETRY_MS = 30_000;
+/** On shutdown: how long the sends still queued may take, then how long kafkajs may take to disconnect. */
+const SHUTDOWN_DRAIN_MS = 5_000;
+const SHUTDOWN_DISCONNECT_MS = 2_000;
+
+/** Whether `work` settled within `ms` (undefined counts as settled). */
+export async function settledWithin(work: Promise<unknown> | undefined, ms: number): Promise<boolean> {
+  if (!work) return true;
+  let timer: NodeJS.Timeout | undefined;
+  const settled = await Promise.race([work.then(() => true, () => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)))]);
+  clearTimeout(timer);
+  return settled;
+}
+
+/** A topic's max.message.bytes as known: `bytes` settles once read; `refreshing` while a newer read runs. */
+interface Limit {
+  bytes: Promise<number>;
+  until: number;
+  refreshing: boolean;
+}
 
 /**
  * Upper bound of a record's size in a v2 record batch (uncompressed): length, attributes, timestamp and
@@ -97,7 +116,9 @@ export class KafkaProducer implements OnApplicationShutdown {
   private readonly queue: QueuedSend[] = [];
   private flushing = false;
   private scheduled = false;
-  private readonly limits = new Map<string, { bytes: Promise<number>; until: number }>();
+  private readonly limits = new Map<string, Limit>();
+  /** Set when a shutdown gave up waiting for the sends under way (their drain() loops end). */
+  private abandoned = false;
 
   constructor(settings: KafkaSettings) {
     this.kafka = createKafka(settings);
@@ -112,20 +133,31 @@ export class KafkaProducer implements OnApplicationShutdown {
     return this.connecting;
   }
 
-  /** The topic's max.message.bytes: read once from Kafka (cached), else its spec's, else the broker default. */
+  /**
+   * The topic's max.message.bytes: read from Kafka (cached LIMIT_TTL_MS; a failed read, LIMIT_RETRY_MS), else
+   * its spec's, else the broker default. Only the first read is waited for: once a value is known, a read
+   * that is due runs in the background and sends go on with the known value meanwhile, so a send never waits
+   * for an admin connection (which, while Kafka is away, retries for minutes; docs/operations.md, "Fault tests").
+   */
   maxMessageBytes(topic: string): Promise<number> {
     const known = this.limits.get(topic);
-    if (known && known.until > Date.now()) return known.bytes;
+    if (known && (known.until > Date.now() || known.refreshing)) return known.bytes;
     const fallback = TOPIC_SPECS[topic as Topic]?.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-    const entry = { bytes: this.readMaxMessageBytes(topic, fallback), until: Date.now() + LIMIT_TTL_MS };
+    const read = this.readMaxMessageBytes(topic, fallback);
+    const expiry = (ok: boolean) => Date.now() + (ok ? LIMIT_TTL_MS : LIMIT_RETRY_MS);
+    if (known) {
+      known.refreshing = true;
+      void read.then(({ bytes, ok }) => this.limits.set(topic, { bytes: Promise.resolve(bytes), until: expiry(ok), refreshing: false }));
+      return known.bytes;
+    }
+    const entry: Limit = { bytes: read.then(({ bytes }) => bytes), until: Number.POSITIVE_INFINITY, refreshing: false };
     this.limits.set(topic, entry);
-    void entry.bytes.then((bytes) => {
-      if (bytes === fallback && entry.until - Date.now() > LIMIT_RETRY_MS) entry.until = Date.now() + LIMIT_RETRY_MS;
-    });
+    void read.then(({ ok }) => (entry.until = expiry(ok)));
     return entry.bytes;
   }
 
-  private async readMaxMessageBytes(topic: string, fallback: number): Promise<number> {
+  /** `ok`: read from Kafka (it may equal the fallback); not ok: the read failed and `bytes` is the fallback. */
+  private async readMaxMessageBytes(topic: string, fallback: number): Promise<{ bytes: number; ok: boolean }> {
     const admin = this.kafka.admin();
     try {
       await admin.connect();
@@ -134,10 +166,10 @@ export class KafkaProducer implements OnApplicationShutdown {
         resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configNames: ['max.message.bytes'] }],
       });
       const value = Number(resources[0]?.configEntries.find((entry) => entry.configName === 'max.message.bytes')?.configValue);
-      return Number.isFinite(value) && value > 0 ? value : fallback;
+      return Number.isFinite(value) && value > 0 ? { bytes: value, ok: true } : { bytes: fallback, ok: false };
     } catch (error) {
       this.logger.warn(`could not read max.message.bytes of ${topic} (assuming ${fallback}): ${error instanceof Error ? error.message : String(error)}`);
-      return fallback;
+      return { bytes: fallback, ok: false };
     } finally {
       await admin.disconnect().catch(() => undefined);
     }
@@ -308,12 +340,23 @@ export class KafkaProducer implements OnApplicationShutdown {
 
   /** Resolves once every send queued so far has been produced (or has failed). */
   async drain(): Promise<void> {
-    while (this.flushing || this.scheduled || this.queue.length) await new Promise((r) => setTimeout(r, 10));
+    while (!this.abandoned && (this.flushing || this.scheduled || this.queue.length)) await new Promise((r) => setTimeout(r, 10));
   }
 
+  /**
+   * Waits for the queued sends (at most SHUTDOWN_DRAIN_MS), fails those still queued, and disconnects (at most
+   * SHUTDOWN_DISCONNECT_MS): a kafkajs producer that lived through a broker restart may retry one request for
+   * minutes, and the app must still stop in time. A failed send was never acknowledged, so nothing durable is
+   * lost: its caller (an outbox transaction, a reply, a dead-lettering) fails and is retried elsewhere.
+   */
   async onApplicationShutdown(): Promise<void> {
     if (!this.connecting) return;
-    await this.drain();
-    await this.producer.disconnect().catch((error: unknown) => this.logger.warn(`producer disconnect: ${String(error)}`));
+    if (!(await settledWithin(this.drain(), SHUTDOWN_DRAIN_MS))) {
+      this.abandoned = true;
+      this.logger.warn(`shutting down: ${this.queue.length} send(s) not produced within ${SHUTDOWN_DRAIN_MS} ms are failed`);
+      for (const send of [...this.queue]) this.fail(send, new Error('the producer is shutting down: not produced'));
+    }
+    const disconnected = this.producer.disconnect().catch((error: unknown) => this.logger.warn(`producer disconnect: ${String(error)}`));
+    if (!(await settledWithin(disconnected, SHUTDOWN_DISCONNECT_MS))) this.logger.warn(`shutting down: the producer did not disconnect within ${SHUTDOWN_DISCONNECT_MS} ms`);
   }
 }

@@ -34,9 +34,18 @@ const GATEWAY_SHUTDOWN_DELAY_MS = '2000';
  */
 const ROLLING_STOP_GRACE_MS = 65_000;
 
+/** One instance's SIGTERM stop: how long it took, its exit code (0 when graceful) or the signal that ended it. */
+export interface GracefulStop {
+  app: FleetApp;
+  index: number;
+  ms: number;
+  exit: number | null;
+  signal: NodeJS.Signals | null;
+}
+
 /** What a rolling restart did: each instance stopped, how long its graceful stop took. */
 export interface RollingRestart {
-  stops: { app: FleetApp; index: number; ms: number }[];
+  stops: GracefulStop[];
 }
 
 /**
@@ -160,6 +169,22 @@ export class Fleet {
   }
 
   /**
+   * SIGTERM one instance and wait for its exit (SIGKILL past ROLLING_STOP_GRACE_MS, beyond the apps' own 60 s
+   * limit): how long its stop took, and its exit code (0: a graceful stop) or the signal that ended it.
+   */
+  async stopGracefully(app: FleetApp, index: number): Promise<GracefulStop> {
+    const member = this.member(app, index);
+    const startedAt = Date.now();
+    await member.instance.stop(ROLLING_STOP_GRACE_MS);
+    return { app, index, ms: Date.now() - startedAt, exit: member.instance.process.exitCode, signal: member.instance.process.signalCode };
+  }
+
+  /** Starts instance `index` of `app` again after {@link stopGracefully} (a new instance id); {@link ready} waits for it. */
+  relaunch(app: FleetApp, index: number): void {
+    this.launch(app, index);
+  }
+
+  /**
    * A rolling restart of the whole fleet: for each instance number in turn, SIGTERM that instance of every
    * app at once (the other instances of each app keep serving), wait for each to exit 0 (a graceful stop:
    * readiness 503, drain, exit; a stop that needs SIGKILL after the grace period fails), start them again
@@ -169,18 +194,11 @@ export class Fleet {
     if (this.instances < 2) throw new Error('a rolling restart needs two instances of every app');
     const stops: RollingRestart['stops'] = [];
     for (let index = 0; index < this.instances; index++) {
-      const members = FLEET_APPS.map((app) => this.member(app, index));
-      const exits = await Promise.all(
-        members.map(async (member) => {
-          const startedAt = Date.now();
-          await member.instance.stop(ROLLING_STOP_GRACE_MS);
-          stops.push({ app: member.app, index, ms: Date.now() - startedAt });
-          return { app: member.app, index, exit: member.instance.process.exitCode, signal: member.instance.process.signalCode, ms: Date.now() - startedAt };
-        }),
-      );
+      const exits = await Promise.all(FLEET_APPS.map((app) => this.stopGracefully(app, index)));
+      stops.push(...exits);
       const ungraceful = exits.filter((e) => e.exit !== 0);
       if (ungraceful.length) throw new Error(`not a graceful stop: ${JSON.stringify(ungraceful)}`);
-      for (const member of members) this.launch(member.app, index);
+      for (const app of FLEET_APPS) this.launch(app, index);
       await this.ready();
     }
     return { stops };
