@@ -37,11 +37,13 @@ import { auditQcEvents, writeFaultReport } from './fault-audit';
  * attempts), every app is SIGKILLed and restarted in turn (with two instances, also both of one app at once),
  * one is killed again while it starts, Kafka is away longer than an RPC's timeout and then SIGKILLed,
  * PostgreSQL is away as long (immediate stop), the broker and an app are killed at once, Redis is killed
- * (the streams must move without it: limits fail open), started again empty, and flushed. Clients retry like real ones. Then every answer the clients got
+ * (the streams must move without it: limits fail open), started again empty, and flushed. Clients retry like real ones. Then every answer
+ * the clients got
  * as 2xx is checked, field by field, against the database, the receivers and the QC topic. The same
  * scenario runs with one and with two instances of every app (two gateways behind a readiness-driven
  * balancer, clients spreading requests over both); with two, it ends with a rolling restart of every
- * instance that must cost no client attempt a 5xx or a connection error. Each run writes its fault table to .cache/faults/report-<instances>.md.
+ * instance that must cost no client attempt a 5xx or a connection error. Each run writes its fault table to
+ * .cache/faults/report-<instances>.md.
  *
  * Reads tables on purpose: the watches that wait for the runs and tasks to end and the audit query the
  * services' tables directly (platform_run, platform_unit, oversight_task, delivery, delivery_attempt,
@@ -129,9 +131,17 @@ describe.each([
     const qualityKey = (await adminCreate<{ key: string }>(`/workstreams/${qualityWs.id}/api-keys`, {})).key;
     const platform: PlatformAccount = await createPlatformAccount(`Faults ${tag}`);
     const oversightAccount = await adminCreate<{ id: string }>('/accounts', { name: `Faults oversight ${tag}` });
-    const oversightWs = await adminCreate<{ id: string }>('/workstreams', { account_id: oversightAccount.id, name: 'Faults', use_cases: [] });
+    const oversightWs = await adminCreate<{ id: string }>('/workstreams', {
+      account_id: oversightAccount.id,
+      name: 'Faults',
+      use_cases: [],
+    });
     const oversightKey = (await adminCreate<{ key: string }>(`/workstreams/${oversightWs.id}/api-keys`, {})).key;
-    const configuration = await adminCreate<{ id: string }>(`/workstreams/${oversightWs.id}/configurations`, { name: 'Faults', extended_events: true, tool_project_id: 'tp-faults' });
+    const configuration = await adminCreate<{ id: string }>(`/workstreams/${oversightWs.id}/configurations`, {
+      name: 'Faults',
+      extended_events: true,
+      tool_project_id: 'tp-faults',
+    });
     const unitWorkers = await Promise.all(Array.from({ length: UNIT_BOTS }, () => createWorker()));
     const taskWorkers = await Promise.all(Array.from({ length: TASK_BOTS }, () => createWorker()));
     // Throughput records (their key is rotated under fire) and the bulk CSV import (a key of its own).
@@ -149,13 +159,21 @@ describe.each([
     // The run exists before the faults start (POST /v4/runs has no idempotency key, so it is created once).
     const created = await http<{ id: string }>('POST', `${gw()}/v4/runs`, {
       headers: platform.auth,
-      body: { line_id: platform.lineId, callback_url: receiver.url(runPath), units: Array.from({ length: RUN_UNITS }, (_, i) => ({ identifier: `u${i}` })) },
+      body: {
+        line_id: platform.lineId,
+        callback_url: receiver.url(runPath),
+        units: Array.from({ length: RUN_UNITS }, (_, i) => ({ identifier: `u${i}` })),
+      },
     });
     expect(created.status).toBe(201);
     const runId = created.body.id;
     const abortCreated = await http<{ id: string }>('POST', `${gw()}/v4/runs`, {
       headers: platform.auth,
-      body: { line_id: line2Id, callback_url: receiver.url(abortPath), units: Array.from({ length: ABORT_RUN_UNITS }, (_, i) => ({ identifier: `a${i}` })) },
+      body: {
+        line_id: line2Id,
+        callback_url: receiver.url(abortPath),
+        units: Array.from({ length: ABORT_RUN_UNITS }, (_, i) => ({ identifier: `a${i}` })),
+      },
     });
     expect(abortCreated.status).toBe(201);
     const abortRunId = abortCreated.body.id;
@@ -166,12 +184,24 @@ describe.each([
     /** Completes or flags a leased unit or task through the work API, retrying like a client. */
     const closeAssignment = (worker: Record<string, string>, assignment: string, flag: boolean, body: object) =>
       withRetries(
-        () => http('POST', `${gw()}/workforce/v1/assignments/${assignment}/${flag ? 'flag' : 'complete'}`, { headers: worker, body, timeoutMs: 30_000 }),
+        () =>
+          http('POST', `${gw()}/workforce/v1/assignments/${assignment}/${flag ? 'flag' : 'complete'}`, {
+            headers: worker,
+            body,
+            timeoutMs: 30_000,
+          }),
         patience(),
       );
     /** Leases the next unit or task; undefined (after a pause when there is nothing to do) when none was leased. */
-    const nextAssignment = async <T>(worker: Record<string, string>, body: object, counter: { leasesLost: number }): Promise<T | undefined> => {
-      const next = await withRetries(() => http<T>('POST', `${gw()}/workforce/v1/assignments/next`, { headers: worker, body, timeoutMs: 30_000 }), patience());
+    const nextAssignment = async <T>(
+      worker: Record<string, string>,
+      body: object,
+      counter: { leasesLost: number },
+    ): Promise<T | undefined> => {
+      const next = await withRetries(
+        () => http<T>('POST', `${gw()}/workforce/v1/assignments/next`, { headers: worker, body, timeoutMs: 30_000 }),
+        patience(),
+      );
       // A `next` whose answer was lost leaves a lease nobody knows: it ends after UNIT/TASK_LEASE_SECONDS.
       if (next.attempts > 1) counter.leasesLost++;
       if (next.result?.status === 200) return next.result.body;
@@ -179,10 +209,17 @@ describe.each([
       else unexpected(`next ${JSON.stringify(body)}`, next.result);
       return undefined;
     };
-    const unexpected = (what: string, result?: HttpResult) => problems.push(`${what}: ${result ? `${result.status} ${result.text.slice(0, 200)}` : 'gave up after retrying'}`);
+    const unexpected = (what: string, result?: HttpResult) =>
+      problems.push(`${what}: ${result ? `${result.status} ${result.text.slice(0, 200)}` : 'gave up after retrying'}`);
 
     // (a) Quality submissions, each with a unique_id (the API's idempotency: a retry replaces, never adds).
-    const quality = { sent: 0, accepted: new Set<string>(), retried: 0, bodies: new Map<string, Record<string, string | number>>(), retriedIds: new Set<string>() };
+    const quality = {
+      sent: 0,
+      accepted: new Set<string>(),
+      retried: 0,
+      bodies: new Map<string, Record<string, string | number>>(),
+      retriedIds: new Set<string>(),
+    };
     const qualityStream = (async () => {
       for (let i = 0; !state.faultsDone; i++) {
         const uniqueId = `${tag}-q${i}`;
@@ -200,7 +237,12 @@ describe.each([
         };
         quality.bodies.set(uniqueId, body);
         const { result, attempts } = await withRetries(
-          () => http('POST', `${gw()}/v1/workstreams/${qualityWs.id}/task_reviewed`, { headers: { 'x-api-key': qualityKey }, body, timeoutMs: 30_000 }),
+          () =>
+            http('POST', `${gw()}/v1/workstreams/${qualityWs.id}/task_reviewed`, {
+              headers: { 'x-api-key': qualityKey },
+              body,
+              timeoutMs: 30_000,
+            }),
           patience(),
         );
         quality.retried += attempts > 1 ? 1 : 0;
@@ -221,11 +263,20 @@ describe.each([
           await pause(250);
           continue;
         }
-        const leased = await nextAssignment<{ assignment_id: string; input: { identifier: string } }>(worker, { kind: 'unit', line_id: platform.lineId }, units);
+        const leased = await nextAssignment<{ assignment_id: string; input: { identifier: string } }>(
+          worker,
+          { kind: 'unit', line_id: platform.lineId },
+          units,
+        );
         if (!leased) continue;
         const { assignment_id: assignment, input } = leased;
         const flag = Number(input.identifier.slice(1)) % 10 === 0;
-        const done = await closeAssignment(worker, assignment, flag, flag ? { reason: UNIT_FLAG_REASON } : { output: unitOutput(input.identifier) });
+        const done = await closeAssignment(
+          worker,
+          assignment,
+          flag,
+          flag ? { reason: UNIT_FLAG_REASON } : { output: unitOutput(input.identifier) },
+        );
         units.retried += done.attempts > 1 ? 1 : 0;
         const answer = done.result;
         // 200, or 409 "already completed/flagged": an earlier attempt whose answer was lost went through.
@@ -247,14 +298,22 @@ describe.each([
 
     // (c) Oversight tasks: upload grant, PUT of the bytes, task with a callback_url, retrying each step.
     const tasks = { sent: 0, accepted: new Set<string>(), outcome: new Map<string, 'COMPLETED' | 'ERROR'>(), retried: 0, leasesLost: 0 };
-    const taskResult = (taskId: string, bot: number) => ({ updated_tags: [{ value: `ok-${taskId.slice(-4)}`, confidence_score: 0.9 }], metadata: [{ key: 'bot', value: String(bot) }] });
+    const taskResult = (taskId: string, bot: number) => ({
+      updated_tags: [{ value: `ok-${taskId.slice(-4)}`, confidence_score: 0.9 }],
+      metadata: [{ key: 'bot', value: String(bot) }],
+    });
     /** What the bot that closed each task sent (a task is COMPLETED with exactly these tags and metadata). */
     const taskResults = new Map<string, ReturnType<typeof taskResult>>();
     const taskStream = (async () => {
       for (let i = 0; !state.faultsDone; i++) {
         tasks.sent++;
         const grant = await withRetries(
-          () => http<{ media_upload_url: string; media_key: string }>('POST', `${gw()}/v1/signed-url`, { headers: { 'x-api-key': oversightKey }, body: { configuration_id: configuration.id }, timeoutMs: 30_000 }),
+          () =>
+            http<{ media_upload_url: string; media_key: string }>('POST', `${gw()}/v1/signed-url`, {
+              headers: { 'x-api-key': oversightKey },
+              body: { configuration_id: configuration.id },
+              timeoutMs: 30_000,
+            }),
           patience(),
         );
         if (grant.result?.status !== 200) {
@@ -265,7 +324,12 @@ describe.each([
         const uploadPath = new URL(grant.result.body.media_upload_url);
         const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), randomBytes(32)]);
         const upload = await withRetries(async () => {
-          const response = await fetch(`${gw()}${uploadPath.pathname}${uploadPath.search}`, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: png, signal: AbortSignal.timeout(30_000) });
+          const response = await fetch(`${gw()}${uploadPath.pathname}${uploadPath.search}`, {
+            method: 'PUT',
+            headers: { 'content-type': 'image/png' },
+            body: png,
+            signal: AbortSignal.timeout(30_000),
+          });
           return { status: response.status, headers: response.headers, body: undefined, text: await response.text() };
         }, patience());
         if (upload.result?.status !== 200) {
@@ -316,7 +380,15 @@ describe.each([
     // (d) Throughput records (`task_completed`, each with a unique_id); before every ROTATE_EVERY-th record the
     // stream's API key is rotated with no overlap: once the rotation answered, the old key is refused (401)
     // on every gateway and what it sent is not stored, and the new key works on every gateway.
-    const throughput = { sent: 0, accepted: new Set<string>(), bodies: new Map<string, Record<string, unknown>>(), retried: 0, refused: new Set<string>(), rotations: 0, rotationsLost: 0 };
+    const throughput = {
+      sent: 0,
+      accepted: new Set<string>(),
+      bodies: new Map<string, Record<string, unknown>>(),
+      retried: 0,
+      refused: new Set<string>(),
+      rotations: 0,
+      rotationsLost: 0,
+    };
     const throughputBody = (i: number, uniqueId: string) => {
       const started = Date.UTC(2026, 10, 2, 8, 0, 0) + i * 60_000 + (i % 1000);
       return {
@@ -337,7 +409,11 @@ describe.each([
       throughput.bodies.set(uniqueId, body);
       const { result, attempts } = await withRetries(async () => {
         if (base) await fleet.inRotationWait(base);
-        return http('POST', `${base ?? gw()}/v1/workstreams/${throughputWs.id}/task_completed`, { headers: { 'x-api-key': rotatingKey.key }, body, timeoutMs: 30_000 });
+        return http('POST', `${base ?? gw()}/v1/workstreams/${throughputWs.id}/task_completed`, {
+          headers: { 'x-api-key': rotatingKey.key },
+          body,
+          timeoutMs: 30_000,
+        });
       }, patience());
       throughput.retried += attempts > 1 ? 1 : 0;
       if (result?.status === 202) throughput.accepted.add(uniqueId);
@@ -346,7 +422,12 @@ describe.each([
     const rotateKey = async (n: number) => {
       const old = rotatingKey;
       const rotated = await withRetries(
-        () => http<{ id: string; key: string }>('POST', `${gw()}/admin/v1/api-keys/${old.id}/rotate`, { headers: adminHeaders(), body: { overlap_seconds: 0 }, timeoutMs: 30_000 }),
+        () =>
+          http<{ id: string; key: string }>('POST', `${gw()}/admin/v1/api-keys/${old.id}/rotate`, {
+            headers: adminHeaders(),
+            body: { overlap_seconds: 0 },
+            timeoutMs: 30_000,
+          }),
         patience(),
       );
       if (rotated.result?.status === 201) {
@@ -358,7 +439,12 @@ describe.each([
         // unknown to the client, which gets a fresh one. Known limit (docs/operations.md, "Fault tests").
         throughput.rotationsLost++;
         const fresh = await withRetries(
-          () => http<{ id: string; key: string }>('POST', `${gw()}/admin/v1/workstreams/${throughputWs.id}/api-keys`, { headers: adminHeaders(), body: {}, timeoutMs: 30_000 }),
+          () =>
+            http<{ id: string; key: string }>('POST', `${gw()}/admin/v1/workstreams/${throughputWs.id}/api-keys`, {
+              headers: adminHeaders(),
+              body: {},
+              timeoutMs: 30_000,
+            }),
           patience(),
         );
         if (fresh.result?.status !== 201) return unexpected('new API key after a lost rotation', fresh.result);
@@ -368,14 +454,15 @@ describe.each([
       }
       for (const [g, url] of fleet.gatewayUrls.entries()) {
         const refusedId = `${tag}-t-refused-${n}-${g}`;
-        const refused = await withRetries(
-          async () => {
-            // This client must reach this one gateway: it waits until the balancer would send it there.
-            await fleet.inRotationWait(url);
-            return http('POST', `${url}/v1/workstreams/${throughputWs.id}/task_completed`, { headers: { 'x-api-key': old.key }, body: throughputBody(n, refusedId), timeoutMs: 30_000 });
-          },
-          patience(),
-        );
+        const refused = await withRetries(async () => {
+          // This client must reach this one gateway: it waits until the balancer would send it there.
+          await fleet.inRotationWait(url);
+          return http('POST', `${url}/v1/workstreams/${throughputWs.id}/task_completed`, {
+            headers: { 'x-api-key': old.key },
+            body: throughputBody(n, refusedId),
+            timeoutMs: 30_000,
+          });
+        }, patience());
         if (refused.result?.status === 401) throughput.refused.add(refusedId);
         else unexpected(`the rotated-out key on ${url}`, refused.result);
         const newKeyId = `${tag}-t-new-${n}-${g}`;
@@ -404,17 +491,25 @@ describe.each([
     });
     const importCsv =
       ['unique_id,task_id,worker_id,task_completed_at,task_count,use_case_id,task_definition_id,metadata.row']
-        .concat(Array.from({ length: IMPORT_ROWS }, (_, r) => importRow(r)).map((row) => `${row.unique_id},${row.task_id},${row.worker_id},${row.task_completed_at},${row.task_count},uc-t,td-t,${row.row}`))
+        .concat(
+          Array.from({ length: IMPORT_ROWS }, (_, r) => importRow(r)).map(
+            (row) => `${row.unique_id},${row.task_id},${row.worker_id},${row.task_completed_at},${row.task_count},uc-t,td-t,${row.row}`,
+          ),
+        )
         .join('\n') + '\n';
     const csvImport: { uploadId?: string; putAttempts: number; status?: Record<string, unknown> } = { putAttempts: 0 };
     const importStream = (async () => {
       const grant = await withRetries(
         () =>
-          http<{ upload_url: string; upload_id: string }>('POST', `${gw()}/v1/workstreams/${throughputWs.id}/performance/generate-presigned-url`, {
-            headers: { 'x-api-key': importKey },
-            body: { kind: 'throughput', file_name: 'faults.csv' },
-            timeoutMs: 30_000,
-          }),
+          http<{ upload_url: string; upload_id: string }>(
+            'POST',
+            `${gw()}/v1/workstreams/${throughputWs.id}/performance/generate-presigned-url`,
+            {
+              headers: { 'x-api-key': importKey },
+              body: { kind: 'throughput', file_name: 'faults.csv' },
+              timeoutMs: 30_000,
+            },
+          ),
         patience(),
       );
       if (grant.result?.status !== 201) return unexpected('generate-presigned-url', grant.result);
@@ -422,18 +517,30 @@ describe.each([
       csvImport.uploadId = uploadId;
       const uploadUrl = new URL(grant.result.body.upload_url);
       const put = await withRetries(async () => {
-        const response = await fetch(`${gw()}${uploadUrl.pathname}${uploadUrl.search}`, { method: 'PUT', headers: { 'content-type': 'text/csv' }, body: importCsv, signal: AbortSignal.timeout(60_000) });
+        const response = await fetch(`${gw()}${uploadUrl.pathname}${uploadUrl.search}`, {
+          method: 'PUT',
+          headers: { 'content-type': 'text/csv' },
+          body: importCsv,
+          signal: AbortSignal.timeout(60_000),
+        });
         return { status: response.status, headers: response.headers, body: undefined, text: await response.text() };
       }, patience());
       csvImport.putAttempts = put.attempts;
       // 200, or on a retry 409 "already been received": an earlier attempt stored the file, its answer was lost.
-      if (!(put.result?.status === 200 || (put.result?.status === 409 && put.attempts > 1 && /already been received/.test(put.result.text)))) {
+      if (!(
+        put.result?.status === 200 ||
+        (put.result?.status === 409 && put.attempts > 1 && /already been received/.test(put.result.text))
+      )) {
         return unexpected('CSV upload PUT', put.result);
       }
       // Processed asynchronously: a crashed instance's upload is taken over after 120 s without progress.
       csvImport.status = await eventually(
         async () => {
-          const status = await http<Record<string, unknown>>('GET', `${gw()}/v1/workstreams/${throughputWs.id}/performance/uploads/${uploadId}`, { headers: { 'x-api-key': importKey }, timeoutMs: 10_000 }).catch(() => undefined);
+          const status = await http<Record<string, unknown>>(
+            'GET',
+            `${gw()}/v1/workstreams/${throughputWs.id}/performance/uploads/${uploadId}`,
+            { headers: { 'x-api-key': importKey }, timeoutMs: 10_000 },
+          ).catch(() => undefined);
           return status?.status === 200 && (status.body.state === 'completed' || status.body.state === 'failed') ? status.body : undefined;
         },
         { what: 'the CSV import to end', timeoutMs: 420_000, intervalMs: 1000 },
@@ -458,14 +565,18 @@ describe.each([
           patience(),
         );
         v3.retried += batch.attempts > 1 ? 1 : 0;
-        if (batch.result?.status === 200 && batch.result.body.template_id === line2Id && batch.result.body.status === 'In-Progress') v3.accepted.set(batch.result.body.task_id, resources);
+        if (batch.result?.status === 200 && batch.result.body.template_id === line2Id && batch.result.body.status === 'In-Progress')
+          v3.accepted.set(batch.result.body.task_id, resources);
         else unexpected(`v3 batch ${b}`, batch.result);
         await pause(V3_BATCH_PAUSE_MS);
       }
     })();
     const abort: { answer?: number; attempts: number } = { attempts: 0 };
     const abortRun = async () => {
-      const answer = await withRetries(() => http('POST', `${gw()}/v4/runs/${abortRunId}/abort`, { headers: platform.auth, timeoutMs: 30_000 }), patience());
+      const answer = await withRetries(
+        () => http('POST', `${gw()}/v4/runs/${abortRunId}/abort`, { headers: platform.auth, timeoutMs: 30_000 }),
+        patience(),
+      );
       abort.attempts = answer.attempts;
       // 202; on a retry also 405: the first attempt went through and the run is Processed already.
       if (answer.result?.status === 202 || (answer.result?.status === 405 && answer.attempts > 1)) abort.answer = answer.result.status;
@@ -476,14 +587,24 @@ describe.each([
     const line2Output = (identifier: string) => ({ label: `done-${identifier}` });
     const line2Bot = async (worker: Record<string, string>) => {
       while (!state.line2Done) {
-        const leased = await nextAssignment<{ assignment_id: string; run_id: string; input: { identifier: string } }>(worker, { kind: 'unit', line_id: line2Id }, line2);
+        const leased = await nextAssignment<{ assignment_id: string; run_id: string; input: { identifier: string } }>(
+          worker,
+          { kind: 'unit', line_id: line2Id },
+          line2,
+        );
         if (!leased) continue;
         const { identifier } = leased.input;
         const flag = identifier.endsWith('3');
-        const done = await closeAssignment(worker, leased.assignment_id, flag, flag ? { reason: UNIT_FLAG_REASON } : { output: line2Output(identifier) });
+        const done = await closeAssignment(
+          worker,
+          leased.assignment_id,
+          flag,
+          flag ? { reason: UNIT_FLAG_REASON } : { output: line2Output(identifier) },
+        );
         const answer = done.result;
         const key = `${leased.run_id}/${identifier}`;
-        if (answer?.status === 200 || (answer?.status === 409 && /already (completed|flagged)/.test(answer.text))) line2.outcome.set(key, flag ? 'Flagged' : 'Completed');
+        if (answer?.status === 200 || (answer?.status === 409 && /already (completed|flagged)/.test(answer.text)))
+          line2.outcome.set(key, flag ? 'Flagged' : 'Completed');
         else if (answer?.status === 409 && /its run was aborted/.test(answer.text)) line2.outcome.set(key, 'Aborted');
         else if (!(answer?.status === 409 && /lease expired/.test(answer.text))) unexpected(`${flag ? 'flag' : 'complete'} ${key}`, answer);
       }
@@ -493,7 +614,10 @@ describe.each([
       while (!state.line2Done) {
         await pause(1000);
         if (!state.line2StreamsDone) continue;
-        const rows = await dbQuery<{ n: number }>("select count(*)::int as n from platform_run where line_id = $1 and status <> 'Processed'", [line2Id]).catch(() => undefined);
+        const rows = await dbQuery<{ n: number }>(
+          "select count(*)::int as n from platform_run where line_id = $1 and status <> 'Processed'",
+          [line2Id],
+        ).catch(() => undefined);
         state.line2Done = rows?.[0].n === 0;
       }
     })();
@@ -511,10 +635,15 @@ describe.each([
         const pick = delivered.find((d) => !redeliveries.has(d.id));
         if (!pick) continue;
         const answer = await withRetries(
-          () => http<{ id: string; status: string }>('POST', `${gw()}/v1/deliveries/${pick.id}/redeliver`, { headers: { 'x-api-key': oversightKey }, timeoutMs: 30_000 }),
+          () =>
+            http<{ id: string; status: string }>('POST', `${gw()}/v1/deliveries/${pick.id}/redeliver`, {
+              headers: { 'x-api-key': oversightKey },
+              timeoutMs: 30_000,
+            }),
           patience(),
         );
-        if (answer.result?.status === 202 && answer.result.body.id === pick.id && answer.result.body.status === 'pending') redeliveries.set(pick.id, answer.attempts);
+        if (answer.result?.status === 202 && answer.result.body.id === pick.id && answer.result.body.status === 'pending')
+          redeliveries.set(pick.id, answer.attempts);
         else unexpected(`redeliver ${pick.id}`, answer.result);
       }
     })();
@@ -606,11 +735,18 @@ describe.each([
     const timed = (what: string, done: Promise<unknown>) => done.then(() => tail.push(`${what} ${seconds(recoveryStarted)}`));
     await Promise.all([qualityStream, taskStream, throughputStream, v3Stream, redeliverStream, abortDone]);
     state.line2StreamsDone = true;
-    await Promise.all([timed('run', Promise.all([...unitBots, runWatch])), timed('line 2', Promise.all([...line2Bots, line2Watch])), timed('import', importStream)]);
+    await Promise.all([
+      timed('run', Promise.all([...unitBots, runWatch])),
+      timed('line 2', Promise.all([...line2Bots, line2Watch])),
+      timed('import', importStream),
+    ]);
     const finalTask = `state in ('COMPLETED', 'ERROR')`;
     await eventually(
       async () => {
-        const [open] = await dbQuery<{ n: number }>(`select count(*)::int as n from oversight_task where workstream_id = $1 and not ${finalTask}`, [oversightWs.id]);
+        const [open] = await dbQuery<{ n: number }>(
+          `select count(*)::int as n from oversight_task where workstream_id = $1 and not ${finalTask}`,
+          [oversightWs.id],
+        );
         return open.n === 0;
       },
       { what: 'every oversight task to be final', timeoutMs: 180_000, intervalMs: 1000 },
@@ -637,7 +773,9 @@ describe.each([
     const qualityMismatches = qualityValues.flatMap((row) => {
       const sent = quality.bodies.get(String(row.unique_id));
       const asStored: Record<string, unknown> = { ...row, review_completed_at: (row.review_completed_at as Date).toISOString() };
-      const differing = sent ? Object.keys(sent).filter((field) => field !== 'workstream_id' && asStored[field] !== sent[field]) : ['(never sent)'];
+      const differing = sent
+        ? Object.keys(sent).filter((field) => field !== 'workstream_id' && asStored[field] !== sent[field])
+        : ['(never sent)'];
       return differing.length ? [{ unique_id: row.unique_id, differing }] : [];
     });
     expect(qualityMismatches).toEqual([]);
@@ -653,7 +791,10 @@ describe.each([
     expect(qc.mismatched).toEqual([]);
 
     // (b) The run is Processed with every unit final, as the bots were told.
-    const [run] = await dbQuery<{ status: string; processed_at: Date | null; pending_units: number }>('select status, processed_at, pending_units from platform_run where id = $1', [runId]);
+    const [run] = await dbQuery<{ status: string; processed_at: Date | null; pending_units: number }>(
+      'select status, processed_at, pending_units from platform_run where id = $1',
+      [runId],
+    );
     expect(run).toMatchObject({ status: 'Processed', processed_at: expect.any(Date), pending_units: 0 });
     const unitRows = await dbQuery<{ identifier: string; status: string; output: unknown; flag_reason: string | null }>(
       "select input->>'identifier' as identifier, status, output, flag_reason from platform_unit where run_id = $1",
@@ -674,7 +815,10 @@ describe.each([
     expect(polled.body.status).toBe('Processed');
 
     // The run callback: one delivery (repeats of the same X-SVC-Delivery-Id are the documented crash window).
-    const runCallbacks = await eventually(() => (receiver.on(runPath).length ? receiver.on(runPath) : undefined), { what: 'the run callback', timeoutMs: 120_000 });
+    const runCallbacks = await eventually(() => (receiver.on(runPath).length ? receiver.on(runPath) : undefined), {
+      what: 'the run callback',
+      timeoutMs: 120_000,
+    });
     const runDeliveryIds = new Set(runCallbacks.map((r) => String(r.headers['x-svc-delivery-id'])));
     expect(runDeliveryIds.size).toBe(1);
     const callbackBody = JSON.parse(runCallbacks[0].rawBody.toString('utf8')) as { id: string; status: string; units: unknown[] };
@@ -687,17 +831,25 @@ describe.each([
     // Every delivery of the scenario ends delivered (the receivers' failures and late answers are retried).
     await eventually(
       async () =>
-        (await dbQuery<{ n: number }>("select count(*)::int as n from delivery where (workstream_id = $1 or run_id = any($2::text[])) and status <> 'delivered'", [oversightWs.id, scenarioRunIds]))[0]
-          .n === 0,
+        (
+          await dbQuery<{ n: number }>(
+            "select count(*)::int as n from delivery where (workstream_id = $1 or run_id = any($2::text[])) and status <> 'delivered'",
+            [oversightWs.id, scenarioRunIds],
+          )
+        )[0].n === 0,
       { what: 'every delivery to be delivered', timeoutMs: 180_000, intervalMs: 1000 },
     );
     const deliveredBodies = new Map(
-      (await dbQuery<{ id: string; body: string }>('select id, body from delivery where workstream_id = $1 or run_id = any($2::text[])', [oversightWs.id, scenarioRunIds])).map((d) => [
-        d.id,
-        d.body,
-      ]),
+      (
+        await dbQuery<{ id: string; body: string }>('select id, body from delivery where workstream_id = $1 or run_id = any($2::text[])', [
+          oversightWs.id,
+          scenarioRunIds,
+        ])
+      ).map((d) => [d.id, d.body]),
     );
-    expect(runCallbacks.filter((r) => deliveredBodies.get(String(r.headers['x-svc-delivery-id'])) !== r.rawBody.toString('utf8'))).toEqual([]);
+    expect(runCallbacks.filter((r) => deliveredBodies.get(String(r.headers['x-svc-delivery-id'])) !== r.rawBody.toString('utf8'))).toEqual(
+      [],
+    );
 
     // (c) Every accepted task exists once and is final, and nothing else was created (retries carry an
     // Idempotency-Key); every task got exactly one webhook delivery, signed with the key, of the type its state says.
@@ -713,20 +865,36 @@ describe.each([
     // A COMPLETED task holds the tags and metadata its bot sent.
     const taskMismatches = taskRows.filter((t) => {
       const sent = taskResults.get(t.id);
-      return t.state === 'COMPLETED' && (!sent || !isDeepStrictEqual(t.updated_tags, sent.updated_tags) || !isDeepStrictEqual(t.metadata, sent.metadata));
+      return (
+        t.state === 'COMPLETED' &&
+        (!sent || !isDeepStrictEqual(t.updated_tags, sent.updated_tags) || !isDeepStrictEqual(t.metadata, sent.metadata))
+      );
     });
     expect(taskMismatches.map((t) => t.id)).toEqual([]);
     const webhooksOf = () => {
-      const byTask = new Map<string, { deliveryIds: Set<string>; uuids: Set<string>; types: Set<string>; requests: number; badSignatures: number }>();
+      const byTask = new Map<
+        string,
+        { deliveryIds: Set<string>; uuids: Set<string>; types: Set<string>; requests: number; badSignatures: number }
+      >();
       for (const request of receiver.on(taskPath)) {
         const event = JSON.parse(request.rawBody.toString('utf8')) as { task_id: string; uuid: string; event_type: string };
-        const entry = byTask.get(event.task_id) ?? { deliveryIds: new Set(), uuids: new Set(), types: new Set(), requests: 0, badSignatures: 0 };
+        const entry = byTask.get(event.task_id) ?? {
+          deliveryIds: new Set(),
+          uuids: new Set(),
+          types: new Set(),
+          requests: 0,
+          badSignatures: 0,
+        };
         entry.deliveryIds.add(String(request.headers['x-svc-delivery-id']));
         entry.uuids.add(event.uuid);
         entry.types.add(event.event_type);
         entry.requests++;
         // Checked as the receiver did on arrival (the 5-minute freshness window is relative to then).
-        if (!verify(String(request.headers['x-svc-signature']), request.rawBody, oversightKey, { now: Math.floor(request.receivedAt / 1000) }).ok) entry.badSignatures++;
+        if (
+          !verify(String(request.headers['x-svc-signature']), request.rawBody, oversightKey, { now: Math.floor(request.receivedAt / 1000) })
+            .ok
+        )
+          entry.badSignatures++;
         byTask.set(event.task_id, entry);
       }
       return byTask;
@@ -740,12 +908,29 @@ describe.each([
     const wrong = taskRows.flatMap((t) => {
       const hook = webhooks.get(t.id)!;
       const type = t.state === 'COMPLETED' ? 'task.result_available' : 'task.error';
-      const ok = hook.deliveryIds.size === 1 && hook.uuids.size === 1 && hook.types.size === 1 && hook.types.has(type) && hook.badSignatures === 0;
-      return ok ? [] : [{ ...t, deliveryIds: [...hook.deliveryIds], uuids: [...hook.uuids], types: [...hook.types], requests: hook.requests, badSignatures: hook.badSignatures }];
+      const ok =
+        hook.deliveryIds.size === 1 && hook.uuids.size === 1 && hook.types.size === 1 && hook.types.has(type) && hook.badSignatures === 0;
+      return ok
+        ? []
+        : [
+            {
+              ...t,
+              deliveryIds: [...hook.deliveryIds],
+              uuids: [...hook.uuids],
+              types: [...hook.types],
+              requests: hook.requests,
+              badSignatures: hook.badSignatures,
+            },
+          ];
     });
     expect(wrong).toEqual([]);
     // Every webhook is byte for byte the body its delivery row holds.
-    expect(receiver.on(taskPath).filter((r) => deliveredBodies.get(String(r.headers['x-svc-delivery-id'])) !== r.rawBody.toString('utf8')).map((r) => r.headers['x-svc-delivery-id'])).toEqual([]);
+    expect(
+      receiver
+        .on(taskPath)
+        .filter((r) => deliveredBodies.get(String(r.headers['x-svc-delivery-id'])) !== r.rawBody.toString('utf8'))
+        .map((r) => r.headers['x-svc-delivery-id']),
+    ).toEqual([]);
     const deliveries = await dbQuery<{ status: string; n: number }>(
       'select status, count(*)::int as n from delivery where workstream_id = $1 or run_id = any($2::text[]) group by status',
       [oversightWs.id, scenarioRunIds],
@@ -832,7 +1017,9 @@ describe.each([
       const told = line2.outcome.get(`${u.run_id}/${u.identifier}`);
       if (u.status === 'Aborted') return u.run_id !== abortRunId || (told !== undefined && told !== 'Aborted') || !emptyOutput(u.output);
       if (told !== undefined && told !== u.status) return true;
-      return u.status === 'Completed' ? !isDeepStrictEqual(u.output, line2Output(u.identifier)) || u.flag_reason !== null : u.status !== 'Flagged' || u.flag_reason !== UNIT_FLAG_REASON;
+      return u.status === 'Completed'
+        ? !isDeepStrictEqual(u.output, line2Output(u.identifier)) || u.flag_reason !== null
+        : u.status !== 'Flagged' || u.flag_reason !== UNIT_FLAG_REASON;
     });
     expect(line2Mismatches).toEqual([]);
     const abortedUnits = line2Units.filter((u) => u.status === 'Aborted').length;
@@ -847,7 +1034,9 @@ describe.each([
     // output of a Completed unit, extra.status; the same resources GET /v3/tasks shows.
     const v3Problems: unknown[] = [];
     for (const [taskId, resources] of v3.accepted) {
-      const callbacks = receiver.on(v3Path).filter((r) => (JSON.parse(r.rawBody.toString('utf8')) as { task_id: string }).task_id === taskId);
+      const callbacks = receiver
+        .on(v3Path)
+        .filter((r) => (JSON.parse(r.rawBody.toString('utf8')) as { task_id: string }).task_id === taskId);
       const callback = callbacks.length ? (JSON.parse(callbacks[0].rawBody.toString('utf8')) as Record<string, unknown>) : undefined;
       const polledBatch = await http<Record<string, unknown>>('GET', `${gw()}/v3/tasks/${taskId}`, { headers: platform.auth });
       const byIdentifier = new Map(line2Units.filter((u) => u.run_id === taskId).map((u) => [u.identifier, u]));
@@ -869,7 +1058,9 @@ describe.each([
     }
     expect(v3Problems).toEqual([]);
     for (const path of [v3Path, abortPath]) {
-      expect(receiver.on(path).filter((r) => deliveredBodies.get(String(r.headers['x-svc-delivery-id'])) !== r.rawBody.toString('utf8')).length).toBe(0);
+      expect(
+        receiver.on(path).filter((r) => deliveredBodies.get(String(r.headers['x-svc-delivery-id'])) !== r.rawBody.toString('utf8')).length,
+      ).toBe(0);
     }
 
     // (g) and the flaky receivers: exactly one success recorded per delivery round (one round, plus one per
@@ -902,7 +1093,8 @@ describe.each([
       expect(rollingFailures).toEqual([]);
     }
 
-    const repeats = (requests: number, unique: number) => `${requests} requests for ${unique} deliveries (${requests - unique} more: retries after a 500 or late answer, redeliveries, documented crash repeats)`;
+    const repeats = (requests: number, unique: number) =>
+      `${requests} requests for ${unique} deliveries (${requests - unique} more: retries after a 500 or late answer, redeliveries, documented crash repeats)`;
     const hookRequests = [...webhooks.values()].reduce((sum, w) => sum + w.requests, 0);
     faultLog.push([
       `receivers: ${LATE_ANSWER_MS / 1000} s late answers and 500s throughout (20 % 500, 10 % late, of each delivery's first 2 attempts)`,
@@ -952,7 +1144,10 @@ describe.each([
     };
     console.log(
       `Fault suite, ${instances} instance(s) of every app\n` +
-        [...faultLog.map(([name, took]) => `  ${name.padEnd(51)} ${took}`), ...Object.entries(summary).map(([label, value]) => `  ${label.padEnd(51)} ${value}`)].join('\n'),
+        [
+          ...faultLog.map(([name, took]) => `  ${name.padEnd(51)} ${took}`),
+          ...Object.entries(summary).map(([label, value]) => `  ${label.padEnd(51)} ${value}`),
+        ].join('\n'),
     );
     writeFaultReport(join(REPORT_DIR, `report-${instances}.md`), `${instances} instance(s) of every app`, faultLog, summary);
   }, 900_000);

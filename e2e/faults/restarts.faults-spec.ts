@@ -1,5 +1,6 @@
 import 'reflect-metadata';
-import { adminCreate, faultPorts, Fleet, http, killKafka, SERVICE_APPS, withRetries } from '@workline/testing';
+import { ALL_SERVICES } from '@workline/contracts';
+import { adminCreate, faultPorts, Fleet, http, killKafka, withRetries } from '@workline/testing';
 import { randomBytes } from 'node:crypto';
 
 /**
@@ -19,7 +20,12 @@ describe('restarts after Kafka faults', () => {
   beforeAll(async () => {
     fleet = await Fleet.start(1, faultPorts().gateways);
     const account = await adminCreate<{ id: string }>('/accounts', { name: `Restarts ${randomBytes(3).toString('hex')}` });
-    const ws = await adminCreate<{ id: string }>('/workstreams', { account_id: account.id, name: 'Restarts', use_cases: [{ id: 'uc-r', task_definition_ids: ['td-r'] }], qc_sample_rate: 0 });
+    const ws = await adminCreate<{ id: string }>('/workstreams', {
+      account_id: account.id,
+      name: 'Restarts',
+      use_cases: [{ id: 'uc-r', task_definition_ids: ['td-r'] }],
+      qc_sample_rate: 0,
+    });
     const key = (await adminCreate<{ key: string }>(`/workstreams/${ws.id}/api-keys`, {})).key;
     streaming = (async () => {
       for (let i = 0; stream.on; i++) {
@@ -34,7 +40,15 @@ describe('restarts after Kafka faults', () => {
           review_score: (i % 10) / 10,
           review_explanation: 'restarts',
         };
-        await withRetries(() => http('POST', `${fleet.gatewayUrl()}/v1/workstreams/${ws.id}/task_reviewed`, { headers: { 'x-api-key': key }, body, timeoutMs: 15_000 }), Date.now() + 60_000);
+        await withRetries(
+          () =>
+            http('POST', `${fleet.gatewayUrl()}/v1/workstreams/${ws.id}/task_reviewed`, {
+              headers: { 'x-api-key': key },
+              body,
+              timeoutMs: 15_000,
+            }),
+          Date.now() + 60_000,
+        );
         await pause(50);
       }
     })();
@@ -49,9 +63,11 @@ describe('restarts after Kafka faults', () => {
   it('every service that lived through a broker SIGKILL stops gracefully on SIGTERM', async () => {
     await killKafka();
     await fleet.ready();
-    const stops = await Promise.all(SERVICE_APPS.map((app) => fleet.stopGracefully(app, 0)));
-    console.log(`graceful stops after a broker SIGKILL: ${stops.map((s) => `${s.app} ${s.ms} ms (exit ${s.exit ?? s.signal})`).join(', ')}`);
-    for (const app of SERVICE_APPS) fleet.relaunch(app, 0);
+    const stops = await Promise.all(ALL_SERVICES.map((app) => fleet.stopGracefully(app, 0)));
+    console.log(
+      `graceful stops after a broker SIGKILL: ${stops.map((s) => `${s.app} ${s.ms} ms (exit ${s.exit ?? s.signal})`).join(', ')}`,
+    );
+    for (const app of ALL_SERVICES) fleet.relaunch(app, 0);
     await fleet.ready();
     expect(stops.filter((s) => s.exit !== 0)).toEqual([]);
   }, 600_000);

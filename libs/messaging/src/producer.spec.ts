@@ -5,14 +5,20 @@ import { DEFAULT_MAX_MESSAGE_BYTES, KafkaProducer, LIMIT_TTL_MS, MessageTooLarge
 function producerWith(maxBytes: number, fail?: (batch: ProducerBatch) => unknown) {
   const producer = new KafkaProducer({ brokers: ['127.0.0.1:1'], app: 'unit', instanceId: 'unit' });
   const requests: { topic: string; values: string[] }[][] = [];
-  const internals = producer as unknown as { producer: unknown; connecting: Promise<void>; maxMessageBytes: (topic: string) => Promise<number> };
+  const internals = producer as unknown as {
+    producer: unknown;
+    connecting: Promise<void>;
+    maxMessageBytes: (topic: string) => Promise<number>;
+  };
   internals.connecting = Promise.resolve();
   internals.maxMessageBytes = async () => maxBytes;
   internals.producer = {
     sendBatch: async (batch: ProducerBatch) => {
       const error = fail?.(batch);
       if (error) throw error;
-      requests.push((batch.topicMessages ?? []).map(({ topic, messages }) => ({ topic, values: messages.map((m: Message) => String(m.value)) })));
+      requests.push(
+        (batch.topicMessages ?? []).map(({ topic, messages }) => ({ topic, values: messages.map((m: Message) => String(m.value)) })),
+      );
       await new Promise((r) => setTimeout(r, 1));
     },
   };
@@ -35,7 +41,10 @@ describe('KafkaProducer', () => {
     const limit = 20_000;
     const { producer, requests } = producerWith(limit);
     const values = Array.from({ length: 100 }, (_, n) => value(n, 1_000));
-    await producer.send('t', values.map((v) => ({ value: v })));
+    await producer.send(
+      't',
+      values.map((v) => ({ value: v })),
+    );
     expect(requests.length).toBeGreaterThan(4);
     for (const request of requests) {
       const bytes = request[0].values.reduce((sum, v) => sum + recordSize({ value: v, key: null }), 0);
@@ -61,7 +70,10 @@ describe('KafkaProducer', () => {
       const bytes = (batch.topicMessages ?? []).flatMap((t) => t.messages).reduce((sum, m) => sum + String(m.value).length, 0);
       return bytes > brokerRefusesOver ? Object.assign(new Error('too large'), { type: 'MESSAGE_TOO_LARGE' }) : undefined;
     });
-    const fine = producer.send('t', Array.from({ length: 6 }, (_, n) => ({ value: value(n, 1_000) })));
+    const fine = producer.send(
+      't',
+      Array.from({ length: 6 }, (_, n) => ({ value: value(n, 1_000) })),
+    );
     const huge = producer.send('u', [{ value: value(9, 5_000) }]);
     await fine;
     await expect(huge).rejects.toMatchObject({ name: 'MessageTooLargeError', topic: 'u', index: 0 });
@@ -78,7 +90,9 @@ describe('KafkaProducer', () => {
         let answer!: Promise<number>;
         return {
           connect: () => (answer = new Promise<number>((resolve) => reads.push({ resolve }))).then(() => undefined),
-          describeConfigs: async () => ({ resources: [{ configEntries: [{ configName: 'max.message.bytes', configValue: String(await answer) }] }] }),
+          describeConfigs: async () => ({
+            resources: [{ configEntries: [{ configName: 'max.message.bytes', configValue: String(await answer) }] }],
+          }),
           disconnect: async () => undefined,
         };
       },
@@ -125,7 +139,10 @@ describe('KafkaProducer', () => {
     const inFlight = producer.send('t', [{ value: 'in flight' }]);
     await producing;
     const queued = producer.send('t', [{ value: 'queued' }]);
-    const queuedOutcome = queued.then(() => 'produced', (error: Error) => error.message);
+    const queuedOutcome = queued.then(
+      () => 'produced',
+      (error: Error) => error.message,
+    );
     void inFlight.catch(() => undefined);
     await producer.onApplicationShutdown();
     expect(disconnected).toBe(true);

@@ -61,7 +61,13 @@ const SHUTDOWN_DISCONNECT_MS = 2_000;
 export async function settledWithin(work: Promise<unknown> | undefined, ms: number): Promise<boolean> {
   if (!work) return true;
   let timer: NodeJS.Timeout | undefined;
-  const settled = await Promise.race([work.then(() => true, () => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)))]);
+  const settled = await Promise.race([
+    work.then(
+      () => true,
+      () => true,
+    ),
+    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms))),
+  ]);
   clearTimeout(timer);
   return settled;
 }
@@ -78,7 +84,8 @@ interface Limit {
  * offset deltas, key, value and headers, each length a varint of at most 5 bytes.
  */
 export function recordSize(message: Message): number {
-  const bytes = (value: Message['value'] | string | undefined) => (value == null ? 0 : Buffer.isBuffer(value) ? value.length : Buffer.byteLength(value));
+  const bytes = (value: Message['value'] | string | undefined) =>
+    value == null ? 0 : Buffer.isBuffer(value) ? value.length : Buffer.byteLength(value);
   let size = 5 + 1 + 10 + 5 + 5 + bytes(message.key) + 5 + bytes(message.value) + 5;
   for (const [name, value] of Object.entries(message.headers ?? {})) {
     for (const v of Array.isArray(value) ? value : [value]) size += 10 + Buffer.byteLength(name) + bytes(v as string | Buffer | undefined);
@@ -92,7 +99,13 @@ const isBrokerTooLarge = (error: unknown): boolean => {
     if (!e || typeof e !== 'object' || seen.has(e)) return false;
     seen.add(e);
     const { type, cause, originalError, errors } = e as { type?: string; cause?: unknown; originalError?: unknown; errors?: unknown[] };
-    return type === 'MESSAGE_TOO_LARGE' || type === 'RECORD_LIST_TOO_LARGE' || visit(cause) || visit(originalError) || (Array.isArray(errors) && errors.some(visit));
+    return (
+      type === 'MESSAGE_TOO_LARGE' ||
+      type === 'RECORD_LIST_TOO_LARGE' ||
+      visit(cause) ||
+      visit(originalError) ||
+      (Array.isArray(errors) && errors.some(visit))
+    );
   };
   return visit(error);
 };
@@ -168,7 +181,9 @@ export class KafkaProducer implements OnApplicationShutdown {
       const value = Number(resources[0]?.configEntries.find((entry) => entry.configName === 'max.message.bytes')?.configValue);
       return Number.isFinite(value) && value > 0 ? { bytes: value, ok: true } : { bytes: fallback, ok: false };
     } catch (error) {
-      this.logger.warn(`could not read max.message.bytes of ${topic} (assuming ${fallback}): ${error instanceof Error ? error.message : String(error)}`);
+      this.logger.warn(
+        `could not read max.message.bytes of ${topic} (assuming ${fallback}): ${error instanceof Error ? error.message : String(error)}`,
+      );
       return { bytes: fallback, ok: false };
     } finally {
       await admin.disconnect().catch(() => undefined);
@@ -195,7 +210,9 @@ export class KafkaProducer implements OnApplicationShutdown {
   async tooLarge(topic: string, messages: OutgoingMessage[]): Promise<MessageTooLargeError[]> {
     const budget = await this.budgetOf(topic);
     const { sizes } = this.encode(messages);
-    return sizes.flatMap((size, index) => (size > budget ? [new MessageTooLargeError(topic, index, size, budget + BATCH_OVERHEAD_BYTES)] : []));
+    return sizes.flatMap((size, index) =>
+      size > budget ? [new MessageTooLargeError(topic, index, size, budget + BATCH_OVERHEAD_BYTES)] : [],
+    );
   }
 
   /**
@@ -249,7 +266,8 @@ export class KafkaProducer implements OnApplicationShutdown {
    */
   private async take(): Promise<Slice[]> {
     const budgets = new Map<string, number>();
-    for (const send of this.queue.slice(0, MAX_SENDS_PER_PRODUCE)) if (!budgets.has(send.topic)) budgets.set(send.topic, await this.budgetOf(send.topic));
+    for (const send of this.queue.slice(0, MAX_SENDS_PER_PRODUCE))
+      if (!budgets.has(send.topic)) budgets.set(send.topic, await this.budgetOf(send.topic));
     const used = new Map<string, number>();
     const slices: Slice[] = [];
     let total = 0;
@@ -357,6 +375,7 @@ export class KafkaProducer implements OnApplicationShutdown {
       for (const send of [...this.queue]) this.fail(send, new Error('the producer is shutting down: not produced'));
     }
     const disconnected = this.producer.disconnect().catch((error: unknown) => this.logger.warn(`producer disconnect: ${String(error)}`));
-    if (!(await settledWithin(disconnected, SHUTDOWN_DISCONNECT_MS))) this.logger.warn(`shutting down: the producer did not disconnect within ${SHUTDOWN_DISCONNECT_MS} ms`);
+    if (!(await settledWithin(disconnected, SHUTDOWN_DISCONNECT_MS)))
+      this.logger.warn(`shutting down: the producer did not disconnect within ${SHUTDOWN_DISCONNECT_MS} ms`);
   }
 }

@@ -136,7 +136,12 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
     this.consumer.on(GROUP_JOIN, () => (this.joined = true));
     for (const event of [CRASH, STOP, DISCONNECT, REBALANCING]) this.consumer.on(event, () => (this.joined = false));
     this.admin = kafka.admin();
-    this.options.metrics?.gauge('kafka_consumer_lag', 'Messages not yet consumed by the group: high watermark minus committed offset, per topic and partition', ['group', 'topic', 'partition'], () => this.lag());
+    this.options.metrics?.gauge(
+      'kafka_consumer_lag',
+      'Messages not yet consumed by the group: high watermark minus committed offset, per topic and partition',
+      ['group', 'topic', 'partition'],
+      () => this.lag(),
+    );
     await this.consumer.connect();
     await this.consumer.subscribe({ topics, fromBeginning: true });
     await this.consumer.run({
@@ -212,7 +217,12 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
    * One call of a batch handler with the messages; if it throws, each message again on its own (with
    * retries and dead-lettering), so a bad message fails alone.
    */
-  private async consumeEventBatch(handler: MessageHandler, batch: Batch, messages: KafkaMessage[], payload: EachBatchPayload): Promise<void> {
+  private async consumeEventBatch(
+    handler: MessageHandler,
+    batch: Batch,
+    messages: KafkaMessage[],
+    payload: EachBatchPayload,
+  ): Promise<void> {
     if (messages.length === 1) return this.consumeEvent(handler, batch, messages[0], payload, true);
     const parsed = messages.map((message) => ({ message, data: KafkaTransport.parse(message) }));
     const good = parsed.filter((entry) => !(entry.data instanceof DomainError));
@@ -220,12 +230,23 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
       if (good.length) {
         const context = new KafkaBatchContext([good.map(({ message }) => this.metaOf(batch, message, 1))]);
         await this.timed('event', batch.topic, async () =>
-          lastValueFrom(this.transformToObservable(await handler(good.map(({ data }) => data), context)), { defaultValue: undefined }),
+          lastValueFrom(
+            this.transformToObservable(
+              await handler(
+                good.map(({ data }) => data),
+                context,
+              ),
+            ),
+            { defaultValue: undefined },
+          ),
         );
       }
-      for (const { message, data } of parsed) if (data instanceof DomainError) await this.consumeEvent(handler, batch, message, payload, true);
+      for (const { message, data } of parsed)
+        if (data instanceof DomainError) await this.consumeEvent(handler, batch, message, payload, true);
     } catch (error) {
-      this.logger.warn(`a batch of ${good.length} on ${batch.topic}[${batch.partition}] failed (${describeError(error)}); handling its messages one by one`);
+      this.logger.warn(
+        `a batch of ${good.length} on ${batch.topic}[${batch.partition}] failed (${describeError(error)}); handling its messages one by one`,
+      );
       for (const message of messages) {
         if (!KafkaTransport.goingOn(payload, this.closing)) throw error;
         await this.consumeEvent(handler, batch, message, payload, true);
@@ -243,7 +264,14 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
   }
 
   private metaOf(batch: Batch, message: KafkaMessage, attempt: number): KafkaMessageMeta {
-    return { topic: batch.topic, partition: batch.partition, offset: message.offset, key: message.key?.toString() ?? null, headers: decodeHeaders(message.headers), attempt };
+    return {
+      topic: batch.topic,
+      partition: batch.partition,
+      offset: message.offset,
+      key: message.key?.toString() ?? null,
+      headers: decodeHeaders(message.headers),
+      attempt,
+    };
   }
 
   /** Consumer lag of this app's group on the topics it consumes (read from Kafka when scraped). */
@@ -271,11 +299,18 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
     try {
       const result = await work();
       stop?.({ outcome: 'ok' });
-      if (pattern !== RpcPattern.Health) this.logger.log({ msg: `${kind} ${pattern} handled`, kind, pattern, outcome: 'ok', duration_ms: Date.now() - started });
+      if (pattern !== RpcPattern.Health)
+        this.logger.log({ msg: `${kind} ${pattern} handled`, kind, pattern, outcome: 'ok', duration_ms: Date.now() - started });
       return result;
     } catch (error) {
       stop?.({ outcome: 'error' });
-      this.logger.log({ msg: `${kind} ${pattern} failed: ${describeError(error)}`, kind, pattern, outcome: 'error', duration_ms: Date.now() - started });
+      this.logger.log({
+        msg: `${kind} ${pattern} failed: ${describeError(error)}`,
+        kind,
+        pattern,
+        outcome: 'error',
+        duration_ms: Date.now() - started,
+      });
       throw error;
     }
   }
@@ -291,7 +326,9 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
     const replyTopic = headers[RpcHeader.ReplyTopic];
     const deadline = Number(headers[RpcHeader.Deadline] ?? 0);
     if (!correlationId || !replyTopic) {
-      this.logger.warn(`dropping a request without ${RpcHeader.CorrelationId}/${RpcHeader.ReplyTopic} at ${topic}[${partition}]@${message.offset}`);
+      this.logger.warn(
+        `dropping a request without ${RpcHeader.CorrelationId}/${RpcHeader.ReplyTopic} at ${topic}[${partition}]@${message.offset}`,
+      );
       return;
     }
     if (deadline && Date.now() > deadline) return;
@@ -308,7 +345,8 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
       reply = { ok: true, data: result ?? null };
     } catch (error) {
       const body = toErrorBody(error);
-      if (body.code === ErrorCode.Internal) this.logger.error(`request on ${topic} failed`, error instanceof Error ? error.stack : String(error));
+      if (body.code === ErrorCode.Internal)
+        this.logger.error(`request on ${topic} failed`, error instanceof Error ? error.stack : String(error));
       reply = { ok: false, error: body };
     }
     try {
@@ -320,9 +358,10 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
       }
       // Better an error the caller can show than a timeout it would retry.
       this.logger.error(`the reply to ${replyTopic} is too large: ${error.message}`);
-      await this.sendReply(replyTopic, correlationId, { ok: false, error: { code: ErrorCode.Internal, message: 'The answer is larger than the service can send' } }).catch(
-        (sendError: unknown) => this.logger.error(`could not send the reply to ${replyTopic}: ${String(sendError)}`),
-      );
+      await this.sendReply(replyTopic, correlationId, {
+        ok: false,
+        error: { code: ErrorCode.Internal, message: 'The answer is larger than the service can send' },
+      }).catch((sendError: unknown) => this.logger.error(`could not send the reply to ${replyTopic}: ${String(sendError)}`));
     }
   }
 
@@ -334,11 +373,25 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
    * One message, with retries and then the dead-letter topic. `asBatch`: the handler is a batch handler,
    * given a batch of one.
    */
-  private consumeEvent(handler: MessageHandler, batch: Batch, message: KafkaMessage, payload: EachBatchPayload, asBatch: boolean): Promise<void> {
-    return runWithRequestId(decodeHeaders(message.headers)[REQUEST_ID_KAFKA_HEADER], () => this.consumeEventInContext(handler, batch, message, payload, asBatch));
+  private consumeEvent(
+    handler: MessageHandler,
+    batch: Batch,
+    message: KafkaMessage,
+    payload: EachBatchPayload,
+    asBatch: boolean,
+  ): Promise<void> {
+    return runWithRequestId(decodeHeaders(message.headers)[REQUEST_ID_KAFKA_HEADER], () =>
+      this.consumeEventInContext(handler, batch, message, payload, asBatch),
+    );
   }
 
-  private async consumeEventInContext(handler: MessageHandler, batch: Batch, message: KafkaMessage, { heartbeat }: EachBatchPayload, asBatch: boolean): Promise<void> {
+  private async consumeEventInContext(
+    handler: MessageHandler,
+    batch: Batch,
+    message: KafkaMessage,
+    { heartbeat }: EachBatchPayload,
+    asBatch: boolean,
+  ): Promise<void> {
     const { topic, partition } = batch;
     const headers = decodeHeaders(message.headers);
     let lastError: unknown;
@@ -350,7 +403,9 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
         if (data instanceof DomainError) throw data;
         const meta = this.metaOf(batch, message, attempt);
         const context = asBatch ? new KafkaBatchContext([[meta]]) : new KafkaMessageContext([meta]);
-        await this.timed('event', topic, async () => lastValueFrom(this.transformToObservable(await handler(asBatch ? [data] : data, context)), { defaultValue: undefined }));
+        await this.timed('event', topic, async () =>
+          lastValueFrom(this.transformToObservable(await handler(asBatch ? [data] : data, context)), { defaultValue: undefined }),
+        );
         return;
       } catch (error) {
         lastError = error;
@@ -400,16 +455,27 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
         if (this.consumer && !this.joined) await this.joinedOnce;
       })();
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([joinEnded, new Promise((r) => (timer = setTimeout(r, Math.min(10_000, consumerTimeouts(this.options.settings).sessionTimeout))))]);
+      await Promise.race([
+        joinEnded,
+        new Promise((r) => (timer = setTimeout(r, Math.min(10_000, consumerTimeouts(this.options.settings).sessionTimeout)))),
+      ]);
       clearTimeout(timer);
       // Each stage is bounded (their sum stays under the app's 60 s shutdown limit): a kafkajs client that lived
       // through a broker restart may never settle a disconnect or a flush (docs/operations.md, "Fault tests").
       // Giving up is safe: an event's offset is committed only after its handler finished, so what did not
       // finish is redelivered; a reply not sent makes its caller time out, never a lost 2xx.
-      await this.bounded('consumer disconnect', CLOSE_CONSUMER_MS, this.consumer?.disconnect().catch(() => undefined));
+      await this.bounded(
+        'consumer disconnect',
+        CLOSE_CONSUMER_MS,
+        this.consumer?.disconnect().catch(() => undefined),
+      );
       await this.bounded(`${this.inFlight.size} request(s) under way`, CLOSE_IN_FLIGHT_MS, Promise.allSettled([...this.inFlight]));
       await this.producer.onApplicationShutdown();
-      await this.bounded('admin disconnect', CLOSE_ADMIN_MS, this.admin?.disconnect().catch(() => undefined));
+      await this.bounded(
+        'admin disconnect',
+        CLOSE_ADMIN_MS,
+        this.admin?.disconnect().catch(() => undefined),
+      );
     })();
     return this.closed;
   }

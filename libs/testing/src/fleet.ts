@@ -77,7 +77,12 @@ export class Fleet {
   }
 
   /** `extraEnv` goes to every instance, `appEnv[app]` (after it) to each instance of that app. */
-  static async start(instances: number, gatewayPorts: number[], extraEnv: Record<string, string> = {}, appEnv: FleetAppEnv = {}): Promise<Fleet> {
+  static async start(
+    instances: number,
+    gatewayPorts: number[],
+    extraEnv: Record<string, string> = {},
+    appEnv: FleetAppEnv = {},
+  ): Promise<Fleet> {
     if (gatewayPorts.length < instances) throw new Error(`${instances} gateways need ${instances} ports`);
     const fleet = new Fleet(instances, gatewayPorts, extraEnv, appEnv);
     for (const app of FLEET_APPS) for (let index = 0; index < instances; index++) fleet.launch(app, index);
@@ -212,7 +217,8 @@ export class Fleet {
 
   private async kill(member: Member): Promise<void> {
     const child = member.instance.process;
-    const exited = child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', resolve));
+    const exited =
+      child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', resolve));
     member.instance.kill();
     await exited;
   }
@@ -224,7 +230,8 @@ export class Fleet {
       async () => {
         for (const member of this.members.values()) {
           const { exitCode, signalCode } = member.instance.process;
-          if (exitCode !== null || signalCode !== null) throw new Error(`${member.app} #${member.index} exited (${signalCode ?? exitCode})`);
+          if (exitCode !== null || signalCode !== null)
+            throw new Error(`${member.app} #${member.index} exited (${signalCode ?? exitCode})`);
         }
         for (const url of this.gatewayUrls) {
           // With the admin token, a 503 names what is down (anonymous callers get only the status).
@@ -240,7 +247,9 @@ export class Fleet {
             const expected = [...this.members.values()].filter((m) => m.app === app).map((m) => `workline-${app}-${m.instanceId}`);
             const clients = group?.members.map((m) => m.clientId) ?? [];
             if (group?.state !== 'Stable' || clients.length !== expected.length || expected.some((id) => !clients.includes(id))) {
-              throw new Error(`consumer group workline-${app} is ${group?.state} with [${clients.join(', ')}], waiting for [${expected.join(', ')}]`);
+              throw new Error(
+                `consumer group workline-${app} is ${group?.state} with [${clients.join(', ')}], waiting for [${expected.join(', ')}]`,
+              );
             }
           }
         } finally {
