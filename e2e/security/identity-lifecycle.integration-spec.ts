@@ -167,6 +167,47 @@ describe('identity lifecycle: project keys, listing, revocation, rotation, brute
     expect(listed.body.find((k) => k.id === old.id)?.expires_at).toEqual(expect.any(String));
   });
 
+  it('replays a rotation retried with the same Idempotency-Key: one new key, also for concurrent retries and after the overlap', async () => {
+    const old = await adminCreate<Key>(`/workstreams/${workstreamId}/api-keys`, {});
+    secrets.push(old.key);
+    const rotate = (key: string, body: unknown = { overlap_seconds: 0 }) =>
+      http<Key>('POST', `/admin/v1/api-keys/${old.id}/rotate`, { headers: { ...adminHeaders(), 'Idempotency-Key': key }, body });
+    // A lost answer retried at once, five times over: the overlap of 0 expires the old key with the first
+    // commit, so a retry that looked before it must still answer the winner's key, not a 409.
+    const answers = await Promise.all(Array.from({ length: 5 }, () => rotate('rotation-1')));
+    expect(answers.map((a) => a.status)).toEqual([201, 201, 201, 201, 201]);
+    const [first] = answers;
+    secrets.push(first.body.key);
+    for (const answer of answers) expect(answer.body).toEqual({ id: first.body.id, key: first.body.key });
+    expect(answers.filter((a) => a.headers.get('idempotent-replayed') === 'true')).toHaveLength(4);
+    expect((await describeKey(first.body.key)).body).toMatchObject({ id: first.body.id, workstream_id: workstreamId });
+
+    // Later, with the old key long expired: still the same answer.
+    const later = await rotate('rotation-1');
+    expect(later.status).toBe(201);
+    expect(later.headers.get('idempotent-replayed')).toBe('true');
+    expect(later.body).toEqual(first.body);
+
+    // The same key with another body: 422 naming the header; a malformed key: 422; nothing created by either.
+    const reused = await rotate('rotation-1', { overlap_seconds: 60 });
+    expect(reused.status).toBe(422);
+    expect(reused.body).toMatchObject({
+      message: expect.stringContaining('Idempotency-Key "rotation-1" was already used with another request'),
+    });
+    const malformed = await rotate('\u00e9t\u00e9');
+    expect(malformed.status).toBe(422);
+    expect(malformed.body).toMatchObject({
+      message: expect.stringContaining('Idempotency-Key header must be 1 to 255 printable ASCII characters'),
+    });
+    // A new key for a new rotation of the expired key: the 409 of any rotation of an expired key.
+    expect((await rotate('rotation-2')).status).toBe(409);
+
+    const listed = await http<{ id: string; rotated_from_id: string | null }[]>('GET', `/admin/v1/api-keys?workstream_id=${workstreamId}`, {
+      headers: adminHeaders(),
+    });
+    expect(listed.body.filter((k) => k.rotated_from_id === old.id).map((k) => k.id)).toEqual([first.body.id]);
+  });
+
   it('refuses bad rotations', async () => {
     const { id, key } = await adminCreate<Key>(`/workstreams/${workstreamId}/api-keys`, {});
     secrets.push(key);

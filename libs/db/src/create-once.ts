@@ -28,7 +28,8 @@ export interface CreateOnce<Row extends { idempotencyHash: string | null }, T> {
  * Runs a creation at most once per key (docs/decisions.md, "Idempotent creation"). A key already stored
  * replays the original answer when the request is the same, and is a 422 when it is another one. Two
  * requests racing with one key both try to insert; the unique index on the key refuses the second, which
- * then replays the first one's row.
+ * then replays the first one's row. Any other failure of a creation with a key is also answered by a row
+ * stored under the key meanwhile, when there is one.
  */
 export async function createOnce<Row extends { idempotencyHash: string | null }, T>(
   options: CreateOnce<Row, T>,
@@ -51,7 +52,12 @@ export async function createOnce<Row extends { idempotencyHash: string | null },
   try {
     return { value: await options.create({ idempotencyKey: key, idempotencyHash: fingerprint }), replayed: false };
   } catch (error) {
-    const raced = isUniqueViolation(error) ? await replayed() : undefined;
+    // A request racing one with the same key loses on the unique index, or on a check the winner has just
+    // changed the answer of (e.g. a key the winner's rotation expired): either way the winner's row answers.
+    const raced = await replayed().catch((lookupError: unknown) => {
+      if (isUniqueViolation(error)) throw lookupError;
+      return undefined;
+    });
     if (raced) return raced;
     throw error;
   }

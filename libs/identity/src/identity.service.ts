@@ -1,6 +1,6 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { DomainError, ErrorCode } from '@workline/contracts';
-import { isUniqueViolation, PrismaService } from '@workline/db';
+import { createOnce, isUniqueViolation, PrismaService } from '@workline/db';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { IdentityEpoch } from './identity-epoch';
 import { hashPassword, newSecret, SecretBox, sha256, verifyPassword } from '@workline/secrets';
@@ -215,24 +215,39 @@ export class IdentityService {
    * Issues a new key of the same scope; the old one keeps working for `overlapSeconds`, then stops.
    * Tasks created with the new key are signed with the new key; earlier tasks keep their creating key.
    */
-  async rotateApiKey(id: string, overlapSeconds: number): Promise<{ id: string; key: string }> {
-    const old = await this.prisma.apiKey.findUnique({ where: { id } });
-    if (!old) throw DomainError.notFound(`API key ${id} not found`);
-    const now = new Date();
-    if (old.revokedAt || (old.expiresAt && old.expiresAt <= now)) {
-      throw new DomainError(ErrorCode.Conflict, `API key ${id} is ${old.revokedAt ? 'revoked' : 'expired'} and cannot be rotated`);
-    }
-    const fresh = this.newApiKeyRow(old.accountId, old.workstreamId);
-    const overlapEnds = new Date(now.getTime() + overlapSeconds * 1000);
-    await this.prisma.$transaction([
-      this.prisma.apiKey.create({ data: { ...fresh.row, rotatedFromId: old.id } }),
-      this.prisma.apiKey.update({
-        where: { id },
-        data: { expiresAt: old.expiresAt && old.expiresAt < overlapEnds ? old.expiresAt : overlapEnds },
-      }),
-    ]);
+  /**
+   * A new key of the same scope; the old one keeps working for the overlap. With an Idempotency-Key, a retry
+   * of the same rotation answers the key it created (sealed at rest, as every key) instead of a second one,
+   * also when the old key has expired since; the announcement is made again, since the first answer may have
+   * been the 503 of a Redis that could not be told.
+   */
+  async rotateApiKey(id: string, overlapSeconds: number, idempotencyKey?: string): Promise<{ id: string; key: string; replayed: boolean }> {
+    const rotation = await createOnce({
+      key: idempotencyKey,
+      request: { overlap_seconds: overlapSeconds },
+      find: (key) => this.prisma.apiKey.findUnique({ where: { rotatedFromId_idempotencyKey: { rotatedFromId: id, idempotencyKey: key } } }),
+      replay: (row) => ({ id: row.id, key: this.secrets.open(row.keyCiphertext) }),
+      create: async (stamp) => {
+        const old = await this.prisma.apiKey.findUnique({ where: { id } });
+        if (!old) throw DomainError.notFound(`API key ${id} not found`);
+        const now = new Date();
+        if (old.revokedAt || (old.expiresAt && old.expiresAt <= now)) {
+          throw new DomainError(ErrorCode.Conflict, `API key ${id} is ${old.revokedAt ? 'revoked' : 'expired'} and cannot be rotated`);
+        }
+        const fresh = this.newApiKeyRow(old.accountId, old.workstreamId);
+        const overlapEnds = new Date(now.getTime() + overlapSeconds * 1000);
+        await this.prisma.$transaction([
+          this.prisma.apiKey.create({ data: { ...fresh.row, ...stamp, rotatedFromId: old.id } }),
+          this.prisma.apiKey.update({
+            where: { id },
+            data: { expiresAt: old.expiresAt && old.expiresAt < overlapEnds ? old.expiresAt : overlapEnds },
+          }),
+        ]);
+        return { id: fresh.row.id, key: fresh.key };
+      },
+    });
     await this.announceChange(`The rotation of API key ${id}`);
-    return { id: fresh.row.id, key: fresh.key };
+    return { ...rotation.value!, replayed: rotation.replayed };
   }
 
   /** A new password for the account's Basic credentials; the old one stops at once. */

@@ -21,6 +21,7 @@ import { type ApiKeyView, IdentityService, type NewAccount } from '@workline/ide
 import { KafkaRpcClient } from '@workline/messaging';
 import type { FastifyReply } from 'fastify';
 import { AdminTokenGuard } from '../auth/guards';
+import { IdempotencyKey, markReplayed } from '../http/idempotency';
 import { sendReport } from '../performance/report-response';
 import {
   ApiKeyAnswer,
@@ -166,11 +167,19 @@ export class AdminController {
     doc: 'docs/admin-api.md',
     body: RotateApiKeyDto,
     ok: [201, 'The new key', NewApiKeyAnswer],
-    errors: [404, 422],
+    errors: [404, 409, 422],
+    idempotent: true,
   })
   @HttpCode(HttpStatus.CREATED)
-  rotateApiKey(@Param('keyId') keyId: string, @Body() body: RotateApiKeyDto): Promise<{ id: string; key: string }> {
-    return this.identity.rotateApiKey(keyId, body.overlap_seconds);
+  async rotateApiKey(
+    @Param('keyId') keyId: string,
+    @Body() body: RotateApiKeyDto,
+    @IdempotencyKey() key: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<{ id: string; key: string }> {
+    const rotated = await this.identity.rotateApiKey(keyId, body.overlap_seconds, key);
+    markReplayed(reply, rotated.replayed);
+    return { id: rotated.id, key: rotated.key };
   }
 
   /** New Basic password for the platform API; the old one stops at once. */

@@ -2122,7 +2122,10 @@ export interface operations {
     postAdminV1ApiKeysKeyIdRotate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the creation safe to retry: the same key with the same body answers the first creation again (same status and resource, nothing created twice, marked Idempotent-Replayed: true); with another body it is a 422 (v3: 102, HTTP 400). Scope: the workstream (tasks), the account (runs) or the rotated key (key rotation). See docs/decisions.md. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 keyId: string;
             };
@@ -2143,6 +2146,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Seconds until one more request is accepted */
                     "X-RateLimit-Reset"?: number;
+                    /** @description Present when the answer replays an earlier creation with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2160,6 +2165,15 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4046,7 +4060,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the creation safe to retry: the same key with the same body answers the first creation again (same status and resource, nothing created twice, marked Idempotent-Replayed: true); with another body it is a 422 (v3: 102, HTTP 400). Scope: the workstream (tasks) or account (runs). See docs/decisions.md. */
+                /** @description Makes the creation safe to retry: the same key with the same body answers the first creation again (same status and resource, nothing created twice, marked Idempotent-Replayed: true); with another body it is a 422 (v3: 102, HTTP 400). Scope: the workstream (tasks), the account (runs) or the rotated key (key rotation). See docs/decisions.md. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -4883,7 +4897,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the creation safe to retry: the same key with the same body answers the first creation again (same status and resource, nothing created twice, marked Idempotent-Replayed: true); with another body it is a 422 (v3: 102, HTTP 400). Scope: the workstream (tasks) or account (runs). See docs/decisions.md. */
+                /** @description Makes the creation safe to retry: the same key with the same body answers the first creation again (same status and resource, nothing created twice, marked Idempotent-Replayed: true); with another body it is a 422 (v3: 102, HTTP 400). Scope: the workstream (tasks), the account (runs) or the rotated key (key rotation). See docs/decisions.md. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -5259,7 +5273,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the creation safe to retry: the same key with the same body answers the first creation again (same status and resource, nothing created twice, marked Idempotent-Replayed: true); with another body it is a 422 (v3: 102, HTTP 400). Scope: the workstream (tasks) or account (runs). See docs/decisions.md. */
+                /** @description Makes the creation safe to retry: the same key with the same body answers the first creation again (same status and resource, nothing created twice, marked Idempotent-Replayed: true); with another body it is a 422 (v3: 102, HTTP 400). Scope: the workstream (tasks), the account (runs) or the rotated key (key rotation). See docs/decisions.md. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
