@@ -26,7 +26,7 @@ const BALANCER_POLL_MS = 200;
  * A stopping gateway keeps serving this long with its readiness at 503 (SHUTDOWN_DELAY_MS), well beyond
  * the balancer's poll, so no client is sent to it after it stopped listening.
  */
-const GATEWAY_SHUTDOWN_DELAY_MS = '2000';
+const GATEWAY_SHUTDOWN_DELAY_MS = '5000';
 /**
  * A rolling restart waits this long for an instance to exit: past the apps' own shutdown limit (60 s,
  * libs/observability installGracefulShutdown, after which an app exits 1), so the exit code says whether it
@@ -113,19 +113,25 @@ export class Fleet {
     await Promise.all(
       this.gatewayUrls.map(async (url) => {
         while (this.balancing) {
-          let probe: { status: number; text: string };
+          let probe: { status: number; text: string } | undefined;
           try {
             const response = await fetch(`${url}/health/ready`, { signal: AbortSignal.timeout(1000) });
             probe = { status: response.status, text: await response.text() };
           } catch (error) {
-            // A probe that timed out (a loaded gateway) is still serving; a refused or reset one is gone.
-            // (Caught here, the body read included: a failed probe must never end the loop.)
-            probe = { status: 0, text: error instanceof Error && error.name === 'TimeoutError' ? 'slow' : '' };
+            // A probe that timed out (a loaded gateway) tells nothing new: the gateway keeps what its last
+            // answer said. (Taking it for "serving" once put a draining gateway back in the pool, and clients
+            // met its closed port.) A refused or reset one is gone. Caught here, the body read included: a
+            // failed probe must never end the loop.
+            probe = error instanceof Error && error.name === 'TimeoutError' ? undefined : { status: 0, text: '' };
+          }
+          if (!probe) {
+            await new Promise((resolve) => setTimeout(resolve, BALANCER_POLL_MS));
+            continue;
           }
           const draining = probe.text.includes('"draining"');
           if (probe.status === 200) this.inRotation.add(url);
           else this.inRotation.delete(url);
-          if ((probe.status !== 0 || probe.text === 'slow') && !draining) this.serving.add(url);
+          if (probe.status !== 0 && !draining) this.serving.add(url);
           else this.serving.delete(url);
           await new Promise((resolve) => setTimeout(resolve, BALANCER_POLL_MS));
         }
