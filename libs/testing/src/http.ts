@@ -1,4 +1,12 @@
+import { Agent } from 'undici';
 import { testStack } from './stack';
+
+/**
+ * Idle connections are dropped after 10 s, well before the gateway drops them (65 s, docs/decisions.md):
+ * a client that keeps them as long as the server says races the server's close, and a request sent on a
+ * connection the server is closing fails with "other side closed" (seen after a 65 s suite).
+ */
+const connections = new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 10_000 });
 
 export interface HttpResult<T = unknown> {
   status: number;
@@ -30,7 +38,8 @@ export async function http<T = unknown>(method: string, path: string, options: H
     headers,
     body,
     signal: options.timeoutMs ? AbortSignal.timeout(options.timeoutMs) : undefined,
-  });
+    dispatcher: connections,
+  } as RequestInit);
   const text = await response.text();
   let parsed: unknown = text;
   try {
