@@ -165,8 +165,10 @@ describe('console in a browser', () => {
     expect(await worker.textContent('#existing-tags')).toContain('animal');
     await browser.screenshot(worker, 'console-worker-task');
     await worker.fill('#tags', 'cat, pet');
+    // The status line names the assignment it is about: wait for ours, not for any earlier line with the word.
+    const ours = await worker.textContent('#assignment-id');
     await worker.click('#submit');
-    await worker.waitForSelector('#status:has-text("COMPLETED")');
+    await worker.waitForSelector(`#status:has-text("${ours}: COMPLETED")`);
 
     const status = await http<{ state: string }>('GET', `/v1/tasks/${taskId}`, { headers: { 'x-api-key': tenant.key } });
     expect(status.body.state).toBe('COMPLETED');
