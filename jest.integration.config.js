@@ -13,5 +13,9 @@ module.exports = {
   globalSetup: compiled('stack/jest-global-setup'),
   globalTeardown: compiled('stack/jest-global-teardown'),
   testTimeout: 120_000,
-  maxWorkers: 1,
+  // Files run in parallel against the one stack, taking turns on it (libs/testing/src/stack-turns.ts): a file
+  // that stops, kills or adds app instances runs alone, and the sequencer starts those first.
+  setupFilesAfterEnv: ['<rootDir>/libs/testing/src/stack-turns.setup.ts'],
+  testSequencer: compiled('stack/integration-sequencer'),
+  maxWorkers: Number(process.env.WORKLINE_TEST_WORKERS ?? 3),
 };

@@ -6,6 +6,7 @@ import {
   type OversightTenant,
   TestBrowser,
   testStack,
+  takesTurnOn,
 } from '@workline/testing';
 import type { Page } from 'playwright-core';
 
@@ -20,6 +21,7 @@ interface TaskAssignment {
  * this test submitted, for the picked workstream and date range only.
  */
 describe('console in a browser: tasks and reports with the admin token', () => {
+  takesTurnOn('oversight task queue');
   let browser: TestBrowser;
   let operator: Page;
   let worker: Record<string, string>;

@@ -9,6 +9,7 @@ import {
   type PlatformAccount,
   TestBrowser,
   testStack,
+  takesTurnOn,
 } from '@workline/testing';
 import type { Page } from 'playwright-core';
 
@@ -17,6 +18,7 @@ import type { Page } from 'playwright-core';
  * an annotation task through the UI, an operator watches the run and its callback, and redelivers it.
  */
 describe('console in a browser', () => {
+  takesTurnOn('oversight task queue');
   const receiver = new LoopbackReceiver();
   let browser: TestBrowser;
   let acme: PlatformAccount;

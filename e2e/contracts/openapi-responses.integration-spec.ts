@@ -1,5 +1,5 @@
 import { type WorklineClient } from '@workline/client';
-import { ContractCheck, eventually, LoopbackReceiver, solidPng, testStack } from '@workline/testing';
+import { ContractCheck, eventually, LoopbackReceiver, solidPng, testStack, takesTurnOn } from '@workline/testing';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -31,6 +31,7 @@ const CSV =
  * error answers of every API group alike.
  */
 describe('real answers of every operation match docs/openapi.json', () => {
+  takesTurnOn('oversight task queue');
   const check = new ContractCheck();
   const receiver = new LoopbackReceiver();
   const suffix = randomUUID().slice(0, 8);

@@ -1,6 +1,14 @@
 import { sign, verify } from '@workline/signature';
 import type { WorklineClient } from '@workline/client';
-import { ContractCheck, createPlatformAccount, eventually, LoopbackReceiver, type PlatformAccount, testStack } from '@workline/testing';
+import {
+  ContractCheck,
+  createPlatformAccount,
+  eventually,
+  LoopbackReceiver,
+  type PlatformAccount,
+  testStack,
+  takesTurnOn,
+} from '@workline/testing';
 import { createHmac, randomBytes } from 'node:crypto';
 
 /**
@@ -10,6 +18,7 @@ import { createHmac, randomBytes } from 'node:crypto';
  * webhook-dispatcher.
  */
 describe('callbacks and webhooks reach a real receiver', () => {
+  takesTurnOn('oversight task queue');
   const receiver = new LoopbackReceiver();
   const contract = new ContractCheck();
   const admin = contract.client({ bearer: testStack().adminToken });

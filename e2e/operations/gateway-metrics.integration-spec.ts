@@ -1,9 +1,10 @@
-import { adminHeaders, http, metricSample } from '@workline/testing';
+import { adminHeaders, http, metricSample, runsAloneOnStack } from '@workline/testing';
 
 /** The value of one sample of the Prometheus text, 0 when the series does not exist yet. */
 const sample = (text: string, name: string, labels: Record<string, string>): number => metricSample(text, name, labels) ?? 0;
 
 describe('gateway liveness, readiness and Prometheus metrics', () => {
+  runsAloneOnStack('compares gateway request counters before and after its own requests');
   it('answers liveness without looking at dependencies, and readiness with the /health checks', async () => {
     const live = await http('GET', '/health/live');
     expect(live.status).toBe(200);

@@ -1,4 +1,4 @@
-import { type AppInstance, eventually, http, startAppInstance, startGateway } from '@workline/testing';
+import { type AppInstance, eventually, http, startAppInstance, startGateway, runsAloneOnStack } from '@workline/testing';
 import { randomUUID } from 'node:crypto';
 
 /**
@@ -29,6 +29,7 @@ async function startService(app: string, extraEnv: Record<string, string> = {}):
 }
 
 describe('graceful shutdown (SIGTERM)', () => {
+  runsAloneOnStack('adds service instances to their consumer groups and stops them');
   it('turns readiness to 503 at once, keeps answering while draining, then exits 0 (gateway and a service)', async () => {
     const gateway = await startGateway({ SHUTDOWN_DELAY_MS: '8000' });
     const service = await startService('performance', { SHUTDOWN_DELAY_MS: '8000' });

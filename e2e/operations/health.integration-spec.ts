@@ -1,4 +1,4 @@
-import { adminHeaders, eventually, http, metricSample, testStack } from '@workline/testing';
+import { adminHeaders, eventually, http, metricSample, testStack, runsAloneOnStack } from '@workline/testing';
 
 interface Health {
   status: string;
@@ -15,6 +15,7 @@ async function healthProbesAnswered(service: (typeof SERVICES)[number]): Promise
 }
 
 describe('GET /health', () => {
+  runsAloneOnStack("SIGSTOPs one of the stack's services to see /health turn");
   it('answers an anonymous caller with its status only: no instance ids, no error texts', async () => {
     const result = await http<Health>('GET', '/health');
     expect(result.status).toBe(200);

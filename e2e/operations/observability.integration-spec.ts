@@ -11,6 +11,7 @@ import {
   nextUnit,
   type PlatformAccount,
   testStack,
+  runsAloneOnStack,
 } from '@workline/testing';
 import { randomUUID } from 'node:crypto';
 
@@ -23,6 +24,7 @@ const text = async (url: string) => (await fetch(url)).text();
  * service's JSON log lines, and /metrics, /health/live and /health/ready on each service (docs/operations.md).
  */
 describe('request ids in the logs of every app', () => {
+  runsAloneOnStack('compares service metrics (units leased) and log lines before and after its own requests');
   const receiver = new LoopbackReceiver();
   let account: PlatformAccount;
   let worker: Record<string, string>;

@@ -22,6 +22,8 @@ import {
   LoopbackReceiver,
   startAppInstance,
   testStack,
+  freePort,
+  takesTurnOn,
 } from '@workline/testing';
 import { Kafka, logLevel, type Consumer } from 'kafkajs';
 import Redis from 'ioredis';
@@ -221,6 +223,7 @@ class EventLog {
 }
 
 describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)', () => {
+  takesTurnOn('oversight task queue');
   const events = new EventLog();
   let tenant: Tenant;
   let other: Tenant;
@@ -1242,7 +1245,7 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
     let base: string;
 
     beforeAll(async () => {
-      const port = Number(new URL(testStack().gatewayUrl).port) + 5;
+      const port = await freePort();
       base = `http://127.0.0.1:${port}`;
       gateway = startAppInstance(
         'gateway',

@@ -12,7 +12,7 @@ import {
   LoopbackReceiver,
   nextUnit,
   openSealed,
-  messageSizesSince,
+  replySizesOfRequest,
   type PlatformAccount,
   testStack,
 } from '@workline/testing';
@@ -481,7 +481,8 @@ describe('platform API v4: lines, runs, abort, callbacks (real Kafka and Postgre
       const created = await createRun(account, { line_id: account.lineId, units });
       expect(created.status).toBe(201);
       const since = Date.now();
-      const run = await getRun(account, created.body.id);
+      const requestId = `big-run-${randomUUID()}`;
+      const run = await http<RunView>('GET', `/v4/runs/${created.body.id}`, { headers: { ...account.auth, 'x-request-id': requestId } });
       expect(run.status).toBe(200);
       expect(run.headers.get('content-type')).toBe('application/json; charset=utf-8');
       expect(run.body.units).toHaveLength(10_000);
@@ -500,7 +501,7 @@ describe('platform API v4: lines, runs, abort, callbacks (real Kafka and Postgre
       });
       expect(run.body.units_page).toBeUndefined();
       // The ~2 MB answer never went over the reply topic every gateway reads: only small replies did.
-      const sizes = await messageSizesSince(Topic.RpcReplies, since);
+      const sizes = await replySizesOfRequest(Topic.PlatformRunsRpc, requestId, since);
       expect(sizes.length).toBeGreaterThan(0);
       expect(Math.max(...sizes)).toBeLessThan(4096);
       // Read once, then deleted from the blob store.

@@ -14,6 +14,7 @@ import {
   type PlatformAccount,
   testDnsName,
   testStack,
+  takesTurnOn,
 } from '@workline/testing';
 import { Pool } from 'pg';
 
@@ -29,6 +30,7 @@ const REFUSED_PREFIX = 'callback_url must point to a public address: ';
  * dispatcher is about to connect (DNS rebinding), while a real receiver listens on that private address.
  */
 describe('SSRF guard: callback URLs to non-public addresses are refused, at creation and at delivery', () => {
+  takesTurnOn('oversight task queue');
   const db = new Pool({ connectionString: testStack().databaseUrl, max: 2 });
   let tenant: OversightTenant;
   let platform: PlatformAccount;

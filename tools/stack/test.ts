@@ -89,7 +89,8 @@ async function runTests(extra: string[]): Promise<void> {
   stage('unit tests', bin('jest'), ['-c', 'jest.unit.config.js', '--ci']);
   // With a pattern, a suite none of whose files match it is skipped (its stack is not even started).
   const narrowed = extra.length ? ['--passWithNoTests', ...extra] : [];
-  stage('integration and end-to-end tests', bin('jest'), ['-c', 'jest.integration.config.js', '--ci', '--runInBand', ...narrowed], {
+  // Parallel workers on one stack, taking turns on it (docs/architecture.md, "Where tests live").
+  stage('integration and end-to-end tests', bin('jest'), ['-c', 'jest.integration.config.js', '--ci', ...narrowed], {
     KAFKAJS_NO_PARTITIONER_WARNING: '1',
   });
   // Kills and restarts apps, Kafka and PostgreSQL on a private stack of its own (docs/operations.md).

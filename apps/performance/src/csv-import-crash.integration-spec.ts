@@ -10,6 +10,7 @@ import {
   http,
   startAppInstance,
   testStack,
+  runsAloneOnStack,
 } from '@workline/testing';
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
@@ -20,7 +21,8 @@ import { Readable } from 'node:stream';
  * no record stored twice (rows without unique_id would be) and one QC event per written record.
  */
 
-const ROWS = 200_000;
+// Twenty batches of 2,000 rows (UPLOAD_LIMITS.batchRows): the crash comes after the first commit, far from the end.
+const ROWS = 40_000;
 const HEADER = 'use_case_id,task_definition_id,unique_id,replace_duplicate,worker_id,review_completed_at,review_score,review_explanation\n';
 
 interface Row {
@@ -80,6 +82,7 @@ function expected() {
 }
 
 describe('SIGKILL of the performance instance in the middle of a CSV import', () => {
+  runsAloneOnStack("SIGSTOPs the stack's performance service while a second instance imports");
   const stack = testStack();
   const stackPerformance = stack.pids.performance;
   const instances: AppInstance[] = [];

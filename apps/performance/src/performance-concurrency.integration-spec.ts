@@ -1,5 +1,4 @@
-import { createKafka } from '@workline/messaging';
-import { adminCreate, type AppInstance, dbQuery, eventually, http, startAppInstance, testStack, withRetries } from '@workline/testing';
+import { dbQuery, http, newQualityWorkstream, qualityReview } from '@workline/testing';
 import { randomUUID } from 'node:crypto';
 
 const MESSAGES = {
@@ -17,35 +16,9 @@ function seeded(seed: number) {
   return () => (state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
 }
 
-async function newWorkstream(name: string) {
-  const account = await adminCreate<{ id: string }>('/accounts', { name });
-  const ws = (
-    await adminCreate<{ id: string }>('/workstreams', {
-      account_id: account.id,
-      name,
-      use_cases: [{ id: 'uc', task_definition_ids: ['td'] }],
-      qc_score_threshold: 0.5,
-      qc_sample_rate: 0,
-    })
-  ).id;
-  const key = (await adminCreate<{ key: string }>(`/workstreams/${ws}/api-keys`, {})).key;
-  return { ws, key };
-}
-
-const review = (ws: string, uniqueId: string, workerId: string, score: number, replace: boolean | undefined) => ({
-  workstream_id: ws,
-  use_case_id: 'uc',
-  task_definition_id: 'td',
-  unique_id: uniqueId,
-  worker_id: workerId,
-  review_completed_at: '2024-05-01T12:00:00Z',
-  review_score: score,
-  ...(replace === undefined ? {} : { replace_duplicate: replace }),
-});
-
 describe('quality submissions under concurrency (group commit through the real gateway)', () => {
   it('200 concurrent submissions over 20 unique_ids end as some one-by-one order of them would, and every answer says so', async () => {
-    const { ws, key } = await newWorkstream(`Concurrency ${randomUUID().slice(0, 6)}`);
+    const { ws, key } = await newQualityWorkstream(`Concurrency ${randomUUID().slice(0, 6)}`);
     const random = seeded(20261123);
     const uniqueIds = Array.from({ length: 20 }, (_, k) => `conc-${k}-${randomUUID().slice(0, 6)}`);
     // Five of the keys already hold a record: in the burst their first arrival is a repeat, not a new record.
@@ -55,7 +28,7 @@ describe('quality submissions under concurrency (group commit through the real g
         (
           await http('POST', `/v1/workstreams/${ws}/task_reviewed`, {
             headers: { 'x-api-key': key },
-            body: review(ws, uniqueId, workerId, 0.9, true),
+            body: qualityReview(ws, uniqueId, workerId, 0.9, true),
           })
         ).status,
       ).toBe(202);
@@ -78,7 +51,7 @@ describe('quality submissions under concurrency (group commit through the real g
       submissions.map((s) =>
         http<{ message: string }>('POST', `/v1/workstreams/${ws}/task_reviewed`, {
           headers: { 'x-api-key': key },
-          body: review(ws, s.uniqueId, s.workerId, s.score, s.replace),
+          body: qualityReview(ws, s.uniqueId, s.workerId, s.score, s.replace),
         }),
       ),
     );
@@ -120,14 +93,14 @@ describe('quality submissions under concurrency (group commit through the real g
   });
 
   it('a record the database refuses fails alone: the submissions that came with it are stored', async () => {
-    const { ws, key } = await newWorkstream(`Refused ${randomUUID().slice(0, 6)}`);
+    const { ws, key } = await newQualityWorkstream(`Refused ${randomUUID().slice(0, 6)}`);
     const good = Array.from({ length: 30 }, (_, i) => `good-${i}-${randomUUID().slice(0, 6)}`);
     // PostgreSQL's jsonb has no \u0000: this record passes the field rules and is refused by the database.
     const bad = `bad-${randomUUID().slice(0, 6)}`;
     const bodies = [
-      ...good.slice(0, 15).map((u) => review(ws, u, 'w', 0.9, true)),
-      review(ws, bad, 'nul\u0000byte', 0.9, true),
-      ...good.slice(15).map((u) => review(ws, u, 'w', 0.9, true)),
+      ...good.slice(0, 15).map((u) => qualityReview(ws, u, 'w', 0.9, true)),
+      qualityReview(ws, bad, 'nul\u0000byte', 0.9, true),
+      ...good.slice(15).map((u) => qualityReview(ws, u, 'w', 0.9, true)),
     ];
     const answers = await Promise.all(
       bodies.map((body) =>
@@ -138,93 +111,5 @@ describe('quality submissions under concurrency (group commit through the real g
     expect(answers[15].status).not.toBe(202);
     const stored = await dbQuery<{ unique_id: string }>('select unique_id from performance_quality_record where workstream_id = $1', [ws]);
     expect(stored.map((row) => row.unique_id).sort()).toEqual([...good].sort());
-  });
-});
-
-/** Members of the performance service's consumer group. */
-async function performanceMembers(): Promise<number> {
-  const admin = createKafka({ brokers: testStack().kafkaBrokers, app: 'concurrency-probe', instanceId: randomUUID() }).admin();
-  await admin.connect();
-  try {
-    const { groups } = await admin.describeGroups(['workline-performance']);
-    return groups[0].state === 'Stable' ? groups[0].members.length : -1;
-  } finally {
-    await admin.disconnect();
-  }
-}
-
-describe('SIGKILL of a performance instance under load', () => {
-  let extra: AppInstance | undefined;
-
-  afterAll(async () => {
-    await extra?.stop();
-    // The stack's own instance takes every partition back before the next suites run.
-    await eventually(async () => (await performanceMembers()) === 1, {
-      what: 'the performance group back to one member',
-      timeoutMs: 120_000,
-      intervalMs: 500,
-    });
-  });
-
-  it('loses no submission answered 202', async () => {
-    const { ws, key } = await newWorkstream(`Crash ${randomUUID().slice(0, 6)}`);
-    extra = startAppInstance('performance', { KAFKA_SESSION_TIMEOUT_MS: '6000' }, `performance-crash-${randomUUID().slice(0, 8)}`);
-    const ops = await extra.opsUrl();
-    await eventually(async () => (await fetch(`${ops}/health/ready`)).status === 200, {
-      what: 'the extra performance instance to be ready',
-      timeoutMs: 120_000,
-      intervalMs: 250,
-    });
-    await eventually(async () => (await performanceMembers()) === 2, {
-      what: 'two members in the performance group',
-      timeoutMs: 120_000,
-      intervalMs: 500,
-    });
-
-    const accepted = new Map<string, string>();
-    const failed: string[] = [];
-    let stop = false;
-    let sent = 0;
-    const client = async (id: number) => {
-      for (let n = 0; !stop; n++) {
-        const uniqueId = `crash-${id}-${n}-${randomUUID().slice(0, 6)}`;
-        sent++;
-        // A client retries what got no answer (the gateway answers 503 when the service does not reply in time).
-        const { result } = await withRetries(
-          () =>
-            http<{ message: string }>('POST', `/v1/workstreams/${ws}/task_reviewed`, {
-              headers: { 'x-api-key': key },
-              body: review(ws, uniqueId, `w-${id}`, 0.9, true),
-              timeoutMs: 30_000,
-            }),
-          Date.now() + 120_000,
-        );
-        if (result?.status === 202) accepted.set(uniqueId, result.body.message);
-        else failed.push(`${uniqueId}: ${result ? `${result.status} ${result.text}` : 'no answer'}`);
-      }
-    };
-    const clients = Array.from({ length: 16 }, (_, i) => client(i));
-    // Killed while the load runs: batches of the killed instance are in flight.
-    await eventually(() => accepted.size >= 150, { what: '150 submissions accepted before the crash', timeoutMs: 120_000, intervalMs: 50 });
-    extra.kill();
-    await extra.exited;
-    const atCrash = accepted.size;
-    await eventually(() => accepted.size >= atCrash + 150, {
-      what: '150 more submissions accepted after the crash',
-      timeoutMs: 180_000,
-      intervalMs: 100,
-    });
-    stop = true;
-    await Promise.all(clients);
-
-    expect(failed).toEqual([]);
-    // A retried submission whose first try was committed answers "replaced": either answer is a 202 for a stored record.
-    expect([...new Set(accepted.values())].every((m) => m === MESSAGES.stored || m === MESSAGES.replaced)).toBe(true);
-    const stored = await dbQuery<{ unique_id: string }>(
-      'select unique_id from performance_quality_record where workstream_id = $1 and unique_id = any($2::text[])',
-      [ws, [...accepted.keys()]],
-    );
-    expect(stored).toHaveLength(accepted.size);
-    expect(sent).toBeGreaterThanOrEqual(accepted.size);
   });
 });

@@ -1,15 +1,12 @@
 import { PrismaService } from '@workline/db';
 import {
-  type AppInstance,
   completeUnit,
   createPlatformAccount,
   createWorker,
-  eventually,
   flagUnit,
   http,
   nextUnit,
   type PlatformAccount,
-  startAppInstance,
   testStack,
   type UnitAssignment,
 } from '@workline/testing';
@@ -254,57 +251,6 @@ describe('work API for units: leases, complete, flag (real Kafka and PostgreSQL)
       expect([done.status, done.body.assignment_id, done.body.status]).toEqual([200, first.assignment_id, 'Completed']);
       expect(Object.keys(done.body)).toContain('next');
       if (done.body.next !== null) expect(done.body.next).toMatchObject({ assignment_id: expect.stringMatching(/^asgt_/) });
-    });
-  });
-
-  describe('with two gateways and two platform-runs instances', () => {
-    let gateway2: AppInstance;
-    let platform2: AppInstance;
-    const port2 = Number(new URL(testStack().gatewayUrl).port) + 7;
-    const gateway2Url = `http://127.0.0.1:${port2}`;
-
-    beforeAll(async () => {
-      gateway2 = startAppInstance('gateway', { PORT: String(port2) });
-      platform2 = startAppInstance('platform-runs');
-      await eventually(async () => (await fetch(`${gateway2Url}/health`).catch(() => undefined))?.status === 200, {
-        what: 'the second gateway',
-        timeoutMs: 60_000,
-      });
-    });
-
-    afterAll(async () => {
-      await Promise.all([gateway2?.stop(), platform2?.stop()]);
-    });
-
-    it('never gives one unit to two workers, and every unit is completed exactly once', async () => {
-      const line = await createPlatformAccount('Concurrent');
-      const units = Array.from({ length: 60 }, (_, i) => ({ identifier: `c${i}` }));
-      const runId = await createRun(units, line);
-      const workers = await Promise.all(Array.from({ length: 8 }, () => createWorker()));
-      const held = new Map<string, string>();
-      const clashes: string[] = [];
-      const completedBy: string[] = [];
-      await Promise.all(
-        workers.map(async (worker, w) => {
-          const base = w % 2 ? gateway2Url : testStack().gatewayUrl;
-          for (let a = await nextUnit(worker, line.lineId, base); a; a = await nextUnit(worker, line.lineId, base)) {
-            const id = String(a.input.identifier);
-            if (held.has(id)) clashes.push(`${id} held by ${held.get(id)} and ${w}`);
-            held.set(id, String(w));
-            const result = await completeUnit(worker, a.assignment_id, { output: { by: w } }, base);
-            expect(result.status).toBe(200);
-            held.delete(id);
-            completedBy.push(id);
-          }
-        }),
-      );
-      expect(clashes).toEqual([]);
-      expect(completedBy.sort()).toEqual(units.map((u) => u.identifier).sort());
-      const run = await http<{ status: string; units: { meta: { status: string } }[] }>('GET', `/v4/runs/${runId}`, { headers: line.auth });
-      expect(run.body.status).toBe('Processed');
-      expect(run.body.units.every((u) => u.meta.status === 'Completed')).toBe(true);
-      const leases = await prisma.unitAssignment.count({ where: { runId } });
-      expect(leases).toBe(60);
     });
   });
 });

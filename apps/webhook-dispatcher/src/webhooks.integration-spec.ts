@@ -5,14 +5,12 @@ import { createKafka, decodeHeaders } from '@workline/messaging';
 import { verify } from '@workline/signature';
 import {
   adminCreate,
-  type AppInstance,
   DeliveryRequester,
   type DeliveryRequestInput,
   eventually,
   http,
   LoopbackReceiver,
   type ReceivedRequest,
-  startAppInstance,
   testStack,
 } from '@workline/testing';
 import { createHmac, randomUUID } from 'node:crypto';
@@ -20,7 +18,8 @@ import { createHmac, randomUUID } from 'node:crypto';
 /**
  * The webhook-dispatcher end to end: DeliveryRequested on Kafka → signed POSTs to a real loopback
  * receiver, retries (the test stack runs with WEBHOOK_RETRY_BASE_MS=300: waits of 0.3, 0.6, 1.2, 2.4 s),
- * dead letters, crash recovery and several instances.
+ * dead letters. Several instances and crashes: dispatcher-instances.integration-spec.ts; connection reuse and
+ * per-origin caps: dispatch-connections.integration-spec.ts.
  */
 describe('webhook-dispatcher: signed, durable delivery with retries', () => {
   const stack = testStack();
@@ -28,7 +27,6 @@ describe('webhook-dispatcher: signed, durable delivery with retries', () => {
   const receiver = new LoopbackReceiver();
   const requester = new DeliveryRequester();
   const prisma = new PrismaService(stack.databaseUrl);
-  const extraInstances: AppInstance[] = [];
   let accountId: string;
   let workstreamId: string;
   let apiKey: string;
@@ -56,7 +54,6 @@ describe('webhook-dispatcher: signed, durable delivery with retries', () => {
   });
 
   afterAll(async () => {
-    await Promise.all(extraInstances.map((instance) => instance.stop()));
     await watcher.disconnect();
     await requester.close();
     await receiver.stop();
@@ -339,70 +336,4 @@ describe('webhook-dispatcher: signed, durable delivery with retries', () => {
     for (const field of ['owner', 'subject', 'event_type', 'url', 'body', 'signing']) expect(letter.headers['dlq-error']).toContain(field);
     expect(await prisma.delivery.count({ where: { id: bad } })).toBe(0);
   });
-
-  it('makes each attempt once with two dispatcher instances', async () => {
-    const second = startAppInstance('webhook-dispatcher', { INSTANCE_ID: `second-${suffix}` });
-    extraInstances.push(second);
-    await eventually(() => dispatcherMembers().then((ids) => ids.some((id) => id.includes(`second-${suffix}`))), {
-      what: 'the second instance to join',
-      timeoutMs: 60_000,
-    });
-    const paths = Array.from({ length: 40 }, (_, i) => `/pair-${suffix}-${i}`);
-    // Some fail once, so retries too are spread over both instances.
-    for (const [i, path] of paths.entries())
-      receiver.respond(path, (_r, nth) => (i % 4 === 0 && nth === 1 ? { status: 500 } : { status: 200, delayMs: 50 }));
-    const events = await Promise.all(paths.map((path) => requester.request(taskEvent(path))));
-    for (const event of events) await settled(event.delivery_id, 'delivered');
-
-    paths.forEach((path, i) => expect([path, receiver.on(path).length]).toEqual([path, i % 4 === 0 ? 2 : 1]));
-    const attempts = await prisma.deliveryAttempt.findMany({ where: { deliveryId: { in: events.map((e) => e.delivery_id) } } });
-    expect(attempts).toHaveLength(50);
-    await second.stop();
-  });
-
-  it('recovers the deliveries in backoff after every dispatcher instance died (SIGKILL), exactly once', async () => {
-    const doomed = startAppInstance('webhook-dispatcher', { INSTANCE_ID: `doomed-${suffix}` });
-    extraInstances.push(doomed);
-    const path = `/crash-${suffix}`;
-    receiver.respond(path, (_r, nth) =>
-      nth === 1 ? { status: 503, headers: { 'retry-after': '3' } } : { status: 200, body: 'recovered' },
-    );
-    const event = await requester.request(taskEvent(path));
-    await eventually(async () => (await prisma.delivery.findUnique({ where: { id: event.delivery_id } }))?.attemptCount === 1, {
-      what: 'the first attempt to be recorded',
-    });
-    const stackDispatcher = stack.pids['webhook-dispatcher'];
-    // While the delivery waits out its Retry-After, no dispatcher runs: the test stack's is paused and
-    // the extra one is killed as in a crash.
-    process.kill(stackDispatcher, 'SIGSTOP');
-    try {
-      doomed.kill();
-      await doomed.stop();
-      expect(receiver.on(path)).toHaveLength(1);
-      const restarted = startAppInstance('webhook-dispatcher', { INSTANCE_ID: `restarted-${suffix}` });
-      extraInstances.push(restarted);
-      const delivery = await settled(event.delivery_id, 'delivered', 60_000);
-      expect(delivery.attempts.map((a) => a.status_code)).toEqual([503, 200]);
-      const last = await prisma.deliveryAttempt.findUniqueOrThrow({
-        where: { deliveryId_number: { deliveryId: event.delivery_id, number: 2 } },
-      });
-      expect(last.instanceId).toBe(`restarted-${suffix}`);
-    } finally {
-      process.kill(stackDispatcher, 'SIGCONT');
-    }
-    expect(receiver.on(path)).toHaveLength(2);
-    expect(receiver.on(path)[1].headers['x-svc-delivery-id']).toBe(event.delivery_id);
-  });
-
-  /** Client ids of the dispatcher consumer group's members. */
-  async function dispatcherMembers(): Promise<string[]> {
-    const admin = kafka.admin();
-    await admin.connect();
-    try {
-      const { groups } = await admin.describeGroups(['workline-webhook-dispatcher']);
-      return groups.flatMap((group) => group.members.map((member) => member.clientId));
-    } finally {
-      await admin.disconnect();
-    }
-  }
 });

@@ -14,3 +14,5 @@ export * from './test-dns';
 export * from './topic-reader';
 export * from './contract';
 export * from './tcp-proxy';
+export * from './stack-turns';
+export * from './performance';

@@ -1,4 +1,6 @@
-import { createKafka } from '@workline/messaging';
+import { Topic } from '@workline/contracts';
+import { createKafka, RpcHeader } from '@workline/messaging';
+import { REQUEST_ID_KAFKA_HEADER } from '@workline/observability';
 import { randomUUID } from 'node:crypto';
 import { testStack } from './stack';
 
@@ -88,9 +90,16 @@ export async function readWholeTopic<T>(topic: string, { since, timeoutMs = 60_0
 }
 
 /**
- * The sizes (bytes of value) of the messages written to `topic` since `since` (epoch ms): e.g. that no large answer went over the shared
- * reply topic.
+ * The sizes (bytes of value) of the replies, on the shared reply topic, to the RPCs that the gateway sent on
+ * `rpcTopic` since `since` (epoch ms) for the HTTP request with id `requestId` (its X-Request-Id): e.g. that a
+ * large answer did not go over the topic every gateway reads. Other files' replies, running meanwhile, are
+ * not counted.
  */
-export async function messageSizesSince(topic: string, since: number, timeoutMs = 20_000): Promise<number[]> {
-  return (await readWholeTopic(topic, { since, timeoutMs })).map((message) => message.raw.length);
+export async function replySizesOfRequest(rpcTopic: string, requestId: string, since: number, timeoutMs = 20_000): Promise<number[]> {
+  const requests = (await readWholeTopic(rpcTopic, { since, timeoutMs })).filter(
+    (message) => message.headers[REQUEST_ID_KAFKA_HEADER] === requestId,
+  );
+  const correlations = new Set(requests.map((message) => message.headers[RpcHeader.CorrelationId]));
+  const replies = await readWholeTopic(Topic.RpcReplies, { since, timeoutMs });
+  return replies.filter((message) => correlations.has(message.headers[RpcHeader.CorrelationId])).map((message) => message.raw.length);
 }

@@ -10,15 +10,23 @@ import {
   startAppInstance,
   testStack,
   type UnitAssignment,
+  runsAloneOnStack,
+  type AppInstance,
+  completeUnit,
+  freePort,
+  nextUnit,
 } from '@workline/testing';
 import { randomUUID } from 'node:crypto';
 
 /**
- * platform-runs hands units out from memory under a short reservation (docs/work-api.md, "Claims and
- * completions in batches"). An instance killed (SIGKILL, no shutdown hook) while it holds a reserved batch
- * loses nothing: the units come back once the reservation ends, and the run finishes with one callback.
+ * Units with several platform-runs instances. platform-runs hands units out from memory under a short
+ * reservation (docs/work-api.md, "Claims and completions in batches"). An instance killed (SIGKILL, no
+ * shutdown hook) while it holds a reserved batch loses nothing: the units come back once the reservation
+ * ends, and the run finishes with one callback. With two instances behind two gateways, no unit is leased to
+ * two workers at once and each is completed once.
  */
 describe('reserved units survive the SIGKILL of the platform-runs instance holding them', () => {
+  runsAloneOnStack('adds platform-runs instances and SIGKILLs them while they hold reserved units');
   const prisma = new PrismaService(testStack().databaseUrl);
   const receiver = new LoopbackReceiver();
   let deliveries: DeliveryWatcher;
@@ -126,5 +134,61 @@ describe('reserved units survive the SIGKILL of the platform-runs instance holdi
     } finally {
       doomed.kill();
     }
+  });
+});
+
+describe('units with two gateways and two platform-runs instances', () => {
+  runsAloneOnStack('adds a gateway and a platform-runs instance to the consumer group');
+  const prisma = new PrismaService(testStack().databaseUrl);
+  let gateway2: AppInstance;
+  let platform2: AppInstance;
+  let gateway2Url: string;
+
+  beforeAll(async () => {
+    const port2 = await freePort();
+    gateway2Url = `http://127.0.0.1:${port2}`;
+    gateway2 = startAppInstance('gateway', { PORT: String(port2) });
+    platform2 = startAppInstance('platform-runs');
+    await eventually(async () => (await fetch(`${gateway2Url}/health`).catch(() => undefined))?.status === 200, {
+      what: 'the second gateway',
+      timeoutMs: 60_000,
+    });
+  });
+
+  afterAll(async () => {
+    await Promise.all([gateway2?.stop(), platform2?.stop(), prisma.$disconnect()]);
+  });
+
+  it('never gives one unit to two workers, and every unit is completed exactly once', async () => {
+    const line = await createPlatformAccount('Concurrent');
+    const units = Array.from({ length: 60 }, (_, i) => ({ identifier: `c${i}` }));
+    const created = await http<{ id: string }>('POST', '/v4/runs', { headers: line.auth, body: { line_id: line.lineId, units } });
+    expect(created.status).toBe(201);
+    const runId = created.body.id;
+    const workers = await Promise.all(Array.from({ length: 8 }, () => createWorker()));
+    const held = new Map<string, string>();
+    const clashes: string[] = [];
+    const completedBy: string[] = [];
+    await Promise.all(
+      workers.map(async (worker, w) => {
+        const base = w % 2 ? gateway2Url : testStack().gatewayUrl;
+        for (let a = await nextUnit(worker, line.lineId, base); a; a = await nextUnit(worker, line.lineId, base)) {
+          const id = String(a.input.identifier);
+          if (held.has(id)) clashes.push(`${id} held by ${held.get(id)} and ${w}`);
+          held.set(id, String(w));
+          const result = await completeUnit(worker, a.assignment_id, { output: { by: w } }, base);
+          expect(result.status).toBe(200);
+          held.delete(id);
+          completedBy.push(id);
+        }
+      }),
+    );
+    expect(clashes).toEqual([]);
+    expect(completedBy.sort()).toEqual(units.map((u) => u.identifier).sort());
+    const run = await http<{ status: string; units: { meta: { status: string } }[] }>('GET', `/v4/runs/${runId}`, { headers: line.auth });
+    expect(run.body.status).toBe('Processed');
+    expect(run.body.units.every((u) => u.meta.status === 'Completed')).toBe(true);
+    const leases = await prisma.unitAssignment.count({ where: { runId } });
+    expect(leases).toBe(60);
   });
 });

@@ -1,0 +1,3 @@
+import { takeStackTurns } from './stack-turns';
+
+takeStackTurns();
