@@ -5,6 +5,7 @@ import { KafkaModule, type KafkaSettings } from '@workline/messaging';
 import {
   AssignmentsService,
   BucketsService,
+  ConfigurationsRepository,
   ConfigurationsService,
   MediaGrantsService,
   OVERSIGHT_OPTIONS,
@@ -34,6 +35,7 @@ export class OversightModule {
       controllers: [ConfigurationsRpcController, TasksRpcController, AssignmentsRpcController],
       providers: [
         { provide: OVERSIGHT_OPTIONS, useValue: options },
+        ConfigurationsRepository,
         ConfigurationsService,
         MediaGrantsService,
         BucketsService,

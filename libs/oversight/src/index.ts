@@ -1,3 +1,4 @@
+export * from './configurations.repository';
 export * from './configurations.service';
 export * from './media-grants.service';
 export * from './buckets.service';
