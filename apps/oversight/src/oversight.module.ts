@@ -4,6 +4,7 @@ import { DbModule } from '@workline/db';
 import { KafkaModule, type KafkaSettings } from '@workline/messaging';
 import {
   AssignmentsService,
+  BucketsRepository,
   BucketsService,
   ConfigurationsRepository,
   ConfigurationsService,
@@ -38,6 +39,7 @@ export class OversightModule {
         ConfigurationsRepository,
         ConfigurationsService,
         MediaGrantsService,
+        BucketsRepository,
         BucketsService,
         TasksService,
         AssignmentsService,

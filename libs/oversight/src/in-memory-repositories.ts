@@ -1,11 +1,26 @@
-import type { OversightConfiguration } from '@workline/db';
+import type { BlobStore } from '@workline/blob-store';
+import type { OversightBucket, OversightConfiguration } from '@workline/db';
+import type { BucketRows, NewBucket } from './buckets.repository';
 import type { ConfigurationRows, NewConfiguration } from './configurations.repository';
+import type { OversightOptions } from './oversight.options';
 
 /**
  * In-memory stand-ins for the oversight repositories, for the services' unit tests (*.spec.ts): rows in
  * maps, so a test drives the domain rules with no database. What the SQL itself does is proven by the
  * integration suites against PostgreSQL.
  */
+
+export const TEST_SECRETS_KEY = 'a-secrets-key-of-at-least-thirty-two-characters';
+
+/** Options as apps/oversight builds them, around the given blob store. */
+export const testOversightOptions = (blobs: BlobStore): OversightOptions => ({
+  publicUrl: 'https://workline.test',
+  secretsKey: TEST_SECRETS_KEY,
+  blobs,
+  leaseSeconds: 300,
+  mediaKeyRetentionSeconds: 3600,
+  uploadSweepSeconds: 60,
+});
 
 export class InMemoryConfigurations implements ConfigurationRows {
   readonly rows = new Map<string, OversightConfiguration>();
@@ -20,6 +35,26 @@ export class InMemoryConfigurations implements ConfigurationRows {
 
   async findById(id: string): Promise<OversightConfiguration | null> {
     this.reads++;
+    return this.rows.get(id) ?? null;
+  }
+}
+
+export class InMemoryBuckets implements BucketRows {
+  readonly rows = new Map<string, OversightBucket>();
+
+  async create(row: NewBucket): Promise<OversightBucket> {
+    const created: OversightBucket = {
+      root: null,
+      s3: null,
+      sealedSecretAccessKey: null,
+      ...row,
+      createdAt: new Date(),
+    };
+    this.rows.set(row.id, created);
+    return created;
+  }
+
+  async findById(id: string): Promise<OversightBucket | null> {
     return this.rows.get(id) ?? null;
   }
 }

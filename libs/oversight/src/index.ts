@@ -1,6 +1,7 @@
 export * from './configurations.repository';
 export * from './configurations.service';
 export * from './media-grants.service';
+export * from './buckets.repository';
 export * from './buckets.service';
 export * from './tasks.service';
 export * from './assignments.service';
