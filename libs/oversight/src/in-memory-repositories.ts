@@ -1,7 +1,8 @@
 import type { BlobStore } from '@workline/blob-store';
-import type { OversightBucket, OversightConfiguration } from '@workline/db';
+import type { OversightBucket, OversightConfiguration, OversightMediaGrant } from '@workline/db';
 import type { BucketRows, NewBucket } from './buckets.repository';
 import type { ConfigurationRows, NewConfiguration } from './configurations.repository';
+import type { MediaGrantRows, NewMediaGrant } from './media-grants.repository';
 import type { OversightOptions } from './oversight.options';
 
 /**
@@ -11,6 +12,7 @@ import type { OversightOptions } from './oversight.options';
  */
 
 export const TEST_SECRETS_KEY = 'a-secrets-key-of-at-least-thirty-two-characters';
+export const TEST_MEDIA_KEY_RETENTION_SECONDS = 3600;
 
 /** Options as apps/oversight builds them, around the given blob store. */
 export const testOversightOptions = (blobs: BlobStore): OversightOptions => ({
@@ -18,7 +20,7 @@ export const testOversightOptions = (blobs: BlobStore): OversightOptions => ({
   secretsKey: TEST_SECRETS_KEY,
   blobs,
   leaseSeconds: 300,
-  mediaKeyRetentionSeconds: 3600,
+  mediaKeyRetentionSeconds: TEST_MEDIA_KEY_RETENTION_SECONDS,
   uploadSweepSeconds: 60,
 });
 
@@ -56,5 +58,32 @@ export class InMemoryBuckets implements BucketRows {
 
   async findById(id: string): Promise<OversightBucket | null> {
     return this.rows.get(id) ?? null;
+  }
+}
+
+export class InMemoryMediaGrants implements MediaGrantRows {
+  readonly rows = new Map<string, OversightMediaGrant>();
+  /** Media keys a task uses (uploaded media, no bucket). */
+  readonly usedByTasks = new Set<string>();
+  /** Grants a task creation holds (FOR SHARE) right now. */
+  readonly held = new Set<string>();
+
+  async create(grant: NewMediaGrant): Promise<void> {
+    this.rows.set(grant.id, { ...grant, createdAt: new Date() });
+  }
+
+  async expiredBefore(cutoff: Date, limit: number): Promise<string[]> {
+    return [...this.rows.values()]
+      .filter((grant) => grant.expiresAt < cutoff)
+      .sort((a, b) => a.expiresAt.getTime() - b.expiresAt.getTime())
+      .slice(0, limit)
+      .map((grant) => grant.id);
+  }
+
+  async retire(id: string, beforeDelete: (usedByTask: boolean) => Promise<void>): Promise<boolean> {
+    if (this.held.has(id) || !this.rows.has(id)) return false;
+    await beforeDelete(this.usedByTasks.has(id));
+    this.rows.delete(id);
+    return true;
   }
 }

@@ -1,5 +1,6 @@
 export * from './configurations.repository';
 export * from './configurations.service';
+export * from './media-grants.repository';
 export * from './media-grants.service';
 export * from './buckets.repository';
 export * from './buckets.service';
