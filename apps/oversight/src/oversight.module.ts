@@ -3,6 +3,7 @@ import type { BlobStore } from '@workline/blob-store';
 import { DbModule } from '@workline/db';
 import { KafkaModule, type KafkaSettings } from '@workline/messaging';
 import {
+  AssignmentsRepository,
   AssignmentsService,
   BucketsRepository,
   BucketsService,
@@ -44,6 +45,7 @@ export class OversightModule {
         BucketsRepository,
         BucketsService,
         TasksService,
+        AssignmentsRepository,
         AssignmentsService,
         TaskLeaseMetrics,
       ],

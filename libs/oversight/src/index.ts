@@ -5,6 +5,7 @@ export * from './media-grants.service';
 export * from './buckets.repository';
 export * from './buckets.service';
 export * from './tasks.service';
+export * from './assignments.repository';
 export * from './assignments.service';
 export * from './task-events';
 export * from './oversight.options';
