@@ -14,6 +14,7 @@ import {
   OVERSIGHT_OPTIONS,
   type OversightOptions,
   TaskLeaseMetrics,
+  TasksRepository,
   TasksService,
 } from '@workline/oversight';
 import { AssignmentsRpcController } from './assignments.rpc-controller';
@@ -44,6 +45,7 @@ export class OversightModule {
         MediaGrantsService,
         BucketsRepository,
         BucketsService,
+        TasksRepository,
         TasksService,
         AssignmentsRepository,
         AssignmentsService,

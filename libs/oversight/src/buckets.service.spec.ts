@@ -6,10 +6,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bucketSpec, BucketsService } from './buckets.service';
+import { invalidRequest } from './domain-error.matchers';
 import { InMemoryBuckets, TEST_SECRETS_KEY, testOversightOptions } from './in-memory-repositories';
-
-const invalid = (field: string, message: string) =>
-  expect.objectContaining({ code: ErrorCode.Validation, message: `Invalid request: ${message}`, errors: [{ field, message }] });
 
 describe('BucketsService', () => {
   let root: string;
@@ -45,11 +43,11 @@ describe('BucketsService', () => {
     const file = join(root, 'file.txt');
     await writeFile(file, 'x');
     await expect(service.create({ ...owner, bucket: { driver: 'fs', root: 'relative/dir' } })).rejects.toEqual(
-      invalid('root', 'root must be an absolute path'),
+      invalidRequest('root', 'root must be an absolute path'),
     );
     for (const path of [join(root, 'missing'), file]) {
       await expect(service.create({ ...owner, bucket: { driver: 'fs', root: path } })).rejects.toEqual(
-        invalid('root', `root ${path} is not a directory readable by the service`),
+        invalidRequest('root', `root ${path} is not a directory readable by the service`),
       );
     }
     expect(repository.rows.size).toBe(0);
@@ -57,7 +55,7 @@ describe('BucketsService', () => {
 
   it('refuses an unknown driver', async () => {
     const bucket = { driver: 'ftp', root } as unknown as { driver: 'fs'; root: string };
-    await expect(service.create({ ...owner, bucket })).rejects.toEqual(invalid('driver', 'driver must be one of: fs, s3'));
+    await expect(service.create({ ...owner, bucket })).rejects.toEqual(invalidRequest('driver', 'driver must be one of: fs, s3'));
   });
 
   it('refuses an s3 bucket whose endpoint cannot be reached, and stores nothing', async () => {

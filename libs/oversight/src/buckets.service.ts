@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { MountedBucketError, S3MountedBucket } from '@workline/blob-store';
 import { type BucketCreateRequest, type BucketView, DomainError, ErrorCode, type MountedBucketSpec } from '@workline/contracts';
+import type { OversightBucket } from '@workline/db';
 import { SecretBox } from '@workline/secrets';
 import { stat } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
@@ -86,6 +87,11 @@ export class BucketsService {
       throw error;
     }
     return toBucketView(await this.repository.create({ ...owner, driver: 's3', s3: { ...s3 }, sealedSecretAccessKey: sealed }));
+  }
+
+  /** A stored bucket, whoever's it is (a task's: its workstream was checked when the task was created). */
+  find(bucketId: string): Promise<OversightBucket | null> {
+    return this.repository.findById(bucketId);
   }
 
   /** The caller's bucket; another workstream's is "not found" like an unknown id. */

@@ -1,9 +1,10 @@
 import 'reflect-metadata';
-import { DomainError, ErrorCode } from '@workline/contracts';
+import { ErrorCode } from '@workline/contracts';
 import { ConfigurationsService } from './configurations.service';
+import { domainError } from './domain-error.matchers';
 import { InMemoryConfigurations } from './in-memory-repositories';
 
-const notFound = (message: string) => expect.objectContaining({ code: ErrorCode.NotFound, message });
+const notFound = (message: string) => domainError(ErrorCode.NotFound, message);
 
 describe('ConfigurationsService', () => {
   let repository: InMemoryConfigurations;
@@ -45,7 +46,7 @@ describe('ConfigurationsService', () => {
     const hidden = `configuration ${id} not found`;
     await expect(service.get({ account_id: 'acc-2', configuration_id: id })).rejects.toEqual(notFound(hidden));
     await expect(service.get({ account_id: 'acc-1', workstream_id: 'ws-2', configuration_id: id })).rejects.toEqual(notFound(hidden));
-    await expect(service.get({ account_id: 'acc-1', configuration_id: 'nope' })).rejects.toThrow(DomainError);
+    await expect(service.get({ account_id: 'acc-1', configuration_id: 'nope' })).rejects.toEqual(notFound('configuration nope not found'));
   });
 
   it("answers a workstream's own configuration, and another workstream's as not found", async () => {

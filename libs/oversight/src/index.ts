@@ -4,6 +4,7 @@ export * from './media-grants.repository';
 export * from './media-grants.service';
 export * from './buckets.repository';
 export * from './buckets.service';
+export * from './tasks.repository';
 export * from './tasks.service';
 export * from './assignments.repository';
 export * from './assignments.service';

@@ -30,7 +30,7 @@ export class MediaGrantsRepository {
    */
   async retire(id: string, beforeDelete: (usedByTask: boolean) => Promise<void>): Promise<boolean> {
     return this.prisma.$transaction(async (tx) => {
-      // skip locked: a task creation holding the grant (FOR SHARE, TasksService) is under way; the next sweep sees its task.
+      // skip locked: a task creation holding the grant (FOR SHARE, TasksRepository) is under way; the next sweep sees its task.
       const locked = await tx.$queryRaw<{ id: string }[]>`select id from oversight_media_grant where id = ${id} for update skip locked`;
       if (!locked.length) return false;
       const used = await tx.oversightTask.findFirst({ where: { mediaKey: id, bucketId: null }, select: { id: true } });
