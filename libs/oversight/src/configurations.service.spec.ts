@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import { ErrorCode } from '@workline/contracts';
 import { ConfigurationsService } from './configurations.service';
-import { domainError } from './domain-error.matchers';
-import { InMemoryConfigurations } from './in-memory-repositories';
+import { domainError } from './testing/domain-error.matchers';
+import { InMemoryConfigurations } from './testing/in-memory-repositories';
 
 const notFound = (message: string) => domainError(ErrorCode.NotFound, message);
 

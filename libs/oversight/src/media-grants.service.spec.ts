@@ -11,7 +11,7 @@ import {
   InMemoryMediaGrants,
   TEST_MEDIA_KEY_RETENTION_SECONDS,
   testOversightOptions,
-} from './in-memory-repositories';
+} from './testing/in-memory-repositories';
 import { MediaGrantsService } from './media-grants.service';
 import { mediaBlobKey } from './oversight.options';
 

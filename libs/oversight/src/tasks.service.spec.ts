@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { BucketsService } from './buckets.service';
 import { ConfigurationsService } from './configurations.service';
-import { domainError, invalidRequest } from './domain-error.matchers';
+import { domainError, invalidRequest } from './testing/domain-error.matchers';
 import {
   InMemoryBuckets,
   InMemoryConfigurations,
@@ -17,7 +17,7 @@ import {
   queuedTask,
   TEST_SECRETS_KEY,
   testOversightOptions,
-} from './in-memory-repositories';
+} from './testing/in-memory-repositories';
 import { mediaBlobKey } from './oversight.options';
 import { TasksService } from './tasks.service';
 

@@ -1,12 +1,12 @@
 import type { BlobStore } from '@workline/blob-store';
 import { decodeCursor } from '@workline/contracts';
 import type { OversightBucket, OversightConfiguration, OversightMediaGrant, OversightTask, Prisma } from '@workline/db';
-import type { AssignedTask, AssignmentRows, LockedTasks } from './assignments.repository';
-import type { BucketRows, NewBucket } from './buckets.repository';
-import type { ConfigurationRows, NewConfiguration } from './configurations.repository';
-import type { MediaGrantRows, NewMediaGrant } from './media-grants.repository';
-import type { OversightOptions } from './oversight.options';
-import type { AdminTaskRow, GrantRow, NewTask, TaskInsert, TaskListFilter, TaskRows } from './tasks.repository';
+import type { AssignedTask, AssignmentRows, LockedTasks } from '../assignments.repository';
+import type { BucketRows, NewBucket } from '../buckets.repository';
+import type { ConfigurationRows, NewConfiguration } from '../configurations.repository';
+import type { MediaGrantRows, NewMediaGrant } from '../media-grants.repository';
+import type { OversightOptions } from '../oversight.options';
+import type { AdminTaskRow, GrantRow, NewTask, TaskInsert, TaskListFilter, TaskRows } from '../tasks.repository';
 
 /**
  * In-memory stand-ins for the oversight repositories, for the services' unit tests (*.spec.ts): rows in
