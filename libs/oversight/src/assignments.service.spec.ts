@@ -6,7 +6,7 @@ import type { OutboxRelay } from '@workline/messaging';
 import { signPath, urlSigningKey } from '@workline/secrets';
 import { tmpdir } from 'node:os';
 import { AssignmentsService } from './assignments.service';
-import { InMemoryAssignments, queuedTask, TEST_SECRETS_KEY, testOversightOptions } from './testing/in-memory-repositories';
+import { InMemoryAssignments, queuedTask, TEST_SECRETS_KEY, testOversightOptions } from './testing';
 import type { TasksService } from './tasks.service';
 
 /** Assignments read no media themselves (TasksService does): the store is only there to complete the options. */

@@ -6,8 +6,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bucketSpec, BucketsService } from './buckets.service';
-import { invalidRequest } from './testing/domain-error.matchers';
-import { InMemoryBuckets, TEST_SECRETS_KEY, testOversightOptions } from './testing/in-memory-repositories';
+import { InMemoryBuckets, invalidRequest, TEST_SECRETS_KEY, testOversightOptions } from './testing';
 
 describe('BucketsService', () => {
   let root: string;

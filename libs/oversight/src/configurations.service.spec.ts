@@ -1,8 +1,7 @@
 import 'reflect-metadata';
 import { ErrorCode } from '@workline/contracts';
 import { ConfigurationsService } from './configurations.service';
-import { domainError } from './testing/domain-error.matchers';
-import { InMemoryConfigurations } from './testing/in-memory-repositories';
+import { domainError, InMemoryConfigurations } from './testing';
 
 const notFound = (message: string) => domainError(ErrorCode.NotFound, message);
 

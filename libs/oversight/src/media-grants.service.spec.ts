@@ -6,12 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { ConfigurationsService } from './configurations.service';
-import {
-  InMemoryConfigurations,
-  InMemoryMediaGrants,
-  TEST_MEDIA_KEY_RETENTION_SECONDS,
-  testOversightOptions,
-} from './testing/in-memory-repositories';
+import { InMemoryConfigurations, InMemoryMediaGrants, TEST_MEDIA_KEY_RETENTION_SECONDS, testOversightOptions } from './testing';
 import { MediaGrantsService } from './media-grants.service';
 import { mediaBlobKey } from './oversight.options';
 

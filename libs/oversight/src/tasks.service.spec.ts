@@ -8,16 +8,17 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { BucketsService } from './buckets.service';
 import { ConfigurationsService } from './configurations.service';
-import { domainError, invalidRequest } from './testing/domain-error.matchers';
 import {
+  domainError,
   InMemoryBuckets,
   InMemoryConfigurations,
   InMemoryMediaGrants,
   InMemoryTasks,
+  invalidRequest,
   queuedTask,
   TEST_SECRETS_KEY,
   testOversightOptions,
-} from './testing/in-memory-repositories';
+} from './testing';
 import { mediaBlobKey } from './oversight.options';
 import { TasksService } from './tasks.service';
 
