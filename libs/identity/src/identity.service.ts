@@ -118,7 +118,7 @@ export class IdentityService {
     return { row, key };
   }
 
-  /** The row behind an API key's hash (raw SQL: this runs on every cache miss of the request path). */
+  /** The row behind an API key's hash (read on every cache miss of the request path). */
   async findApiKey(keyHash: string): Promise<ApiKeyRow | undefined> {
     this.observer.lookedUp('api-key');
     return this.repository.apiKeyByHash(keyHash);
