@@ -3,13 +3,18 @@ import type { BlobStore } from '@workline/blob-store';
 import { DbModule } from '@workline/db';
 import { KafkaModule, type KafkaSettings } from '@workline/messaging';
 import {
+  AssignmentsRepository,
   AssignmentsService,
+  BucketsRepository,
   BucketsService,
+  ConfigurationsRepository,
   ConfigurationsService,
+  MediaGrantsRepository,
   MediaGrantsService,
   OVERSIGHT_OPTIONS,
   type OversightOptions,
   TaskLeaseMetrics,
+  TasksRepository,
   TasksService,
 } from '@workline/oversight';
 import { AssignmentsRpcController } from './assignments.rpc-controller';
@@ -34,10 +39,15 @@ export class OversightModule {
       controllers: [ConfigurationsRpcController, TasksRpcController, AssignmentsRpcController],
       providers: [
         { provide: OVERSIGHT_OPTIONS, useValue: options },
+        ConfigurationsRepository,
         ConfigurationsService,
+        MediaGrantsRepository,
         MediaGrantsService,
+        BucketsRepository,
         BucketsService,
+        TasksRepository,
         TasksService,
+        AssignmentsRepository,
         AssignmentsService,
         TaskLeaseMetrics,
       ],

@@ -6,3 +6,4 @@ export { Prisma } from './generated/prisma/client';
 export type * from './generated/prisma/client';
 export * from './create-once';
 export * from './immutable-row-cache';
+export * from './public-surface';

@@ -4,6 +4,7 @@ import { SecretBox } from '@workline/secrets';
 import { Authenticator } from './authenticator';
 import { IdentityEpoch } from './identity-epoch';
 import { FailedAuthLimiter, type FailedAuthPolicy } from './failed-auth-limiter';
+import { IdentityRepository } from './identity.repository';
 import { IDENTITY_OBSERVER, type IdentityObserver, IdentityService } from './identity.service';
 
 export interface IdentityOptions {
@@ -23,6 +24,7 @@ export class IdentityModule {
       providers: [
         { provide: SecretBox, useValue: new SecretBox(options.secretsKey) },
         ...(options.observer ? [{ provide: IDENTITY_OBSERVER, useValue: options.observer }] : []),
+        IdentityRepository,
         IdentityService,
         {
           provide: FailedAuthLimiter,

@@ -1,8 +1,9 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { DomainError, ErrorCode } from '@workline/contracts';
-import { createOnce, isUniqueViolation, PrismaService } from '@workline/db';
+import { createOnce } from '@workline/db';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { IdentityEpoch } from './identity-epoch';
+import { type AccountLogin, type ApiKeyRow, type IdentityRows, IdentityRepository, type WorkerPrincipal } from './identity.repository';
 import { hashPassword, newSecret, SecretBox, sha256, verifyPassword } from '@workline/secrets';
 
 export interface NewAccount {
@@ -32,25 +33,11 @@ export interface ApiKeyView {
   rotated_from_id: string | null;
 }
 
+/** The most keys an operator's listing answers. */
+const API_KEY_LIST_MAX = 1000;
+
 /** last_used_at is written at most this often per key, so authentication stays a read. */
 const LAST_USED_RESOLUTION_MS = 60_000;
-
-/** What authentication needs of an API key. */
-export interface ApiKeyRow {
-  id: string;
-  accountId: string;
-  workstreamId: string | null;
-  revokedAt: Date | null;
-  expiresAt: Date | null;
-  lastUsedAt: Date | null;
-}
-
-/** What a password check needs of an account. */
-export interface AccountLogin {
-  id: string;
-  username: string;
-  passwordHash: string;
-}
 
 /** Counts what authentication costs (exported as metrics by the gateway). */
 export interface IdentityObserver {
@@ -62,12 +49,6 @@ export interface IdentityObserver {
 export const IDENTITY_OBSERVER = Symbol('IdentityObserver');
 
 const NO_OBSERVER: IdentityObserver = { passwordChecked: () => undefined, lookedUp: () => undefined };
-
-export interface WorkerPrincipal {
-  workerId: string;
-  email: string;
-  name: string;
-}
 
 const slug = (name: string) =>
   name
@@ -81,7 +62,7 @@ const slug = (name: string) =>
 @Injectable()
 export class IdentityService {
   constructor(
-    private readonly prisma: PrismaService,
+    @Inject(IdentityRepository) private readonly repository: IdentityRows,
     private readonly secrets: SecretBox,
     @Optional() private readonly epoch?: IdentityEpoch,
     @Optional() @Inject(IDENTITY_OBSERVER) private readonly observer: IdentityObserver = NO_OBSERVER,
@@ -107,20 +88,20 @@ export class IdentityService {
     const id = randomUUID();
     const username = `${slug(name)}-${randomBytes(3).toString('hex')}`;
     const password = randomBytes(18).toString('base64url');
-    await this.prisma.account.create({ data: { id, name, username, passwordHash: await hashPassword(password) } });
+    await this.repository.createAccount({ id, name, username, passwordHash: await hashPassword(password) });
     return { id, name, username, password };
   }
 
   async requireAccount(accountId: string): Promise<{ id: string; name: string }> {
-    const account = await this.prisma.account.findUnique({ where: { id: accountId }, select: { id: true, name: true } });
+    const account = await this.repository.findAccount(accountId);
     if (!account) throw DomainError.notFound(`account ${accountId} not found`);
-    return account;
+    return { id: account.id, name: account.name };
   }
 
   /** A workstream key (workstreamId set) or a project-level key valid for every workstream of the account. */
   async createApiKey(accountId: string, workstreamId: string | null): Promise<{ id: string; key: string }> {
     const { row, key } = this.newApiKeyRow(accountId, workstreamId);
-    await this.prisma.apiKey.create({ data: row });
+    await this.repository.createApiKey(row);
     return { id: row.id, key };
   }
 
@@ -137,32 +118,23 @@ export class IdentityService {
     return { row, key };
   }
 
-  /** The row behind an API key's hash (raw SQL: this runs on every cache miss of the request path). */
+  /** The row behind an API key's hash (read on every cache miss of the request path). */
   async findApiKey(keyHash: string): Promise<ApiKeyRow | undefined> {
     this.observer.lookedUp('api-key');
-    const rows = await this.prisma.$queryRaw<ApiKeyRow[]>`
-      SELECT id, account_id AS "accountId", workstream_id AS "workstreamId", revoked_at AS "revokedAt", expires_at AS "expiresAt", last_used_at AS "lastUsedAt"
-      FROM identity_api_key WHERE key_hash = ${keyHash}`;
-    return rows[0];
+    return this.repository.apiKeyByHash(keyHash);
   }
 
   /** Records a key's use; written at most once a minute per key, so authentication stays a read. */
   touchApiKey(id: string, lastUsedAt: Date | null, now = new Date()): boolean {
     if (lastUsedAt && now.getTime() - lastUsedAt.getTime() <= LAST_USED_RESOLUTION_MS) return false;
     const threshold = new Date(now.getTime() - LAST_USED_RESOLUTION_MS);
-    void this.prisma
-      .$executeRaw`UPDATE identity_api_key SET last_used_at = ${now} WHERE id = ${id} AND (last_used_at IS NULL OR last_used_at < ${threshold})`.catch(
-      () => undefined,
-    );
+    void this.repository.touchApiKey(id, now, threshold).catch(() => undefined);
     return true;
   }
 
   async findAccountByUsername(username: string): Promise<AccountLogin | undefined> {
     this.observer.lookedUp('account');
-    const rows = await this.prisma.$queryRaw<
-      AccountLogin[]
-    >`SELECT id, username, password_hash AS "passwordHash" FROM identity_account WHERE username = ${username}`;
-    return rows[0];
+    return this.repository.accountByUsername(username);
   }
 
   /** scrypt, tens of milliseconds on the shared thread pool: a dummy hash when the account is unknown, so timing does not tell. */
@@ -174,21 +146,11 @@ export class IdentityService {
 
   async findWorker(tokenHash: string): Promise<WorkerPrincipal | undefined> {
     this.observer.lookedUp('worker');
-    const rows = await this.prisma.$queryRaw<
-      WorkerPrincipal[]
-    >`SELECT id AS "workerId", email, name FROM identity_worker WHERE token_hash = ${tokenHash}`;
-    return rows[0];
+    return this.repository.workerByTokenHash(tokenHash);
   }
 
   async listApiKeys(filter: { accountId?: string; workstreamId?: string }): Promise<ApiKeyView[]> {
-    const rows = await this.prisma.apiKey.findMany({
-      where: {
-        ...(filter.accountId ? { accountId: filter.accountId } : {}),
-        ...(filter.workstreamId ? { workstreamId: filter.workstreamId } : {}),
-      },
-      orderBy: { createdAt: 'asc' },
-      take: 1000,
-    });
+    const rows = await this.repository.listApiKeys(filter, API_KEY_LIST_MAX);
     return rows.map((row) => ({
       id: row.id,
       scope: row.workstreamId ? 'workstream' : 'account',
@@ -205,9 +167,9 @@ export class IdentityService {
 
   /** Revokes a key at once (idempotent: revoking a revoked key keeps its first revocation time). */
   async revokeApiKey(id: string): Promise<void> {
-    const found = await this.prisma.apiKey.findUnique({ where: { id } });
+    const found = await this.repository.findApiKey(id);
     if (!found) throw DomainError.notFound(`API key ${id} not found`);
-    if (!found.revokedAt) await this.prisma.apiKey.update({ where: { id }, data: { revokedAt: new Date() } });
+    if (!found.revokedAt) await this.repository.revokeApiKey(id, new Date());
     await this.announceChange(`The revocation of API key ${id}`);
   }
 
@@ -225,10 +187,10 @@ export class IdentityService {
     const rotation = await createOnce({
       key: idempotencyKey,
       request: { overlap_seconds: overlapSeconds },
-      find: (key) => this.prisma.apiKey.findUnique({ where: { rotatedFromId_idempotencyKey: { rotatedFromId: id, idempotencyKey: key } } }),
+      find: (key) => this.repository.rotationOf(id, key),
       replay: (row) => ({ id: row.id, key: this.secrets.open(row.keyCiphertext) }),
       create: async (stamp) => {
-        const old = await this.prisma.apiKey.findUnique({ where: { id } });
+        const old = await this.repository.findApiKey(id);
         if (!old) throw DomainError.notFound(`API key ${id} not found`);
         const now = new Date();
         if (old.revokedAt || (old.expiresAt && old.expiresAt <= now)) {
@@ -236,13 +198,12 @@ export class IdentityService {
         }
         const fresh = this.newApiKeyRow(old.accountId, old.workstreamId);
         const overlapEnds = new Date(now.getTime() + overlapSeconds * 1000);
-        await this.prisma.$transaction([
-          this.prisma.apiKey.create({ data: { ...fresh.row, ...stamp, rotatedFromId: old.id } }),
-          this.prisma.apiKey.update({
-            where: { id },
-            data: { expiresAt: old.expiresAt && old.expiresAt < overlapEnds ? old.expiresAt : overlapEnds },
-          }),
-        ]);
+        await this.repository.rotateApiKey(
+          id,
+          old.expiresAt && old.expiresAt < overlapEnds ? old.expiresAt : overlapEnds,
+          fresh.row,
+          stamp,
+        );
         return { id: fresh.row.id, key: fresh.key };
       },
     });
@@ -252,10 +213,10 @@ export class IdentityService {
 
   /** A new password for the account's Basic credentials; the old one stops at once. */
   async resetPassword(accountId: string): Promise<{ id: string; username: string; password: string }> {
-    const account = await this.prisma.account.findUnique({ where: { id: accountId } });
+    const account = await this.repository.findAccount(accountId);
     if (!account) throw DomainError.notFound(`account ${accountId} not found`);
     const password = randomBytes(18).toString('base64url');
-    await this.prisma.account.update({ where: { id: accountId }, data: { passwordHash: await hashPassword(password) } });
+    await this.repository.setPasswordHash(accountId, await hashPassword(password));
     await this.announceChange(`The new password of account ${accountId}`);
     return { id: account.id, username: account.username, password };
   }
@@ -263,12 +224,8 @@ export class IdentityService {
   async createWorker(email: string, name: string): Promise<{ id: string; token: string }> {
     const id = randomUUID();
     const token = newSecret('wkr');
-    try {
-      await this.prisma.worker.create({ data: { id, email: email.toLowerCase(), name, tokenHash: sha256(token) } });
-    } catch (error) {
-      if (isUniqueViolation(error)) throw new DomainError(ErrorCode.Conflict, `a worker with email ${email} already exists`);
-      throw error;
-    }
+    const created = await this.repository.createWorker({ id, email: email.toLowerCase(), name, tokenHash: sha256(token) });
+    if (!created) throw new DomainError(ErrorCode.Conflict, `a worker with email ${email} already exists`);
     return { id, token };
   }
 }

@@ -1,3 +1,4 @@
+export * from './identity.repository';
 export * from './identity.service';
 export * from './identity.module';
 export * from './failed-auth-limiter';

@@ -12,12 +12,11 @@ import {
   taskMediaPath,
   validateContract,
 } from '@workline/contracts';
-import { Prisma, PrismaService } from '@workline/db';
-import { OutboxRelay, type Tx } from '@workline/messaging';
+import { OutboxRelay } from '@workline/messaging';
 import { signPath, urlSigningKey } from '@workline/secrets';
 import { randomBytes } from 'node:crypto';
+import { type AssignmentRows, AssignmentsRepository, type TaskOutcome } from './assignments.repository';
 import { OVERSIGHT_OPTIONS, type OversightOptions } from './oversight.options';
-import { enqueueTaskEvent } from './task-events';
 import { TasksService } from './tasks.service';
 
 /** Tasks whose media fails to read are failed and skipped; past this many in one call, answer "none". */
@@ -32,7 +31,7 @@ export class AssignmentsService {
   private readonly signingKey: string;
 
   constructor(
-    private readonly prisma: PrismaService,
+    @Inject(AssignmentsRepository) private readonly repository: AssignmentRows,
     private readonly outbox: OutboxRelay,
     private readonly tasks: TasksService,
     @Inject(OVERSIGHT_OPTIONS) private readonly options: OversightOptions,
@@ -42,26 +41,16 @@ export class AssignmentsService {
 
   async next(request: AssignmentNextRequest): Promise<TaskAssignmentView | null> {
     for (let skipped = 0; skipped <= MAX_SKIPPED_PER_NEXT; skipped++) {
-      const outcome = await this.prisma.$transaction(async (tx) => {
-        const [candidate] = await tx.$queryRaw<{ id: string }[]>`
-          select id from oversight_task
-          where state = 'QUEUED' or (state = 'IN_PROGRESS' and lease_expires_at < now())
-          order by created_at, id
-          limit 1
-          for update skip locked`;
-        if (!candidate) return { kind: 'none' as const };
-        const task = await tx.oversightTask.findUniqueOrThrow({ where: { id: candidate.id } });
+      const outcome = await this.repository.withNextDueTask(async (task, locked) => {
+        if (!task) return { kind: 'none' as const };
         const unreadable = await this.tasks.unreadableMedia(task);
         if (unreadable) {
-          await this.finish(tx, task.id, { state: 'ERROR', error: unreadable });
+          await locked.finish(task.id, { state: 'ERROR', error: unreadable });
           return { kind: 'failed' as const };
         }
         const leaseExpiresAt = new Date(Date.now() + this.options.leaseSeconds * 1000);
         const assignmentId = `${ASSIGNMENT_ID_PREFIX.task}${randomBytes(16).toString('base64url')}`;
-        const leased = await tx.oversightTask.update({
-          where: { id: task.id },
-          data: { state: 'IN_PROGRESS', assignmentId, workerId: request.worker_id, leaseExpiresAt },
-        });
+        const leased = await locked.lease(task.id, { assignmentId, workerId: request.worker_id, leaseExpiresAt });
         return { kind: 'leased' as const, task: leased, leaseExpiresAt, assignmentId };
       });
       if (outcome.kind === 'none') return null;
@@ -97,40 +86,16 @@ export class AssignmentsService {
     return this.close(request, { state: 'ERROR', error: `flagged by the worker: ${body.reason}` });
   }
 
-  private async close(request: AssignmentActionRequest, outcome: Finish): Promise<object> {
-    const result = await this.prisma.$transaction(async (tx) => {
-      const [row] = await tx.$queryRaw<{ id: string; state: string; worker_id: string | null }[]>`
-        select id, state, worker_id from oversight_task where assignment_id = ${request.assignment_id} for update`;
-      if (!row || row.worker_id !== request.worker_id) throw DomainError.notFound(`assignment ${request.assignment_id} not found`);
-      if (row.state !== 'IN_PROGRESS') {
-        throw new DomainError(ErrorCode.Conflict, `assignment ${request.assignment_id} is already closed: its task is ${row.state}`);
+  private async close(request: AssignmentActionRequest, outcome: TaskOutcome): Promise<object> {
+    const result = await this.repository.withAssignedTask(request.assignment_id, async (task, locked) => {
+      if (!task || task.workerId !== request.worker_id) throw DomainError.notFound(`assignment ${request.assignment_id} not found`);
+      if (task.state !== 'IN_PROGRESS') {
+        throw new DomainError(ErrorCode.Conflict, `assignment ${request.assignment_id} is already closed: its task is ${task.state}`);
       }
-      await this.finish(tx, row.id, outcome);
-      return { assignment_id: request.assignment_id, kind: 'task', task_id: row.id, state: outcome.state };
+      await locked.finish(task.id, outcome);
+      return { assignment_id: request.assignment_id, kind: 'task', task_id: task.id, state: outcome.state };
     });
     this.outbox.poke();
     return result;
   }
-
-  /** Moves a task to COMPLETED or ERROR and writes its event, in the caller's transaction. */
-  private async finish(tx: Tx, taskId: string, outcome: Finish): Promise<void> {
-    const task = await tx.oversightTask.update({
-      where: { id: taskId },
-      data: {
-        state: outcome.state,
-        leaseExpiresAt: null,
-        ...(outcome.state === 'COMPLETED'
-          ? {
-              updatedTags: outcome.updatedTags as unknown as Prisma.InputJsonArray,
-              metadata: outcome.metadata as unknown as Prisma.InputJsonArray,
-            }
-          : { error: outcome.error }),
-      },
-    });
-    const configuration = await tx.oversightConfiguration.findUniqueOrThrow({ where: { id: task.configurationId } });
-    await enqueueTaskEvent(tx, task, configuration);
-  }
 }
-
-type Finish =
-  { state: 'COMPLETED'; updatedTags: TagView[]; metadata: { key: string; value: string }[] } | { state: 'ERROR'; error: string };

@@ -1,11 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { MountedBucketError, S3MountedBucket } from '@workline/blob-store';
 import { type BucketCreateRequest, type BucketView, DomainError, ErrorCode, type MountedBucketSpec } from '@workline/contracts';
-import { PrismaService } from '@workline/db';
+import type { OversightBucket } from '@workline/db';
 import { SecretBox } from '@workline/secrets';
 import { stat } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { type BucketRows, BucketsRepository } from './buckets.repository';
 import { OVERSIGHT_OPTIONS, type OversightOptions } from './oversight.options';
 
 const invalid = (field: string, message: string) =>
@@ -54,7 +55,7 @@ export class BucketsService {
   private readonly box: SecretBox;
 
   constructor(
-    private readonly prisma: PrismaService,
+    @Inject(BucketsRepository) private readonly repository: BucketRows,
     @Inject(OVERSIGHT_OPTIONS) options: OversightOptions,
   ) {
     this.box = new SecretBox(options.secretsKey);
@@ -69,7 +70,7 @@ export class BucketsService {
       if (!isAbsolute(spec.root)) throw invalid('root', 'root must be an absolute path');
       const info = await stat(spec.root).catch(() => undefined);
       if (!info?.isDirectory()) throw invalid('root', `root ${spec.root} is not a directory readable by the service`);
-      return toBucketView(await this.prisma.oversightBucket.create({ data: { ...owner, driver: 'fs', root: spec.root } }));
+      return toBucketView(await this.repository.create({ ...owner, driver: 'fs', root: spec.root }));
     }
     if (spec.driver !== 's3') throw invalid('driver', 'driver must be one of: fs, s3');
     const { sealed_secret_access_key: sealed, driver: _driver, ...settings } = spec;
@@ -85,14 +86,17 @@ export class BucketsService {
       if (error instanceof MountedBucketError) throw invalid(error.field, error.message);
       throw error;
     }
-    return toBucketView(
-      await this.prisma.oversightBucket.create({ data: { ...owner, driver: 's3', s3: { ...s3 }, sealedSecretAccessKey: sealed } }),
-    );
+    return toBucketView(await this.repository.create({ ...owner, driver: 's3', s3: { ...s3 }, sealedSecretAccessKey: sealed }));
+  }
+
+  /** A stored bucket, whoever's it is (a task's: its workstream was checked when the task was created). */
+  find(bucketId: string): Promise<OversightBucket | null> {
+    return this.repository.findById(bucketId);
   }
 
   /** The caller's bucket; another workstream's is "not found" like an unknown id. */
   async ofWorkstream(workstreamId: string, bucketId: string) {
-    const row = await this.prisma.oversightBucket.findUnique({ where: { id: bucketId } });
+    const row = await this.repository.findById(bucketId);
     if (!row || row.workstreamId !== workstreamId) throw DomainError.notFound(`bucket ${bucketId} not found`);
     return row;
   }

@@ -1,9 +1,9 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { type BlobStore, PeriodicSweep } from '@workline/blob-store';
 import { DomainError, type MediaGrantCreateReply, type MediaGrantCreateRequest } from '@workline/contracts';
-import { PrismaService } from '@workline/db';
 import { randomBytes } from 'node:crypto';
 import { ConfigurationsService } from './configurations.service';
+import { type MediaGrantRows, MediaGrantsRepository } from './media-grants.repository';
 import { mediaBlobKey, OVERSIGHT_OPTIONS, type OversightOptions } from './oversight.options';
 
 /** Grants looked at per sweep query (the sweep goes on until a query finds fewer). */
@@ -27,7 +27,7 @@ export class MediaGrantsService implements OnApplicationBootstrap, OnApplication
   private readonly sweeper: PeriodicSweep;
 
   constructor(
-    private readonly prisma: PrismaService,
+    @Inject(MediaGrantsRepository) private readonly repository: MediaGrantRows,
     private readonly configurations: ConfigurationsService,
     @Inject(OVERSIGHT_OPTIONS) options: OversightOptions,
   ) {
@@ -44,14 +44,12 @@ export class MediaGrantsService implements OnApplicationBootstrap, OnApplication
   async create(request: MediaGrantCreateRequest): Promise<MediaGrantCreateReply> {
     await this.configurations.ofWorkstream(request.workstream_id, request.configuration_id);
     const id = `med_${randomBytes(18).toString('base64url')}`;
-    await this.prisma.oversightMediaGrant.create({
-      data: {
-        id,
-        workstreamId: request.workstream_id,
-        accountId: request.account_id,
-        configurationId: request.configuration_id,
-        expiresAt: new Date(request.expires_at),
-      },
+    await this.repository.create({
+      id,
+      workstreamId: request.workstream_id,
+      accountId: request.account_id,
+      configurationId: request.configuration_id,
+      expiresAt: new Date(request.expires_at),
     });
     return { media_key: id };
   }
@@ -67,26 +65,16 @@ export class MediaGrantsService implements OnApplicationBootstrap, OnApplication
   /** One batch of grants past their retention; returns how many it looked at. */
   async sweep(): Promise<number> {
     const cutoff = new Date(Date.now() - this.retentionSeconds * 1000);
-    const grants = await this.prisma.oversightMediaGrant.findMany({
-      where: { expiresAt: { lt: cutoff } },
-      select: { id: true },
-      orderBy: { expiresAt: 'asc' },
-      take: SWEEP_BATCH,
-    });
-    for (const { id } of grants) await this.retire(id);
+    const grants = await this.repository.expiredBefore(cutoff, SWEEP_BATCH);
+    for (const id of grants) await this.retire(id);
     return grants.length;
   }
 
   /** Removes a grant; its media too unless a task uses it (tasks read their media for as long as they exist). */
   private async retire(id: string): Promise<void> {
-    await this.prisma.$transaction(async (tx) => {
-      // skip locked: a task creation holding the grant (FOR SHARE, TasksService) is under way; the next sweep sees its task.
-      const locked = await tx.$queryRaw<{ id: string }[]>`select id from oversight_media_grant where id = ${id} for update skip locked`;
-      if (!locked.length) return;
-      const used = await tx.oversightTask.findFirst({ where: { mediaKey: id, bucketId: null }, select: { id: true } });
-      // Deleted before the grant's row: if this fails the transaction rolls back and the next sweep retries.
-      if (!used) await this.blobs.delete(mediaBlobKey(id));
-      await tx.oversightMediaGrant.delete({ where: { id } });
+    await this.repository.retire(id, async (usedByTask) => {
+      // Deleted before the grant's row: if this fails the grant stays and the next sweep retries.
+      if (!usedByTask) await this.blobs.delete(mediaBlobKey(id));
     });
   }
 }

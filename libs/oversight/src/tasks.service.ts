@@ -4,7 +4,6 @@ import { parseCallbackUrl } from '@workline/callback-url';
 import {
   type AdminTaskView,
   BUCKET_MEDIA_TYPES,
-  afterCursor,
   DomainError,
   ErrorCode,
   keysetPage,
@@ -23,22 +22,14 @@ import {
   type TaskView,
   UPLOAD_MEDIA_TYPES,
 } from '@workline/contracts';
-import {
-  AlreadyCreated,
-  type Batcher,
-  createOnce,
-  DbPool,
-  type IdempotencyStamp,
-  type Prisma,
-  PrismaService,
-  statement,
-} from '@workline/db';
+import { AlreadyCreated, createOnce, type IdempotencyStamp } from '@workline/db';
 import { SecretBox } from '@workline/secrets';
 import { randomBytes } from 'node:crypto';
 import { bucketSpec, BucketsService } from './buckets.service';
 import { ConfigurationsService } from './configurations.service';
 import { unknownMediaKey } from './media-grants.service';
 import { mediaBlobKey, OVERSIGHT_OPTIONS, type OversightOptions } from './oversight.options';
+import { type NewTask, type TaskRows, TasksRepository } from './tasks.repository';
 
 const invalid = (field: string, message: string) =>
   new DomainError(ErrorCode.Validation, `Invalid request: ${message}`, [{ field, message }]);
@@ -56,23 +47,6 @@ interface TaskRow {
   createdAt: Date;
   updatedAt: Date;
 }
-
-/** What the admin task list shows, and all it reads: never the sealed API key or callback credentials. */
-const ADMIN_TASK_VIEW_COLUMNS = {
-  id: true,
-  state: true,
-  mediaKey: true,
-  configurationId: true,
-  bucketId: true,
-  existingTags: true,
-  updatedTags: true,
-  metadata: true,
-  error: true,
-  createdAt: true,
-  updatedAt: true,
-  workstreamId: true,
-  accountId: true,
-} as const satisfies Prisma.OversightTaskSelect;
 
 export function toTaskView(row: TaskRow): TaskView {
   const view: TaskView = {
@@ -95,100 +69,20 @@ export function toTaskView(row: TaskRow): TaskView {
   return view;
 }
 
-/** A task row as task creation inserts it (state QUEUED, created and updated now). */
-interface NewTask {
-  id: string;
-  workstream_id: string;
-  account_id: string;
-  configuration_id: string;
-  media_key: string;
-  bucket_id: string | null;
-  media_type: string;
-  callback_url: string | null;
-  sealed_authorization: string | null;
-  sealed_api_key: string;
-  existing_tags: { value: string; confidence_score: number | undefined }[];
-  idempotency_key: string | null;
-  idempotency_hash: string | null;
-}
-
-/**
- * The tasks of a batch in one statement (one commit). The upload grants of their media are held (FOR SHARE)
- * until the tasks commit, so the grant sweep cannot delete the media in between (it locks grants FOR UPDATE
- * SKIP LOCKED); a task whose grant the sweep removed first is not inserted. A row whose Idempotency-Key is
- * already taken in its workstream (by an earlier task, or by another row of the same batch) is skipped.
- * Answers the ids inserted and the media keys held.
- */
-const INSERT_TASKS = statement(
-  'oversight_tasks_insert',
-  `with batch as materialized (
-     select * from jsonb_to_recordset($1::jsonb) as x(id text, workstream_id text, account_id text, configuration_id text, media_key text,
-       bucket_id text, media_type text, callback_url text, sealed_authorization text, sealed_api_key text, existing_tags jsonb,
-       idempotency_key text, idempotency_hash text)
-   ), held as materialized (
-     select id from oversight_media_grant where id in (select media_key from batch where bucket_id is null) for share
-   ), inserted as (
-     insert into oversight_task (id, workstream_id, account_id, configuration_id, media_key, bucket_id, media_type, callback_url,
-       sealed_authorization, sealed_api_key, state, existing_tags, idempotency_key, idempotency_hash, created_at, updated_at)
-     select id, workstream_id, account_id, configuration_id, media_key, bucket_id, media_type, callback_url,
-       sealed_authorization, sealed_api_key, 'QUEUED', existing_tags, idempotency_key, idempotency_hash, now(), now()
-     from batch where bucket_id is not null or media_key in (select id from held)
-     on conflict (workstream_id, idempotency_key) do nothing
-     returning id
-   )
-   select (select coalesce(array_agg(id), '{}') from inserted) as inserted, (select coalesce(array_agg(id), '{}') from held) as held`,
-);
-
-/** What became of a task of a batch. */
-type TaskInsert = 'inserted' | 'key taken' | 'grant gone';
-
-interface GrantRow {
-  id: string;
-  workstream_id: string;
-  configuration_id: string;
-}
-
-const SELECT_GRANTS = statement(
-  'oversight_media_grants_by_id',
-  'select id, workstream_id, configuration_id from oversight_media_grant where id = any($1::text[])',
-);
-
-const SELECT_TASK_BY_KEY = statement(
-  'oversight_task_by_idempotency_key',
-  'select id, idempotency_hash as "idempotencyHash" from oversight_task where workstream_id = $1 and idempotency_key = $2',
-);
-
 /** Annotation tasks: creation (with the media and bucket rules), status, and where their media is. */
 @Injectable()
 export class TasksService {
   private readonly blobs: BlobStore;
   private readonly box: SecretBox;
-  /** Task creations that arrive together are inserted together (group commit, docs/decisions.md). */
-  private readonly inserts: Batcher<NewTask, TaskInsert>;
-  /** Upload grants looked up together: one query for the batch. */
-  private readonly grantLookups: Batcher<string, GrantRow | undefined>;
 
   constructor(
-    private readonly prisma: PrismaService,
-    private readonly db: DbPool,
+    @Inject(TasksRepository) private readonly repository: TaskRows,
     private readonly configurations: ConfigurationsService,
     private readonly buckets: BucketsService,
     @Inject(OVERSIGHT_OPTIONS) options: OversightOptions,
   ) {
     this.blobs = options.blobs;
     this.box = new SecretBox(options.secretsKey);
-    this.inserts = db.batcher('tasks', async (tasks: NewTask[]) => {
-      const [result] = await db.query<{ inserted: string[]; held: string[] }>(INSERT_TASKS, [JSON.stringify(tasks)]);
-      const inserted = new Set(result.inserted);
-      const held = new Set(result.held);
-      return tasks.map((task): TaskInsert =>
-        inserted.has(task.id) ? 'inserted' : task.bucket_id === null && !held.has(task.media_key) ? 'grant gone' : 'key taken',
-      );
-    });
-    this.grantLookups = db.batcher('media_grant_lookups', async (ids: string[]) => {
-      const rows = new Map((await db.query<GrantRow>(SELECT_GRANTS, [ids])).map((row) => [row.id, row]));
-      return ids.map((id) => rows.get(id));
-    });
   }
 
   /**
@@ -208,9 +102,7 @@ export class TasksService {
         idempotency_key: undefined,
         replay_only: undefined,
       },
-      find: async (idempotencyKey) =>
-        (await this.db.query<{ id: string; idempotencyHash: string | null }>(SELECT_TASK_BY_KEY, [workstreamId, idempotencyKey]))[0] ??
-        null,
+      find: (idempotencyKey) => this.repository.findByIdempotencyKey(workstreamId, idempotencyKey),
       create: (stamp) => this.insert(request, stamp),
       replay: (row) => row.id,
       replayOnly: request.replay_only,
@@ -237,7 +129,7 @@ export class TasksService {
       idempotency_key: stamp.idempotencyKey,
       idempotency_hash: stamp.idempotencyHash,
     };
-    const outcome = await this.inserts.submit(task);
+    const outcome = await this.repository.insert(task);
     if (outcome === 'grant gone') throw unknownMediaKey(request.media_key);
     // Another request with the key got there first: createOnce replays its task.
     if (outcome === 'key taken')
@@ -246,7 +138,7 @@ export class TasksService {
   }
 
   async get(request: TaskGetRequest): Promise<TaskView> {
-    const row = await this.prisma.oversightTask.findUnique({ where: { id: request.task_id } });
+    const row = await this.repository.findById(request.task_id);
     const visible = row && row.accountId === request.account_id && (!request.workstream_id || row.workstreamId === request.workstream_id);
     if (!visible) throw DomainError.notFound(`task ${request.task_id} not found`);
     return toTaskView(row);
@@ -255,16 +147,8 @@ export class TasksService {
   /** Every task (admin), optionally of one workstream and in one state, newest first, a page at a time. */
   async list(request: TaskListRequest): Promise<TaskPage> {
     const limit = request.limit ?? TASK_PAGE_DEFAULT;
-    const where: Prisma.OversightTaskWhereInput[] = [];
-    if (request.workstream_id !== undefined) where.push({ workstreamId: request.workstream_id });
-    if (request.state !== undefined) where.push({ state: request.state });
-    if (request.cursor !== undefined) where.push(afterCursor(request.cursor));
-    const rows = await this.prisma.oversightTask.findMany({
-      where: { AND: where },
-      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      take: limit + 1,
-      select: ADMIN_TASK_VIEW_COLUMNS,
-    });
+    const filter = { workstreamId: request.workstream_id, state: request.state, cursor: request.cursor };
+    const rows = await this.repository.list(filter, limit + 1);
     const { page, next_cursor } = keysetPage(rows, limit);
     const tasks: AdminTaskView[] = page.map((row) => ({ ...toTaskView(row), workstream_id: row.workstreamId, account_id: row.accountId }));
     return { tasks, next_cursor };
@@ -272,10 +156,10 @@ export class TasksService {
 
   /** Where the gateway finds a task's bytes (for the signed media URL it serves to workers). */
   async locateMedia(request: TaskMediaLocateRequest): Promise<MediaLocation> {
-    const task = await this.prisma.oversightTask.findUnique({ where: { id: request.task_id } });
+    const task = await this.repository.findById(request.task_id);
     if (!task) throw DomainError.notFound(`task ${request.task_id} not found`);
     if (!task.bucketId) return { source: 'upload', blob_key: mediaBlobKey(task.mediaKey), content_type: task.mediaType };
-    const bucket = await this.prisma.oversightBucket.findUnique({ where: { id: task.bucketId } });
+    const bucket = await this.buckets.find(task.bucketId);
     if (!bucket) throw DomainError.notFound(`bucket ${task.bucketId} not found`);
     return { source: 'bucket', bucket: bucketSpec(bucket), key: task.mediaKey, content_type: task.mediaType };
   }
@@ -285,7 +169,7 @@ export class TasksService {
     try {
       if (!task.bucketId)
         return (await this.blobs.head(mediaBlobKey(task.mediaKey))) ? undefined : `media ${task.mediaKey} can no longer be read`;
-      const bucket = await this.prisma.oversightBucket.findUnique({ where: { id: task.bucketId } });
+      const bucket = await this.buckets.find(task.bucketId);
       if (!bucket) return `bucket ${task.bucketId} no longer exists`;
       const object = await openMountedBucket(bucketSpec(bucket), this.box).head(task.mediaKey);
       return object ? undefined : `media ${task.mediaKey} can no longer be read from bucket ${task.bucketId}`;
@@ -295,7 +179,7 @@ export class TasksService {
   }
 
   private async uploadedMediaType(request: TaskCreateRequest): Promise<string> {
-    const grant = MEDIA_KEY_PATTERN.test(request.media_key) ? await this.grantLookups.submit(request.media_key) : undefined;
+    const grant = MEDIA_KEY_PATTERN.test(request.media_key) ? await this.repository.grant(request.media_key) : undefined;
     if (!grant || grant.workstream_id !== request.workstream_id) throw unknownMediaKey(request.media_key);
     if (grant.configuration_id !== request.configuration_id) {
       throw invalid(

@@ -1,0 +1,87 @@
+import { Injectable } from '@nestjs/common';
+import type { TagView } from '@workline/contracts';
+import { type OversightTask, Prisma, PrismaService, type PublicSurface } from '@workline/db';
+import type { Tx } from '@workline/messaging';
+import { enqueueTaskEvent } from './task-events';
+
+/** How a task ends: with the worker's result, or failed. */
+export type TaskOutcome =
+  { state: 'COMPLETED'; updatedTags: TagView[]; metadata: { key: string; value: string }[] } | { state: 'ERROR'; error: string };
+
+export interface TaskLease {
+  assignmentId: string;
+  workerId: string;
+  leaseExpiresAt: Date;
+}
+
+/** A task held by an assignment, as closing it needs it. */
+export interface AssignedTask {
+  id: string;
+  state: string;
+  workerId: string | null;
+}
+
+/** What the work API does to a task it holds locked, in the transaction that holds it. */
+export interface LockedTasks {
+  /** Hands the task to a worker until the lease ends (IN_PROGRESS). */
+  lease(taskId: string, lease: TaskLease): Promise<OversightTask>;
+  /** Moves the task to COMPLETED or ERROR and writes its event into the outbox. */
+  finish(taskId: string, outcome: TaskOutcome): Promise<void>;
+}
+
+/** The task rows the work API leases and finishes (AssignmentsService holds the rules). */
+@Injectable()
+export class AssignmentsRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  /**
+   * Runs `work` in one transaction holding the oldest task due for a worker (QUEUED, or IN_PROGRESS whose lease
+   * ran out), locked FOR UPDATE SKIP LOCKED so two workers never get the same one; undefined when none is due.
+   */
+  withNextDueTask<T>(work: (task: OversightTask | undefined, tasks: LockedTasks) => Promise<T>): Promise<T> {
+    return this.prisma.$transaction(async (tx) => {
+      const [candidate] = await tx.$queryRaw<{ id: string }[]>`
+        select id from oversight_task
+        where state = 'QUEUED' or (state = 'IN_PROGRESS' and lease_expires_at < now())
+        order by created_at, id
+        limit 1
+        for update skip locked`;
+      const task = candidate ? await tx.oversightTask.findUniqueOrThrow({ where: { id: candidate.id } }) : undefined;
+      return work(task, lockedTasks(tx));
+    });
+  }
+
+  /** Runs `work` in one transaction holding the task of an assignment (FOR UPDATE); undefined when none has it. */
+  withAssignedTask<T>(assignmentId: string, work: (task: AssignedTask | undefined, tasks: LockedTasks) => Promise<T>): Promise<T> {
+    return this.prisma.$transaction(async (tx) => {
+      const [row] = await tx.$queryRaw<{ id: string; state: string; worker_id: string | null }[]>`
+        select id, state, worker_id from oversight_task where assignment_id = ${assignmentId} for update`;
+      return work(row && { id: row.id, state: row.state, workerId: row.worker_id }, lockedTasks(tx));
+    });
+  }
+}
+
+function lockedTasks(tx: Tx): LockedTasks {
+  return {
+    lease: (taskId, lease) => tx.oversightTask.update({ where: { id: taskId }, data: { state: 'IN_PROGRESS', ...lease } }),
+    finish: async (taskId, outcome) => {
+      const task = await tx.oversightTask.update({
+        where: { id: taskId },
+        data: {
+          state: outcome.state,
+          leaseExpiresAt: null,
+          ...(outcome.state === 'COMPLETED'
+            ? {
+                updatedTags: outcome.updatedTags as unknown as Prisma.InputJsonArray,
+                metadata: outcome.metadata as unknown as Prisma.InputJsonArray,
+              }
+            : { error: outcome.error }),
+        },
+      });
+      const configuration = await tx.oversightConfiguration.findUniqueOrThrow({ where: { id: task.configurationId } });
+      await enqueueTaskEvent(tx, task, configuration);
+    },
+  };
+}
+
+export type AssignmentRows = PublicSurface<AssignmentsRepository>;
