@@ -5,6 +5,7 @@ import { ServiceName } from '@workline/contracts';
 import { DbModule } from '@workline/db';
 import { KafkaModule, type KafkaSettings } from '@workline/messaging';
 import {
+  LinesRepository,
   LinesService,
   PLATFORM_CLOCK,
   PLATFORM_SETTINGS,
@@ -50,6 +51,7 @@ export class PlatformRunsModule {
         { provide: PLATFORM_SETTINGS, useValue: platform },
         { provide: BlobReplies, useValue: replies },
         { provide: PLATFORM_CLOCK, useValue: systemClock },
+        LinesRepository,
         LinesService,
         RunsService,
         UnitWorkService,

@@ -1,3 +1,4 @@
+export * from './lines.repository';
 export * from './lines.service';
 export * from './platform.settings';
 export * from './run-request';
