@@ -9,6 +9,7 @@ import {
   ReportsService,
   UPLOAD_SWEEP_SECONDS,
   UploadsService,
+  WorkstreamsRepository,
   WorkstreamsService,
 } from '@workline/performance';
 import { PerformanceApiRpcController } from './performance-api.rpc-controller';
@@ -23,6 +24,7 @@ export class PerformanceModule {
       imports: [DbModule.forRoot(env.DATABASE_URL, env.DATABASE_POOL_SIZE), KafkaModule.forRoot({ settings, outbox: true })],
       controllers: [WorkstreamsRpcController, PerformanceApiRpcController],
       providers: [
+        WorkstreamsRepository,
         WorkstreamsService,
         RecordsService,
         UploadsService,

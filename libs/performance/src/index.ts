@@ -1,3 +1,4 @@
+export * from './workstreams.repository';
 export * from './workstreams.service';
 export * from './record-rules';
 export * from './csv-rows';
