@@ -5,6 +5,7 @@ import { KafkaModule, type KafkaSettings } from '@workline/messaging';
 import {
   BLOB_STORE,
   INSTANCE_ID,
+  RecordsRepository,
   RecordsService,
   ReportsService,
   UPLOAD_SWEEP_SECONDS,
@@ -26,6 +27,7 @@ export class PerformanceModule {
       providers: [
         WorkstreamsRepository,
         WorkstreamsService,
+        RecordsRepository,
         RecordsService,
         UploadsService,
         ReportsService,
