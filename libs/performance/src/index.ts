@@ -6,4 +6,5 @@ export * from './record-store';
 export * from './records.repository';
 export * from './records.service';
 export * from './uploads.service';
+export * from './reports.repository';
 export * from './reports.service';
