@@ -5,6 +5,7 @@ export * from './csv-rows';
 export * from './record-store';
 export * from './records.repository';
 export * from './records.service';
+export * from './uploads.repository';
 export * from './uploads.service';
 export * from './reports.repository';
 export * from './reports.service';
