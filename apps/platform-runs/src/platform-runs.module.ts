@@ -14,6 +14,7 @@ import {
   RunsService,
   systemClock,
   UnitLeaseMetrics,
+  UnitWorkRepository,
   UnitWorkService,
 } from '@workline/platform-runs';
 import { LinesRpcController } from './lines.rpc-controller';
@@ -56,6 +57,7 @@ export class PlatformRunsModule {
         LinesService,
         RunsRepository,
         RunsService,
+        UnitWorkRepository,
         UnitWorkService,
         UnitLeaseMetrics,
       ],

@@ -6,5 +6,6 @@ export * from './run-views';
 export * from './runs.repository';
 export * from './runs.service';
 export * from './time-format';
+export * from './unit-work.repository';
 export * from './unit-work.service';
 export * from './unit-lease.metrics';
