@@ -5,10 +5,14 @@ import { KafkaModule, type KafkaSettings } from '@workline/messaging';
 import {
   BLOB_STORE,
   INSTANCE_ID,
+  RecordsRepository,
   RecordsService,
+  ReportsRepository,
   ReportsService,
   UPLOAD_SWEEP_SECONDS,
+  UploadsRepository,
   UploadsService,
+  WorkstreamsRepository,
   WorkstreamsService,
 } from '@workline/performance';
 import { PerformanceApiRpcController } from './performance-api.rpc-controller';
@@ -23,9 +27,13 @@ export class PerformanceModule {
       imports: [DbModule.forRoot(env.DATABASE_URL, env.DATABASE_POOL_SIZE), KafkaModule.forRoot({ settings, outbox: true })],
       controllers: [WorkstreamsRpcController, PerformanceApiRpcController],
       providers: [
+        WorkstreamsRepository,
         WorkstreamsService,
+        RecordsRepository,
         RecordsService,
+        UploadsRepository,
         UploadsService,
+        ReportsRepository,
         ReportsService,
         { provide: BLOB_STORE, useValue: new FsBlobStore(env.BLOB_DIR) },
         { provide: INSTANCE_ID, useValue: env.INSTANCE_ID },

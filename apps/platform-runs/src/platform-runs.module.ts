@@ -5,13 +5,16 @@ import { ServiceName } from '@workline/contracts';
 import { DbModule } from '@workline/db';
 import { KafkaModule, type KafkaSettings } from '@workline/messaging';
 import {
+  LinesRepository,
   LinesService,
   PLATFORM_CLOCK,
   PLATFORM_SETTINGS,
   type PlatformSettings,
+  RunsRepository,
   RunsService,
   systemClock,
   UnitLeaseMetrics,
+  UnitWorkRepository,
   UnitWorkService,
 } from '@workline/platform-runs';
 import { LinesRpcController } from './lines.rpc-controller';
@@ -50,8 +53,11 @@ export class PlatformRunsModule {
         { provide: PLATFORM_SETTINGS, useValue: platform },
         { provide: BlobReplies, useValue: replies },
         { provide: PLATFORM_CLOCK, useValue: systemClock },
+        LinesRepository,
         LinesService,
+        RunsRepository,
         RunsService,
+        UnitWorkRepository,
         UnitWorkService,
         UnitLeaseMetrics,
       ],

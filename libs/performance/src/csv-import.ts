@@ -9,7 +9,7 @@ import { from as copyFrom } from 'pg-copy-streams';
 import { type CsvColumn, csvRowToInput } from './csv-rows';
 import { checkRecord, type PerformanceKind, type QualityRecordInput, type RecordInputOf, type WorkstreamConfig } from './record-rules';
 import { KEY_COLUMNS, qcEvent, type QcEventRow, qcReason, TABLES } from './record-store';
-import { PERFORMANCE_SOURCE } from './workstreams.service';
+import { PERFORMANCE_SOURCE } from './workstreams.repository';
 
 /**
  * The write side of a CSV import (docs/csv-formats.md, "How an import runs"): a batch of checked rows is

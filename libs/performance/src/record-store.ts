@@ -3,7 +3,7 @@ import { type Sql, statement } from '@workline/db';
 import { enqueueEvents } from '@workline/messaging';
 import { randomUUID } from 'node:crypto';
 import type { PerformanceKind, QualityRecordInput, RecordInputOf, WorkstreamConfig } from './record-rules';
-import { PERFORMANCE_SOURCE } from './workstreams.service';
+import { PERFORMANCE_SOURCE } from './workstreams.repository';
 
 export type StoreOutcome = 'stored' | 'replaced' | 'ignored';
 

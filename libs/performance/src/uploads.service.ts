@@ -3,7 +3,6 @@ import { type BlobStore, PeriodicSweep } from '@workline/blob-store';
 import {
   DomainError,
   ErrorCode,
-  type FieldError,
   type PerformanceUploadCheckOpenRequest,
   type PerformanceUploadCreateRequest,
   type PerformanceUploadGetRequest,
@@ -13,15 +12,13 @@ import {
   type PerformanceUploadView,
   performanceUploadFolder,
 } from '@workline/contracts';
-import { DbPool, PrismaService, type Sql, type Statement, statement } from '@workline/db';
-import { OutboxRelay } from '@workline/messaging';
 import { parse } from 'csv-parse';
 import { randomUUID } from 'node:crypto';
-import type { PoolClient } from 'pg';
 import { ImportBatch } from './csv-import';
 import { type CsvColumn, csvColumns } from './csv-rows';
 import { EventLoopTurns } from './event-loop-turns';
 import type { PerformanceKind } from './record-rules';
+import { UploadClaimLost, type UploadRow, UploadsRepository } from './uploads.repository';
 import { WorkstreamsService } from './workstreams.service';
 
 export const BLOB_STORE = Symbol('BLOB_STORE');
@@ -50,28 +47,6 @@ export const UPLOAD_LIMITS = {
   sweepBatch: 100,
 } as const;
 
-interface UploadRow {
-  id: string;
-  workstreamId: string;
-  accountId: string;
-  kind: string;
-  fileName: string | null;
-  state: string;
-  blobKey: string | null;
-  bytes: bigint | null;
-  expiresAt: Date;
-  rowsProcessed: number;
-  rowsStored: number;
-  rowsReplaced: number;
-  rowsIgnored: number;
-  rowsRejected: number;
-  failure: string | null;
-  createdAt: Date;
-  receivedAt: Date | null;
-  startedAt: Date | null;
-  finishedAt: Date | null;
-}
-
 /** Why an upload takes no file (any more); undefined while it still does. */
 function closedUpload(row: { id: string; state: string; expiresAt: Date }): DomainError | undefined {
   const waiting = row.state === 'awaiting_upload' || row.state === 'expired';
@@ -85,7 +60,6 @@ const alreadyReceived = (id: string) =>
   new DomainError(ErrorCode.Conflict, `upload ${id} has already been received; generate a new presigned URL for another file`);
 
 class UploadFailed extends Error {}
-class ClaimLost extends Error {}
 
 /**
  * Bulk CSV uploads: created with a presigned URL (signed by the gateway), received when the gateway has
@@ -101,10 +75,8 @@ export class UploadsService implements OnApplicationBootstrap, OnApplicationShut
   private readonly sweeper: PeriodicSweep;
 
   constructor(
-    private readonly prisma: PrismaService,
-    private readonly db: DbPool,
+    private readonly uploads: UploadsRepository,
     private readonly workstreams: WorkstreamsService,
-    private readonly outbox: OutboxRelay,
     @Inject(BLOB_STORE) private readonly blobs: BlobStore,
     @Inject(INSTANCE_ID) private readonly instanceId: string,
     @Inject(UPLOAD_SWEEP_SECONDS) sweepSeconds: number,
@@ -119,16 +91,14 @@ export class UploadsService implements OnApplicationBootstrap, OnApplicationShut
 
   async create(request: PerformanceUploadCreateRequest): Promise<PerformanceUploadView> {
     const workstream = await this.workstreams.authorize(request.caller, request.workstream_id);
-    const row = await this.prisma.performanceUpload.create({
-      data: {
-        id: `upl_${randomUUID().replace(/-/g, '')}`,
-        workstreamId: workstream.id,
-        accountId: workstream.account_id,
-        kind: request.kind,
-        fileName: request.file_name ?? null,
-        state: 'awaiting_upload',
-        expiresAt: new Date(Date.now() + request.expires_in_seconds * 1000),
-      },
+    const row = await this.uploads.insert({
+      id: `upl_${randomUUID().replace(/-/g, '')}`,
+      workstreamId: workstream.id,
+      accountId: workstream.account_id,
+      kind: request.kind,
+      fileName: request.file_name ?? null,
+      state: 'awaiting_upload',
+      expiresAt: new Date(Date.now() + request.expires_in_seconds * 1000),
     });
     return this.view(row);
   }
@@ -138,7 +108,7 @@ export class UploadsService implements OnApplicationBootstrap, OnApplicationShut
    * The view tells the gateway the upload's kind (its size limit). `received` checks again: two PUTs may race.
    */
   async checkOpen(request: PerformanceUploadCheckOpenRequest): Promise<PerformanceUploadView> {
-    const row = await this.prisma.performanceUpload.findUnique({ where: { id: request.upload_id } });
+    const row = await this.uploads.find(request.upload_id);
     if (!row) throw DomainError.notFound(`upload ${request.upload_id} not found`);
     const closed = closedUpload(row);
     if (closed) throw closed;
@@ -147,32 +117,23 @@ export class UploadsService implements OnApplicationBootstrap, OnApplicationShut
 
   /** The gateway stored the bytes under blob_key: queue the upload (once; a second PUT is 409). */
   async received(request: PerformanceUploadReceivedRequest): Promise<PerformanceUploadView> {
-    const updated = await this.prisma.performanceUpload.updateMany({
-      where: { id: request.upload_id, state: 'awaiting_upload', expiresAt: { gt: new Date() } },
-      data: { state: 'queued', blobKey: request.blob_key, bytes: BigInt(request.bytes), receivedAt: new Date() },
-    });
-    const row = await this.prisma.performanceUpload.findUnique({ where: { id: request.upload_id } });
+    const queued = await this.uploads.markReceived(request.upload_id, { blobKey: request.blob_key, bytes: request.bytes });
+    const row = await this.uploads.find(request.upload_id);
     if (!row) throw DomainError.notFound(`upload ${request.upload_id} not found`);
-    if (!updated.count) throw closedUpload(row) ?? alreadyReceived(row.id);
+    if (!queued) throw closedUpload(row) ?? alreadyReceived(row.id);
     this.wake?.();
     return this.view(row);
   }
 
   async get(request: PerformanceUploadGetRequest): Promise<PerformanceUploadView> {
     const workstream = await this.workstreams.authorize(request.caller, request.workstream_id);
-    const row = await this.prisma.performanceUpload.findFirst({ where: { id: request.upload_id, workstreamId: workstream.id } });
+    const row = await this.uploads.findOfWorkstream(request.upload_id, workstream.id);
     if (!row) throw DomainError.notFound(`upload ${request.upload_id} not found`);
     return this.view(row);
   }
 
   private async view(row: UploadRow): Promise<PerformanceUploadView> {
-    const rejections = row.rowsRejected
-      ? await this.prisma.performanceUploadRejection.findMany({
-          where: { uploadId: row.id },
-          orderBy: { row: 'asc' },
-          take: UPLOAD_LIMITS.rejectionsKept,
-        })
-      : [];
+    const rejections = row.rowsRejected ? await this.uploads.rejections(row.id, UPLOAD_LIMITS.rejectionsKept) : [];
     const state: PerformanceUploadState =
       row.state === 'awaiting_upload' && row.expiresAt.getTime() <= Date.now() ? 'expired' : (row.state as PerformanceUploadState);
     const iso = (date: Date | null) => date?.toISOString() ?? null;
@@ -194,7 +155,7 @@ export class UploadsService implements OnApplicationBootstrap, OnApplicationShut
       rows_replaced: row.rowsReplaced,
       rows_duplicates_ignored: row.rowsIgnored,
       rows_rejected: row.rowsRejected,
-      rejections: rejections.map((r) => ({ row: r.row, errors: r.errors as unknown as FieldError[] })),
+      rejections,
       rejections_truncated: row.rowsRejected > rejections.length,
       failure: row.failure,
     };
@@ -216,7 +177,7 @@ export class UploadsService implements OnApplicationBootstrap, OnApplicationShut
     while (this.running) {
       let worked = false;
       try {
-        const id = await this.claim();
+        const id = await this.uploads.claim(this.instanceId, UPLOAD_LIMITS.staleAfterSeconds);
         if (id) {
           worked = true;
           await this.process(id);
@@ -236,27 +197,14 @@ export class UploadsService implements OnApplicationBootstrap, OnApplicationShut
     }
   }
 
-  /** Takes the oldest queued upload, or one whose instance stopped reporting (crashed). */
-  private async claim(): Promise<string | undefined> {
-    const rows = await this.prisma.$queryRaw<{ id: string }[]>`
-      update performance_upload set state = 'processing', claimed_by = ${this.instanceId}, heartbeat_at = now(),
-        started_at = coalesce(started_at, now())
-      where id = (
-        select id from performance_upload
-        where state = 'queued' or (state = 'processing' and heartbeat_at < now() - make_interval(secs => ${UPLOAD_LIMITS.staleAfterSeconds}))
-        order by received_at limit 1 for update skip locked)
-      returning id`;
-    return rows[0]?.id;
-  }
-
   private async process(id: string): Promise<void> {
-    const upload = await this.prisma.performanceUpload.findUniqueOrThrow({ where: { id } });
+    const upload = await this.uploads.get(id);
     let finished: boolean;
     try {
       await this.importRows(upload);
       finished = await this.finish(id, { state: 'completed' });
     } catch (error) {
-      if (error instanceof ClaimLost) return;
+      if (error instanceof UploadClaimLost) return;
       const failure =
         error instanceof UploadFailed
           ? error.message
@@ -271,11 +219,7 @@ export class UploadsService implements OnApplicationBootstrap, OnApplicationShut
 
   /** True when this instance still held the upload and recorded its end. */
   private async finish(id: string, data: { state: 'completed' | 'failed'; failure?: string }): Promise<boolean> {
-    const updated = await this.prisma.performanceUpload.updateMany({
-      where: { id, claimedBy: this.instanceId },
-      data: { ...data, finishedAt: new Date() },
-    });
-    return updated.count === 1;
+    return this.uploads.finish(id, this.instanceId, data);
   }
 
   /**
@@ -285,7 +229,7 @@ export class UploadsService implements OnApplicationBootstrap, OnApplicationShut
   private async deleteFiles(id: string): Promise<void> {
     try {
       await this.blobs.deleteFolder(performanceUploadFolder(id));
-      await this.prisma.performanceUpload.updateMany({ where: { id, state: { in: ['completed', 'failed'] } }, data: { blobKey: null } });
+      await this.uploads.forgetFile(id, ['completed', 'failed']);
     } catch (error) {
       this.logger.warn(
         `files of upload ${id} not deleted yet, the sweep will retry: ${error instanceof Error ? error.message : String(error)}`,
@@ -302,27 +246,11 @@ export class UploadsService implements OnApplicationBootstrap, OnApplicationShut
    */
   async sweep(): Promise<number> {
     const cutoff = new Date(Date.now() - UPLOAD_LIMITS.expiredFilesGraceSeconds * 1000);
-    const rows = await this.prisma.performanceUpload.findMany({
-      where: {
-        OR: [
-          { state: { in: ['completed', 'failed'] }, blobKey: { not: null } },
-          { state: 'awaiting_upload', expiresAt: { lt: cutoff } },
-        ],
-      },
-      select: { id: true, state: true },
-      orderBy: { createdAt: 'asc' },
-      take: UPLOAD_LIMITS.sweepBatch,
-    });
+    const rows = await this.uploads.sweepable(cutoff, UPLOAD_LIMITS.sweepBatch);
     for (const row of rows) {
       await this.blobs.deleteFolder(performanceUploadFolder(row.id));
-      if (row.state === 'awaiting_upload') {
-        await this.prisma.performanceUpload.updateMany({
-          where: { id: row.id, state: 'awaiting_upload', expiresAt: { lt: cutoff } },
-          data: { state: 'expired' },
-        });
-      } else {
-        await this.prisma.performanceUpload.updateMany({ where: { id: row.id, state: row.state }, data: { blobKey: null } });
-      }
+      if (row.state === 'awaiting_upload') await this.uploads.markExpired(row.id, cutoff);
+      else await this.uploads.forgetFile(row.id, [row.state]);
     }
     return rows.length;
   }
@@ -337,7 +265,7 @@ export class UploadsService implements OnApplicationBootstrap, OnApplicationShut
     const workstream = await this.workstreams.config(upload.workstreamId);
     // Before the file is opened: nothing may be awaited between the stream's creation and its first read,
     // or a read or parse error would be emitted with no listener (and end the process).
-    const connection = await ImportConnection.open(this.db, kind);
+    const connection = await this.uploads.openImport(kind);
     let blob: Awaited<ReturnType<BlobStore['get']>>;
     try {
       blob = upload.blobKey ? await this.blobs.get(upload.blobKey) : undefined;
@@ -358,7 +286,7 @@ export class UploadsService implements OnApplicationBootstrap, OnApplicationShut
     const write = async (full: ImportBatch) => {
       // The batch before must be committed first: the counters are the resume point after a crash.
       await writing;
-      writing = this.commit(connection, upload, full);
+      writing = connection.commit(upload.id, this.instanceId, full, UPLOAD_LIMITS.rejectionsKept);
       // Awaited before the next write or at the end; a failure meanwhile must not count as unhandled.
       writing.catch(() => undefined);
     };
@@ -388,86 +316,5 @@ export class UploadsService implements OnApplicationBootstrap, OnApplicationShut
       await writing?.catch(() => undefined);
       connection.release();
     }
-  }
-
-  /** One transaction: the batch's records, its rejections (up to the cap) and the upload's progress. */
-  private async commit(connection: ImportConnection, upload: UploadRow, batch: ImportBatch): Promise<void> {
-    await connection.transaction(async (sql, client) => {
-      const [current] = await sql.query<{ rows_rejected: number }>(CLAIMED_UPLOAD, [upload.id, this.instanceId]);
-      if (!current) throw new ClaimLost();
-      const counts = await batch.write(client, sql, upload.id);
-      const room = Math.max(0, UPLOAD_LIMITS.rejectionsKept - current.rows_rejected);
-      if (room && batch.rejections.length) await sql.query(INSERT_REJECTIONS, [upload.id, JSON.stringify(batch.rejections.slice(0, room))]);
-      await sql.query(COUNT_PROGRESS, [upload.id, batch.size, counts.stored, counts.replaced, counts.ignored, counts.rejected]);
-    });
-    if (batch.mayCauseEvents) this.outbox.poke();
-  }
-}
-
-/** The upload, locked, if this instance still holds its claim. */
-const CLAIMED_UPLOAD = statement(
-  'performance_upload_claimed',
-  'select rows_rejected from performance_upload where id = $1 and claimed_by = $2 for update',
-);
-
-const INSERT_REJECTIONS = statement(
-  'performance_upload_rejections_insert',
-  `insert into performance_upload_rejection (upload_id, "row", errors)
-   select $1, x."row", x.errors from jsonb_to_recordset($2::jsonb) as x("row" int, errors jsonb)
-   on conflict do nothing`,
-);
-
-const COUNT_PROGRESS = statement(
-  'performance_upload_progress',
-  `update performance_upload set rows_processed = rows_processed + $2, rows_stored = rows_stored + $3, rows_replaced = rows_replaced + $4,
-     rows_ignored = rows_ignored + $5, rows_rejected = rows_rejected + $6, heartbeat_at = now()
-   where id = $1`,
-);
-
-/**
- * The one pool connection an import writes on: COPY needs the connection itself (DbPool's transactions
- * hand out statements only), and the staging table is per connection, created once.
- */
-class ImportConnection {
-  private broken?: Error;
-  private readonly onError = (error: Error) => (this.broken = error);
-
-  private constructor(private readonly client: PoolClient) {
-    // A connection that dies while held emits 'error': without a listener that would crash the process.
-    client.on('error', this.onError);
-  }
-
-  private readonly sql: Sql = {
-    query: async <R extends object>(s: Statement, values: unknown[] = []) =>
-      (await this.client.query<R>({ name: s.name, text: s.text, values })).rows,
-  };
-
-  static async open(db: DbPool, kind: PerformanceKind): Promise<ImportConnection> {
-    const connection = new ImportConnection(await db.pool.connect());
-    try {
-      await ImportBatch.prepare(connection.sql, kind);
-    } catch (error) {
-      connection.broken ??= error as Error;
-      connection.release();
-      throw error;
-    }
-    return connection;
-  }
-
-  async transaction(work: (sql: Sql, client: PoolClient) => Promise<void>): Promise<void> {
-    await this.client.query('begin');
-    try {
-      await work(this.sql, this.client);
-      await this.client.query('commit');
-    } catch (error) {
-      await this.client.query('rollback').catch((rollbackError: Error) => (this.broken = rollbackError));
-      throw error;
-    }
-  }
-
-  /** Back to the pool; a connection that failed is discarded instead. */
-  release(): void {
-    this.client.removeListener('error', this.onError);
-    this.client.release(this.broken);
   }
 }

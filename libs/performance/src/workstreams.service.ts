@@ -3,18 +3,15 @@ import {
   DomainError,
   ErrorCode,
   type PerformanceCaller,
-  Topic,
   type UseCaseDto,
   type WorkstreamCreatedEvent,
   type WorkstreamCreateRequest,
   type WorkstreamView,
 } from '@workline/contracts';
-import { ImmutableRowCache, PrismaService } from '@workline/db';
-import { enqueueEvent, OutboxRelay } from '@workline/messaging';
+import { ImmutableRowCache } from '@workline/db';
 import { randomUUID } from 'node:crypto';
 import type { WorkstreamConfig } from './record-rules';
-
-export const PERFORMANCE_SOURCE = 'performance';
+import { type WorkstreamRow, WorkstreamsRepository } from './workstreams.repository';
 
 /** Defaults of the quality-control settings of a workstream (docs/performance-api.md). */
 export const QC_DEFAULTS = { qc_score_threshold: 0.5, qc_sample_rate: 0.05 } as const;
@@ -25,10 +22,7 @@ export class WorkstreamsService {
   /** Workstreams never change once created and are never deleted: their configuration is cached. */
   private readonly configs = new ImmutableRowCache<WorkstreamConfig>();
 
-  constructor(
-    private readonly prisma: PrismaService,
-    private readonly outbox: OutboxRelay,
-  ) {}
+  constructor(private readonly workstreams: WorkstreamsRepository) {}
 
   async create(request: WorkstreamCreateRequest): Promise<WorkstreamView> {
     const ids = request.use_cases.map((u) => u.id);
@@ -39,34 +33,28 @@ export class WorkstreamsService {
       ]);
     }
     const useCases: UseCaseDto[] = request.use_cases.map((u) => ({ id: u.id, task_definition_ids: [...new Set(u.task_definition_ids)] }));
-    const id = randomUUID();
-    const created = await this.prisma.$transaction(async (tx) => {
-      const row = await tx.workstream.create({
-        data: {
-          id,
-          accountId: request.account_id,
-          name: request.name,
-          useCases: useCases as object[],
-          qcScoreThreshold: request.qc_score_threshold ?? QC_DEFAULTS.qc_score_threshold,
-          qcSampleRate: request.qc_sample_rate ?? QC_DEFAULTS.qc_sample_rate,
-        },
-      });
-      const event: WorkstreamCreatedEvent = {
+    const created = await this.workstreams.insert(
+      {
+        id: randomUUID(),
+        accountId: request.account_id,
+        name: request.name,
+        useCases,
+        qcScoreThreshold: request.qc_score_threshold ?? QC_DEFAULTS.qc_score_threshold,
+        qcSampleRate: request.qc_sample_rate ?? QC_DEFAULTS.qc_sample_rate,
+      },
+      (row): WorkstreamCreatedEvent => ({
         workstream_id: row.id,
         account_id: row.accountId,
         name: row.name,
         use_cases: useCases,
         created_at: row.createdAt.toISOString(),
-      };
-      await enqueueEvent(tx, PERFORMANCE_SOURCE, Topic.WorkstreamCreated, event, { key: row.id });
-      return row;
-    });
-    this.outbox.poke();
+      }),
+    );
     return toView(created);
   }
 
   async get(workstreamId: string): Promise<WorkstreamView> {
-    const row = await this.prisma.workstream.findUnique({ where: { id: workstreamId } });
+    const row = await this.workstreams.find(workstreamId);
     if (!row) throw notFound(workstreamId);
     return toView(row);
   }
@@ -85,7 +73,7 @@ export class WorkstreamsService {
 
   async config(workstreamId: string): Promise<WorkstreamConfig> {
     const config = await this.configs.get(workstreamId, async () => {
-      const row = await this.prisma.workstream.findUnique({ where: { id: workstreamId } });
+      const row = await this.workstreams.find(workstreamId);
       return row && configOf(toView(row));
     });
     if (!config) throw notFound(workstreamId);
@@ -106,15 +94,7 @@ const notFound = (workstreamId: string) => DomainError.notFound(`workstream ${wo
 const forbidden = (workstreamId: string) =>
   new DomainError(ErrorCode.Forbidden, `Forbidden: this API key is not valid for workstream ${workstreamId}`);
 
-function toView(row: {
-  id: string;
-  accountId: string;
-  name: string;
-  useCases: unknown;
-  qcScoreThreshold: number;
-  qcSampleRate: number;
-  createdAt: Date;
-}): WorkstreamView {
+function toView(row: WorkstreamRow): WorkstreamView {
   return {
     id: row.id,
     account_id: row.accountId,

@@ -10,7 +10,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PlatformClock, PlatformSettings } from './platform.settings';
+import { RunsRepository } from './runs.repository';
 import { RunsService } from './runs.service';
+import { UnitWorkRepository } from './unit-work.repository';
 import { UnitWorkService } from './unit-work.service';
 
 /**
@@ -117,8 +119,11 @@ describe('work API queue: random interleavings against a reference model (real P
     sweepSeconds: 300,
     warn: () => undefined,
   });
-  const runs = new RunsService(prisma, db, relay, replies, settings('runs'));
-  const instance = () => new UnitWorkService(db, runs, settings(`prop-${randomUUID().slice(0, 6)}`), clock);
+  const runs = new RunsService(new RunsRepository(prisma, db, relay), replies, settings('runs'));
+  const instance = () => {
+    const own = settings(`prop-${randomUUID().slice(0, 6)}`);
+    return new UnitWorkService(new UnitWorkRepository(db, own, clock), runs, own, clock);
+  };
 
   // The stack's relay publishes the callbacks this test writes and its dispatcher delivers them: here.
   const receiver = new LoopbackReceiver();

@@ -11,13 +11,14 @@ import {
   type UnitAssignmentView,
   validateContract,
 } from '@workline/contracts';
-import { type Batcher, DbPool, type Sql, statement } from '@workline/db';
+import type { Batcher, Sql } from '@workline/db';
 import { withRequestIdHeader } from '@workline/observability';
 import { PLATFORM_CLOCK, PLATFORM_SETTINGS, type PlatformClock, type PlatformSettings } from './platform.settings';
-import { RunStatus, UnitStatus } from './run-views';
+import { UnitStatus } from './run-views';
 import { RunsService } from './runs.service';
-import { type ReservedUnit, UnitReservations } from './unit-reservations';
+import type { ReservedUnit } from './unit-reservations';
 import { isoSeconds } from './time-format';
+import { type AssignmentState, UnitWorkRepository } from './unit-work.repository';
 
 export type UnitOutcome = 'completed' | 'flagged';
 
@@ -41,76 +42,7 @@ interface OutcomeItem {
 
 type OutcomeResult = { reply: AssignmentActionReply } | { error: DomainError };
 
-interface AssignmentState {
-  id: string;
-  run_id: string;
-  seq: number;
-  worker_id: string;
-  outcome: string | null;
-  expires_at: Date;
-  unit_status: string;
-  lease_assignment_id: string | null;
-}
-
 const STATUS_OF: Record<UnitOutcome, string> = { completed: UnitStatus.Completed, flagged: UnitStatus.Flagged };
-
-/**
- * Leases of a batch, in one statement: each unit only while its claim's token is still on it and it is
- * still Processing (an abort, or another instance that took the reservation over, makes the lease fail).
- */
-const LEASE = statement(
-  'platform_units_lease',
-  `with x as (
-     select * from jsonb_to_recordset($1::jsonb) as x(id text, run_id text, seq int, token text, worker_id text)
-   ), leased as (
-     update platform_unit u set lease_assignment_id = x.id, lease_expires_at = $2, reserved_by = null, reserved_until = null
-     from x
-     where u.run_id = x.run_id and u.seq = x.seq and u.reserved_by = x.token and u.status = '${UnitStatus.Processing}'
-     returning x.id, x.run_id, x.seq, x.worker_id
-   ), assignments as (
-     insert into platform_unit_assignment (id, run_id, seq, worker_id, expires_at, created_at)
-     select id, run_id, seq, worker_id, $2, $3 from leased
-   )
-   select id from leased`,
-);
-
-/** Locks the assignments of a batch and their units (in one order, so concurrent batches do not deadlock) and reads where they stand. */
-const LOCK_ASSIGNMENTS = statement(
-  'platform_assignments_lock',
-  `select a.id, a.run_id, a.seq, a.worker_id, a.outcome, a.expires_at, u.status as unit_status, u.lease_assignment_id
-   from platform_unit_assignment a
-   join platform_unit u on u.run_id = a.run_id and u.seq = a.seq
-   where a.id = any($1::text[])
-   order by a.run_id, a.seq
-   for update of a, u`,
-);
-
-/**
- * The outcomes of a batch from arrays: units, assignments, and each run's counter once (the last unit
- * makes the run Processed). Answers the runs that became Processed.
- */
-const APPLY_OUTCOMES = statement(
-  'platform_outcomes_apply',
-  `with x as (
-     select * from jsonb_to_recordset($1::jsonb) as x(id text, run_id text, seq int, status text, outcome text, output jsonb, reason text)
-   ), units as (
-     update platform_unit u set status = x.status, output = x.output, flag_reason = x.reason, processed_at = $2,
-       lease_assignment_id = null, lease_expires_at = null
-     from x where u.run_id = x.run_id and u.seq = x.seq
-   ), assignments as (
-     update platform_unit_assignment a set outcome = x.outcome, ended_at = $2 from x where a.id = x.id
-   ), counts as (
-     select run_id, count(*)::int as n from x group by run_id
-   ), runs as (
-     update platform_run r set pending_units = r.pending_units - c.n,
-       status = case when r.pending_units - c.n <= 0 then '${RunStatus.Processed}' else r.status end,
-       processed_at = case when r.pending_units - c.n <= 0 then $2 else r.processed_at end
-     from counts c
-     where r.id = c.run_id and r.status = '${RunStatus.Processing}'
-     returning r.id, r.status
-   )
-   select id from runs where status = '${RunStatus.Processed}'`,
-);
 
 /**
  * The work API for units: a worker leases the oldest unprocessed unit (a lease, not a lock held open),
@@ -125,31 +57,29 @@ const APPLY_OUTCOMES = statement(
 @Injectable()
 export class UnitWorkService implements OnApplicationShutdown {
   private readonly logger = new Logger(UnitWorkService.name);
-  private readonly reservations: UnitReservations;
   private readonly leases: Batcher<LeaseItem, Date | null>;
   private readonly outcomes: Batcher<OutcomeItem, OutcomeResult>;
 
   constructor(
-    private readonly db: DbPool,
+    private readonly work: UnitWorkRepository,
     private readonly runs: RunsService,
     @Inject(PLATFORM_SETTINGS) private readonly settings: PlatformSettings,
     @Inject(PLATFORM_CLOCK) private readonly clock: PlatformClock,
   ) {
-    this.reservations = new UnitReservations(db, settings, clock);
-    this.leases = db.batcher('unit_leases', (items: LeaseItem[]) => this.writeLeases(items));
-    this.outcomes = db.batcher('unit_outcomes', (items: OutcomeItem[]) => this.writeOutcomes(items));
+    this.leases = work.batcher('unit_leases', (items: LeaseItem[]) => this.writeLeases(items));
+    this.outcomes = work.batcher('unit_outcomes', (items: OutcomeItem[]) => this.writeOutcomes(items));
   }
 
   async next(request: AssignmentNextRequest): Promise<UnitAssignmentView | null> {
     const lineKey = request.line_id ?? '';
     for (;;) {
-      const unit = await this.reservations.take(lineKey);
+      const unit = await this.work.take(lineKey);
       if (!unit) return null;
       const item: LeaseItem = { id: newAssignmentId('unit'), unit, worker_id: request.worker_id };
       const expiresAt = await this.leases.submit(item);
       if (expiresAt) return view(item, expiresAt);
       // Aborted meanwhile, or taken over by another instance: its run's other units likely went the same way.
-      this.reservations.forgetRun(unit.run_id);
+      this.work.forgetRun(unit.run_id);
     }
   }
 
@@ -165,7 +95,7 @@ export class UnitWorkService implements OnApplicationShutdown {
 
   /** A graceful stop puts back the units this instance holds, instead of letting their reservations run out. */
   async onApplicationShutdown(): Promise<void> {
-    await this.reservations
+    await this.work
       .releaseAll()
       .catch((error: Error) =>
         this.logger.warn(`could not put back reserved units (they come back when their reservation ends): ${error.message}`),
@@ -219,9 +149,7 @@ export class UnitWorkService implements OnApplicationShutdown {
       token: item.unit.token,
       worker_id: item.worker_id,
     }));
-    const leased = new Set(
-      (await this.db.query<{ id: string }>(LEASE, [JSON.stringify(rows), expiresAt, new Date(now)])).map((row) => row.id),
-    );
+    const leased = new Set(await this.work.lease(rows, expiresAt, new Date(now)));
     return items.map((item) => (leased.has(item.id) ? expiresAt : null));
   }
 
@@ -231,13 +159,9 @@ export class UnitWorkService implements OnApplicationShutdown {
    */
   private async writeOutcomes(items: OutcomeItem[]): Promise<OutcomeResult[]> {
     const now = this.clock.now();
-    const { results, processed } = await this.db.transaction(async (sql) => {
-      const states = new Map(
-        (await sql.query<AssignmentState>(LOCK_ASSIGNMENTS, [[...new Set(items.map((item) => item.assignment_id))]])).map((state) => [
-          state.id,
-          state,
-        ]),
-      );
+    const { results, processed } = await this.work.transaction(async (sql) => {
+      const locked = await this.work.lockAssignments(sql, [...new Set(items.map((item) => item.assignment_id))]);
+      const states = new Map(locked.map((state) => [state.id, state]));
       const accepted: (OutcomeItem & { state: AssignmentState })[] = [];
       const results = items.map((item): OutcomeResult => {
         const state = states.get(item.assignment_id);
@@ -264,7 +188,7 @@ export class UnitWorkService implements OnApplicationShutdown {
       output: item.output,
       reason: item.reason,
     }));
-    const processed = (await sql.query<{ id: string }>(APPLY_OUTCOMES, [JSON.stringify(rows), new Date(now)])).map((row) => row.id);
+    const processed = await this.work.applyOutcomes(sql, rows, new Date(now));
     // The run's move to Processed and its callback commit together, once: only this update saw the counter
     // reach 0. The callback carries the request id of the outcome that finished the run (the last of it here).
     const finisher = new Map(accepted.map((item) => [item.state.run_id, item.headers]));

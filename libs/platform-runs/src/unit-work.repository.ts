@@ -1,0 +1,148 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { type Batcher, DbPool, type Sql, statement } from '@workline/db';
+import { PLATFORM_CLOCK, PLATFORM_SETTINGS, type PlatformClock, type PlatformSettings } from './platform.settings';
+import { RunStatus, UnitStatus } from './run-views';
+import { type ReservedUnit, UnitReservations } from './unit-reservations';
+
+/** Where an assignment and its unit stand, read under lock before an outcome is decided. */
+export interface AssignmentState {
+  id: string;
+  run_id: string;
+  seq: number;
+  worker_id: string;
+  outcome: string | null;
+  expires_at: Date;
+  unit_status: string;
+  lease_assignment_id: string | null;
+}
+
+/** A lease to write: a reserved unit (its claim's token), to one worker, under a new assignment id. */
+export interface LeaseRow {
+  id: string;
+  run_id: string;
+  seq: number;
+  token: string;
+  worker_id: string;
+}
+
+/** An accepted complete or flag to write. */
+export interface OutcomeRow {
+  id: string;
+  run_id: string;
+  seq: number;
+  status: string;
+  outcome: string;
+  output: Record<string, unknown> | null;
+  reason: string | null;
+}
+
+/**
+ * Leases of a batch, in one statement: each unit only while its claim's token is still on it and it is
+ * still Processing (an abort, or another instance that took the reservation over, makes the lease fail).
+ */
+const LEASE = statement(
+  'platform_units_lease',
+  `with x as (
+     select * from jsonb_to_recordset($1::jsonb) as x(id text, run_id text, seq int, token text, worker_id text)
+   ), leased as (
+     update platform_unit u set lease_assignment_id = x.id, lease_expires_at = $2, reserved_by = null, reserved_until = null
+     from x
+     where u.run_id = x.run_id and u.seq = x.seq and u.reserved_by = x.token and u.status = '${UnitStatus.Processing}'
+     returning x.id, x.run_id, x.seq, x.worker_id
+   ), assignments as (
+     insert into platform_unit_assignment (id, run_id, seq, worker_id, expires_at, created_at)
+     select id, run_id, seq, worker_id, $2, $3 from leased
+   )
+   select id from leased`,
+);
+
+/** Locks the assignments of a batch and their units (in one order, so concurrent batches do not deadlock) and reads where they stand. */
+const LOCK_ASSIGNMENTS = statement(
+  'platform_assignments_lock',
+  `select a.id, a.run_id, a.seq, a.worker_id, a.outcome, a.expires_at, u.status as unit_status, u.lease_assignment_id
+   from platform_unit_assignment a
+   join platform_unit u on u.run_id = a.run_id and u.seq = a.seq
+   where a.id = any($1::text[])
+   order by a.run_id, a.seq
+   for update of a, u`,
+);
+
+/**
+ * The outcomes of a batch from arrays: units, assignments, and each run's counter once (the last unit
+ * makes the run Processed). Answers the runs that became Processed.
+ */
+const APPLY_OUTCOMES = statement(
+  'platform_outcomes_apply',
+  `with x as (
+     select * from jsonb_to_recordset($1::jsonb) as x(id text, run_id text, seq int, status text, outcome text, output jsonb, reason text)
+   ), units as (
+     update platform_unit u set status = x.status, output = x.output, flag_reason = x.reason, processed_at = $2,
+       lease_assignment_id = null, lease_expires_at = null
+     from x where u.run_id = x.run_id and u.seq = x.seq
+   ), assignments as (
+     update platform_unit_assignment a set outcome = x.outcome, ended_at = $2 from x where a.id = x.id
+   ), counts as (
+     select run_id, count(*)::int as n from x group by run_id
+   ), runs as (
+     update platform_run r set pending_units = r.pending_units - c.n,
+       status = case when r.pending_units - c.n <= 0 then '${RunStatus.Processed}' else r.status end,
+       processed_at = case when r.pending_units - c.n <= 0 then $2 else r.processed_at end
+     from counts c
+     where r.id = c.run_id and r.status = '${RunStatus.Processing}'
+     returning r.id, r.status
+   )
+   select id from runs where status = '${RunStatus.Processed}'`,
+);
+
+/**
+ * The unit work tables: reservations of units (UnitReservations), leases and outcomes, each written in
+ * batches (group commits on this pool); the methods taking Sql work in the caller's transaction.
+ */
+@Injectable()
+export class UnitWorkRepository {
+  private readonly reservations: UnitReservations;
+
+  constructor(
+    private readonly db: DbPool,
+    @Inject(PLATFORM_SETTINGS) settings: PlatformSettings,
+    @Inject(PLATFORM_CLOCK) clock: PlatformClock,
+  ) {
+    this.reservations = new UnitReservations(db, settings, clock);
+  }
+
+  /** A group-commit batcher on this pool: one flush, one transaction. */
+  batcher<I, R>(name: string, flush: (items: I[]) => Promise<R[]>): Batcher<I, R> {
+    return this.db.batcher(name, flush);
+  }
+
+  /** A reserved unit of the line ('' = any); null when no unit is free. */
+  take(lineKey: string): Promise<ReservedUnit | null> {
+    return this.reservations.take(lineKey);
+  }
+
+  forgetRun(runId: string): void {
+    this.reservations.forgetRun(runId);
+  }
+
+  releaseAll(): Promise<void> {
+    return this.reservations.releaseAll();
+  }
+
+  /** Writes the leases of a batch in one statement; answers the ids of those written. */
+  async lease(rows: LeaseRow[], expiresAt: Date, now: Date): Promise<string[]> {
+    return (await this.db.query<{ id: string }>(LEASE, [JSON.stringify(rows), expiresAt, now])).map((row) => row.id);
+  }
+
+  transaction<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
+    return this.db.transaction(work);
+  }
+
+  async lockAssignments(sql: Sql, assignmentIds: string[]): Promise<AssignmentState[]> {
+    return sql.query<AssignmentState>(LOCK_ASSIGNMENTS, [assignmentIds]);
+  }
+
+  /** Writes accepted outcomes; answers the runs they made Processed. */
+  async applyOutcomes(sql: Sql, rows: OutcomeRow[], now: Date): Promise<string[]> {
+    return (await sql.query<{ id: string }>(APPLY_OUTCOMES, [JSON.stringify(rows), now])).map((row) => row.id);
+  }
+}
