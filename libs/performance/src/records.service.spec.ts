@@ -1,13 +1,14 @@
+import type { PublicSurface } from '@workline/db';
 import { ErrorCode } from '@workline/contracts';
 import { REQUEST_ID_KAFKA_HEADER, runWithRequestId } from '@workline/observability';
 import type { PerformanceKind } from './record-rules';
 import type { RecordToStore, StoreOutcome } from './record-store';
 import type { RecordsRepository } from './records.repository';
 import { OUTCOME_MESSAGES, RecordsService } from './records.service';
-import { workstreamsWithOne } from './workstreams.repository.fake';
+import { workstreamsWithOne } from './testing/workstreams';
 
 /** The record tables in memory, with the unique_id rule (a repeat replaces or is ignored, per replace_duplicate). */
-class InMemoryRecordsRepository implements Pick<RecordsRepository, keyof RecordsRepository> {
+class InMemoryRecordsRepository implements PublicSurface<RecordsRepository> {
   readonly rows: { kind: PerformanceKind; item: RecordToStore }[] = [];
 
   async store(kind: PerformanceKind, item: RecordToStore): Promise<StoreOutcome> {
@@ -29,7 +30,7 @@ class InMemoryRecordsRepository implements Pick<RecordsRepository, keyof Records
 async function setup() {
   const { workstreams, workstreamId } = await workstreamsWithOne();
   const repository = new InMemoryRecordsRepository();
-  return { repository, workstreamId, records: new RecordsService(repository as unknown as RecordsRepository, workstreams) };
+  return { repository, workstreamId, records: new RecordsService(repository, workstreams) };
 }
 
 const projectKey = { account_id: 'acc-1', workstream_id: null };

@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import type { PublicSurface } from '@workline/db';
 import { DomainError, ErrorCode, type FieldError, type PerformanceCaller, type PerformanceRecordReply } from '@workline/contracts';
 import { withRequestIdHeader } from '@workline/observability';
 import { checkRecord, type PerformanceKind } from './record-rules';
@@ -21,7 +22,7 @@ export const validationError = (errors: FieldError[]) =>
 @Injectable()
 export class RecordsService {
   constructor(
-    private readonly records: RecordsRepository,
+    @Inject(RecordsRepository) private readonly records: PublicSurface<RecordsRepository>,
     private readonly workstreams: WorkstreamsService,
   ) {}
 

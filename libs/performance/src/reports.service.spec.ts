@@ -1,7 +1,8 @@
+import type { PublicSurface } from '@workline/db';
 import { ErrorCode, type QualityReportGroup, type ReportGroup, type ThroughputReportGroup } from '@workline/contracts';
 import type { ReportsRepository } from './reports.repository';
 import { ReportsService } from './reports.service';
-import { workstreamsWithOne } from './workstreams.repository.fake';
+import { workstreamsWithOne } from './testing/workstreams';
 
 type Query = {
   kind: 'quality' | 'throughput';
@@ -12,7 +13,7 @@ type Query = {
 };
 
 /** Answers fixed groups and remembers what each report asked for. */
-class InMemoryReportsRepository implements Pick<ReportsRepository, keyof ReportsRepository> {
+class InMemoryReportsRepository implements PublicSurface<ReportsRepository> {
   readonly queries: Query[] = [];
 
   constructor(
@@ -54,7 +55,7 @@ const throughput: ThroughputReportGroup = {
 async function setup() {
   const { workstreams, workstreamId } = await workstreamsWithOne();
   const repository = new InMemoryReportsRepository([quality], [throughput]);
-  return { repository, workstreamId, reports: new ReportsService(repository as unknown as ReportsRepository, workstreams) };
+  return { repository, workstreamId, reports: new ReportsService(repository, workstreams) };
 }
 
 const caller = { account_id: 'acc-1', workstream_id: null };

@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import type { PublicSurface } from '@workline/db';
 import {
   type PerformanceReport,
   type PerformanceReportCsv,
@@ -23,7 +24,7 @@ function parseBound(value: string): string | undefined {
 @Injectable()
 export class ReportsService {
   constructor(
-    private readonly reports: ReportsRepository,
+    @Inject(ReportsRepository) private readonly reports: PublicSurface<ReportsRepository>,
     private readonly workstreams: WorkstreamsService,
   ) {}
 

@@ -1,3 +1,4 @@
+import type { PublicSurface } from '@workline/db';
 import type { BlobStore } from '@workline/blob-store';
 import { ErrorCode, type PerformanceUploadKind } from '@workline/contracts';
 import { Readable } from 'node:stream';
@@ -12,10 +13,10 @@ import {
   type UploadsRepository,
 } from './uploads.repository';
 import { UPLOAD_LIMITS, UploadsService } from './uploads.service';
-import { workstreamsWithOne } from './workstreams.repository.fake';
+import { workstreamsWithOne } from './testing/workstreams';
 
 /** The upload tables in memory; an import's commit counts every accepted row as stored. */
-class InMemoryUploadsRepository implements Pick<UploadsRepository, keyof UploadsRepository> {
+class InMemoryUploadsRepository implements PublicSurface<UploadsRepository> {
   readonly rows = new Map<string, UploadRow & { claimedBy: string | null }>();
   readonly stored = new Map<string, { rejections: UploadRejection[] }>();
   readonly commits: { uploadId: string; rows: number; rejectedRows: number[] }[] = [];
@@ -145,13 +146,7 @@ async function setup() {
   const { workstreams, workstreamId } = await workstreamsWithOne();
   const repository = new InMemoryUploadsRepository();
   const blobs = new InMemoryBlobs();
-  const uploads = new UploadsService(
-    repository as unknown as UploadsRepository,
-    workstreams,
-    blobs as unknown as BlobStore,
-    'instance-1',
-    3600,
-  );
+  const uploads = new UploadsService(repository, workstreams, blobs as unknown as BlobStore, 'instance-1', 3600);
   const create = (kind: PerformanceUploadKind = 'throughput', expiresInSeconds = 600) =>
     uploads.create({ caller, workstream_id: workstreamId, kind, file_name: 'rows.csv', expires_in_seconds: expiresInSeconds });
   return { repository, blobs, uploads, workstreamId, create };

@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import type { PublicSurface } from '@workline/db';
 import { type BlobStore, PeriodicSweep } from '@workline/blob-store';
 import {
   DomainError,
@@ -75,7 +76,7 @@ export class UploadsService implements OnApplicationBootstrap, OnApplicationShut
   private readonly sweeper: PeriodicSweep;
 
   constructor(
-    private readonly uploads: UploadsRepository,
+    @Inject(UploadsRepository) private readonly uploads: PublicSurface<UploadsRepository>,
     private readonly workstreams: WorkstreamsService,
     @Inject(BLOB_STORE) private readonly blobs: BlobStore,
     @Inject(INSTANCE_ID) private readonly instanceId: string,

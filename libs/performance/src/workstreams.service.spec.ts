@@ -1,11 +1,10 @@
 import { ErrorCode } from '@workline/contracts';
-import type { WorkstreamsRepository } from './workstreams.repository';
-import { InMemoryWorkstreamsRepository } from './workstreams.repository.fake';
+import { InMemoryWorkstreamsRepository } from './testing/workstreams';
 import { QC_DEFAULTS, WorkstreamsService } from './workstreams.service';
 
 const setup = () => {
   const repository = new InMemoryWorkstreamsRepository();
-  return { repository, workstreams: new WorkstreamsService(repository as unknown as WorkstreamsRepository) };
+  return { repository, workstreams: new WorkstreamsService(repository) };
 };
 
 const request = {

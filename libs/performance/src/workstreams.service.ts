@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import {
   DomainError,
   ErrorCode,
@@ -8,7 +8,7 @@ import {
   type WorkstreamCreateRequest,
   type WorkstreamView,
 } from '@workline/contracts';
-import { ImmutableRowCache } from '@workline/db';
+import { ImmutableRowCache, type PublicSurface } from '@workline/db';
 import { randomUUID } from 'node:crypto';
 import type { WorkstreamConfig } from './record-rules';
 import { type WorkstreamRow, WorkstreamsRepository } from './workstreams.repository';
@@ -22,7 +22,7 @@ export class WorkstreamsService {
   /** Workstreams never change once created and are never deleted: their configuration is cached. */
   private readonly configs = new ImmutableRowCache<WorkstreamConfig>();
 
-  constructor(private readonly workstreams: WorkstreamsRepository) {}
+  constructor(@Inject(WorkstreamsRepository) private readonly workstreams: PublicSurface<WorkstreamsRepository>) {}
 
   async create(request: WorkstreamCreateRequest): Promise<WorkstreamView> {
     const ids = request.use_cases.map((u) => u.id);

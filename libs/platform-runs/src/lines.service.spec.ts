@@ -1,8 +1,9 @@
+import type { PublicSurface } from '@workline/db';
 import type { LineRow, LinesRepository } from './lines.repository';
 import { LinesService } from './lines.service';
 
 /** The production_line table in memory, in creation order. */
-class InMemoryLinesRepository implements Pick<LinesRepository, keyof LinesRepository> {
+class InMemoryLinesRepository implements PublicSurface<LinesRepository> {
   readonly rows: LineRow[] = [];
 
   async insert(line: LineRow): Promise<LineRow> {
@@ -18,7 +19,7 @@ class InMemoryLinesRepository implements Pick<LinesRepository, keyof LinesReposi
 describe('LinesService', () => {
   const setup = () => {
     const repository = new InMemoryLinesRepository();
-    return { repository, lines: new LinesService(repository as unknown as LinesRepository) };
+    return { repository, lines: new LinesService(repository) };
   };
 
   it('creates a line of the account under a new id and answers it as {id, name}', async () => {

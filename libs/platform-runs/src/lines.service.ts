@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import type { PublicSurface } from '@workline/db';
 import type { LineCreateRequest, LineView } from '@workline/contracts';
 import { randomUUID } from 'node:crypto';
 import { LinesRepository } from './lines.repository';
@@ -6,7 +7,7 @@ import { LinesRepository } from './lines.repository';
 /** Production lines of an account: where runs are sent. */
 @Injectable()
 export class LinesService {
-  constructor(private readonly lines: LinesRepository) {}
+  constructor(@Inject(LinesRepository) private readonly lines: PublicSurface<LinesRepository>) {}
 
   async create(request: LineCreateRequest): Promise<LineView> {
     const row = await this.lines.insert({ id: randomUUID(), accountId: request.account_id, name: request.name });

@@ -1,3 +1,4 @@
+import type { PublicSurface } from '@workline/db';
 import { BlobReplies, type BlobStore } from '@workline/blob-store';
 import { ErrorCode, type PlatformApi, type RunAbortRequestedEvent } from '@workline/contracts';
 import type { Sql } from '@workline/db';
@@ -16,7 +17,7 @@ type StoredRun = RunRow & {
 };
 
 /** The run and unit tables and the outbox in memory; the transaction handles (Tx, Sql) are not looked at. */
-class InMemoryRunsRepository implements Pick<RunsRepository, keyof RunsRepository> {
+class InMemoryRunsRepository implements PublicSurface<RunsRepository> {
   readonly lines = new Map([
     ['line-1', 'acc-1'],
     ['line-2', 'acc-2'],
@@ -146,7 +147,7 @@ function setup() {
     sweepSeconds: 60,
     warn: () => {},
   });
-  const service = new RunsService(repository as unknown as RunsRepository, replies, settings);
+  const service = new RunsService(repository, replies, settings);
   const create = async (body: object, options: { api?: PlatformApi; account?: string; key?: string } = {}) =>
     service.create({
       account_id: options.account ?? 'acc-1',

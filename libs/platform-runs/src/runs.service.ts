@@ -12,7 +12,7 @@ import {
   type RunCreateRequest,
   type RunGetRequest,
 } from '@workline/contracts';
-import { AlreadyCreated, createOnce, type IdempotencyStamp, ImmutableRowCache, type Sql } from '@workline/db';
+import { AlreadyCreated, createOnce, type IdempotencyStamp, ImmutableRowCache, type Sql, type PublicSurface } from '@workline/db';
 import type { Tx } from '@workline/messaging';
 import { SecretBox } from '@workline/secrets';
 import { randomUUID } from 'node:crypto';
@@ -49,7 +49,7 @@ export class RunsService {
   private readonly lineAccounts = new ImmutableRowCache<string>();
 
   constructor(
-    private readonly runs: RunsRepository,
+    @Inject(RunsRepository) private readonly runs: PublicSurface<RunsRepository>,
     private readonly replies: BlobReplies,
     @Inject(PLATFORM_SETTINGS) private readonly settings: PlatformSettings,
   ) {

@@ -1,3 +1,4 @@
+import type { PublicSurface } from '@workline/db';
 import { Batcher, type Sql } from '@workline/db';
 import { ErrorCode } from '@workline/contracts';
 import { REQUEST_ID_KAFKA_HEADER, runWithRequestId } from '@workline/observability';
@@ -11,7 +12,7 @@ import { UnitWorkService } from './unit-work.service';
 const NOW = Date.parse('2026-05-06T07:00:00.000Z');
 
 /** Reserved units to hand out, the leases and outcomes written, and each run's units left, in memory. */
-class InMemoryUnitWorkRepository implements Pick<UnitWorkRepository, keyof UnitWorkRepository> {
+class InMemoryUnitWorkRepository implements PublicSurface<UnitWorkRepository> {
   readonly reserved: ReservedUnit[] = [];
   readonly assignments = new Map<string, AssignmentState>();
   /** Runs whose units can no longer be leased (aborted, or taken over by another instance). */
@@ -95,7 +96,7 @@ function setup() {
     pokeRelay: () => void pokes++,
   };
   const settings = { unitLeaseSeconds: 60 } as PlatformSettings;
-  const work = new UnitWorkService(repository as unknown as UnitWorkRepository, runs as unknown as RunsService, settings, {
+  const work = new UnitWorkService(repository, runs as unknown as RunsService, settings, {
     now: () => NOW,
   });
   return { repository, work, callbacks, pokes: () => pokes };

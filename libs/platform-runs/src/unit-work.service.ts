@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import type { PublicSurface } from '@workline/db';
 import {
   type AssignmentActionReply,
   type AssignmentActionRequest,
@@ -61,7 +62,7 @@ export class UnitWorkService implements OnApplicationShutdown {
   private readonly outcomes: Batcher<OutcomeItem, OutcomeResult>;
 
   constructor(
-    private readonly work: UnitWorkRepository,
+    @Inject(UnitWorkRepository) private readonly work: PublicSurface<UnitWorkRepository>,
     private readonly runs: RunsService,
     @Inject(PLATFORM_SETTINGS) private readonly settings: PlatformSettings,
     @Inject(PLATFORM_CLOCK) private readonly clock: PlatformClock,

@@ -1,9 +1,10 @@
 import type { WorkstreamCreatedEvent } from '@workline/contracts';
-import type { NewWorkstream, WorkstreamRow, WorkstreamsRepository } from './workstreams.repository';
-import { WorkstreamsService } from './workstreams.service';
+import type { PublicSurface } from '@workline/db';
+import type { NewWorkstream, WorkstreamRow, WorkstreamsRepository } from '../workstreams.repository';
+import { WorkstreamsService } from '../workstreams.service';
 
 /** The workstream table and its outbox in memory, for unit tests of the services that read workstreams. */
-export class InMemoryWorkstreamsRepository implements Pick<WorkstreamsRepository, keyof WorkstreamsRepository> {
+export class InMemoryWorkstreamsRepository implements PublicSurface<WorkstreamsRepository> {
   readonly rows = new Map<string, WorkstreamRow>();
   readonly events: WorkstreamCreatedEvent[] = [];
   finds = 0;
@@ -25,7 +26,7 @@ export class InMemoryWorkstreamsRepository implements Pick<WorkstreamsRepository
 
 /** A WorkstreamsService on an in-memory table holding one workstream of account acc-1 with use case uc-1 (task definition td-1). */
 export async function workstreamsWithOne(): Promise<{ workstreams: WorkstreamsService; workstreamId: string }> {
-  const workstreams = new WorkstreamsService(new InMemoryWorkstreamsRepository() as unknown as WorkstreamsRepository);
+  const workstreams = new WorkstreamsService(new InMemoryWorkstreamsRepository());
   const created = await workstreams.create({
     account_id: 'acc-1',
     name: 'Reviews',
