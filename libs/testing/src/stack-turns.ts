@@ -1,5 +1,6 @@
 import { afterAll, beforeAll } from '@jest/globals';
 import { Client } from 'pg';
+import { eventually } from './eventually';
 import { testStack } from './stack';
 
 /**
@@ -43,8 +44,20 @@ export function takeStackTurns(): void {
     await holder.query(`select ${stackLock}(hashtext($1))`, [lockKey('stack')]);
     for (const resource of [...resources].sort()) await holder.query('select pg_advisory_lock(hashtext($1))', [lockKey(resource)]);
   }, TURN_WAIT_MS);
-  // Ending the session releases its locks.
   afterAll(async () => {
-    await holder?.end();
-  });
+    try {
+      // A lone file hands the stack back healthy: every service answering again, its consumer groups settled.
+      if (aloneBecause) await stackHealthy();
+    } finally {
+      // Ending the session releases its locks.
+      await holder?.end();
+    }
+  }, TURN_WAIT_MS);
 }
+
+const stackHealthy = () =>
+  eventually(async () => (await fetch(`${testStack().gatewayUrl}/health`).catch(() => undefined))?.status === 200 || undefined, {
+    what: 'the stack to be healthy again (GET /health 200)',
+    timeoutMs: 120_000,
+    intervalMs: 250,
+  });
