@@ -15,7 +15,7 @@ module.exports = {
   testTimeout: 120_000,
   // Files run in parallel against the one stack, taking turns on it (libs/testing/src/stack-turns.ts): a file
   // that stops, kills or adds app instances runs alone, and the sequencer starts those first.
-  setupFilesAfterEnv: ['<rootDir>/libs/testing/src/stack-turns.setup.ts'],
+  setupFilesAfterEnv: ['<rootDir>/libs/testing/src/integration.setup.ts'],
   testSequencer: compiled('stack/integration-sequencer'),
   maxWorkers: Number(process.env.WORKLINE_TEST_WORKERS ?? 3),
 };

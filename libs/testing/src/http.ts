@@ -6,7 +6,7 @@ import { testStack } from './stack';
  * a client that keeps them as long as the server says races the server's close, and a request sent on a
  * connection the server is closing fails with "other side closed" (seen after a 65 s suite).
  */
-const connections = new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 10_000 });
+export const testConnections = new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 10_000 });
 
 export interface HttpResult<T = unknown> {
   status: number;
@@ -38,7 +38,7 @@ export async function http<T = unknown>(method: string, path: string, options: H
     headers,
     body,
     signal: options.timeoutMs ? AbortSignal.timeout(options.timeoutMs) : undefined,
-    dispatcher: connections,
+    dispatcher: testConnections,
   } as RequestInit);
   const text = await response.text();
   let parsed: unknown = text;

@@ -1,3 +1,0 @@
-import { takeStackTurns } from './stack-turns';
-
-takeStackTurns();
