@@ -1,4 +1,4 @@
-import { adminHeaders, http, testStack } from '@workline/testing';
+import { adminHeaders, http, testStack, takesTurnOn } from '@workline/testing';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 
@@ -19,6 +19,8 @@ function runDemo(args: string[], env: Record<string, string>): Promise<{ code: n
 
 /** `npm run demo --auto` (tools/demo.ts) against the test stack. */
 describe('npm run demo', () => {
+  // The demo's bot works the oversight task queue every workstream shares.
+  takesTurnOn('oversight task queue');
   it('--auto provisions everything, finishes every unit and task, and receives every callback', async () => {
     const { gatewayUrl, adminToken } = testStack();
     const { code, output } = await runDemo(['--auto'], { WORKLINE_URL: gatewayUrl, ADMIN_TOKEN: adminToken });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll } from '@jest/globals';
 import { Client } from 'pg';
 import { eventually } from './eventually';
+import { adminHeaders, http } from './http';
 import { testStack } from './stack';
 
 /**
@@ -55,9 +56,19 @@ export function takeStackTurns(): void {
   }, TURN_WAIT_MS);
 }
 
-const stackHealthy = () =>
-  eventually(async () => (await fetch(`${testStack().gatewayUrl}/health`).catch(() => undefined))?.status === 200 || undefined, {
-    what: 'the stack to be healthy again (GET /health 200)',
-    timeoutMs: 120_000,
-    intervalMs: 250,
-  });
+/**
+ * Twice in a row, a second apart, a fresh check (the admin token's: anonymous answers are cached) finds every
+ * service answering: a consumer group that starts to rebalance right after the first check is seen.
+ */
+async function stackHealthy(): Promise<void> {
+  const fresh = async () =>
+    (await http('GET', '/health', { headers: adminHeaders(), timeoutMs: 10_000 }).catch(() => undefined))?.status === 200;
+  let healthyInARow = 0;
+  await eventually(
+    async () => {
+      healthyInARow = (await fresh()) ? healthyInARow + 1 : 0;
+      return healthyInARow >= 2 || undefined;
+    },
+    { what: 'the stack to be healthy again (GET /health 200 twice in a row)', timeoutMs: 120_000, intervalMs: 1_000 },
+  );
+}
