@@ -204,6 +204,23 @@ describe('Kafka plumbing: outbox relay, inbox dedupe, dead letters (real Kafka a
     expect(await prisma.outboxEvent.count({ where: { id: { in: ids }, publishedAt: null } })).toBe(0);
   });
 
+  it('publishes in the order the rows were written, whatever the number of digits in their seq', async () => {
+    // The relay once sorted by the seq it reads as text ("10" before "9"). The sequence crosses 9 → 10 →
+    // 100 … once in a database's life, so the rows take seqs of their own that put three lengths side by
+    // side: negative ones, which the sequence never hands out.
+    const seqs = [-10, -9, -1];
+    await prisma.$executeRaw`delete from messaging_outbox where seq = any(${seqs}::bigint[])`;
+    const ids = await prisma.$transaction(async (tx) => {
+      const written: string[] = [];
+      for (let n = 0; n < seqs.length; n++) written.push(await enqueueEvent(tx, SOURCE, LIMITED_TOPIC, { n }, { key: 'ordered' }));
+      return written;
+    }, TEST_TRANSACTION);
+    for (const [index, id] of ids.entries()) await prisma.$executeRaw`update messaging_outbox set seq = ${seqs[index]} where id = ${id}`;
+    await relayAll();
+    await eventually(() => ids.every((id) => limitedReceived.includes(id)) || undefined, { what: 'the three ordered events' });
+    expect(limitedReceived.filter((id) => ids.includes(id))).toEqual(ids);
+  });
+
   it('dead-letters an event larger than its topic allows, with the reason, and publishes the events around it', async () => {
     const [before, oversized, after] = await prisma.$transaction(
       async (tx) => [

@@ -107,7 +107,7 @@ const RELAY_READ = statement(
      payload->>'id' as ce_id, payload->>'type' as ce_type, payload->>'occurred_at' as ce_time
    from messaging_outbox
    where (select locked from relay_lock) and source = $2 and published_at is null and dead_lettered_at is null
-   order by seq limit $3`,
+   order by messaging_outbox.seq limit $3`,
 );
 
 /** Marks a batch's rows, one statement: published, or dead-lettered with the reason (reason not null). */
