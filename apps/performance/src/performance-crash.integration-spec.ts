@@ -1,4 +1,3 @@
-import { createKafka } from '@workline/messaging';
 import {
   type AppInstance,
   dbQuery,
@@ -7,8 +6,8 @@ import {
   newQualityWorkstream,
   qualityReview,
   runsAloneOnStack,
+  settledGroupMembers,
   startAppInstance,
-  testStack,
   withRetries,
 } from '@workline/testing';
 import { randomUUID } from 'node:crypto';
@@ -19,17 +18,8 @@ const REPLACED = 'Existing record replaced: a record with this unique_id already
 
 runsAloneOnStack('adds a performance instance to its consumer group and SIGKILLs it under load');
 
-/** Members of the performance service's consumer group. */
-async function performanceMembers(): Promise<number> {
-  const admin = createKafka({ brokers: testStack().kafkaBrokers, app: 'concurrency-probe', instanceId: randomUUID() }).admin();
-  await admin.connect();
-  try {
-    const { groups } = await admin.describeGroups(['workline-performance']);
-    return groups[0].state === 'Stable' ? groups[0].members.length : -1;
-  } finally {
-    await admin.disconnect();
-  }
-}
+/** Members of the performance group once it has settled; -1 while it rebalances. */
+const performanceMembers = async () => (await settledGroupMembers('workline-performance'))?.length ?? -1;
 
 describe('SIGKILL of a performance instance under load', () => {
   let extra: AppInstance | undefined;

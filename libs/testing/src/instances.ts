@@ -115,14 +115,27 @@ export async function startGateway(extraEnv: Record<string, string> = {}): Promi
   return { ...instance, url };
 }
 
-/** Client ids of the members of a consumer group of the test stack (e.g. `workline-webhook-dispatcher`). */
-export async function consumerGroupMembers(groupId: string): Promise<string[]> {
+type KafkaAdmin = ReturnType<ReturnType<typeof createKafka>['admin']>;
+type GroupDescription = Awaited<ReturnType<KafkaAdmin['describeGroups']>>['groups'][number];
+
+async function describeGroup(groupId: string): Promise<GroupDescription | undefined> {
   const admin = createKafka({ brokers: testStack().kafkaBrokers, app: 'test-group-probe', instanceId: randomUUID().slice(0, 8) }).admin();
   await admin.connect();
   try {
     const { groups } = await admin.describeGroups([groupId]);
-    return groups.flatMap((group) => group.members.map((member) => member.clientId));
+    return groups[0];
   } finally {
     await admin.disconnect();
   }
+}
+
+/** Client ids of the members of a consumer group of the test stack (e.g. `workline-webhook-dispatcher`). */
+export async function consumerGroupMembers(groupId: string): Promise<string[]> {
+  return (await describeGroup(groupId))?.members.map((member) => member.clientId) ?? [];
+}
+
+/** The same once the group has settled (Stable); undefined while it rebalances, when members may still leave or join. */
+export async function settledGroupMembers(groupId: string): Promise<string[] | undefined> {
+  const group = await describeGroup(groupId);
+  return group?.state === 'Stable' ? group.members.map((member) => member.clientId) : undefined;
 }
