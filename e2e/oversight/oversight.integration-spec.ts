@@ -643,12 +643,21 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       const idle = await work(await newWorker(), '/next', { kind: 'task' });
       expect(idle.status).toBe(204);
       await db.query(`update oversight_task set lease_expires_at = now() - interval '1 second' where id = $1`, [taskId]);
+      const newer = await created(tenant, {
+        media_key: await uploaded(tenant, PNG(), 'image/png'),
+        configuration_id: tenant.configurationId,
+      });
       const secondWorker = await newWorker();
       const second = await lease(secondWorker, taskId);
       expect(second.assignment_id).not.toBe(first.assignment_id);
+      // Oldest first across both kinds: the task whose lease ran out came before the newer queued one (lease() flags what it passes over).
+      expect((await taskStatus(tenant, newer)).body.state).toBe('QUEUED');
       expect((await work(worker, `/${first.assignment_id}/complete`, { updated_tags: [] })).status).toBe(404);
       expect((await work(secondWorker, `/${second.assignment_id}/complete`, { updated_tags: [] })).status).toBe(200);
       expect((await taskStatus(tenant, taskId)).body.state).toBe('COMPLETED');
+      const third = await newWorker();
+      const leftover = await lease(third, newer);
+      expect((await work(third, `/${leftover.assignment_id}/flag`, { reason: 'only here to be newer' })).status).toBe(200);
     });
 
     it('refuses bad complete/flag bodies, other workers and closed assignments, changing nothing', async () => {
