@@ -1,4 +1,4 @@
-import { adminHeaders, createImageTask, createOversightTenant, http, type OversightTenant } from '@workline/testing';
+import { adminHeaders, createImageTask, createOversightTenant, http, type OversightTenant, takesTurnOn } from '@workline/testing';
 
 interface TaskPage {
   tasks: {
@@ -16,6 +16,8 @@ interface TaskPage {
 
 /** GET /admin/v1/tasks and the admin reports (docs/admin-api.md), over the real stack. */
 describe('admin API: tasks of every account, and workstream reports', () => {
+  // Its tasks must stay QUEUED while it lists them: the files whose workers drain the queue wait their turn.
+  takesTurnOn('oversight task queue');
   let tenant: OversightTenant;
   let other: OversightTenant;
   const tasks: string[] = [];

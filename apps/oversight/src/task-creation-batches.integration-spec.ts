@@ -1,4 +1,13 @@
-import { createOversightTenant, dbQuery, eventually, http, type OversightTenant, solidPng, testStack } from '@workline/testing';
+import {
+  createOversightTenant,
+  dbQuery,
+  eventually,
+  http,
+  type OversightTenant,
+  solidPng,
+  takesTurnOn,
+  testStack,
+} from '@workline/testing';
 import { Client } from 'pg';
 import { randomUUID } from 'node:crypto';
 
@@ -21,6 +30,8 @@ async function uploadedMedia(tenant: OversightTenant, configurationId = tenant.c
  * docs/decisions.md): each request still gets its own answer, and an Idempotency-Key still makes one task.
  */
 describe('task creation in batches (real PostgreSQL)', () => {
+  // Its tasks must stay QUEUED while it reads them: the files whose workers drain the queue wait their turn.
+  takesTurnOn('oversight task queue');
   it('concurrent creations each get their own answer: created, replayed by key, media unknown or granted elsewhere', async () => {
     const tenant = await createOversightTenant(`Batched tasks ${randomUUID().slice(0, 6)}`);
     const other = await createOversightTenant(`Other tasks ${randomUUID().slice(0, 6)}`);

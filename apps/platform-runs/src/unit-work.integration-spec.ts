@@ -7,11 +7,14 @@ import {
   http,
   nextUnit,
   type PlatformAccount,
+  takesTurnOn,
   testStack,
   type UnitAssignment,
 } from '@workline/testing';
 
 describe('work API for units: leases, complete, flag (real Kafka and PostgreSQL)', () => {
+  // A complete may ask for the next task (`next: {kind: 'task'}`) and lease one: not another file's, left queued on purpose.
+  takesTurnOn('oversight task queue');
   const prisma = new PrismaService(testStack().databaseUrl);
   let account: PlatformAccount;
   let alice: Record<string, string>;
