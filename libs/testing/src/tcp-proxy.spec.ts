@@ -95,4 +95,33 @@ describe('TcpProxy', () => {
     await eventually(() => got === 'lost?' || undefined, { what: 'the held bytes to come back', timeoutMs: 5000, intervalMs: 10 });
     expect(proxy.counts).toMatchObject({ bytesUp: 9, bytesDown: 9 });
   });
+
+  it('stops at once when a connection is half closed, its target gone and its end still waiting in a pipe', async () => {
+    // The target ends its side once the client has; by then the proxy adds a minute of latency, so the
+    // client's side of the proxy waits for that end (CLOSE-WAIT) after the target's side has closed.
+    let targetClosed!: () => void;
+    const closed = new Promise<void>((resolve) => (targetClosed = resolve));
+    const target = createServer({ allowHalfOpen: true }, (socket) => {
+      socket.on('error', () => undefined).on('close', targetClosed);
+      socket.on('end', () => {
+        halfClosing.set({ kind: 'latency', ms: 60_000 });
+        socket.end();
+      });
+    });
+    await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
+    const halfClosing = await new TcpProxy('half-closing', { host: '127.0.0.1', port: (target.address() as AddressInfo).port }).start();
+    const client = connect(halfClosing.port, '127.0.0.1').on('error', () => undefined);
+    clients.push(client);
+    await new Promise<void>((resolve) => client.once('connect', resolve));
+    client.end();
+    await closed;
+    await eventually(() => halfClosing.counts.open === 0 || undefined, {
+      what: 'the connection to leave the proxy',
+      timeoutMs: 5000,
+      intervalMs: 10,
+    });
+    // Before the fix this waited the minute out (the socket no longer counted as open was never closed).
+    await halfClosing.stop();
+    await new Promise((resolve) => target.close(resolve));
+  });
 });

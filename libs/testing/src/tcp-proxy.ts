@@ -100,6 +100,12 @@ export class TcpProxy {
   private server?: Server;
   private mode: ProxyMode = { kind: 'pass' };
   private readonly connections = new Set<Connection>();
+  /**
+   * Every socket open now, both sides. A connection leaves `connections` when either side closes, but the
+   * other may stay open (half-closed, its end still queued in a held pipe): stop() must close it too, or
+   * the server never finishes closing (a fault run once hung on one such socket in CLOSE-WAIT).
+   */
+  private readonly sockets = new Set<Socket>();
   private readonly tally = { accepted: 0, reset: 0, stalled: 0, bytesUp: 0, bytesDown: 0 };
   port = 0;
 
@@ -156,6 +162,7 @@ export class TcpProxy {
   private accept(client: Socket): void {
     this.tally.accepted++;
     client.on('error', () => undefined);
+    this.track(client);
     if (this.mode.kind === 'reset') {
       this.tally.reset++;
       client.resetAndDestroy();
@@ -163,6 +170,7 @@ export class TcpProxy {
     }
     const target = connect({ port: this.target.port, host: this.target.host, allowHalfOpen: true });
     target.on('error', () => undefined);
+    this.track(target);
     client.setNoDelay(true);
     target.setNoDelay(true);
     const connection: Connection = { client, target, pipes: [], stalled: false };
@@ -182,6 +190,11 @@ export class TcpProxy {
     if (this.mode.kind === 'blackhole') this.stall(connection);
   }
 
+  private track(socket: Socket): void {
+    this.sockets.add(socket);
+    socket.on('close', () => this.sockets.delete(socket));
+  }
+
   private reset(connection: Connection): void {
     this.connections.delete(connection);
     this.tally.reset++;
@@ -197,10 +210,8 @@ export class TcpProxy {
   }
 
   async stop(): Promise<void> {
-    for (const connection of this.connections) {
-      connection.client.destroy();
-      connection.target.destroy();
-    }
+    for (const socket of this.sockets) socket.destroy();
+    this.sockets.clear();
     this.connections.clear();
     await new Promise((resolve) => this.server?.close(resolve) ?? resolve(undefined));
   }
