@@ -351,13 +351,15 @@ async function main(): Promise<void> {
     if (runs('webhooks')) {
       step(`webhook delivery: ${DELIVERIES} deliveries`);
       const box = new SecretBox(loadEnv(BaseEnv, stack.env).secretsKey);
-      const cold = await warmUpDispatcher(receiver, producer, box);
+      const cold = await warmUpDispatcher(receiver, producer, box, Math.min(200, DELIVERIES));
       const paced = await pacedDispatcherRun(receiver, producer, box);
       const pacedBaseline = strip(await pacedPostLoop(receiver));
       const pacedBaselineName = `bare HTTP POST loop, paced, keep-alive, ${ORIGIN_CONCURRENCY} at once`;
       if (cold)
         rows.push({
-          measure: `webhook delivery: paced ${PACED_RATE} events/s, the first ${WARMUP_PACED_SECONDS} s after start-up (cold), event → receiver 2xx`,
+          measure:
+            `webhook delivery: paced ${PACED_RATE} events/s, the first ${WARMUP_PACED_SECONDS} s after start-up (cold), ` +
+            'event → receiver 2xx',
           unit: 'deliveries',
           workline: strip(cold),
           baselineName: pacedBaselineName,

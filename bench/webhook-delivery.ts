@@ -8,8 +8,9 @@
  * Scenarios: a burst of BENCH_DELIVERIES events handed to Kafka at once, with 0 % and 20 % of the
  * receiver's answers 500s (a failed attempt is retried after WEBHOOK_RETRY_BASE_MS, 50 ms here, ±10 %);
  * paced arrivals (BENCH_WEBHOOK_RATE events per second for BENCH_WEBHOOK_SECONDS, default 1,000/s for
- * 10 s, after WARMUP_PACED_SECONDS of paced warm-up whose figures are printed as the cold start); one at a time. Latency is from the DeliveryRequested event being handed to Kafka (a baseline
- * POST's scheduled start) to the receiver getting the request it answers with 2xx.
+ * 10 s, after WARMUP_PACED_SECONDS of paced warm-up whose figures are printed as the cold start); one at
+ * a time. Latency is from the DeliveryRequested event being handed to Kafka (a baseline POST's scheduled
+ * start) to the receiver getting the request it answers with 2xx.
  */
 import 'reflect-metadata';
 import { BaseEnv, loadEnv } from '@workline/config';

@@ -291,11 +291,16 @@ export async function oneAtATime(
 }
 
 /**
- * Warms a fresh dispatcher up: a burst of 200 deliveries (connections, the first claims), then
+ * Warms a fresh dispatcher up: a burst of `burst` deliveries (connections, the first claims), then
  * WARMUP_PACED_SECONDS of paced arrivals at PACED_RATE; returns the figures of the paced part, the cold start.
  */
-export async function warmUpDispatcher(receiver: Receiver, producer: KafkaProducer, box: SecretBox): Promise<WebhookFigures | undefined> {
-  await dispatcherRun(receiver, producer, box, 0, 200);
+export async function warmUpDispatcher(
+  receiver: Receiver,
+  producer: KafkaProducer,
+  box: SecretBox,
+  burst = 200,
+): Promise<WebhookFigures | undefined> {
+  await dispatcherRun(receiver, producer, box, 0, burst);
   if (WARMUP_PACED_SECONDS <= 0) return undefined;
   const cold = await pacedDispatcherRun(receiver, producer, box, PACED_RATE, WARMUP_PACED_SECONDS);
   return { ...cold, name: `dispatcher, paced ${PACED_RATE}/s, first ${WARMUP_PACED_SECONDS} s after start-up (cold)` };
