@@ -4,10 +4,12 @@ import fs from 'node:fs';
 
 /** How a file asks for its turns (libs/testing/src/stack-turns.ts). */
 const ALONE = /\brunsAloneOnStack\(/;
+const DISTURBS_SOME = /\bdisturbsOnly\(/;
 const TAKES_TURN = /\btakesTurnOn\(/;
 
 /**
- * The order the integration files start in. The files that run alone on the stack come first (one at a time;
+ * The order the integration files start in. The files that disturb some apps only come first, so they run
+ * beside one another while nothing else has begun; then the files that run alone on the stack (one at a time;
  * later, each would hold up every worker until the files running beside it end). The files that take turns on
  * a shared resource are spread among the others, so the workers seldom wait for one another. Otherwise Jest's
  * own order: slowest of the last run first, else largest.
@@ -16,8 +18,9 @@ export default class IntegrationSequencer extends Sequencer {
   override async sort(tests: Test[]): Promise<Test[]> {
     const source = new Map(tests.map((test) => [test.path, fs.readFileSync(test.path, 'utf8')]));
     const ordered = await super.sort(tests);
+    const disturbing = ordered.filter((test) => DISTURBS_SOME.test(source.get(test.path) ?? ''));
     const alone = ordered.filter((test) => ALONE.test(source.get(test.path) ?? ''));
-    const rest = ordered.filter((test) => !alone.includes(test));
+    const rest = ordered.filter((test) => !alone.includes(test) && !disturbing.includes(test));
     const turns = rest.filter((test) => TAKES_TURN.test(source.get(test.path) ?? ''));
     const others = rest.filter((test) => !turns.includes(test));
     const spread: Test[] = [];
@@ -26,6 +29,6 @@ export default class IntegrationSequencer extends Sequencer {
       if (turns[i]) spread.push(turns[i]);
       spread.push(...others.slice(i * stride, (i + 1) * stride));
     }
-    return [...alone, ...spread];
+    return [...disturbing, ...alone, ...spread];
   }
 }

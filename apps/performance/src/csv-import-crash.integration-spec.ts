@@ -10,7 +10,7 @@ import {
   http,
   startAppInstance,
   testStack,
-  runsAloneOnStack,
+  disturbsOnly,
 } from '@workline/testing';
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
@@ -82,7 +82,7 @@ function expected() {
 }
 
 describe('SIGKILL of the performance instance in the middle of a CSV import', () => {
-  runsAloneOnStack("SIGSTOPs the stack's performance service while a second instance imports");
+  disturbsOnly(['performance'], "SIGSTOPs the stack's performance service while a second instance imports", { calls: ['gateway'] });
   const stack = testStack();
   const stackPerformance = stack.pids.performance;
   const instances: AppInstance[] = [];

@@ -5,7 +5,7 @@ import {
   http,
   newQualityWorkstream,
   qualityReview,
-  runsAloneOnStack,
+  disturbsOnly,
   settledGroupMembers,
   startAppInstance,
   withRetries,
@@ -16,7 +16,7 @@ import { randomUUID } from 'node:crypto';
 const STORED = 'Record stored';
 const REPLACED = 'Existing record replaced: a record with this unique_id already existed for this use case and task definition';
 
-runsAloneOnStack('adds a performance instance to its consumer group and SIGKILLs it under load');
+disturbsOnly(['performance'], 'adds a performance instance to its consumer group and SIGKILLs it under load', { calls: ['gateway'] });
 
 /** Members of the performance group once it has settled; -1 while it rebalances. */
 const performanceMembers = async () => (await settledGroupMembers('workline-performance'))?.length ?? -1;

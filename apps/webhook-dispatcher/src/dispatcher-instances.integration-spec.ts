@@ -9,7 +9,7 @@ import {
   deliveryCounts,
   eventually,
   type ReceiverReply,
-  runsAloneOnStack,
+  disturbsOnly,
   startAppInstance,
   testStack,
   dispatcherFixture,
@@ -25,7 +25,8 @@ const DISPATCHERS = 'workline-webhook-dispatcher';
  * SIGKILLed and restarted mid-run, every delivery arrives at least once and exactly one success is recorded.
  */
 describe('webhook-dispatcher instances: shared work, crashes', () => {
-  runsAloneOnStack("adds dispatcher instances, SIGKILLs them and SIGSTOPs the stack's own");
+  // It hands the dispatcher its deliveries over Kafka and reads their rows: it calls no other app.
+  disturbsOnly(['webhook-dispatcher'], "adds dispatcher instances, SIGKILLs them and SIGSTOPs the stack's own", { calls: [] });
   const stack = testStack();
   const { suffix, requester, receiver, event, close } = dispatcherFixture(SECRET);
   const instances: AppInstance[] = [];
@@ -95,7 +96,8 @@ describe('webhook-dispatcher instances: shared work, crashes', () => {
 
   it('delivers each delivery at least once and records exactly one success, while receivers fail and a dispatcher is SIGKILLed and restarted', async () => {
     const victimId = `victim-${suffix}`;
-    const victim = startAppInstance('webhook-dispatcher', { INSTANCE_ID: victimId });
+    // The victim's leases are the shortest allowed, so what it held comes back sooner after the kill.
+    const victim = startAppInstance('webhook-dispatcher', { INSTANCE_ID: victimId, WEBHOOK_LEASE_MS: '15000' });
     const survivor = startAppInstance('webhook-dispatcher', { INSTANCE_ID: `survivor-${suffix}` });
     instances.push(victim, survivor);
     await eventually(
@@ -153,7 +155,7 @@ describe('webhook-dispatcher instances: shared work, crashes', () => {
     const restarted = startAppInstance('webhook-dispatcher', { INSTANCE_ID: `crash-restarted-${suffix}` });
     instances.push(restarted);
 
-    // What the victim held stays leased until its lease (30 s) expires; then the others take it over.
+    // What the victim held stays leased until its lease (15 s) expires; then the others take it over.
     await allDelivered(ids, 180_000);
     const rows = await deliveryCounts(ids);
     expect(rows).toHaveLength(N);

@@ -1,5 +1,5 @@
 import { BaseEnv } from '@workline/config';
-import { DEFAULT_RETRY_BASE_MS } from '@workline/webhook-dispatcher';
+import { DEFAULT_LEASE_MS, DEFAULT_RETRY_BASE_MS, MIN_LEASE_MS } from '@workline/webhook-dispatcher';
 import { IsInt, Max, Min } from 'class-validator';
 
 /** webhook-dispatcher settings on top of BaseEnv; see docs/webhooks.md. */
@@ -27,4 +27,13 @@ export class WebhookDispatcherEnv extends BaseEnv {
   @Min(1)
   @Max(1000)
   WEBHOOK_ORIGIN_CONCURRENCY: number = 8;
+
+  /**
+   * How long a delivery stays leased to the instance that claimed it: after a crash, how long its deliveries wait
+   * before another instance makes their attempts. Shorter leases hold fewer deliveries per instance.
+   */
+  @IsInt({ message: 'WEBHOOK_LEASE_MS must be an integer number of milliseconds' })
+  @Min(MIN_LEASE_MS, { message: `WEBHOOK_LEASE_MS must be at least ${MIN_LEASE_MS} (two attempt timeouts and the outcome's margin)` })
+  @Max(600_000, { message: 'WEBHOOK_LEASE_MS must be at most 600000 (ten minutes)' })
+  WEBHOOK_LEASE_MS: number = DEFAULT_LEASE_MS;
 }

@@ -6,9 +6,6 @@ import { DeliveriesRpcController } from './deliveries.rpc-controller';
 import type { WebhookDispatcherEnv } from './webhook-dispatcher.env';
 import { DeliveryRequestedEventController } from './delivery-requested.event-controller';
 
-/** A lease outlives the longest attempt (5 s) many times over, so only a crash lets it expire. */
-const LEASE_MS = 30_000;
-
 /** Owns every outbound call to clients: intake from Kafka, signed attempts with retries, the Delivery API. */
 @Module({})
 export class WebhookDispatcherModule {
@@ -27,7 +24,7 @@ export class WebhookDispatcherModule {
           pollMs: env.WEBHOOK_POLL_MS,
           concurrency: env.WEBHOOK_CONCURRENCY,
           originConcurrency: env.WEBHOOK_ORIGIN_CONCURRENCY,
-          leaseMs: LEASE_MS,
+          leaseMs: env.WEBHOOK_LEASE_MS,
         }),
       ],
       controllers: [DeliveryRequestedEventController, DeliveriesRpcController],

@@ -1,4 +1,6 @@
-import { afterAll, beforeAll } from '@jest/globals';
+import { afterAll, beforeAll, expect } from '@jest/globals';
+import fs from 'node:fs';
+import { ALL_APPS, type AppName } from '@workline/contracts';
 import { Client } from 'pg';
 import { eventually } from './eventually';
 import { adminHeaders, http } from './http';
@@ -6,15 +8,21 @@ import { testStack } from './stack';
 
 /**
  * The integration files share one stack and run in parallel Jest workers (jest.integration.config.js). Each
- * file holds PostgreSQL advisory locks on the stack's database for its whole run:
- * - the stack, shared by default; exclusive for a file that calls `runsAloneOnStack` because it stops,
- *   kills or adds app instances (the other files' requests would wait out a stopped service or a
- *   consumer-group rebalance) or reads counters that every file moves;
- * - a resource that the files would otherwise take from one another (`takesTurnOn`), e.g. the oversight
- *   task queue: every worker leases from the one queue, so a file flagging what it does not want would flag
- *   another file's tasks.
- * The stack's lock is always taken first, so two files never wait for each other. PostgreSQL queues lock
- * requests in order, so a waiting exclusive file is not starved by shared ones that ask after it.
+ * file holds PostgreSQL advisory locks on the stack's database for its whole run, one per app of the stack:
+ * - shared on every app by default;
+ * - exclusive on every app for a file that calls `runsAloneOnStack`: it stops, kills or adds instances of
+ *   apps that every file calls (the others' requests would wait out a stopped service or a consumer-group
+ *   rebalance), or it reads counters that every file moves;
+ * - exclusive on some apps only, for a file that calls `disturbsOnly`: it stops, kills or adds instances of
+ *   those apps and calls no app but those and the ones it names, so it runs beside a file like it whose apps
+ *   are others (the dispatcher's crash tests beside the performance service's), never beside one that calls
+ *   what it disturbs;
+ * - exclusive on a resource that the files would otherwise take from one another (`takesTurnOn`), e.g. the
+ *   oversight task queue: every worker leases from the one queue, so a file flagging what it does not want
+ *   would flag another file's tasks.
+ * Every file takes its locks in one order (the apps by name, then the resources), so two files never wait for
+ * each other. PostgreSQL queues lock requests in order, so a waiting exclusive file is not starved by shared
+ * ones that ask after it.
  */
 export type SharedResource = 'oversight task queue';
 
@@ -22,12 +30,23 @@ export type SharedResource = 'oversight task queue';
 const TURN_WAIT_MS = 60 * 60_000;
 const lockKey = (name: string) => `workline integration: ${name}`;
 
-let aloneBecause: string | undefined;
+type Mode = 'shared' | 'exclusive';
+/** What the file does to the stack, and why, when it is more than calling it. */
+let disturbance: { why: string; disturbs: readonly AppName[]; calls: readonly AppName[] } | undefined;
 const resources = new Set<SharedResource>();
 
 /** The file has the stack to itself; `why` says what it does that others must not see. Call at collection (module or describe body). */
 export function runsAloneOnStack(why: string): void {
-  aloneBecause = why;
+  disturbance = { why, disturbs: ALL_APPS, calls: ALL_APPS };
+}
+
+/**
+ * The file stops, kills or adds instances of `disturbs` only, and calls (over HTTP or its topics) no app but
+ * those and `calls`: it has those apps to itself and shares `calls` (Kafka, PostgreSQL and Redis are everyone's).
+ * Call at collection (module or describe body).
+ */
+export function disturbsOnly(disturbs: AppName[], why: string, { calls }: { calls: AppName[] }): void {
+  disturbance = { why, disturbs, calls };
 }
 
 /** The file has `resource` to itself while other files share the stack. Call at collection (module or describe body). */
@@ -35,40 +54,72 @@ export function takesTurnOn(resource: SharedResource): void {
   resources.add(resource);
 }
 
+/** The locks a file takes, in the one order every file takes them in. */
+function turnsOfThisFile(): { key: string; mode: Mode }[] {
+  const apps = [...ALL_APPS].sort().flatMap((app): { key: string; mode: Mode }[] => {
+    if (!disturbance) return [{ key: lockKey(`app ${app}`), mode: 'shared' }];
+    if (disturbance.disturbs.includes(app)) return [{ key: lockKey(`app ${app}`), mode: 'exclusive' }];
+    return disturbance.calls.includes(app) ? [{ key: lockKey(`app ${app}`), mode: 'shared' }] : [];
+  });
+  return [...apps, ...[...resources].sort().map((resource) => ({ key: lockKey(resource), mode: 'exclusive' as const }))];
+}
+
 /** Registers the file's turns: the Jest setup file of the integration config calls it for every file. */
 export function takeStackTurns(): void {
   let holder: Client | undefined;
+  let asked = 0;
+  let granted = 0;
   beforeAll(async () => {
+    asked = Date.now();
     holder = new Client({ connectionString: testStack().databaseUrl, application_name: 'integration turns' });
     await holder.connect();
-    const stackLock = aloneBecause ? 'pg_advisory_lock' : 'pg_advisory_lock_shared';
-    await holder.query(`select ${stackLock}(hashtext($1))`, [lockKey('stack')]);
-    for (const resource of [...resources].sort()) await holder.query('select pg_advisory_lock(hashtext($1))', [lockKey(resource)]);
+    for (const { key, mode } of turnsOfThisFile())
+      await holder.query(`select ${mode === 'shared' ? 'pg_advisory_lock_shared' : 'pg_advisory_lock'}(hashtext($1))`, [key]);
+    granted = Date.now();
   }, TURN_WAIT_MS);
   afterAll(async () => {
     try {
-      // A lone file hands the stack back healthy: every service answering again, its consumer groups settled.
-      if (aloneBecause) await stackHealthy();
+      // A disturbing file hands its apps back healthy: answering again, their consumer groups settled.
+      if (disturbance) await appsHealthy(disturbance.disturbs);
     } finally {
       // Ending the session releases its locks.
       await holder?.end();
+      logTurn({ file: expect.getState().testPath ?? '?', disturbs: disturbance?.disturbs ?? [], asked, granted, released: Date.now() });
     }
   }, TURN_WAIT_MS);
 }
 
+type Turn = { file: string; disturbs: readonly AppName[]; asked: number; granted: number; released: number };
+
 /**
- * Twice in a row, a second apart, a fresh check (the admin token's: anonymous answers are cached) finds every
- * service answering: a consumer group that starts to rebalance right after the first check is seen.
+ * With WORKLINE_TURN_LOG set (a file path), each file appends when it asked for its turn, got it and gave it back,
+ * one JSON line per file, so a run shows where its time goes (docs/decisions.md, "Integration files in parallel").
  */
-async function stackHealthy(): Promise<void> {
-  const fresh = async () =>
-    (await http('GET', '/health', { headers: adminHeaders(), timeoutMs: 10_000 }).catch(() => undefined))?.status === 200;
+function logTurn(turn: Turn): void {
+  const log = process.env.WORKLINE_TURN_LOG;
+  if (log && turn.granted) fs.appendFileSync(log, `${JSON.stringify(turn)}\n`);
+}
+
+/**
+ * Twice in a row, a second apart, a fresh check (the admin token's: anonymous answers are cached) finds the apps
+ * answering: a consumer group that starts to rebalance right after the first check is seen. Another file may be
+ * disturbing other apps meanwhile, so only these apps' components count.
+ */
+async function appsHealthy(apps: readonly AppName[]): Promise<void> {
+  const fresh = async () => {
+    const health = await http<{ components?: Record<string, { status: string }> }>('GET', '/health', {
+      headers: adminHeaders(),
+      timeoutMs: 10_000,
+    }).catch(() => undefined);
+    const whole = apps.length === ALL_APPS.length ? health?.status === 200 : true;
+    return whole && apps.every((app) => health?.body?.components?.[app]?.status === 'up');
+  };
   let healthyInARow = 0;
   await eventually(
     async () => {
       healthyInARow = (await fresh()) ? healthyInARow + 1 : 0;
       return healthyInARow >= 2 || undefined;
     },
-    { what: 'the stack to be healthy again (GET /health 200 twice in a row)', timeoutMs: 120_000, intervalMs: 1_000 },
+    { what: `${apps.join(', ')} to be healthy again (up in GET /health twice in a row)`, timeoutMs: 120_000, intervalMs: 1_000 },
   );
 }

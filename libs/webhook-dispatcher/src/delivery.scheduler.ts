@@ -22,6 +22,10 @@ interface HeldDelivery extends LeasedRow, Dispatchable {
 
 /** An attempt starts only with this much of its lease left beyond the attempt's own timeout (for the outcome's write). */
 const LEASE_MARGIN_MS = 5_000;
+/** The default lease: it outlives the longest attempt (5 s) many times over, so only a crash lets it expire. */
+export const DEFAULT_LEASE_MS = 30_000;
+/** The shortest lease: room for the slowest attempt, the margin for its outcome, and as long again waiting its turn. */
+export const MIN_LEASE_MS = 2 * ATTEMPT_TIMEOUT_MS + LEASE_MARGIN_MS;
 /** Deliveries held (waiting and under way) per unit of WEBHOOK_CONCURRENCY. */
 const HELD_PER_SLOT = 16;
 /** Bytes of bodies held waiting at most (one delivery is always let in). */
