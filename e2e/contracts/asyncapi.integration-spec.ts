@@ -1,12 +1,15 @@
 import 'reflect-metadata';
 import { Topic } from '@workline/contracts';
 import { createKafka } from '@workline/messaging';
-import { adminCreate, eventually, http, testStack } from '@workline/testing';
+import { adminCreate, eventually, http, testStack, callsOnly } from '@workline/testing';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+
+// It calls the gateway and the performance service only (libs/testing/src/stack-turns.ts).
+callsOnly(['gateway', 'performance']);
 
 interface AsyncApi {
   components: { schemas: object; messages: Record<string, { headers: object; payload: object }> };

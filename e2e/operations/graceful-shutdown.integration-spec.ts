@@ -31,8 +31,9 @@ async function startService(app: string, extraEnv: Record<string, string> = {}):
 describe('graceful shutdown (SIGTERM)', () => {
   runsAloneOnStack('adds service instances to their consumer groups and stops them');
   it('turns readiness to 503 at once, keeps answering while draining, then exits 0 (gateway and a service)', async () => {
-    const gateway = await startGateway({ SHUTDOWN_DELAY_MS: '8000' });
-    const service = await startService('performance', { SHUTDOWN_DELAY_MS: '8000' });
+    // Long enough a drain to see both answer 503 while still serving; both start at once.
+    const drain = { SHUTDOWN_DELAY_MS: '5000' };
+    const [gateway, service] = await Promise.all([startGateway(drain), startService('performance', drain)]);
     try {
       gateway.process.kill('SIGTERM');
       service.process.kill('SIGTERM');

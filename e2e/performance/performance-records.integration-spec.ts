@@ -1,7 +1,10 @@
 import { PrismaService } from '@workline/db';
-import { adminCreate, adminHeaders, eventually, http, testStack } from '@workline/testing';
+import { adminCreate, adminHeaders, eventually, http, testStack, callsOnly } from '@workline/testing';
 import { Kafka, logLevel } from 'kafkajs';
 import { randomUUID } from 'node:crypto';
+
+// It calls the gateway and the performance service only (libs/testing/src/stack-turns.ts).
+callsOnly(['gateway', 'performance']);
 
 interface FieldErrors {
   message: string;

@@ -6,11 +6,13 @@ import fs from 'node:fs';
 const ALONE = /\brunsAloneOnStack\(/;
 const DISTURBS_SOME = /\bdisturbsOnly\(/;
 const TAKES_TURN = /\btakesTurnOn\(/;
+const CALLS_SOME = /\bcallsOnly\(\[([^\]]*)\]/;
 
 /**
  * The order the integration files start in. The files that disturb some apps only come first, so they run
- * beside one another while nothing else has begun; then the files that run alone on the stack (one at a time;
- * later, each would hold up every worker until the files running beside it end). The files that take turns on
+ * beside one another while nothing else has begun; then the files that call some apps only (fewest first),
+ * which run beside those; then the files that run alone on the stack (one at a time; later, each would hold
+ * up every worker until the files running beside it end). The files that take turns on
  * a shared resource are spread among the others, so the workers seldom wait for one another. Otherwise Jest's
  * own order: slowest of the last run first, else largest.
  */
@@ -20,7 +22,14 @@ export default class IntegrationSequencer extends Sequencer {
     const ordered = await super.sort(tests);
     const disturbing = ordered.filter((test) => DISTURBS_SOME.test(source.get(test.path) ?? ''));
     const alone = ordered.filter((test) => ALONE.test(source.get(test.path) ?? ''));
-    const rest = ordered.filter((test) => !alone.includes(test) && !disturbing.includes(test));
+    const appsCalled = (test: Test) =>
+      CALLS_SOME.exec(source.get(test.path) ?? '')?.[1]
+        .split(',')
+        .filter((app) => app.trim()).length;
+    const narrow = ordered
+      .filter((test) => appsCalled(test) !== undefined && !disturbing.includes(test) && !alone.includes(test))
+      .sort((a, b) => (appsCalled(a) ?? 0) - (appsCalled(b) ?? 0));
+    const rest = ordered.filter((test) => !alone.includes(test) && !disturbing.includes(test) && !narrow.includes(test));
     const turns = rest.filter((test) => TAKES_TURN.test(source.get(test.path) ?? ''));
     const others = rest.filter((test) => !turns.includes(test));
     const spread: Test[] = [];
@@ -29,6 +38,6 @@ export default class IntegrationSequencer extends Sequencer {
       if (turns[i]) spread.push(turns[i]);
       spread.push(...others.slice(i * stride, (i + 1) * stride));
     }
-    return [...disturbing, ...alone, ...spread];
+    return [...disturbing, ...narrow, ...alone, ...spread];
   }
 }

@@ -1,6 +1,9 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { testStack } from '@workline/testing';
+import { testStack, callsOnly } from '@workline/testing';
+
+// It starts gateways that stop at their settings: it calls no app (libs/testing/src/stack-turns.ts).
+callsOnly([]);
 
 /** Starts the built gateway with `env` and collects what it prints until it exits. */
 function runGateway(env: Record<string, string>): Promise<{ code: number | null; output: string }> {

@@ -1,9 +1,12 @@
 import 'reflect-metadata';
 import { Topic } from '@workline/contracts';
-import { adminCreate, eventually, http, testStack } from '@workline/testing';
+import { adminCreate, eventually, http, testStack, callsOnly } from '@workline/testing';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
+
+// It calls the gateway and the performance service only (libs/testing/src/stack-turns.ts).
+callsOnly(['gateway', 'performance']);
 
 /**
  * Golden comparison of the CSV import (issue 15): one quality file with everything that has gone wrong in

@@ -1,5 +1,8 @@
-import { dbQuery, http, newQualityWorkstream, qualityReview } from '@workline/testing';
+import { dbQuery, http, newQualityWorkstream, qualityReview, callsOnly } from '@workline/testing';
 import { randomUUID } from 'node:crypto';
+
+// It calls the gateway and the performance service only (libs/testing/src/stack-turns.ts).
+callsOnly(['gateway', 'performance']);
 
 const MESSAGES = {
   stored: 'Record stored',

@@ -56,7 +56,8 @@ describe('reserved units survive the SIGKILL of the platform-runs instance holdi
       UNIT_RESERVATION_SECONDS: '3',
       // Everything it claims beyond the request it serves stays reserved in its memory.
       UNIT_CLAIM_AHEAD: '100',
-      KAFKA_SESSION_TIMEOUT_MS: '10000',
+      // The broker's shortest session (group.min.session.timeout.ms): its partitions move on soonest after the kill.
+      KAFKA_SESSION_TIMEOUT_MS: '6000',
     });
     try {
       await eventually(async () => (await fetch(`${await doomed.opsUrl()}/health/ready`)).status === 200, {
@@ -87,7 +88,7 @@ describe('reserved units survive the SIGKILL of the platform-runs instance holdi
       expect(reserved.length).toBeGreaterThan(0);
       doomed.kill();
       expect(await doomed.exited).toBeNull();
-      // Its partitions move to the stack's instance once its session ends (10 s): requests sent meanwhile would time out.
+      // Its partitions move to the stack's instance once its session ends (6 s): requests sent meanwhile would time out.
       await eventually(
         async () => ((await consumerGroupMembers('workline-platform-runs')).some((id) => id.includes(instanceId)) ? undefined : true),
         {

@@ -10,6 +10,10 @@ import { createServer } from 'node:net';
 import { MountedBucketError, MountedObjectError } from './mounted-bucket';
 import { S3BlobStore, type S3Settings } from './s3-blob-store';
 import { openMountedBucket, S3MountedBucket } from './s3-mounted-bucket';
+import { callsOnly } from '@workline/testing';
+
+// It calls no app: Kafka, PostgreSQL and Redis only, so it runs beside files that disturb the apps (libs/testing/src/stack-turns.ts).
+callsOnly([]);
 
 const read = async (stream: Readable) => {
   const chunks: Buffer[] = [];

@@ -1,7 +1,10 @@
-import { testStack } from '@workline/testing';
+import { testStack, callsOnly } from '@workline/testing';
 import { randomBytes } from 'node:crypto';
 import { DbPool, isUniqueViolation, refusedByDatabase, statement } from './db-pool';
 import { PrismaService } from './prisma.service';
+
+// It calls no app: Kafka, PostgreSQL and Redis only, so it runs beside files that disturb the apps (libs/testing/src/stack-turns.ts).
+callsOnly([]);
 
 /** The app's pool and its helpers against the real PostgreSQL of the test stack. */
 describe('DbPool (real PostgreSQL)', () => {

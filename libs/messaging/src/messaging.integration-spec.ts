@@ -5,7 +5,7 @@ import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import { Topic, type EventEnvelope } from '@workline/contracts';
 import { DbModule, DbPool, PrismaService } from '@workline/db';
 import { REQUEST_ID_KAFKA_HEADER } from '@workline/observability';
-import { eventually, testStack } from '@workline/testing';
+import { eventually, testStack, callsOnly } from '@workline/testing';
 import { randomUUID } from 'node:crypto';
 import { Inbox } from './inbox';
 import { KafkaModule } from './kafka.module';
@@ -17,6 +17,9 @@ import { ensureTopics } from './topics.admin';
 import { EventBatchPattern, type KafkaBatchContext, type KafkaMessageContext } from './message-context';
 import { decodeHeaders } from './message-errors';
 import { KafkaTransport } from './transport';
+
+// It calls no app: Kafka, PostgreSQL and Redis only, so it runs beside files that disturb the apps (libs/testing/src/stack-turns.ts).
+callsOnly([]);
 
 const suffix = randomUUID().slice(0, 8);
 const PROBE_TOPIC = `workline.test.probe-${suffix}.v1`;

@@ -1,8 +1,11 @@
-import { testStack } from '@workline/testing';
+import { testStack, callsOnly } from '@workline/testing';
 import { randomBytes } from 'node:crypto';
 import type { ChainableCommander } from 'ioredis';
 import { RedisService } from './redis.module';
 import { type Pipelined, RedisScript, roundTrip } from './round-trip';
+
+// It calls no app: Kafka, PostgreSQL and Redis only, so it runs beside files that disturb the apps (libs/testing/src/stack-turns.ts).
+callsOnly([]);
 
 const incr = (key: string): Pipelined<number> => ({ queue: (pipeline) => pipeline.incr(key), read: (reply) => Number(reply) });
 const get = (key: string): Pipelined<string | null> => ({

@@ -17,6 +17,8 @@ import { testStack } from './stack';
  *   those apps and calls no app but those and the ones it names, so it runs beside a file like it whose apps
  *   are others (the dispatcher's crash tests beside the performance service's), never beside one that calls
  *   what it disturbs;
+ * - shared on some apps only, for a file that calls `callsOnly`: it calls no other app, so it runs beside a
+ *   file that disturbs others (a library's tests, which call no app at all, beside any file);
  * - exclusive on a resource that the files would otherwise take from one another (`takesTurnOn`), e.g. the
  *   oversight task queue: every worker leases from the one queue, so a file flagging what it does not want
  *   would flag another file's tasks.
@@ -34,6 +36,8 @@ type Mode = 'shared' | 'exclusive';
 /** What the file does to the stack, and why, when it is more than calling it. */
 let disturbance: { why: string; disturbs: readonly AppName[]; calls: readonly AppName[] } | undefined;
 const resources = new Set<SharedResource>();
+/** The apps a file that does not disturb the stack calls, when it says so (else every app). */
+let called: readonly AppName[] = ALL_APPS;
 
 /** The file has the stack to itself; `why` says what it does that others must not see. Call at collection (module or describe body). */
 export function runsAloneOnStack(why: string): void {
@@ -49,6 +53,14 @@ export function disturbsOnly(disturbs: AppName[], why: string, { calls }: { call
   disturbance = { why, disturbs, calls };
 }
 
+/**
+ * The file calls (over HTTP, its topics or a gateway it starts, whose readiness calls every app) no app but
+ * `apps`: it shares only those, and runs beside a file that disturbs others. Call at collection (module or describe body).
+ */
+export function callsOnly(apps: AppName[]): void {
+  called = apps;
+}
+
 /** The file has `resource` to itself while other files share the stack. Call at collection (module or describe body). */
 export function takesTurnOn(resource: SharedResource): void {
   resources.add(resource);
@@ -57,7 +69,7 @@ export function takesTurnOn(resource: SharedResource): void {
 /** The locks a file takes, in the one order every file takes them in. */
 function turnsOfThisFile(): { key: string; mode: Mode }[] {
   const apps = [...ALL_APPS].sort().flatMap((app): { key: string; mode: Mode }[] => {
-    if (!disturbance) return [{ key: lockKey(`app ${app}`), mode: 'shared' }];
+    if (!disturbance) return called.includes(app) ? [{ key: lockKey(`app ${app}`), mode: 'shared' }] : [];
     if (disturbance.disturbs.includes(app)) return [{ key: lockKey(`app ${app}`), mode: 'exclusive' }];
     return disturbance.calls.includes(app) ? [{ key: lockKey(`app ${app}`), mode: 'shared' }] : [];
   });

@@ -1,6 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { postOnce, RESPONSE_EXCERPT_BYTES } from './http-attempt';
+import { callsOnly } from '@workline/testing';
+
+// It calls no app: Kafka, PostgreSQL and Redis only, so it runs beside files that disturb the apps (libs/testing/src/stack-turns.ts).
+callsOnly([]);
 
 /** One attempt against real loopback receivers (no stack needed). */
 describe('postOnce: one attempt over real HTTP', () => {
