@@ -55,6 +55,28 @@ export const isUniqueViolation = (error: unknown): boolean => {
   return code === 'P2002' || code === '23505';
 };
 
+/**
+ * How a transaction's statements are planned. `statistics`: as PostgreSQL sees fit. `along-indexes`: only
+ * along indexes (no sequential or bitmap scans, hash or merge joins, nor sorts where an index gives the
+ * order), whatever the statistics say. For queue statements that take a few rows by key or in index order:
+ * statistics lag behind bursts (until autovacuum analyzes the table, a 10,000-unit run that just arrived is
+ * a handful of rows to the planner), and a plan that then reads every waiting row costs each claim 50 ms
+ * (docs/decisions.md, "Queue statements are planned along their indexes").
+ */
+export type Planning = 'statistics' | 'along-indexes';
+
+const BEGIN: Record<Planning, string> = {
+  statistics: 'begin',
+  // One round trip: the settings travel with BEGIN (simple query protocol) and end with the transaction.
+  'along-indexes': [
+    'begin',
+    ...['seqscan', 'bitmapscan', 'hashjoin', 'mergejoin', 'sort'].map((plan) => `set local enable_${plan} = off`),
+  ].join('; '),
+};
+
+/** The BEGIN of a transaction planned so (for tests that read its plans). */
+export const beginTransaction = (planning: Planning): string => BEGIN[planning];
+
 const clientSql = (client: PoolClient): Sql => ({
   query: async <R extends object>(s: Statement, values: unknown[] = []) =>
     (await client.query<R>({ name: s.name, text: s.text, values })).rows,
@@ -106,11 +128,16 @@ export class DbPool implements Sql {
     return (await this.pool.query<R>({ name: s.name, text: s.text, values })).rows;
   }
 
+  /** One statement in a transaction of its own, planned along indexes (see Planning): two round trips more than `query`. */
+  queryAlongIndexes<R extends object = Record<string, unknown>>(s: Statement, values: unknown[] = []): Promise<R[]> {
+    return this.transaction((sql) => sql.query<R>(s, values), 'along-indexes');
+  }
+
   /**
    * Runs `work` in one transaction on one connection: BEGIN, its statements, COMMIT (ROLLBACK when it
    * throws, and the error goes on). A connection that failed or cannot even roll back is discarded.
    */
-  async transaction<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
+  async transaction<T>(work: (sql: Sql) => Promise<T>, planning: Planning = 'statistics'): Promise<T> {
     const client = await this.pool.connect();
     let broken: Error | undefined;
     // A connection that dies while checked out emits 'error' (its pending query also fails): without a
@@ -118,7 +145,7 @@ export class DbPool implements Sql {
     const onError = (error: Error) => (broken = error);
     client.on('error', onError);
     try {
-      await client.query('begin');
+      await client.query(BEGIN[planning]);
       const result = await work(clientSql(client));
       await client.query('commit');
       return result;

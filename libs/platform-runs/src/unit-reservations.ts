@@ -49,7 +49,8 @@ const UNRESERVED = '(reserved_until is null or reserved_until < $2)';
 /** Units other claims hold reserved: taken only when nothing else is left, so no worker waits on a unit an instance sits on. */
 const RESERVED = 'reserved_until >= $2 and reserved_by <> $1';
 
-const CLAIMS = {
+/** The claim statements: free units first, then units other claims hold; of any line, or of one. */
+export const UNIT_CLAIMS = {
   any: {
     free: claim('platform_units_claim', 'and $5::text is null', UNRESERVED),
     taken: claim('platform_units_claim_reserved', 'and $5::text is null', RESERVED),
@@ -145,13 +146,14 @@ export class UnitReservations {
 
   /** Reserves up to `count` free units, oldest first; if fewer than `needed` were free, takes over units other claims hold. */
   private async reserve(lineKey: string, count: number, needed: number): Promise<ReservedUnit[]> {
-    const statements = lineKey ? CLAIMS.line : CLAIMS.any;
+    const statements = lineKey ? UNIT_CLAIMS.line : UNIT_CLAIMS.any;
     const now = this.clock.now();
     const until = now + this.settings.unitReservationSeconds * 1000;
     const token = `${this.settings.instanceId}:${randomUUID()}`;
     const values = (limit: number) => [token, new Date(now), limit, new Date(until), lineKey || null];
-    const rows = await this.db.query<ClaimedRow>(statements.free, values(count));
-    if (rows.length < needed) rows.push(...(await this.db.query<ClaimedRow>(statements.taken, values(needed - rows.length))));
+    // Oldest first along the claim index, however few Processing units the statistics know of.
+    const rows = await this.db.queryAlongIndexes<ClaimedRow>(statements.free, values(count));
+    if (rows.length < needed) rows.push(...(await this.db.queryAlongIndexes<ClaimedRow>(statements.taken, values(needed - rows.length))));
     return rows.sort(byAge).map((row) => ({ run_id: row.run_id, seq: row.seq, line_id: row.line_id, input: row.input, token, until }));
   }
 }

@@ -144,8 +144,9 @@ export class UnitWorkRepository {
     return (await this.db.query<{ id: string }>(LEASE_UNITS, [JSON.stringify(rows), expiresAt, now])).map((row) => row.id);
   }
 
+  /** A transaction planned along indexes: outcomes lock and write rows by key, whatever the statistics say. */
   transaction<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
-    return this.db.transaction(work);
+    return this.db.transaction(work, 'along-indexes');
   }
 
   async lockAssignments(sql: Sql, assignmentIds: string[]): Promise<AssignmentState[]> {

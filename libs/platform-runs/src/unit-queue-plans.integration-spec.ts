@@ -1,0 +1,108 @@
+import { beginTransaction, type Planning, type Statement } from '@workline/db';
+import { callsOnly, testStack } from '@workline/testing';
+import { Client } from 'pg';
+import { UnitStatus } from './run-views';
+import { UNIT_CLAIMS } from './unit-reservations';
+import { LEASE_UNITS } from './unit-work.repository';
+
+// It reads plans from PostgreSQL only (libs/testing/src/stack-turns.ts).
+callsOnly([]);
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  Plans?: PlanNode[];
+}
+
+const nodes = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodes)];
+const reads = (plan: PlanNode[]) =>
+  plan
+    .filter((node) => node['Relation Name'] === 'platform_unit' && node['Node Type'] !== 'ModifyTable')
+    .map((node) => [node['Node Type'], node['Index Name']]);
+
+/**
+ * The unit queue's statements must not follow the statistics of `status`. Statistics are taken now and then
+ * (autovacuum); a 10,000-unit run that arrives after them is, to the planner, a handful of Processing units.
+ * Then a lease that filtered on `status` in its update read every Processing unit for each lease (25 ms instead
+ * of 0.08 ms), and a claim read and sorted them all for its oldest few (50 ms), found with auto_explain under
+ * `npm run bench`. Here the statistics are made stale on purpose, in a temporary table that stands in for
+ * platform_unit in this session only; each statement is planned as the app plans it, for its parameters and
+ * generically (a prepared statement is planned both ways).
+ */
+describe('the unit queue statements under stale statistics', () => {
+  const client = new Client({ connectionString: testStack().databaseUrl, application_name: 'unit queue plans' });
+
+  beforeAll(() => client.connect());
+  afterAll(() => client.end());
+
+  /**
+   * The plans of `s` with `values` (as SQL literals), in a transaction planned so, against a table of 100,000
+   * Processing units whose statistics were taken when it held 2,000 Completed ones, or never taken.
+   */
+  async function plansOf(s: Statement, values: string[], planning: Planning, statistics: 'stale' | 'none'): Promise<PlanNode[][]> {
+    await client.query(beginTransaction(planning));
+    try {
+      // Same columns and indexes; temporary tables come first in the search path, so the statement reads this one.
+      await client.query('create temporary table platform_unit (like public.platform_unit including all) on commit drop');
+      const insert = (runId: string, count: number, status: string) =>
+        client.query(
+          `insert into platform_unit (run_id, seq, line_id, input, status, created_at)
+           select $1, n, 'line', '{}'::jsonb, $3, now() from generate_series(1, $2) as n`,
+          [runId, count, status],
+        );
+      await insert('run-done', 2_000, UnitStatus.Completed);
+      if (statistics === 'stale') await client.query('analyze platform_unit');
+      // Large enough that reading it whole costs more, by the planner's own estimate, than reading a few rows by key.
+      await insert('run-new', 100_000, UnitStatus.Processing);
+      await client.query(`prepare plan_probe as ${s.text}`);
+      const plans: PlanNode[][] = [];
+      for (const mode of ['force_custom_plan', 'force_generic_plan']) {
+        await client.query(`set local plan_cache_mode = ${mode}`);
+        // EXPLAIN takes no bind parameters: the values go in as literals.
+        const explained = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
+          `explain (format json) execute plan_probe(${values.join(', ')})`,
+        );
+        plans.push(nodes(explained.rows[0]['QUERY PLAN'][0].Plan));
+      }
+      return plans;
+    } finally {
+      await client.query('rollback');
+      // A prepared statement outlives its transaction.
+      await client.query('deallocate all');
+    }
+  }
+
+  it('a lease finds every unit by its primary key, never by reading the units of a status', async () => {
+    const leases = Array.from({ length: 10 }, (_, i) => ({ id: `a${i}`, run_id: 'run-new', seq: i + 1, token: 't', worker_id: 'w' }));
+    const values = [client.escapeLiteral(JSON.stringify(leases)), 'now()', 'now()'];
+    // A lease is one statement of its own, planned as PostgreSQL sees fit: its form alone keeps it on the key.
+    const plans = [
+      ...(await plansOf(LEASE_UNITS, values, 'statistics', 'none')),
+      ...(await plansOf(LEASE_UNITS, values, 'statistics', 'stale')),
+    ];
+    for (const plan of plans) {
+      expect(reads(plan).length).toBeGreaterThan(0);
+      expect(reads(plan)).toEqual(reads(plan).map(() => ['Index Scan', 'platform_unit_pkey']));
+      expect(plan.map((node) => node['Node Type'])).not.toContain('Hash Join');
+    }
+  });
+
+  it('a claim reads the oldest units along the claim index and stops, never sorting every Processing unit', async () => {
+    for (const [statement, index] of [
+      [UNIT_CLAIMS.any.free, 'platform_unit_status_created_at_run_id_seq_idx'],
+      [UNIT_CLAIMS.line.free, 'platform_unit_status_line_id_created_at_run_id_seq_idx'],
+    ] as const) {
+      const values = ["'token'", 'now()', '16', "now() + interval '10 seconds'", statement === UNIT_CLAIMS.line.free ? "'line'" : 'null'];
+      for (const plan of [
+        ...(await plansOf(statement, values, 'along-indexes', 'none')),
+        ...(await plansOf(statement, values, 'along-indexes', 'stale')),
+      ]) {
+        const types = plan.map((node) => node['Node Type']);
+        expect(types).not.toContain('Sort');
+        expect(types).not.toContain('Bitmap Heap Scan');
+        expect(reads(plan)).toContainEqual(['Index Scan', index]);
+      }
+    }
+  });
+});
