@@ -10,13 +10,22 @@ import {
   startAppInstance,
   testStack,
   type UnitAssignment,
-  runsAloneOnStack,
+  disturbsOnly,
   type AppInstance,
   completeUnit,
   freePort,
   nextUnit,
 } from '@workline/testing';
 import { randomUUID } from 'node:crypto';
+
+/**
+ * The file disturbs platform-runs only, and calls the gateway besides: the run's one callback is checked where
+ * platform-runs hands it over (its DeliveryRequested event), not at a receiver, so the file runs beside the
+ * dispatcher's crash tests (libs/testing/src/stack-turns.ts).
+ */
+disturbsOnly(['platform-runs'], 'adds platform-runs instances (and a gateway) and SIGKILLs them while they hold reserved units', {
+  calls: ['gateway'],
+});
 
 /**
  * Units with several platform-runs instances. platform-runs hands units out from memory under a short
@@ -26,7 +35,6 @@ import { randomUUID } from 'node:crypto';
  * two workers at once and each is completed once.
  */
 describe('reserved units survive the SIGKILL of the platform-runs instance holding them', () => {
-  runsAloneOnStack('adds platform-runs instances and SIGKILLs them while they hold reserved units');
   const prisma = new PrismaService(testStack().databaseUrl);
   const receiver = new LoopbackReceiver();
   let deliveries: DeliveryWatcher;
@@ -128,8 +136,8 @@ describe('reserved units survive the SIGKILL of the platform-runs instance holdi
       expect(run.body.units.map((unit) => unit.meta.status)).toEqual(units.map(() => 'Completed'));
       const outcomes = await prisma.unitAssignment.groupBy({ by: ['seq'], where: { runId, outcome: { not: null } }, _count: true });
       expect(outcomes.map((row) => row._count)).toEqual(units.map(() => 1));
+      // Exactly one callback handed to the dispatcher (which delivers it: its own suites).
       await deliveries.first(runId);
-      await eventually(() => receiver.on('/reserved')[0], { what: 'the run callback' });
       expect(deliveries.of(runId)).toHaveLength(1);
       expect(await prisma.productionUnit.count({ where: { runId, reservedBy: { not: null } } })).toBe(0);
     } finally {
@@ -139,21 +147,23 @@ describe('reserved units survive the SIGKILL of the platform-runs instance holdi
 });
 
 describe('units with two gateways and two platform-runs instances', () => {
-  runsAloneOnStack('adds a gateway and a platform-runs instance to the consumer group');
   const prisma = new PrismaService(testStack().databaseUrl);
   let gateway2: AppInstance;
   let platform2: AppInstance;
   let gateway2Url: string;
+  let line: Awaited<ReturnType<typeof createPlatformAccount>>;
 
   beforeAll(async () => {
     const port2 = await freePort();
     gateway2Url = `http://127.0.0.1:${port2}`;
     gateway2 = startAppInstance('gateway', { PORT: String(port2) });
     platform2 = startAppInstance('platform-runs');
-    await eventually(async () => (await fetch(`${gateway2Url}/health`).catch(() => undefined))?.status === 200, {
-      what: 'the second gateway',
-      timeoutMs: 60_000,
-    });
+    line = await createPlatformAccount('Concurrent');
+    // Serving platform calls (its /health would ask every service, and this file calls platform-runs only).
+    await eventually(
+      async () => (await fetch(`${gateway2Url}/v4/lines`, { headers: line.auth }).catch(() => undefined))?.status === 200 || undefined,
+      { what: 'the second gateway to serve GET /v4/lines', timeoutMs: 60_000, intervalMs: 250 },
+    );
   });
 
   afterAll(async () => {
@@ -161,7 +171,6 @@ describe('units with two gateways and two platform-runs instances', () => {
   });
 
   it('never gives one unit to two workers, and every unit is completed exactly once', async () => {
-    const line = await createPlatformAccount('Concurrent');
     const units = Array.from({ length: 60 }, (_, i) => ({ identifier: `c${i}` }));
     const created = await http<{ id: string }>('POST', '/v4/runs', { headers: line.auth, body: { line_id: line.lineId, units } });
     expect(created.status).toBe(201);
