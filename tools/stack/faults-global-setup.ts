@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { build, ensureDependencies, generatePrismaClient, root } from './deps';
 import * as infra from './faults-infra';
-import { ensurePostgres, migrate } from './postgres';
+import { ensurePostgres, startMigrations } from './postgres';
 import { testAppEnv } from './test-env';
 
 /** The fault suite's stack file: the integration one's fields it has (no ops URLs: the tests start the apps), and its ports. */
@@ -25,11 +25,12 @@ export default async function globalSetup(): Promise<void> {
     await infra.startPrivatePostgres(ports.postgres);
     const databaseUrl = `postgresql://postgres@127.0.0.1:${ports.postgres}/workline_faults`;
     await ensurePostgres(databaseUrl, { fresh: true });
-    migrate(databaseUrl);
+    const migrations = startMigrations(databaseUrl);
     await infra.startPrivateRedis(ports.redis);
     const kafka = await infra.startPrivateKafka(ports, true);
     // `npm test` has just built dist/ for the integration run.
     if (!process.env.WORKLINE_SKIP_BUILD) build();
+    await migrations;
     const appEnv = {
       NODE_ENV: 'test',
       DATABASE_URL: databaseUrl,

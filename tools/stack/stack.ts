@@ -3,7 +3,7 @@ import { type Apps, startApps, stopApps } from './apps';
 import { build, ensureDependencies, generatePrismaClient, root } from './deps';
 import { startLocalKafka } from './kafka';
 import { ok, warn } from './log';
-import { embeddedPostgresMode, ensurePostgres, migrate } from './postgres';
+import { embeddedPostgresMode, ensurePostgres, startMigrations } from './postgres';
 import { stopProcess } from './process';
 import type { Profile } from './profiles';
 import { ensureRedis } from './redis';
@@ -42,7 +42,7 @@ export async function startStack(
       embeddedDir: profile.embeddedPostgresDir,
     });
     started.push(postgres.stop);
-    migrate(profile.databaseUrl);
+    const migrations = startMigrations(profile.databaseUrl);
     const redis = await ensureRedis(profile.redisUrl);
     if (redis) started.push(() => stopProcess(redis));
     let brokers = profile.kafkaBrokers;
@@ -59,6 +59,7 @@ export async function startStack(
       ok(`using Kafka at ${brokers}`);
     }
     build();
+    await migrations;
     const gatewayUrl = `http://127.0.0.1:${profile.gatewayPort}`;
     const env: Stack['env'] = {
       ...process.env,
