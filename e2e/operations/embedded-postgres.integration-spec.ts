@@ -25,7 +25,7 @@ async function accountRows(url: string, id: string): Promise<number> {
 /**
  * npm start on a machine without PostgreSQL runs the embedded one (docs/operations.md, "Embedded PostgreSQL").
  * This machine has PostgreSQL, so the test forces it the way WORKLINE_EMBEDDED_POSTGRES=1 does, on a free port:
- * the same ensurePostgres and migrate that npm start calls, then a gateway whose database it is.
+ * the same ensurePostgres and startMigrations that npm start calls, then a gateway whose database it is.
  */
 describe('embedded PostgreSQL (npm start without PostgreSQL)', () => {
   it('starts on a free port, takes the migrations, serves an API round trip through a gateway, is taken over by the next start, then stops', async () => {
@@ -37,7 +37,7 @@ describe('embedded PostgreSQL (npm start without PostgreSQL)', () => {
     let gateway: Awaited<ReturnType<typeof startGateway>> | undefined;
     try {
       expect(server.embedded).toBe(true);
-      postgres.migrate(url);
+      await postgres.startMigrations(url);
       gateway = await startGateway({ DATABASE_URL: url });
 
       const created = await http<{ id: string; username: string; password: string }>('POST', `${gateway.url}/admin/v1/accounts`, {

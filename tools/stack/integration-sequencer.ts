@@ -22,13 +22,15 @@ export default class IntegrationSequencer extends Sequencer {
     const ordered = await super.sort(tests);
     const disturbing = ordered.filter((test) => DISTURBS_SOME.test(source.get(test.path) ?? ''));
     const alone = ordered.filter((test) => ALONE.test(source.get(test.path) ?? ''));
-    const appsCalled = (test: Test) =>
-      CALLS_SOME.exec(source.get(test.path) ?? '')?.[1]
-        .split(',')
-        .filter((app) => app.trim()).length;
+    const appsCalled = new Map(
+      ordered.flatMap((test) => {
+        const list = CALLS_SOME.exec(source.get(test.path) ?? '')?.[1];
+        return list === undefined ? [] : [[test, list.split(',').filter((app) => app.trim()).length] as const];
+      }),
+    );
     const narrow = ordered
-      .filter((test) => appsCalled(test) !== undefined && !disturbing.includes(test) && !alone.includes(test))
-      .sort((a, b) => (appsCalled(a) ?? 0) - (appsCalled(b) ?? 0));
+      .filter((test) => appsCalled.has(test) && !disturbing.includes(test) && !alone.includes(test))
+      .sort((a, b) => appsCalled.get(a)! - appsCalled.get(b)!);
     const rest = ordered.filter((test) => !alone.includes(test) && !disturbing.includes(test) && !narrow.includes(test));
     const turns = rest.filter((test) => TAKES_TURN.test(source.get(test.path) ?? ''));
     const others = rest.filter((test) => !turns.includes(test));

@@ -6,7 +6,7 @@ import { root } from './deps';
 import { fail, ok, step } from './log';
 import { startEmbeddedPostgres } from './embedded-postgres';
 import { clusterRunning } from './pg-cluster';
-import { run, waitFor } from './process';
+import { waitFor } from './process';
 
 /** Whether the embedded PostgreSQL may run: never, only when no other can be had, or always. */
 export type EmbeddedMode = 'never' | 'fallback' | 'always';
@@ -180,15 +180,4 @@ export function startMigrations(url: string): Promise<void> {
   // Awaited by the caller before the apps start; a failure meanwhile must not go unhandled.
   migrations.catch(() => undefined);
   return migrations;
-}
-
-/** Applies committed migrations with `prisma migrate deploy`. */
-export function migrate(url: string): void {
-  step('applying database migrations');
-  run(path.join(root, 'node_modules/.bin/prisma'), ['migrate', 'deploy'], {
-    cwd: root,
-    env: { ...process.env, DATABASE_URL: url },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  ok('database migrated');
 }

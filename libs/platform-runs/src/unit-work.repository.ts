@@ -43,8 +43,8 @@ export interface OutcomeRow {
  * (FOR UPDATE returns the newest version of a row another transaction changed meanwhile); `limit 1` keeps
  * the checks out of the lookup. With `status` in the lookup or the update's join, the plan followed the
  * statistics of `status`: taken before a large run arrived, they made every lease read all the Processing
- * units along the status index (25 ms a lease instead of 0.3 ms under `npm run bench`; the plan is checked
- * in unit-lease-plan.integration-spec.ts).
+ * units along the status index (25 ms a lease instead of 0.08 ms under `npm run bench`; the plan is checked
+ * in unit-queue-plans.integration-spec.ts).
  */
 export const LEASE_UNITS = statement(
   'platform_units_lease',

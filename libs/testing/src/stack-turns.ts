@@ -33,15 +33,13 @@ const TURN_WAIT_MS = 60 * 60_000;
 const lockKey = (name: string) => `workline integration: ${name}`;
 
 type Mode = 'shared' | 'exclusive';
-/** What the file does to the stack, and why, when it is more than calling it. */
-let disturbance: { why: string; disturbs: readonly AppName[]; calls: readonly AppName[] } | undefined;
+/** The apps the file has to itself (with why) and those it shares: by default it shares every app. */
+let appTurns: { exclusive: readonly AppName[]; shared: readonly AppName[]; why?: string } = { exclusive: [], shared: ALL_APPS };
 const resources = new Set<SharedResource>();
-/** The apps a file that does not disturb the stack calls, when it says so (else every app). */
-let called: readonly AppName[] = ALL_APPS;
 
 /** The file has the stack to itself; `why` says what it does that others must not see. Call at collection (module or describe body). */
 export function runsAloneOnStack(why: string): void {
-  disturbance = { why, disturbs: ALL_APPS, calls: ALL_APPS };
+  appTurns = { exclusive: ALL_APPS, shared: [], why };
 }
 
 /**
@@ -50,7 +48,7 @@ export function runsAloneOnStack(why: string): void {
  * Call at collection (module or describe body).
  */
 export function disturbsOnly(disturbs: AppName[], why: string, { calls }: { calls: AppName[] }): void {
-  disturbance = { why, disturbs, calls };
+  appTurns = { exclusive: disturbs, shared: calls, why };
 }
 
 /**
@@ -58,7 +56,7 @@ export function disturbsOnly(disturbs: AppName[], why: string, { calls }: { call
  * `apps`: it shares only those, and runs beside a file that disturbs others. Call at collection (module or describe body).
  */
 export function callsOnly(apps: AppName[]): void {
-  called = apps;
+  appTurns = { exclusive: [], shared: apps };
 }
 
 /** The file has `resource` to itself while other files share the stack. Call at collection (module or describe body). */
@@ -69,9 +67,8 @@ export function takesTurnOn(resource: SharedResource): void {
 /** The locks a file takes, in the one order every file takes them in. */
 function turnsOfThisFile(): { key: string; mode: Mode }[] {
   const apps = [...ALL_APPS].sort().flatMap((app): { key: string; mode: Mode }[] => {
-    if (!disturbance) return called.includes(app) ? [{ key: lockKey(`app ${app}`), mode: 'shared' }] : [];
-    if (disturbance.disturbs.includes(app)) return [{ key: lockKey(`app ${app}`), mode: 'exclusive' }];
-    return disturbance.calls.includes(app) ? [{ key: lockKey(`app ${app}`), mode: 'shared' }] : [];
+    if (appTurns.exclusive.includes(app)) return [{ key: lockKey(`app ${app}`), mode: 'exclusive' }];
+    return appTurns.shared.includes(app) ? [{ key: lockKey(`app ${app}`), mode: 'shared' }] : [];
   });
   return [...apps, ...[...resources].sort().map((resource) => ({ key: lockKey(resource), mode: 'exclusive' as const }))];
 }
@@ -92,16 +89,23 @@ export function takeStackTurns(): void {
   afterAll(async () => {
     try {
       // A disturbing file hands its apps back healthy: answering again, their consumer groups settled.
-      if (disturbance) await appsHealthy(disturbance.disturbs);
+      if (appTurns.exclusive.length) await appsHealthy(appTurns.exclusive);
     } finally {
       // Ending the session releases its locks.
       await holder?.end();
-      logTurn({ file: expect.getState().testPath ?? '?', disturbs: disturbance?.disturbs ?? [], asked, granted, released: Date.now() });
+      logTurn({
+        file: expect.getState().testPath ?? '?',
+        disturbs: appTurns.exclusive,
+        why: appTurns.why,
+        asked,
+        granted,
+        released: Date.now(),
+      });
     }
   }, TURN_WAIT_MS);
 }
 
-type Turn = { file: string; disturbs: readonly AppName[]; asked: number; granted: number; released: number };
+type Turn = { file: string; disturbs: readonly AppName[]; why?: string; asked: number; granted: number; released: number };
 
 /**
  * With WORKLINE_TURN_LOG set (a file path), each file appends when it asked for its turn, got it and gave it back,
