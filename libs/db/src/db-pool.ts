@@ -57,21 +57,21 @@ export const isUniqueViolation = (error: unknown): boolean => {
 
 /**
  * How a transaction's statements are planned. `statistics`: as PostgreSQL sees fit. `along-indexes`: only
- * along indexes (no sequential or bitmap scans, hash or merge joins, nor sorts where an index gives the
- * order), whatever the statistics say. For queue statements that take a few rows by key or in index order:
- * statistics lag behind bursts (until autovacuum analyzes the table, a 10,000-unit run that just arrived is
- * a handful of rows to the planner), and a plan that then reads every waiting row costs each claim 50 ms
- * (docs/decisions.md, "Queue statements are planned along their indexes").
+ * along indexes (no sequential or bitmap scans, hash or merge joins), whatever the statistics say. Sorts stay
+ * allowed: ruled out, they made the planner read a whole index that gives the order rather than sort the
+ * few rows found by key (the outcome's lock order read every assignment). For queue statements that take a
+ * few rows by key or in index order: statistics lag behind bursts (until autovacuum analyzes the table,
+ * a 10,000-unit run that just arrived is a handful of rows to the planner), and a plan that then reads every
+ * waiting row costs each claim 50 ms (docs/decisions.md, "Queue statements are planned along their indexes").
  */
 export type Planning = 'statistics' | 'along-indexes';
+
+const PLANS_OFF_ALONG_INDEXES = ['seqscan', 'bitmapscan', 'hashjoin', 'mergejoin'];
 
 const BEGIN: Record<Planning, string> = {
   statistics: 'begin',
   // One round trip: the settings travel with BEGIN (simple query protocol) and end with the transaction.
-  'along-indexes': [
-    'begin',
-    ...['seqscan', 'bitmapscan', 'hashjoin', 'mergejoin', 'sort'].map((plan) => `set local enable_${plan} = off`),
-  ].join('; '),
+  'along-indexes': ['begin', ...PLANS_OFF_ALONG_INDEXES.map((plan) => `set local enable_${plan} = off`)].join('; '),
 };
 
 /** The BEGIN of a transaction planned so (for tests that read its plans). */

@@ -68,7 +68,7 @@ export const LEASE_UNITS = statement(
 );
 
 /** Locks the assignments of a batch and their units (in one order, so concurrent batches do not deadlock) and reads where they stand. */
-const LOCK_ASSIGNMENTS = statement(
+export const LOCK_ASSIGNMENTS = statement(
   'platform_assignments_lock',
   `select a.id, a.run_id, a.seq, a.worker_id, a.outcome, a.expires_at, u.status as unit_status, u.lease_assignment_id
    from platform_unit_assignment a
