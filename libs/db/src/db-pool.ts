@@ -77,6 +77,12 @@ const BEGIN: Record<Planning, string> = {
 /** The BEGIN of a transaction planned so (for tests that read its plans). */
 export const beginTransaction = (planning: Planning): string => BEGIN[planning];
 
+/**
+ * The `along-indexes` settings as one statement, for a transaction another client opened (Prisma's
+ * interactive transactions): `set_config(…, true)` is `SET LOCAL`, and ends with the transaction.
+ */
+export const PLAN_ALONG_INDEXES = `select ${PLANS_OFF_ALONG_INDEXES.map((plan) => `set_config('enable_${plan}', 'off', true)`).join(', ')}`;
+
 const clientSql = (client: PoolClient): Sql => ({
   query: async <R extends object>(s: Statement, values: unknown[] = []) =>
     (await client.query<R>({ name: s.name, text: s.text, values })).rows,

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { TagView } from '@workline/contracts';
-import { type OversightTask, Prisma, PrismaService, type PublicSurface } from '@workline/db';
+import { type OversightTask, PLAN_ALONG_INDEXES, Prisma, PrismaService, type PublicSurface } from '@workline/db';
 import type { Tx } from '@workline/messaging';
 import { enqueueTaskEvent } from './task-events';
 
@@ -9,6 +9,28 @@ import { enqueueTaskEvent } from './task-events';
  * hold task locks at once (each instance's pool has 10 connections), so one is always free if any is due.
  */
 const DUE_CANDIDATES = 64;
+
+/**
+ * The oldest task due for a worker, locked. The oldest queued tasks and the oldest whose lease ran out, each
+ * read along an index that gives their order and stopping at DUE_CANDIDATES, and then the oldest of those not
+ * locked by another worker: one OR over the table made PostgreSQL scan every task and sort every due one on
+ * each call (106 ms with 145,000 queued; 0.5 ms so). More candidates than transactions can hold locks at once
+ * (the app's pool, 10 per instance), so a due task is never missed. The state is checked again on the row it
+ * locks: a task leased and committed meanwhile is passed over. It runs planned along indexes: statistics
+ * taken before a burst of task creations made the planner read every queued task for each call (0.5–2 s with
+ * 100,000 queued; the plan is checked in task-queue-plans.integration-spec.ts).
+ */
+export const NEXT_DUE_TASK = `
+  select id from oversight_task
+  where id in (
+    (select id from oversight_task where state = 'QUEUED' order by created_at, id limit ${DUE_CANDIDATES})
+    union all
+    (select id from oversight_task where state = 'IN_PROGRESS' and lease_expires_at < now() order by created_at, id limit ${DUE_CANDIDATES})
+  )
+  and (state = 'QUEUED' or (state = 'IN_PROGRESS' and lease_expires_at < now()))
+  order by created_at, id
+  limit 1
+  for update skip locked`;
 
 /** How a task ends: with the worker's result, or failed. */
 export type TaskOutcome =
@@ -46,23 +68,8 @@ export class AssignmentsRepository {
    */
   withNextDueTask<T>(work: (task: OversightTask | undefined, tasks: LockedTasks) => Promise<T>): Promise<T> {
     return this.prisma.$transaction(async (tx) => {
-      // The oldest queued tasks and the oldest whose lease ran out, each found along an index, and then the
-      // oldest of those not locked by another worker: one OR over the table made PostgreSQL scan every task and
-      // sort every due one on each call (106 ms with 145,000 queued; 0.5 ms so). More candidates than
-      // transactions can hold locks at once (the app's pool, 10 per instance), so a due task is never missed.
-      // The state is checked again on the row it locks: a task leased and committed meanwhile is passed over.
-      const [candidate] = await tx.$queryRaw<{ id: string }[]>`
-        select id from oversight_task
-        where id in (
-          (select id from oversight_task where state = 'QUEUED' order by created_at, id limit ${Prisma.raw(String(DUE_CANDIDATES))})
-          union all
-          (select id from oversight_task where state = 'IN_PROGRESS' and lease_expires_at < now()
-           order by created_at, id limit ${Prisma.raw(String(DUE_CANDIDATES))})
-        )
-        and (state = 'QUEUED' or (state = 'IN_PROGRESS' and lease_expires_at < now()))
-        order by created_at, id
-        limit 1
-        for update skip locked`;
+      await tx.$queryRawUnsafe(PLAN_ALONG_INDEXES);
+      const [candidate] = await tx.$queryRawUnsafe<{ id: string }[]>(NEXT_DUE_TASK);
       const task = candidate ? await tx.oversightTask.findUniqueOrThrow({ where: { id: candidate.id } }) : undefined;
       return work(task, lockedTasks(tx));
     });
