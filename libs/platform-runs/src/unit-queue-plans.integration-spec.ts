@@ -3,6 +3,7 @@ import { callsOnly, testStack } from '@workline/testing';
 import { Client } from 'pg';
 import { UnitStatus } from './run-views';
 import { UNIT_CLAIMS } from './unit-reservations';
+import { COUNT_LEASED_UNITS } from './unit-lease.metrics';
 import { LEASE_UNITS, LOCK_ASSIGNMENTS } from './unit-work.repository';
 
 // It reads plans from PostgreSQL only (libs/testing/src/stack-turns.ts).
@@ -70,7 +71,7 @@ describe('the unit queue statements under stale statistics', () => {
         await client.query(`set local plan_cache_mode = ${mode}`);
         // EXPLAIN takes no bind parameters: the values go in as literals.
         const explained = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
-          `explain (format json) execute plan_probe(${values.join(', ')})`,
+          `explain (format json) execute plan_probe${values.length ? `(${values.join(', ')})` : ''}`,
         );
         plans.push(nodes(explained.rows[0]['QUERY PLAN'][0].Plan));
       }
@@ -127,6 +128,17 @@ describe('the unit queue statements under stale statistics', () => {
       expect(reads(plan, 'platform_unit_assignment')).toEqual([['Index Scan', 'platform_unit_assignment_pkey']]);
       expect(reads(plan)).toEqual([['Index Scan', 'platform_unit_pkey']]);
       expect(plan.map((node) => node['Node Type'])).toContain('Sort');
+    }
+  });
+
+  it('the leased-units gauge reads the open assignments along their index, never every waiting unit', async () => {
+    for (const plan of [
+      ...(await plansOf(COUNT_LEASED_UNITS, [], 'along-indexes', 'none')),
+      ...(await plansOf(COUNT_LEASED_UNITS, [], 'along-indexes', 'stale')),
+    ]) {
+      // The stand-in's copy of platform_unit_assignment_open_idx carries PostgreSQL's default name for its column.
+      expect(reads(plan, 'platform_unit_assignment').map(([, index]) => index)).toEqual(['platform_unit_assignment_expires_at_idx']);
+      expect(reads(plan)).toEqual([['Index Scan', 'platform_unit_pkey']]);
     }
   });
 });
