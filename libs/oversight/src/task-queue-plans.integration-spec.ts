@@ -1,21 +1,10 @@
 import { PLAN_ALONG_INDEXES } from '@workline/db';
-import { callsOnly, testStack } from '@workline/testing';
+import { callsOnly, type PlanNode, planNodes, testStack } from '@workline/testing';
 import { Client } from 'pg';
 import { NEXT_DUE_TASK } from './assignments.repository';
 
 // It reads plans from PostgreSQL only (libs/testing/src/stack-turns.ts).
 callsOnly([]);
-
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  'Actual Rows': number;
-  'Actual Loops': number;
-  Plans?: PlanNode[];
-}
-
-const nodes = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodes)];
 
 const QUEUED_TASKS = 100_000;
 
@@ -56,7 +45,7 @@ describe('the task queue under stale statistics', () => {
       const [chosen] = (await client.query<{ id: string }>(NEXT_DUE_TASK)).rows;
       // The oldest due task: the one whose lease ran out first.
       expect(chosen?.id).toBe('done-1');
-      return nodes(explained.rows[0]['QUERY PLAN'][0].Plan);
+      return planNodes(explained.rows[0]['QUERY PLAN'][0].Plan);
     } finally {
       await client.query('rollback');
     }
@@ -71,7 +60,7 @@ describe('the task queue under stale statistics', () => {
       const queued = reads.find((node) => node['Index Name'] === 'oversight_task_state_created_at_id_idx');
       expect(queued).toBeDefined();
       // Each read stops after the candidates (64 of each kind), not after the 100,000 that wait.
-      for (const node of reads) expect(node['Actual Rows'] * node['Actual Loops']).toBeLessThanOrEqual(2 * 64);
+      for (const node of reads) expect(node['Actual Rows']! * node['Actual Loops']!).toBeLessThanOrEqual(2 * 64);
     },
   );
 });

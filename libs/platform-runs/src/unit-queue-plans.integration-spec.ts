@@ -1,5 +1,5 @@
 import { beginTransaction, type Planning, type Statement } from '@workline/db';
-import { callsOnly, testStack } from '@workline/testing';
+import { callsOnly, type PlanNode, preparedPlans, readsOf, testStack } from '@workline/testing';
 import { Client } from 'pg';
 import { UnitStatus } from './run-views';
 import { UNIT_CLAIMS } from './unit-reservations';
@@ -9,18 +9,7 @@ import { LEASE_UNITS, LOCK_ASSIGNMENTS } from './unit-work.repository';
 // It reads plans from PostgreSQL only (libs/testing/src/stack-turns.ts).
 callsOnly([]);
 
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  Plans?: PlanNode[];
-}
-
-const nodes = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodes)];
-const reads = (plan: PlanNode[], table = 'platform_unit') =>
-  plan
-    .filter((node) => node['Relation Name'] === table && node['Node Type'] !== 'ModifyTable')
-    .map((node) => [node['Node Type'], node['Index Name']]);
+const reads = (plan: PlanNode[], table = 'platform_unit') => readsOf(plan, table);
 
 /**
  * The unit queue's statements must not follow the statistics of `status`. Statistics are taken now and then
@@ -65,21 +54,9 @@ describe('the unit queue statements under stale statistics', () => {
       if (statistics === 'stale') await client.query('analyze platform_unit, platform_unit_assignment');
       // Large enough that reading it whole costs more, by the planner's own estimate, than reading a few rows by key.
       await insert('run-new', 100_000, UnitStatus.Processing);
-      await client.query(`prepare plan_probe as ${s.text}`);
-      const plans: PlanNode[][] = [];
-      for (const mode of ['force_custom_plan', 'force_generic_plan']) {
-        await client.query(`set local plan_cache_mode = ${mode}`);
-        // EXPLAIN takes no bind parameters: the values go in as literals.
-        const explained = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
-          `explain (format json) execute plan_probe${values.length ? `(${values.join(', ')})` : ''}`,
-        );
-        plans.push(nodes(explained.rows[0]['QUERY PLAN'][0].Plan));
-      }
-      return plans;
+      return await preparedPlans(client, s.text, values);
     } finally {
       await client.query('rollback');
-      // A prepared statement outlives its transaction.
-      await client.query('deallocate all');
     }
   }
 

@@ -16,3 +16,4 @@ export * from './contract';
 export * from './tcp-proxy';
 export * from './stack-turns';
 export * from './performance';
+export * from './plans';
