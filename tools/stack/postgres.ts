@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
@@ -6,7 +6,7 @@ import { root } from './deps';
 import { fail, ok, step } from './log';
 import { startEmbeddedPostgres } from './embedded-postgres';
 import { clusterRunning } from './pg-cluster';
-import { waitFor } from './process';
+import { runCollecting, waitFor } from './process';
 
 /** Whether the embedded PostgreSQL may run: never, only when no other can be had, or always. */
 export type EmbeddedMode = 'never' | 'fallback' | 'always';
@@ -160,22 +160,12 @@ export async function ensurePostgres(
  */
 export function startMigrations(url: string): Promise<void> {
   step('applying database migrations (beside the steps below)');
-  const migrations = new Promise<void>((resolve, reject) => {
-    const child = spawn(path.join(root, 'node_modules/.bin/prisma'), ['migrate', 'deploy'], {
-      cwd: root,
-      env: { ...process.env, DATABASE_URL: url },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code === 0) {
-        ok('database migrated');
-        resolve();
-      } else reject(new Error(`\`prisma migrate deploy\` exited with status ${code}:\n${output}`));
-    });
+  const migrations = runCollecting(path.join(root, 'node_modules/.bin/prisma'), ['migrate', 'deploy'], {
+    cwd: root,
+    env: { ...process.env, DATABASE_URL: url },
+  }).then(({ code, output }) => {
+    if (code !== 0) throw new Error(`\`prisma migrate deploy\` exited with status ${code}:\n${output}`);
+    ok('database migrated');
   });
   // Awaited by the caller before the apps start; a failure meanwhile must not go unhandled.
   migrations.catch(() => undefined);

@@ -116,3 +116,22 @@ export function spawnPrefixed(
   child.on('exit', () => sink?.end());
   return child;
 }
+
+/**
+ * Runs a command to its end, its stdout and stderr held together rather than printed; resolves with its exit
+ * code (-1 when it could not be started, the reason appended to the output), never rejects.
+ */
+export function runCollecting(
+  command: string,
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv },
+): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('error', (error) => resolve({ code: -1, output: `${output}${error.message}\n` }));
+    child.on('close', (code) => resolve({ code, output }));
+  });
+}

@@ -4,10 +4,11 @@
  * the fault-injection suite on a private stack of its own (jest.faults.config.js).
  * Extra arguments go to both Jest runs (e.g. `npm test -- admin`); a run with no matching file is skipped.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { ensureChromium, ensureDependencies, generatePrismaClient, root } from './deps';
 import { fail, ok, paint, reportAndExit, step } from './log';
+import { runCollecting } from './process';
 
 const bin = (name: string) => path.join(root, 'node_modules', '.bin', name);
 const timings: [string, number][] = [];
@@ -40,23 +41,14 @@ async function parallelStage(name: string, checks: Check[]): Promise<void> {
   step(name);
   const started = Date.now();
   const results = await Promise.all(
-    checks.map(
-      (check) =>
-        new Promise<{ check: Check; code: number | null; output: string; seconds: number }>((resolve) => {
-          const began = Date.now();
-          const child = spawn(check.command, check.args, {
-            cwd: root,
-            env: { ...process.env, TZ: 'UTC', NX_DAEMON: 'false', FORCE_COLOR: '1' },
-          });
-          let output = '';
-          child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-          child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-          child.on('error', (error) =>
-            resolve({ check, code: -1, output: `${output}${error.message}\n`, seconds: (Date.now() - began) / 1000 }),
-          );
-          child.on('close', (code) => resolve({ check, code, output, seconds: (Date.now() - began) / 1000 }));
-        }),
-    ),
+    checks.map(async (check) => {
+      const began = Date.now();
+      const { code, output } = await runCollecting(check.command, check.args, {
+        cwd: root,
+        env: { ...process.env, TZ: 'UTC', NX_DAEMON: 'false', FORCE_COLOR: '1' },
+      });
+      return { check, code, output, seconds: (Date.now() - began) / 1000 };
+    }),
   );
   for (const { check, code, output, seconds } of results) {
     if (output.trim()) process.stdout.write(output.endsWith('\n') ? output : `${output}\n`);
