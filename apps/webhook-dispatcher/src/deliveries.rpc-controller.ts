@@ -1,5 +1,5 @@
 import { Controller } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
+import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
 import {
   type DeliveryDetailView,
   DeliveryGetRequest,
@@ -10,6 +10,7 @@ import {
   RpcPattern,
   validateContract,
 } from '@workline/contracts';
+import type { KafkaMessageContext } from '@workline/messaging';
 import { DeliveriesService } from '@workline/webhook-dispatcher';
 
 /** The Delivery API's questions, asked by the gateway on the caller's behalf (scope included). */
@@ -28,7 +29,7 @@ export class DeliveriesRpcController {
   }
 
   @MessagePattern(RpcPattern.DeliveryRedeliver)
-  redeliver(@Payload() payload: unknown): Promise<DeliveryView> {
-    return this.deliveries.redeliver(validateContract(DeliveryRedeliverRequest, payload));
+  redeliver(@Payload() payload: unknown, @Ctx() context: KafkaMessageContext): Promise<DeliveryView> {
+    return this.deliveries.redeliver(validateContract(DeliveryRedeliverRequest, payload), context.meta.correlationId);
   }
 }

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
-import { type DeliveryDeadEvent, type DeliveryDetailView, type EventEnvelope, Topic } from '@workline/contracts';
+import { type DeliveryDeadEvent, type DeliveryDetailView, type EventEnvelope, RpcPattern, Topic } from '@workline/contracts';
 import { PrismaService } from '@workline/db';
-import { createKafka, decodeHeaders } from '@workline/messaging';
+import { createKafka, decodeHeaders, RpcHeader } from '@workline/messaging';
 import { verify } from '@workline/signature';
 import {
   adminCreate,
@@ -10,6 +10,7 @@ import {
   eventually,
   http,
   LoopbackReceiver,
+  readWholeTopic,
   type ReceivedRequest,
   testStack,
 } from '@workline/testing';
@@ -302,6 +303,65 @@ describe('webhook-dispatcher: signed, durable delivery with retries', () => {
     expect(delivery.attempts.map((a) => a.status_code)).toEqual([200, 200]);
     const [first, second] = receiver.on(path);
     expect(second.receivedAt - first.receivedAt).toBeGreaterThanOrEqual(1_500);
+  });
+
+  it('applies a redelivery request once when the same request is replayed (a crash before its offset was committed)', async () => {
+    const path = `/replayed-${suffix}`;
+    const event = await requester.request(taskEvent(path));
+    await settled(event.delivery_id, 'delivered');
+    const producer = kafka.producer();
+    await producer.connect();
+    const since = Date.now();
+    const correlationId = `test-replay-${randomUUID()}`;
+    // The message a gateway sends, produced twice as a dispatcher's successor would read it again.
+    const ask = () =>
+      producer.send({
+        topic: Topic.WebhookDispatcherRpc,
+        messages: [
+          {
+            key: correlationId,
+            value: JSON.stringify({
+              pattern: RpcPattern.DeliveryRedeliver,
+              data: { scope: { kind: 'workstream', account_id: accountId, workstream_id: workstreamId }, delivery_id: event.delivery_id },
+            }),
+            headers: {
+              [RpcHeader.CorrelationId]: correlationId,
+              [RpcHeader.ReplyTopic]: Topic.RpcReplies,
+              [RpcHeader.Deadline]: String(Date.now() + 30_000),
+            },
+          },
+        ],
+      });
+    const replies = (count: number) =>
+      eventually(
+        async () => {
+          const found = (await readWholeTopic<{ ok: boolean; data: { id: string; status: string } }>(Topic.RpcReplies, { since })).filter(
+            (reply) => reply.headers[RpcHeader.CorrelationId] === correlationId,
+          );
+          return found.length >= count ? found : undefined;
+        },
+        { what: `${count} replies to the redelivery request` },
+      );
+    try {
+      await ask();
+      await replies(1);
+      expect((await settled(event.delivery_id, 'delivered')).attempt_count).toBe(2);
+      await ask();
+      const answers = await replies(2);
+      expect(answers.map((reply) => reply.value)).toEqual([
+        { ok: true, data: expect.objectContaining({ id: event.delivery_id, status: 'pending' }) },
+        { ok: true, data: expect.objectContaining({ id: event.delivery_id, status: 'pending' }) },
+      ]);
+    } finally {
+      await producer.disconnect();
+    }
+    // A fresh request (another correlation id) is a new round; the replay before it started none.
+    const again = await http('POST', `/v1/deliveries/${event.delivery_id}/redeliver`, { headers: { 'x-api-key': apiKey } });
+    expect(again.status).toBe(202);
+    await eventually(() => receiver.on(path).length >= 3, { what: 'the second redelivery' });
+    const delivery = await settled(event.delivery_id, 'delivered');
+    expect(delivery.attempts.map((a) => a.status_code)).toEqual([200, 200, 200]);
+    expect(receiver.on(path)).toHaveLength(3);
   });
 
   it('sends platform callbacks unsigned, with the Basic credentials of the URL, which never show', async () => {

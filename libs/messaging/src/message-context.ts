@@ -9,6 +9,11 @@ export interface KafkaMessageMeta {
   headers: Record<string, string>;
   /** 1 on the first try of this message by this consumer, then 2, 3, ... */
   attempt: number;
+  /**
+   * On an RPC topic: the request's correlation id. A request run again after a crash (docs/decisions.md,
+   * "RPC topics") carries the same one, so a handler whose effect must not repeat can key on it.
+   */
+  correlationId?: string;
 }
 
 /** The context a handler can take with `@Ctx()`: where the message came from and which try this is. */

@@ -338,7 +338,7 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
       const request = JSON.parse(message.value?.toString() ?? '') as RpcRequest;
       const handler = this.getHandlerByPattern(request.pattern);
       if (!handler || handler.isEventHandler) throw DomainError.notFound(`no handler for "${request.pattern}"`);
-      const context = new KafkaMessageContext([this.metaOf(batch, message, 1)]);
+      const context = new KafkaMessageContext([{ ...this.metaOf(batch, message, 1), correlationId }]);
       const result = await this.timed('rpc', request.pattern, async () =>
         lastValueFrom(this.transformToObservable(await handler(request.data, context)), { defaultValue: null }),
       );

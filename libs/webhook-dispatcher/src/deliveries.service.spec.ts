@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import type { DeliveryScope } from '@workline/contracts';
 import type { PrismaService } from '@workline/db';
+import { Inbox } from '@workline/messaging';
 import { DELIVERY_VIEW_COLUMNS, DeliveriesService } from './deliveries.service';
 import type { DeliveryScheduler } from './delivery.scheduler';
 
@@ -55,7 +56,8 @@ describe('Delivery API queries', () => {
   const setup = () => {
     const prisma = recordingPrisma();
     const scheduler = { poke: () => undefined } as unknown as DeliveryScheduler;
-    const service = new DeliveriesService(prisma.client as unknown as PrismaService, scheduler, {
+    const inbox = new Inbox(prisma.client as unknown as PrismaService);
+    const service = new DeliveriesService(prisma.client as unknown as PrismaService, scheduler, inbox, {
       source: 'webhook-dispatcher',
       instanceId: 'test',
       secretsKey: 'a-secrets-key-of-at-least-thirty-two-characters',

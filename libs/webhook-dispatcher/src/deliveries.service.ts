@@ -16,6 +16,7 @@ import {
   keysetPage,
 } from '@workline/contracts';
 import { type DeliveryAttempt, type Prisma, PrismaService } from '@workline/db';
+import { Inbox } from '@workline/messaging';
 import { SecretBox } from '@workline/secrets';
 import { DELIVERY_OPTIONS, type DeliveryOptions } from './delivery.options';
 import { scopeWhere } from './delivery-scope';
@@ -90,6 +91,7 @@ export class DeliveriesService {
   constructor(
     private readonly prisma: PrismaService,
     private readonly scheduler: DeliveryScheduler,
+    private readonly inbox: Inbox,
     @Inject(DELIVERY_OPTIONS) options: DeliveryOptions,
   ) {
     this.box = new SecretBox(options.secretsKey);
@@ -154,28 +156,49 @@ export class DeliveriesService {
   /**
    * Queues another delivery now. A delivered or dead delivery starts a fresh round (the full retry
    * schedule again); a pending one is brought forward. While an attempt is in flight the request is
-   * recorded and applied when that attempt ends, so two attempts never overlap.
+   * recorded and applied when that attempt ends, so two attempts never overlap. `requestId` (the RPC
+   * request's correlation id) makes a replay of the same request (a dispatcher that crashed after applying
+   * it and before committing its offset) answer without starting another round.
    */
-  async redeliver(request: DeliveryGetRequest): Promise<DeliveryView> {
-    const row = await this.prisma.$transaction(async (tx) => {
-      const found = await tx.delivery.findFirst({
-        where: { AND: [{ id: request.delivery_id }, scopeWhere(request.scope)] },
-        select: { id: true },
-      });
-      if (!found) throw notFound(request.delivery_id);
-      const [locked] = await tx.$queryRaw<{ in_flight: boolean }[]>`
-        select (lease_token is not null and lease_until > now()) as in_flight from delivery where id = ${found.id} for update`;
-      if (locked.in_flight)
-        return tx.delivery.update({ where: { id: found.id }, data: { redeliverRequested: true }, select: DELIVERY_VIEW_COLUMNS });
-      await tx.$executeRaw`
-        update delivery set status = 'pending', next_attempt_at = now(), dead_at = null,
-          round_failures = case when status = 'pending' then round_failures else 0 end, updated_at = now()
-        where id = ${found.id}`;
-      return tx.delivery.findUniqueOrThrow({ where: { id: found.id }, select: DELIVERY_VIEW_COLUMNS });
-    });
+  async redeliver(request: DeliveryGetRequest, requestId?: string): Promise<DeliveryView> {
+    const apply = (tx: Prisma.TransactionClient) => this.requestRedelivery(tx, request);
+    let row: DeliveryViewRow;
+    if (requestId) {
+      const done = await this.inbox.once(REDELIVER_INBOX, requestId, apply);
+      row = done.applied ? done.result : await this.viewOf(request);
+    } else row = await this.prisma.$transaction(apply);
     this.scheduler.poke();
     return { ...toDeliveryView(row), status: 'pending' };
   }
+
+  private async requestRedelivery(tx: Prisma.TransactionClient, request: DeliveryGetRequest): Promise<DeliveryViewRow> {
+    const found = await tx.delivery.findFirst({
+      where: { AND: [{ id: request.delivery_id }, scopeWhere(request.scope)] },
+      select: { id: true },
+    });
+    if (!found) throw notFound(request.delivery_id);
+    const [locked] = await tx.$queryRaw<{ in_flight: boolean }[]>`
+      select (lease_token is not null and lease_until > now()) as in_flight from delivery where id = ${found.id} for update`;
+    if (locked.in_flight)
+      return tx.delivery.update({ where: { id: found.id }, data: { redeliverRequested: true }, select: DELIVERY_VIEW_COLUMNS });
+    await tx.$executeRaw`
+      update delivery set status = 'pending', next_attempt_at = now(), dead_at = null,
+        round_failures = case when status = 'pending' then round_failures else 0 end, updated_at = now()
+      where id = ${found.id}`;
+    return tx.delivery.findUniqueOrThrow({ where: { id: found.id }, select: DELIVERY_VIEW_COLUMNS });
+  }
+
+  private async viewOf(request: DeliveryGetRequest): Promise<DeliveryViewRow> {
+    const row = await this.prisma.delivery.findFirst({
+      where: { AND: [{ id: request.delivery_id }, scopeWhere(request.scope)] },
+      select: DELIVERY_VIEW_COLUMNS,
+    });
+    if (!row) throw notFound(request.delivery_id);
+    return row;
+  }
 }
+
+/** The inbox consumer under which applied redelivery requests are remembered (by correlation id). */
+const REDELIVER_INBOX = 'webhook-dispatcher.redeliver';
 
 const notFound = (id: string) => new DomainError(ErrorCode.NotFound, `delivery ${id} not found`);
