@@ -231,6 +231,8 @@ const STAGES = Object.fromEntries(
     const updates = [...columns.filter(([name]) => !KEY_COLUMNS.includes(name)).map(([name]) => name), 'upload_id']
       .map((name) => `${name} = excluded.${name}`)
       .join(', ');
+    // `wanted`: the new rows QC sees, and the existing rows replaced (only a replacing stage row can have
+    // updated one; saying so spares a batch without such rows a sort of the whole batch by its key).
     const upsert = `
       with upserted as (
         insert into ${table} (${names}) select ${names} from ${stage} where replace order by ${key}
@@ -245,7 +247,7 @@ const STAGES = Object.fromEntries(
       ), wanted as (
         select s.seq, w.id::text as id, true as inserted from written w join ${stage} s on s.id = w.id where s.qc
         union all
-        select s.seq, w.id::text, false from written w join ${stage} s using (${key}) where s.id <> w.id
+        select s.seq, w.id::text, false from written w join ${stage} s using (${key}) where s.replace and s.id <> w.id
       )
       select (select count(*)::int from written w join ${stage} s on s.id = w.id) as inserted,
         coalesce((select json_agg(json_build_array(seq, id, inserted)) from wanted), '[]'::json) as rows`;

@@ -38,7 +38,7 @@ export const UPLOAD_LIMITS = {
   staleAfterSeconds: 120,
   pollMs: 2000,
   /** Longest stretch of row checking before the import lets RPC handling and heartbeats run. */
-  cpuSliceMs: 20,
+  cpuSliceMs: 2,
   /**
    * How long after an unused upload URL expired its folder is deleted: a PUT that began before the expiry
    * may still be streaming (it will be refused at the end), and its file must not vanish under it.
