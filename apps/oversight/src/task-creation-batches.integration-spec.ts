@@ -1,9 +1,11 @@
+import { Topic } from '@workline/contracts';
 import {
   createOversightTenant,
   dbQuery,
   eventually,
   http,
   type OversightTenant,
+  replayRpcRequest,
   solidPng,
   takesTurnOn,
   testStack,
@@ -115,5 +117,23 @@ describe('task creation in batches (real PostgreSQL)', () => {
     } finally {
       await sweep.end();
     }
+  });
+  it('creates a task once when its request is replayed without an Idempotency-Key (a crash before the offset was committed)', async () => {
+    const tenant = await createOversightTenant(`Replayed task ${randomUUID().slice(0, 6)}`);
+    const mediaKey = await uploadedMedia(tenant);
+    const since = Date.now();
+    const requestId = `replayed-task-${randomUUID()}`;
+    const created = await http<{ task_id: string }>('POST', '/v1/tasks', {
+      headers: { 'x-api-key': tenant.key, 'x-request-id': requestId },
+      body: { configuration_id: tenant.configurationId, media_key: mediaKey },
+    });
+    expect(created.status).toBe(201);
+    const replies = await replayRpcRequest<{ task_id: string; replayed: boolean }>(Topic.OversightRpc, requestId, since);
+    // The client asked once: the replay answers the same task, and not as an idempotent replay.
+    const answer = { ok: true, data: { task_id: created.body.task_id, replayed: false } };
+    expect(replies).toEqual([answer, answer]);
+    expect(await dbQuery('select id from oversight_task where workstream_id = $1', [tenant.workstreamId])).toEqual([
+      { id: created.body.task_id },
+    ]);
   });
 });

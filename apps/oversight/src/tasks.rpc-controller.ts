@@ -1,5 +1,5 @@
 import { Controller } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
+import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
 import {
   BucketCreateRequest,
   type BucketView,
@@ -16,6 +16,7 @@ import {
   type TaskView,
   validateContract,
 } from '@workline/contracts';
+import type { KafkaMessageContext } from '@workline/messaging';
 import { BucketsService, MediaGrantsService, TasksService } from '@workline/oversight';
 
 @Controller()
@@ -37,8 +38,8 @@ export class TasksRpcController {
   }
 
   @MessagePattern(RpcPattern.TaskCreate)
-  createTask(@Payload() payload: unknown): Promise<TaskCreateReply> {
-    return this.tasks.create(validateContract(TaskCreateRequest, payload));
+  createTask(@Payload() payload: unknown, @Ctx() context: KafkaMessageContext): Promise<TaskCreateReply> {
+    return this.tasks.create(validateContract(TaskCreateRequest, payload), context.meta.correlationId);
   }
 
   @MessagePattern(RpcPattern.TaskGet)

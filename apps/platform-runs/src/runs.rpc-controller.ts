@@ -1,5 +1,5 @@
 import { Controller } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
+import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
 import {
   type JsonReply,
   type LineListRequest,
@@ -9,6 +9,7 @@ import {
   type RunCreateRequest,
   type RunGetRequest,
 } from '@workline/contracts';
+import type { KafkaMessageContext } from '@workline/messaging';
 import { LinesService, RunsService } from '@workline/platform-runs';
 
 /** Platform API v4 and v3 over request-reply; the gateway has authenticated the account. */
@@ -25,8 +26,8 @@ export class RunsRpcController {
   }
 
   @MessagePattern(RpcPattern.RunCreate)
-  create(@Payload() payload: RunCreateRequest): Promise<RunCreateReply> {
-    return this.runs.create(payload);
+  create(@Payload() payload: RunCreateRequest, @Ctx() context: KafkaMessageContext): Promise<RunCreateReply> {
+    return this.runs.create(payload, context.meta.correlationId);
   }
 
   @MessagePattern(RpcPattern.RunGet)

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
-import { type DeliveryDeadEvent, type DeliveryDetailView, type EventEnvelope, RpcPattern, Topic } from '@workline/contracts';
+import { type DeliveryDeadEvent, type DeliveryDetailView, type EventEnvelope, Topic } from '@workline/contracts';
 import { PrismaService } from '@workline/db';
-import { createKafka, decodeHeaders, RpcHeader } from '@workline/messaging';
+import { createKafka, decodeHeaders } from '@workline/messaging';
 import { verify } from '@workline/signature';
 import {
   adminCreate,
@@ -10,7 +10,7 @@ import {
   eventually,
   http,
   LoopbackReceiver,
-  readWholeTopic,
+  replayRpcRequest,
   type ReceivedRequest,
   testStack,
 } from '@workline/testing';
@@ -309,53 +309,17 @@ describe('webhook-dispatcher: signed, durable delivery with retries', () => {
     const path = `/replayed-${suffix}`;
     const event = await requester.request(taskEvent(path));
     await settled(event.delivery_id, 'delivered');
-    const producer = kafka.producer();
-    await producer.connect();
     const since = Date.now();
-    const correlationId = `test-replay-${randomUUID()}`;
-    // The message a gateway sends, produced twice as a dispatcher's successor would read it again.
-    const ask = () =>
-      producer.send({
-        topic: Topic.WebhookDispatcherRpc,
-        messages: [
-          {
-            key: correlationId,
-            value: JSON.stringify({
-              pattern: RpcPattern.DeliveryRedeliver,
-              data: { scope: { kind: 'workstream', account_id: accountId, workstream_id: workstreamId }, delivery_id: event.delivery_id },
-            }),
-            headers: {
-              [RpcHeader.CorrelationId]: correlationId,
-              [RpcHeader.ReplyTopic]: Topic.RpcReplies,
-              [RpcHeader.Deadline]: String(Date.now() + 30_000),
-            },
-          },
-        ],
-      });
-    const replies = (count: number) =>
-      eventually(
-        async () => {
-          const found = (await readWholeTopic<{ ok: boolean; data: { id: string; status: string } }>(Topic.RpcReplies, { since })).filter(
-            (reply) => reply.headers[RpcHeader.CorrelationId] === correlationId,
-          );
-          return found.length >= count ? found : undefined;
-        },
-        { what: `${count} replies to the redelivery request` },
-      );
-    try {
-      await ask();
-      await replies(1);
-      expect((await settled(event.delivery_id, 'delivered')).attempt_count).toBe(2);
-      await ask();
-      const answers = await replies(2);
-      expect(answers.map((reply) => reply.value)).toEqual([
-        { ok: true, data: expect.objectContaining({ id: event.delivery_id, status: 'pending' }) },
-        { ok: true, data: expect.objectContaining({ id: event.delivery_id, status: 'pending' }) },
-      ]);
-    } finally {
-      await producer.disconnect();
-    }
-    // A fresh request (another correlation id) is a new round; the replay before it started none.
+    const requestId = `replayed-redelivery-${randomUUID()}`;
+    const redeliver = await http('POST', `/v1/deliveries/${event.delivery_id}/redeliver`, {
+      headers: { 'x-api-key': apiKey, 'x-request-id': requestId },
+    });
+    expect(redeliver.status).toBe(202);
+    expect((await settled(event.delivery_id, 'delivered')).attempt_count).toBe(2);
+    const replies = await replayRpcRequest<{ id: string; status: string }>(Topic.WebhookDispatcherRpc, requestId, since);
+    const answer = { ok: true, data: expect.objectContaining({ id: event.delivery_id, status: 'pending' }) };
+    expect(replies).toEqual([answer, answer]);
+    // A new request (another correlation id) is a new round; the replay before it started none.
     const again = await http('POST', `/v1/deliveries/${event.delivery_id}/redeliver`, { headers: { 'x-api-key': apiKey } });
     expect(again.status).toBe(202);
     await eventually(() => receiver.on(path).length >= 3, { what: 'the second redelivery' });

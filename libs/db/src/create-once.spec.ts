@@ -1,5 +1,5 @@
 import { DomainError, ErrorCode, requestFingerprint } from '@workline/contracts';
-import { createOnce } from './create-once';
+import { createOnce, REQUEST_ID_KEY_PREFIX } from './create-once';
 
 type Row = { id: string; idempotencyHash: string | null };
 
@@ -52,5 +52,34 @@ describe('createOnce', () => {
     };
     await expect(createOnce({ key: 'k', request, find, create, replay })).rejects.toBe(conflict);
     await expect(createOnce({ key: undefined, request, find, create, replay })).rejects.toBe(conflict);
+  });
+  it('keys a keyless creation by its request id: a replay of the request answers the first creation, not as a replay', async () => {
+    const { rows, find, replay } = store();
+    const stamps: (string | null)[] = [];
+    const create = async (stamp: { idempotencyKey: string | null; idempotencyHash: string | null }) => {
+      stamps.push(stamp.idempotencyKey);
+      // The unique index refuses a second row under the same key.
+      if (rows.has(stamp.idempotencyKey!)) throw Object.assign(new Error('duplicate key'), { code: '23505' });
+      rows.set(stamp.idempotencyKey!, { id: `row-${rows.size + 1}`, idempotencyHash: stamp.idempotencyHash });
+      return `row-${rows.size}`;
+    };
+    const once = { key: undefined, request, find, create, replay, requestId: 'corr-1' };
+    expect(await createOnce(once)).toEqual({ value: 'row-1', replayed: false });
+    expect(await createOnce(once)).toEqual({ value: 'row-1', replayed: false });
+    expect(await createOnce({ ...once, requestId: 'corr-2' })).toEqual({ value: 'row-2', replayed: false });
+    // Under a key no client can send (an Idempotency-Key is printable ASCII).
+    expect(stamps).toEqual([`${REQUEST_ID_KEY_PREFIX}corr-1`, `${REQUEST_ID_KEY_PREFIX}corr-1`, `${REQUEST_ID_KEY_PREFIX}corr-2`]);
+    expect(stamps.every((key) => !/^[\x20-\x7e]+$/.test(key!))).toBe(true);
+    // A failure with nothing stored under the request id is the request's own.
+    const refused = new DomainError(ErrorCode.Validation, 'line_id is unknown');
+    await expect(
+      createOnce({
+        ...once,
+        requestId: 'corr-3',
+        create: async () => {
+          throw refused;
+        },
+      }),
+    ).rejects.toBe(refused);
   });
 });

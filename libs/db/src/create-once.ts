@@ -22,7 +22,21 @@ export interface CreateOnce<Row extends { idempotencyHash: string | null }, T> {
   v3Code?: number;
   /** Only look for a replay (never create): `value` is undefined when nothing is stored under the key. */
   replayOnly?: boolean;
+  /**
+   * The id of the RPC request that asks (its correlation id). Without a client key it stands in for one, so
+   * that the same request read again after a crash (docs/decisions.md, "RPC topics") answers the creation
+   * it made instead of making a second one. The client asked once: such an answer is not `replayed`.
+   */
+  requestId?: string;
 }
+
+/**
+ * How a creation keyed by its request id is stored: under a key no client can send (an Idempotency-Key is
+ * printable ASCII), so client keys and request ids never meet.
+ */
+export const REQUEST_ID_KEY_PREFIX = '\u0001request ';
+
+const NO_KEY: IdempotencyStamp = { idempotencyKey: null, idempotencyHash: null };
 
 /**
  * Runs a creation at most once per key (docs/decisions.md, "Idempotent creation"). A key already stored
@@ -35,10 +49,11 @@ export async function createOnce<Row extends { idempotencyHash: string | null },
   options: CreateOnce<Row, T>,
 ): Promise<{ value?: T; replayed: boolean }> {
   const { key } = options;
-  if (key === undefined)
-    return options.replayOnly
-      ? { replayed: false }
-      : { value: await options.create({ idempotencyKey: null, idempotencyHash: null }), replayed: false };
+  if (key === undefined) {
+    if (options.replayOnly) return { replayed: false };
+    if (options.requestId === undefined) return { value: await options.create(NO_KEY), replayed: false };
+    return { value: await createUnderRequestId(options, options.requestId), replayed: false };
+  }
   const fingerprint = requestFingerprint(options.request);
   const replayed = async (): Promise<{ value: T; replayed: true } | undefined> => {
     const stored = await options.find(key);
@@ -59,6 +74,25 @@ export async function createOnce<Row extends { idempotencyHash: string | null },
       return undefined;
     });
     if (raced) return raced;
+    throw error;
+  }
+}
+
+/**
+ * A keyless creation stored under its request id. No lookup first (the request is almost always new): the
+ * unique index refuses a replay's insert, or a check fails because the first run changed what it checks
+ * (a media grant used up); either way the row stored under the request id answers.
+ */
+async function createUnderRequestId<Row extends { idempotencyHash: string | null }, T>(
+  options: CreateOnce<Row, T>,
+  requestId: string,
+): Promise<T> {
+  const key = `${REQUEST_ID_KEY_PREFIX}${requestId}`;
+  try {
+    return await options.create({ idempotencyKey: key, idempotencyHash: null });
+  } catch (error) {
+    const stored = await options.find(key).catch(() => null);
+    if (stored) return options.replay(stored);
     throw error;
   }
 }

@@ -87,12 +87,14 @@ export class TasksService {
 
   /**
    * Creates a task; with an Idempotency-Key, at most once per workstream and key (createOnce): the same
-   * request again answers the task created first.
+   * request again answers the task created first. Without one, `requestId` (the RPC request's correlation
+   * id) keeps a replayed request from creating twice.
    */
-  async create(request: TaskCreateRequest): Promise<TaskCreateReply> {
+  async create(request: TaskCreateRequest, requestId?: string): Promise<TaskCreateReply> {
     const { workstream_id: workstreamId, idempotency_key: key } = request;
     const { value, replayed } = await createOnce({
       key,
+      requestId,
       // What the client sent: the workstream is the key's scope, the sealed key differs on every request.
       request: {
         ...request,

@@ -59,12 +59,14 @@ export class RunsService {
   /**
    * Creates a run (v4) or batch (v3); with an Idempotency-Key, at most once per account and key
    * (createOnce): the same request again answers the original creation's view (status as created).
+   * Without one, `requestId` (the RPC request's correlation id) keeps a replayed request from creating twice.
    */
-  async create(request: RunCreateRequest): Promise<RunCreateReply> {
+  async create(request: RunCreateRequest, requestId?: string): Promise<RunCreateReply> {
     const { account_id: accountId, api } = request;
     const body = parseBodyJson(api, request.body_json);
     const { value, replayed } = await createOnce({
       key: request.idempotency_key,
+      requestId,
       request: { api, body },
       find: (idempotencyKey) => this.runs.findByIdempotencyKey(accountId, idempotencyKey),
       create: (stamp) => this.insert(request, body, stamp),

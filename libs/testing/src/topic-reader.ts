@@ -2,6 +2,7 @@ import { Topic } from '@workline/contracts';
 import { createKafka, RpcHeader } from '@workline/messaging';
 import { REQUEST_ID_KAFKA_HEADER } from '@workline/observability';
 import { randomUUID } from 'node:crypto';
+import { eventually } from './eventually';
 import { testStack } from './stack';
 
 /** One message of a topic as a consumer sees it: its key, string headers, raw value and parsed JSON value. */
@@ -96,10 +97,55 @@ export async function readWholeTopic<T>(topic: string, { since, timeoutMs = 60_0
  * not counted.
  */
 export async function replySizesOfRequest(rpcTopic: string, requestId: string, since: number, timeoutMs = 20_000): Promise<number[]> {
-  const requests = (await readWholeTopic(rpcTopic, { since, timeoutMs })).filter(
-    (message) => message.headers[REQUEST_ID_KAFKA_HEADER] === requestId,
-  );
+  const requests = await rpcRequestsOf(rpcTopic, requestId, since, timeoutMs);
   const correlations = new Set(requests.map((message) => message.headers[RpcHeader.CorrelationId]));
   const replies = await readWholeTopic(Topic.RpcReplies, { since, timeoutMs });
   return replies.filter((message) => correlations.has(message.headers[RpcHeader.CorrelationId])).map((message) => message.raw.length);
+}
+
+/** The RPC requests that the gateway put on `rpcTopic` since `since` for the HTTP request with id `requestId`. */
+async function rpcRequestsOf(rpcTopic: string, requestId: string, since: number, timeoutMs: number): Promise<TopicMessage<unknown>[]> {
+  return (await readWholeTopic(rpcTopic, { since, timeoutMs })).filter((message) => message.headers[REQUEST_ID_KAFKA_HEADER] === requestId);
+}
+
+/** An RPC reply as it travels on the reply topic. */
+export type RpcReplyValue<T> = { ok: true; data: T } | { ok: false; error: { code: string; message: string } };
+
+/**
+ * Replays the one RPC request that the gateway put on `rpcTopic` since `since` for the HTTP request with id
+ * `requestId`: sent again as it was (key, value, headers, so the same correlation id and deadline), as the
+ * next owner of its partition reads it after a service crashed before committing the offset
+ * (docs/decisions.md, "RPC topics"). Resolves with the replies to it, in order, once there are two: the one
+ * the gateway answered the client with, and the replay's.
+ */
+export async function replayRpcRequest<T>(
+  rpcTopic: string,
+  requestId: string,
+  since: number,
+  timeoutMs = 30_000,
+): Promise<RpcReplyValue<T>[]> {
+  const requests = await rpcRequestsOf(rpcTopic, requestId, since, timeoutMs);
+  if (requests.length !== 1) throw new Error(`${requests.length} requests on ${rpcTopic} for request id ${requestId}, expected 1`);
+  const [request] = requests;
+  const correlationId = request.headers[RpcHeader.CorrelationId];
+  const producer = createKafka({
+    brokers: testStack().kafkaBrokers,
+    app: 'test-rpc-replay',
+    instanceId: randomUUID().slice(0, 8),
+  }).producer();
+  await producer.connect();
+  try {
+    await producer.send({ topic: rpcTopic, messages: [{ key: request.key, value: request.raw, headers: request.headers }] });
+  } finally {
+    await producer.disconnect();
+  }
+  return eventually(
+    async () => {
+      const replies = (await readWholeTopic<RpcReplyValue<T>>(Topic.RpcReplies, { since, timeoutMs })).filter(
+        (message) => message.headers[RpcHeader.CorrelationId] === correlationId,
+      );
+      return replies.length >= 2 ? replies.map((reply) => reply.value) : undefined;
+    },
+    { what: `two replies to the replayed request ${correlationId}`, timeoutMs, intervalMs: 300 },
+  );
 }
