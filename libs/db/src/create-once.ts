@@ -80,8 +80,8 @@ export async function createOnce<Row extends { idempotencyHash: string | null },
 
 /**
  * A keyless creation stored under its request id. No lookup first (the request is almost always new): the
- * unique index refuses a replay's insert, or a check fails because the first run changed what it checks
- * (a media grant used up); either way the row stored under the request id answers.
+ * unique index refuses a replay's insert, and any failure is answered by the row stored under the request
+ * id when there is one (as for client keys, a check may fail now because of what the first run did).
  */
 async function createUnderRequestId<Row extends { idempotencyHash: string | null }, T>(
   options: CreateOnce<Row, T>,
