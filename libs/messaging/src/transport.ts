@@ -263,13 +263,13 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
     }
   }
 
-  private metaOf(batch: Batch, message: KafkaMessage, attempt: number): KafkaMessageMeta {
+  private metaOf(batch: Batch, message: KafkaMessage, attempt: number, headers = decodeHeaders(message.headers)): KafkaMessageMeta {
     return {
       topic: batch.topic,
       partition: batch.partition,
       offset: message.offset,
       key: message.key?.toString() ?? null,
-      headers: decodeHeaders(message.headers),
+      headers,
       attempt,
     };
   }
@@ -316,12 +316,13 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
   }
 
   private answerRequest(batch: Batch, message: KafkaMessage): Promise<void> {
-    return runWithRequestId(decodeHeaders(message.headers)[REQUEST_ID_KAFKA_HEADER], () => this.answerRequestInContext(batch, message));
+    // Decoded once: the request id, the RPC headers and the handler's context all read them.
+    const headers = decodeHeaders(message.headers);
+    return runWithRequestId(headers[REQUEST_ID_KAFKA_HEADER], () => this.answerRequestInContext(batch, message, headers));
   }
 
-  private async answerRequestInContext(batch: Batch, message: KafkaMessage): Promise<void> {
+  private async answerRequestInContext(batch: Batch, message: KafkaMessage, headers: Record<string, string>): Promise<void> {
     const { topic, partition } = batch;
-    const headers = decodeHeaders(message.headers);
     const correlationId = headers[RpcHeader.CorrelationId];
     const replyTopic = headers[RpcHeader.ReplyTopic];
     const deadline = Number(headers[RpcHeader.Deadline] ?? 0);
@@ -338,7 +339,7 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
       const request = JSON.parse(message.value?.toString() ?? '') as RpcRequest;
       const handler = this.getHandlerByPattern(request.pattern);
       if (!handler || handler.isEventHandler) throw DomainError.notFound(`no handler for "${request.pattern}"`);
-      const context = new KafkaMessageContext([{ ...this.metaOf(batch, message, 1), correlationId }]);
+      const context = new KafkaMessageContext([{ ...this.metaOf(batch, message, 1, headers), correlationId }]);
       const result = await this.timed('rpc', request.pattern, async () =>
         lastValueFrom(this.transformToObservable(await handler(request.data, context)), { defaultValue: null }),
       );
@@ -380,8 +381,9 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
     payload: EachBatchPayload,
     asBatch: boolean,
   ): Promise<void> {
-    return runWithRequestId(decodeHeaders(message.headers)[REQUEST_ID_KAFKA_HEADER], () =>
-      this.consumeEventInContext(handler, batch, message, payload, asBatch),
+    const headers = decodeHeaders(message.headers);
+    return runWithRequestId(headers[REQUEST_ID_KAFKA_HEADER], () =>
+      this.consumeEventInContext(handler, batch, message, headers, payload, asBatch),
     );
   }
 
@@ -389,11 +391,11 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
     handler: MessageHandler,
     batch: Batch,
     message: KafkaMessage,
+    headers: Record<string, string>,
     { heartbeat }: EachBatchPayload,
     asBatch: boolean,
   ): Promise<void> {
     const { topic, partition } = batch;
-    const headers = decodeHeaders(message.headers);
     let lastError: unknown;
     let attempts = 0;
     for (let attempt = 1; attempt <= this.maxAttempts; attempt++) {
@@ -401,7 +403,7 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
       try {
         const data = KafkaTransport.parse(message);
         if (data instanceof DomainError) throw data;
-        const meta = this.metaOf(batch, message, attempt);
+        const meta = this.metaOf(batch, message, attempt, headers);
         const context = asBatch ? new KafkaBatchContext([[meta]]) : new KafkaMessageContext([meta]);
         await this.timed('event', topic, async () =>
           lastValueFrom(this.transformToObservable(await handler(asBatch ? [data] : data, context)), { defaultValue: undefined }),
