@@ -93,7 +93,7 @@ describe('run creation in batches (v4 and v3, real PostgreSQL)', () => {
       const requestId = `replayed-run-${randomUUID()}`;
       const created = await http('POST', path, { headers: { ...account.auth, 'x-request-id': requestId }, body });
       expect(created.status).toBe(status);
-      const replies = await replayRpcRequest<{ view: object; replayed: boolean }>(Topic.PlatformRunsRpc, requestId, since);
+      const replies = await replayRpcRequest(Topic.PlatformRunsRpc, requestId, since);
       // The client asked once: the replay answers the same run, and not as an idempotent replay.
       expect(replies).toEqual([
         { ok: true, data: { view: created.body, replayed: false } },

@@ -316,7 +316,7 @@ describe('webhook-dispatcher: signed, durable delivery with retries', () => {
     });
     expect(redeliver.status).toBe(202);
     expect((await settled(event.delivery_id, 'delivered')).attempt_count).toBe(2);
-    const replies = await replayRpcRequest<{ id: string; status: string }>(Topic.WebhookDispatcherRpc, requestId, since);
+    const replies = await replayRpcRequest(Topic.WebhookDispatcherRpc, requestId, since);
     const answer = { ok: true, data: expect.objectContaining({ id: event.delivery_id, status: 'pending' }) };
     expect(replies).toEqual([answer, answer]);
     // A new request (another correlation id) is a new round; the replay before it started none.

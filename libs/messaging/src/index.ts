@@ -9,4 +9,4 @@ export * from './outbox';
 export * from './inbox';
 export * from './kafka.module';
 export * from './rpc-error.filter';
-export { RpcHeader } from './rpc.protocol';
+export { RpcHeader, type RpcReply } from './rpc.protocol';

@@ -1,5 +1,5 @@
 import { Topic } from '@workline/contracts';
-import { createKafka, RpcHeader } from '@workline/messaging';
+import { createKafka, RpcHeader, type RpcReply } from '@workline/messaging';
 import { REQUEST_ID_KAFKA_HEADER } from '@workline/observability';
 import { randomUUID } from 'node:crypto';
 import { eventually } from './eventually';
@@ -108,9 +108,6 @@ async function rpcRequestsOf(rpcTopic: string, requestId: string, since: number,
   return (await readWholeTopic(rpcTopic, { since, timeoutMs })).filter((message) => message.headers[REQUEST_ID_KAFKA_HEADER] === requestId);
 }
 
-/** An RPC reply as it travels on the reply topic. */
-export type RpcReplyValue<T> = { ok: true; data: T } | { ok: false; error: { code: string; message: string } };
-
 /**
  * Replays the one RPC request that the gateway put on `rpcTopic` since `since` for the HTTP request with id
  * `requestId`: sent again as it was (key, value, headers, so the same correlation id and deadline), as the
@@ -118,12 +115,7 @@ export type RpcReplyValue<T> = { ok: true; data: T } | { ok: false; error: { cod
  * (docs/decisions.md, "RPC topics"). Resolves with the replies to it, in order, once there are two: the one
  * the gateway answered the client with, and the replay's.
  */
-export async function replayRpcRequest<T>(
-  rpcTopic: string,
-  requestId: string,
-  since: number,
-  timeoutMs = 30_000,
-): Promise<RpcReplyValue<T>[]> {
+export async function replayRpcRequest(rpcTopic: string, requestId: string, since: number, timeoutMs = 30_000): Promise<RpcReply[]> {
   const requests = await rpcRequestsOf(rpcTopic, requestId, since, timeoutMs);
   if (requests.length !== 1) throw new Error(`${requests.length} requests on ${rpcTopic} for request id ${requestId}, expected 1`);
   const [request] = requests;
@@ -141,7 +133,7 @@ export async function replayRpcRequest<T>(
   }
   return eventually(
     async () => {
-      const replies = (await readWholeTopic<RpcReplyValue<T>>(Topic.RpcReplies, { since, timeoutMs })).filter(
+      const replies = (await readWholeTopic<RpcReply>(Topic.RpcReplies, { since, timeoutMs })).filter(
         (message) => message.headers[RpcHeader.CorrelationId] === correlationId,
       );
       return replies.length >= 2 ? replies.map((reply) => reply.value) : undefined;

@@ -146,7 +146,7 @@ export class DeliveriesService {
 
   async get(request: DeliveryGetRequest): Promise<DeliveryDetailView> {
     const row = await this.prisma.delivery.findFirst({
-      where: { AND: [{ id: request.delivery_id }, scopeWhere(request.scope)] },
+      where: ownDelivery(request),
       select: { ...DELIVERY_VIEW_COLUMNS, attempts: { orderBy: { number: 'asc' } } },
     });
     if (!row) throw notFound(request.delivery_id);
@@ -173,7 +173,7 @@ export class DeliveriesService {
 
   private async requestRedelivery(tx: Prisma.TransactionClient, request: DeliveryGetRequest): Promise<DeliveryViewRow> {
     const found = await tx.delivery.findFirst({
-      where: { AND: [{ id: request.delivery_id }, scopeWhere(request.scope)] },
+      where: ownDelivery(request),
       select: { id: true },
     });
     if (!found) throw notFound(request.delivery_id);
@@ -190,7 +190,7 @@ export class DeliveriesService {
 
   private async viewOf(request: DeliveryGetRequest): Promise<DeliveryViewRow> {
     const row = await this.prisma.delivery.findFirst({
-      where: { AND: [{ id: request.delivery_id }, scopeWhere(request.scope)] },
+      where: ownDelivery(request),
       select: DELIVERY_VIEW_COLUMNS,
     });
     if (!row) throw notFound(request.delivery_id);
@@ -200,5 +200,10 @@ export class DeliveriesService {
 
 /** The inbox consumer under which applied redelivery requests are remembered (by correlation id). */
 const REDELIVER_INBOX = 'webhook-dispatcher.redeliver';
+
+/** The delivery a Delivery API request names, if the caller's scope may see it. */
+const ownDelivery = (request: DeliveryGetRequest): Prisma.DeliveryWhereInput => ({
+  AND: [{ id: request.delivery_id }, scopeWhere(request.scope)],
+});
 
 const notFound = (id: string) => new DomainError(ErrorCode.NotFound, `delivery ${id} not found`);
