@@ -1,5 +1,5 @@
 import { Controller } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
+import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
 import {
   PerformanceRecordSubmitRequest,
   type PerformanceRecordReply,
@@ -12,6 +12,7 @@ import {
   RpcPattern,
   validateContract,
 } from '@workline/contracts';
+import type { KafkaMessageContext } from '@workline/messaging';
 import { RecordsService, ReportsService, UploadsService } from '@workline/performance';
 
 /** The workstream performance API (docs/performance-api.md), asked by the gateway. */
@@ -24,15 +25,15 @@ export class PerformanceApiRpcController {
   ) {}
 
   @MessagePattern(RpcPattern.QualityRecordSubmit)
-  submitQuality(@Payload() payload: unknown): Promise<PerformanceRecordReply> {
+  submitQuality(@Payload() payload: unknown, @Ctx() context: KafkaMessageContext): Promise<PerformanceRecordReply> {
     const request = validateContract(PerformanceRecordSubmitRequest, payload);
-    return this.records.submit('quality', request.caller, request.workstream_id, request.body);
+    return this.records.submit('quality', request.caller, request.workstream_id, request.body, context.meta.correlationId);
   }
 
   @MessagePattern(RpcPattern.ThroughputRecordSubmit)
-  submitThroughput(@Payload() payload: unknown): Promise<PerformanceRecordReply> {
+  submitThroughput(@Payload() payload: unknown, @Ctx() context: KafkaMessageContext): Promise<PerformanceRecordReply> {
     const request = validateContract(PerformanceRecordSubmitRequest, payload);
-    return this.records.submit('throughput', request.caller, request.workstream_id, request.body);
+    return this.records.submit('throughput', request.caller, request.workstream_id, request.body, context.meta.correlationId);
   }
 
   @MessagePattern(RpcPattern.PerformanceUploadCreate)

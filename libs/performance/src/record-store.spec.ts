@@ -82,6 +82,20 @@ describe('planStore and settleStore: the unique_id rule inside one batch, as if 
     expect(plan.rows).toHaveLength(4);
   });
 
+  it('a record without unique_id never replaces, and when its request already stored it (the insert skipped it) answers stored and writes nothing', () => {
+    const records = [rec(0, null, true), rec(1, null, false), rec(2, null, true)];
+    const plan = planStore(records, ids());
+    expect(plan.rows.map((row) => row.replace)).toEqual([false, false, false]);
+    // The insert skipped r1: the same request, read again after a crash, had stored it before.
+    const returned = databaseAnswer(records, plan, {}).filter((row) => row.id !== 'r1');
+    const { outcomes, written } = settleStore(records, plan, returned);
+    expect(outcomes).toEqual(['stored', 'stored', 'stored']);
+    expect(written).toEqual([
+      { index: 0, id: 'r0', outcome: 'stored' },
+      { index: 2, id: 'r2', outcome: 'stored' },
+    ]);
+  });
+
   it('plans rows in key order, so concurrent batches lock rows in the same order', () => {
     const { plan } = settle([rec(0, 'c'), rec(1, 'a'), rec(2, 'b')]);
     expect(plan.rows.map((row) => row.record.unique_id)).toEqual(['a', 'b', 'c']);

@@ -62,19 +62,30 @@ export const KEY_COLUMNS = ['workstream_id', 'use_case_id', 'task_definition_id'
  */
 function upsert(kind: PerformanceKind, replace: boolean) {
   const { table, columns } = TABLES[kind];
-  const all: [string, string][] = [['id', 'uuid'], ['workstream_id', 'text'], ...columns, ['upload_id', 'text']];
+  const all: [string, string][] = [
+    ['id', 'uuid'],
+    ['workstream_id', 'text'],
+    ...columns,
+    ['upload_id', 'text'],
+    ['rpc_request_id', 'text'],
+  ];
   const names = all.map(([name]) => name).join(', ');
   const definition = all.map(([name, type]) => `${name} ${type}`).join(', ');
   const onConflict = replace
-    ? `do update set ${[...columns.filter(([name]) => !KEY_COLUMNS.includes(name)).map(([name]) => name), 'upload_id']
+    ? `(${KEY_COLUMNS.join(', ')}) do update set ${[
+        ...columns.filter(([name]) => !KEY_COLUMNS.includes(name)).map(([name]) => name),
+        'upload_id',
+      ]
         .map((name) => `${name} = excluded.${name}`)
         .join(', ')}, updated_at = now()`
-    : 'do nothing';
+    : // No arbiter: a record with a unique_id already stored keeps its row, and a record without one whose
+      // request already stored it (its rpc_request_id is taken: the request read again) is skipped.
+      'do nothing';
   return statement(
     `performance_${kind}_upsert_${replace ? 'replace' : 'keep'}`,
     `insert into ${table} (${names})
     select ${names} from jsonb_to_recordset($1::jsonb) as x(${definition})
-    on conflict (${KEY_COLUMNS.join(', ')}) ${onConflict}
+    on conflict ${onConflict}
     returning id::text as id, workstream_id, use_case_id, task_definition_id, unique_id`,
   );
 }
@@ -132,7 +143,8 @@ export function planStore<R extends KeyFields & { replace_duplicate: boolean }>(
     const key = dedupeKey(record);
     const earlier = key === undefined ? undefined : byKey.get(key);
     if (!earlier) {
-      const row = { id: newId(), first: index, replacedBy: [], record, replace: record.replace_duplicate };
+      // Without a key nothing is replaced: such a record takes the insert that can skip a request read again.
+      const row = { id: newId(), first: index, replacedBy: [], record, replace: key !== undefined && record.replace_duplicate };
       rows.push(row);
       if (key !== undefined) byKey.set(key, row);
     } else if (record.replace_duplicate) {
@@ -176,7 +188,10 @@ export function settleStore<R extends KeyFields & { replace_duplicate: boolean }
   for (const row of plan.rows) {
     const result = rowIds.get(row);
     const firstReplaces = records[row.first].replace_duplicate;
-    const first: StoreOutcome = result?.inserted ? 'stored' : firstReplaces ? 'replaced' : 'ignored';
+    // A record without a unique_id that the insert skipped was stored by this same request, read again
+    // after a crash: it answers as the first reading did, and writes nothing (no second QC event).
+    const first: StoreOutcome =
+      result?.inserted || dedupeKey(records[row.first]) === undefined ? 'stored' : firstReplaces ? 'replaced' : 'ignored';
     outcomes[row.first] = first;
     if (!result) continue;
     if (first !== 'ignored') written.push({ index: row.first, id: result.id, outcome: first });
@@ -196,6 +211,11 @@ export interface RecordToStore<K extends PerformanceKind = PerformanceKind> {
   workstream: WorkstreamConfig;
   /** The request id of the API request it came in (for the events it causes); CSV rows have none. */
   headers?: Record<string, string>;
+  /**
+   * The RPC request that carries it (its correlation id, the same when the request is read again). Kept
+   * on a record without a unique_id, which it then identifies; CSV rows have none.
+   */
+  rpcRequestId?: string;
 }
 
 export interface StoreResult {
@@ -222,9 +242,10 @@ export async function storeRecords<K extends PerformanceKind>(
   for (const replace of [true, false]) {
     const rows = plan.rows
       .filter((row) => row.replace === replace)
-      .map(({ id, record }) => {
+      .map(({ id, record, first }) => {
         const { replace_duplicate: _ignored, ...columns } = record;
-        return { ...columns, id, upload_id: uploadId };
+        const rpc_request_id = record.unique_id === null ? (items[first].rpcRequestId ?? null) : null;
+        return { ...columns, id, upload_id: uploadId, rpc_request_id };
       });
     if (rows.length) returned.push(...(await sql.query<ReturnedRow>(UPSERTS[kind][replace ? 'replace' : 'keep'], [JSON.stringify(rows)])));
   }

@@ -26,12 +26,22 @@ export class RecordsService {
     private readonly workstreams: WorkstreamsService,
   ) {}
 
-  async submit(kind: PerformanceKind, caller: PerformanceCaller, workstreamId: string, body: unknown): Promise<PerformanceRecordReply> {
+  /**
+   * `rpcRequestId` is the asking RPC request's correlation id: a record without a unique_id is stored once
+   * per request, even when the request is read again after a crash (docs/decisions.md, "RPC topics").
+   */
+  async submit(
+    kind: PerformanceKind,
+    caller: PerformanceCaller,
+    workstreamId: string,
+    body: unknown,
+    rpcRequestId?: string,
+  ): Promise<PerformanceRecordReply> {
     const workstream = await this.workstreams.authorize(caller, workstreamId);
     const checked = checkRecord(kind, body, workstream);
     if (!checked.ok) throw validationError(checked.errors);
     const headers = withRequestIdHeader(undefined);
-    const outcome = await this.records.store(kind, { record: checked.record, workstream, ...(headers ? { headers } : {}) });
+    const outcome = await this.records.store(kind, { record: checked.record, workstream, rpcRequestId, ...(headers ? { headers } : {}) });
     return { message: OUTCOME_MESSAGES[outcome], outcome };
   }
 }
