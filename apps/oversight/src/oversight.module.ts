@@ -35,7 +35,10 @@ export class OversightModule {
     };
     return {
       module: OversightModule,
-      imports: [DbModule.forRoot(env.DATABASE_URL, env.DATABASE_POOL_SIZE), KafkaModule.forRoot({ settings, outbox: true })],
+      imports: [
+        DbModule.forRoot(env.DATABASE_URL, env.DATABASE_POOL_SIZE),
+        KafkaModule.forRoot({ settings, outbox: { retentionHours: env.OUTBOX_RETENTION_HOURS } }),
+      ],
       controllers: [ConfigurationsRpcController, TasksRpcController, AssignmentsRpcController],
       providers: [
         { provide: OVERSIGHT_OPTIONS, useValue: options },

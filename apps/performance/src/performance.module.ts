@@ -24,7 +24,10 @@ export class PerformanceModule {
   static register(env: PerformanceEnv, settings: KafkaSettings): DynamicModule {
     return {
       module: PerformanceModule,
-      imports: [DbModule.forRoot(env.DATABASE_URL, env.DATABASE_POOL_SIZE), KafkaModule.forRoot({ settings, outbox: true })],
+      imports: [
+        DbModule.forRoot(env.DATABASE_URL, env.DATABASE_POOL_SIZE),
+        KafkaModule.forRoot({ settings, outbox: { retentionHours: env.OUTBOX_RETENTION_HOURS } }),
+      ],
       controllers: [WorkstreamsRpcController, PerformanceApiRpcController],
       providers: [
         WorkstreamsRepository,

@@ -47,7 +47,10 @@ export class PlatformRunsModule {
     });
     return {
       module: PlatformRunsModule,
-      imports: [DbModule.forRoot(env.DATABASE_URL, env.DATABASE_POOL_SIZE), KafkaModule.forRoot({ settings, outbox: true })],
+      imports: [
+        DbModule.forRoot(env.DATABASE_URL, env.DATABASE_POOL_SIZE),
+        KafkaModule.forRoot({ settings, outbox: { retentionHours: env.OUTBOX_RETENTION_HOURS } }),
+      ],
       controllers: [LinesRpcController, RunsRpcController, UnitWorkRpcController, RunAbortEventController],
       providers: [
         { provide: PLATFORM_SETTINGS, useValue: platform },

@@ -14,7 +14,7 @@ export class WebhookDispatcherModule {
       module: WebhookDispatcherModule,
       imports: [
         DbModule.forRoot(env.DATABASE_URL, env.DATABASE_POOL_SIZE),
-        KafkaModule.forRoot({ settings, outbox: true }),
+        KafkaModule.forRoot({ settings, outbox: { retentionHours: env.OUTBOX_RETENTION_HOURS } }),
         WebhookDispatcherDomainModule.register({
           source: settings.app,
           instanceId: settings.instanceId,

@@ -109,6 +109,15 @@ export class BaseEnv {
   @Max(120_000)
   RPC_TIMEOUT_MS: number = 10_000;
 
+  /**
+   * How long a service keeps an outbox row after publishing it (what it sent, for audits and support),
+   * before its relay deletes it; 0 keeps them for ever. Default: the event topics' retention, 7 days.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(24 * 365)
+  OUTBOX_RETENTION_HOURS: number = 168;
+
   /** How long Kafka waits for a silent consumer (a crashed instance) before giving its partitions to the others. */
   @IsInt()
   @Min(6_000)

@@ -9,8 +9,11 @@ import { KafkaRpcClient } from './rpc-client';
 
 export interface KafkaModuleOptions {
   settings: KafkaSettings;
-  /** Relay this app's outbox rows (written with `source` = the app's name). */
-  outbox?: boolean;
+  /**
+   * Relay this app's outbox rows (written with `source` = the app's name), keeping published ones for
+   * `retentionHours` (OUTBOX_RETENTION_HOURS; 0: for ever).
+   */
+  outbox?: { retentionHours: number };
   /** Make request-reply calls to services (the gateway), waiting at most this long by default. */
   rpcClientTimeoutMs?: number;
 }
@@ -29,7 +32,7 @@ export class KafkaModule {
         provide: OutboxRelay,
         inject: [DbPool, KafkaProducer, { token: AppMetrics, optional: true }],
         useFactory: (db: DbPool, producer: KafkaProducer, metrics?: AppMetrics) =>
-          new OutboxRelay(db, producer, { source: options.settings.app, metrics }),
+          new OutboxRelay(db, producer, { source: options.settings.app, metrics, retentionMs: options.outbox!.retentionHours * 3_600_000 }),
       });
     }
     if (options.rpcClientTimeoutMs) {

@@ -245,6 +245,29 @@ describe('Kafka plumbing: outbox relay, inbox dedupe, dead letters (real Kafka a
     expect(await relay.relayOnce()).toBe(0);
   });
 
+  it('prunes the rows published longer ago than the retention, and keeps young, unpublished and dead-lettered ones', async () => {
+    const pruning = new OutboxRelay(relayDb, producer, { source: SOURCE, retentionMs: 3_600_000 });
+    const ids = await prisma.$transaction(
+      async (tx) => Promise.all(['old', 'young', 'old-unpublished', 'old-dead'].map((n) => enqueueEvent(tx, SOURCE, PROBE_TOPIC, { n }))),
+      TEST_TRANSACTION,
+    );
+    const [old, young, oldUnpublished, oldDead] = ids;
+    await relayAll();
+    const twoHoursAgo = new Date(Date.now() - 2 * 3_600_000);
+    await prisma.$executeRaw`update messaging_outbox set created_at = ${twoHoursAgo}, published_at = ${twoHoursAgo} where id = ${old}`;
+    await prisma.$executeRaw`update messaging_outbox set created_at = ${twoHoursAgo}, published_at = null where id = ${oldUnpublished}`;
+    await prisma.$executeRaw`update messaging_outbox set created_at = ${twoHoursAgo}, published_at = null, dead_lettered_at = ${twoHoursAgo},
+      dead_letter_reason = 'test' where id = ${oldDead}`;
+    expect(await pruning.prunePublished()).toBe(1);
+    const left = await prisma.outboxEvent.findMany({ where: { id: { in: ids } }, select: { id: true } });
+    expect(left.map((row) => row.id).sort()).toEqual([young, oldUnpublished, oldDead].sort());
+    // Without a retention nothing is pruned.
+    await prisma.$executeRaw`update messaging_outbox set published_at = ${twoHoursAgo} where id = ${young}`;
+    await prisma.$executeRaw`update messaging_outbox set created_at = ${twoHoursAgo} where id = ${young}`;
+    expect(await relay.prunePublished()).toBe(0);
+    expect(await pruning.prunePublished()).toBe(1);
+  });
+
   it('hands a batch handler what queued while its last call ran, in one call; a bad message fails alone', async () => {
     let open!: () => void;
     batchGate = new Promise<void>((resolve) => (open = resolve));

@@ -71,6 +71,11 @@ export interface OutboxRelayOptions {
   batchSize?: number;
   /** Where to publish the `outbox_backlog` gauge (rows of this source not yet relayed). */
   metrics?: AppMetrics;
+  /**
+   * How long a published row stays in the outbox (what was sent, for audits and support) before the relay
+   * deletes it; 0 or unset keeps rows for ever. Dead-lettered rows stay until an operator deals with them.
+   */
+  retentionMs?: number;
 }
 
 /**
@@ -120,6 +125,27 @@ const RELAY_MARK = statement(
    from unnest($1::bigint[], $2::text[]) as d(seq, reason)
    where o.seq = d.seq`,
 );
+
+/**
+ * Deletes up to $3 of the source's rows published more than $2 ms ago. created_at comes first: its BRIN
+ * index (rows are written in time order) finds the old pages without reading the young ones, and a row is
+ * always published after it was written.
+ */
+const PRUNE_PUBLISHED = statement(
+  'outbox_prune_published',
+  `with gone as (
+     delete from messaging_outbox where seq in (
+       select seq from messaging_outbox
+       where created_at < now() - $2 * interval '1 millisecond' and source = $1
+         and published_at < now() - $2 * interval '1 millisecond'
+       limit $3)
+     returning 1)
+   select count(*)::int as deleted from gone`,
+);
+
+/** How often the relay prunes, and how many rows one statement deletes (short transactions, no long locks). */
+const PRUNE_EVERY_MS = 60_000;
+const PRUNE_CHUNK = 5_000;
 
 const BACKLOG = statement(
   'outbox_backlog',
@@ -171,6 +197,8 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
   private readonly pollMs: number;
   private readonly batchSize: number;
   private readonly lockKey: string;
+  private readonly retentionMs: number;
+  private nextPruneAt = 0;
 
   constructor(
     private readonly db: DbPool,
@@ -180,6 +208,7 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
     this.pollMs = options.pollMs ?? 500;
     this.batchSize = options.batchSize ?? 500;
     this.lockKey = `outbox:${options.source}`;
+    this.retentionMs = options.retentionMs ?? 0;
     options.metrics?.gauge('outbox_backlog', 'Outbox rows written but not yet published to Kafka, by source app', ['source'], async () => {
       const [{ count }] = await this.db.query<{ count: number }>(BACKLOG, [options.source]);
       return [{ labels: { source: options.source }, value: count }];
@@ -232,6 +261,42 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
       await sql.query(RELAY_MARK, [seqs, reasons]);
       return rows.length;
     });
+  }
+
+  /**
+   * Deletes this source's rows published longer ago than the retention; returns how many. Unpublished and
+   * dead-lettered rows are never touched.
+   */
+  async prunePublished(): Promise<number> {
+    let total = 0;
+    let deleted: number;
+    do {
+      deleted = await this.pruneChunk();
+      total += deleted;
+    } while (deleted === PRUNE_CHUNK);
+    return total;
+  }
+
+  private async pruneChunk(): Promise<number> {
+    if (!this.retentionMs) return 0;
+    const [{ deleted }] = await this.db.query<{ deleted: number }>(PRUNE_PUBLISHED, [this.options.source, this.retentionMs, PRUNE_CHUNK]);
+    return deleted;
+  }
+
+  /**
+   * One chunk of pruning when it is due: every PRUNE_EVERY_MS, or at the next idle turn while a full chunk
+   * says more is waiting (a long-kept outbox is worked down a chunk a turn, never holding events back).
+   */
+  private async pruneWhenDue(): Promise<void> {
+    if (Date.now() < this.nextPruneAt) return;
+    let deleted = 0;
+    try {
+      deleted = await this.pruneChunk();
+      if (deleted) this.logger.log(`outbox (${this.options.source}): ${deleted} published rows past their retention deleted`);
+    } catch (error) {
+      this.logger.warn(`outbox prune (${this.options.source}) failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    this.nextPruneAt = deleted === PRUNE_CHUNK ? 0 : Date.now() + PRUNE_EVERY_MS;
   }
 
   /** The Kafka message of a row: its payload's JSON as it is, the row's headers and the CloudEvents ones. */
@@ -289,6 +354,8 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
         );
       }
       if (published >= this.batchSize) continue;
+      // Only when the relay has caught up: pruning never delays an event.
+      if (!failures) await this.pruneWhenDue();
       const wait = failures ? Math.min(30_000, this.pollMs * 2 ** failures) : this.pollMs;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, wait);
