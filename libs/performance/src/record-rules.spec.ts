@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { csvColumns, csvRowToInput } from './csv-rows';
 import { checkRecord, parseDateTime, type WorkstreamConfig } from './record-rules';
 
@@ -29,6 +30,49 @@ describe('parseDateTime', () => {
     '2024-05-01T12:00:00+25:00',
     'now',
   ])('refuses %s', (input) => expect(parseDateTime(input)).toBeUndefined());
+
+  /** The first implementation: rebuilds the string and lets Date.parse read it (slow, plainly right). */
+  function reference(value: string): string | undefined {
+    const match = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?$/i.exec(value);
+    if (!match) return undefined;
+    const [, y, mo, d, h, mi, s = '00', fraction = '', zone = 'Z'] = match;
+    const [year, month, day, hour, minute, second] = [y, mo, d, h, mi, s].map(Number);
+    const daysInMonth = new Date(Date.UTC(2000 + (year % 400), month, 0)).getUTCDate();
+    if (month < 1 || month > 12 || day < 1 || day > daysInMonth || hour > 23 || minute > 59 || second > 59) return undefined;
+    const offset = zone.toUpperCase() === 'Z' ? 'Z' : zone.includes(':') ? zone : `${zone.slice(0, 3)}:${zone.slice(3)}`;
+    if (offset !== 'Z' && (Number(offset.slice(1, 3)) > 23 || Number(offset.slice(4, 6)) > 59)) return undefined;
+    const millis = (fraction + '000').slice(1, 4).padEnd(3, '0');
+    const time = Date.parse(`${y}-${mo}-${d}T${h}:${mi}:${s}.${millis}${offset}`);
+    return Number.isNaN(time) ? undefined : new Date(time).toISOString();
+  }
+
+  it('reads every date-time as the reference does, valid or not (years 0000–9999, offsets, fractions, bad fields)', () => {
+    const digits = (n: number, max: number) => fc.integer({ min: 0, max }).map((v) => String(v).padStart(n, '0'));
+    const dateTime = fc
+      .record({
+        year: fc.oneof(digits(4, 9999), digits(4, 120), fc.constantFrom('2000', '1900', '2024', '2023')),
+        month: digits(2, 13),
+        day: digits(2, 32),
+        hour: digits(2, 25),
+        minute: digits(2, 61),
+        second: fc.option(digits(2, 61), { nil: undefined }),
+        fraction: fc.option(fc.stringMatching(/^\d{1,9}$/), { nil: undefined }),
+        zone: fc.option(
+          fc.oneof(fc.constantFrom('Z', 'z'), fc.tuple(fc.constantFrom('+', '-'), digits(2, 25), fc.boolean(), digits(2, 61))),
+          { nil: undefined },
+        ),
+      })
+      .map(({ year, month, day, hour, minute, second, fraction, zone }) => {
+        const time =
+          second === undefined ? `${hour}:${minute}` : `${hour}:${minute}:${second}${fraction === undefined ? '' : `.${fraction}`}`;
+        const offset = zone === undefined ? '' : typeof zone === 'string' ? zone : `${zone[0]}${zone[1]}${zone[2] ? ':' : ''}${zone[3]}`;
+        return `${year}-${month}-${day}T${time}${offset}`;
+      });
+    fc.assert(
+      fc.property(fc.oneof(dateTime, fc.string()), (value) => expect(parseDateTime(value)).toBe(reference(value))),
+      { numRuns: 5_000 },
+    );
+  });
 });
 
 describe('checkRecord', () => {

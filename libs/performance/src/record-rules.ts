@@ -129,19 +129,42 @@ export type CheckResult<K extends PerformanceKind> = { ok: true; record: RecordI
 
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?$/i;
 
-/** ISO 8601 date-time → ISO string (UTC, milliseconds); undefined when it is not one or not a real date. */
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+const isLeapYear = (year: number) => (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+/** Date.UTC reads years 0–99 as 1900–1999: such dates are computed 400 years later (the calendar repeats), then moved back. */
+const GREGORIAN_CYCLE_MS = 146_097 * 86_400_000;
+
+/**
+ * ISO 8601 date-time → ISO string (UTC, milliseconds; digits past them are cut, not rounded); undefined
+ * when it is not one or not a real date. On every record's timestamps (two per CSV row): arithmetic on the
+ * matched digits, no second parse of a rebuilt string (it took 4 % of an import's CPU).
+ */
 export function parseDateTime(value: string): string | undefined {
   const match = DATE_TIME.exec(value);
   if (!match) return undefined;
-  const [, y, mo, d, h, mi, s = '00', fraction = '', zone = 'Z'] = match;
-  const [year, month, day, hour, minute, second] = [y, mo, d, h, mi, s].map(Number);
-  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth || hour > 23 || minute > 59 || second > 59) return undefined;
-  const offset = zone.toUpperCase() === 'Z' ? 'Z' : zone.includes(':') ? zone : `${zone.slice(0, 3)}:${zone.slice(3)}`;
-  if (offset !== 'Z' && (Number(offset.slice(1, 3)) > 23 || Number(offset.slice(4, 6)) > 59)) return undefined;
-  const millis = (fraction + '000').slice(1, 4).padEnd(3, '0');
-  const time = Date.parse(`${y}-${mo}-${d}T${h}:${mi}:${s}.${millis}${offset}`);
-  return Number.isNaN(time) ? undefined : new Date(time).toISOString();
+  const [, y, mo, d, h, mi, s, fraction, zone] = match;
+  const year = +y;
+  const month = +mo;
+  const day = +d;
+  const hour = +h;
+  const minute = +mi;
+  const second = s === undefined ? 0 : +s;
+  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return undefined;
+  if (day > (month === 2 && isLeapYear(year) ? 29 : DAYS_IN_MONTH[month - 1])) return undefined;
+  let offsetMinutes = 0;
+  if (zone !== undefined && zone.length > 1) {
+    const offsetHours = +zone.slice(1, 3);
+    const offsetMins = +zone.slice(zone.length - 2);
+    if (offsetHours > 23 || offsetMins > 59) return undefined;
+    offsetMinutes = (zone[0] === '-' ? -1 : 1) * (offsetHours * 60 + offsetMins);
+  }
+  const millis = fraction === undefined ? 0 : +(fraction.slice(1, 4) + '00').slice(0, 3);
+  const early = year < 100;
+  const time =
+    Date.UTC(early ? year + 400 : year, month - 1, day, hour, minute, second, millis) -
+    offsetMinutes * 60_000 -
+    (early ? GREGORIAN_CYCLE_MS : 0);
+  return new Date(time).toISOString();
 }
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
