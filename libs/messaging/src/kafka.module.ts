@@ -27,12 +27,14 @@ export class KafkaModule {
       { provide: KafkaProducer, useFactory: () => new KafkaProducer(options.settings) },
       Inbox,
     ];
-    if (options.outbox) {
+    const { outbox } = options;
+    if (outbox) {
+      const retentionMs = outbox.retentionHours * 3_600_000;
       providers.push({
         provide: OutboxRelay,
         inject: [DbPool, KafkaProducer, { token: AppMetrics, optional: true }],
         useFactory: (db: DbPool, producer: KafkaProducer, metrics?: AppMetrics) =>
-          new OutboxRelay(db, producer, { source: options.settings.app, metrics, retentionMs: options.outbox!.retentionHours * 3_600_000 }),
+          new OutboxRelay(db, producer, { source: options.settings.app, metrics, retentionMs }),
       });
     }
     if (options.rpcClientTimeoutMs) {
