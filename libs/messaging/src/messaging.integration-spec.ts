@@ -268,6 +268,31 @@ describe('Kafka plumbing: outbox relay, inbox dedupe, dead letters (real Kafka a
     expect(await pruning.prunePublished()).toBe(1);
   });
 
+  it('prunes on its own while it runs, between batches', async () => {
+    const running = new OutboxRelay(relayDb, producer, { source: SOURCE, retentionMs: 3_600_000, pollMs: 50, pruneEveryMs: 100 });
+    running.onApplicationBootstrap();
+    try {
+      const [old, young] = await prisma.$transaction(
+        async (tx) => Promise.all(['old', 'young'].map((n) => enqueueEvent(tx, SOURCE, PROBE_TOPIC, { n }))),
+        TEST_TRANSACTION,
+      );
+      await eventually(
+        async () => (await prisma.outboxEvent.count({ where: { id: { in: [old, young] }, publishedAt: null } })) === 0 || undefined,
+        {
+          what: 'both rows published by the running relay',
+        },
+      );
+      const twoHoursAgo = new Date(Date.now() - 2 * 3_600_000);
+      await prisma.$executeRaw`update messaging_outbox set created_at = ${twoHoursAgo}, published_at = ${twoHoursAgo} where id = ${old}`;
+      await eventually(async () => (await prisma.outboxEvent.count({ where: { id: old } })) === 0 || undefined, {
+        what: 'the old row pruned',
+      });
+      expect(await prisma.outboxEvent.count({ where: { id: young } })).toBe(1);
+    } finally {
+      await running.beforeApplicationShutdown();
+    }
+  });
+
   it('hands a batch handler what queued while its last call ran, in one call; a bad message fails alone', async () => {
     let open!: () => void;
     batchGate = new Promise<void>((resolve) => (open = resolve));

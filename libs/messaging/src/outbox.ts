@@ -76,6 +76,8 @@ export interface OutboxRelayOptions {
    * deletes it; 0 or unset keeps rows for ever. Dead-lettered rows stay until an operator deals with them.
    */
   retentionMs?: number;
+  /** How often the relay prunes when there is little to prune (default a minute). */
+  pruneEveryMs?: number;
 }
 
 /**
@@ -143,8 +145,7 @@ const PRUNE_PUBLISHED = statement(
    select count(*)::int as deleted from gone`,
 );
 
-/** How often the relay prunes, and how many rows one statement deletes (short transactions, no long locks). */
-const PRUNE_EVERY_MS = 60_000;
+/** How many rows one prune statement deletes: short transactions, no long locks. */
 const PRUNE_CHUNK = 5_000;
 
 const BACKLOG = statement(
@@ -284,7 +285,7 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
   }
 
   /**
-   * One chunk of pruning when it is due: every PRUNE_EVERY_MS, or at the next idle turn while a full chunk
+   * One chunk of pruning when it is due: every `pruneEveryMs`, or at the next idle turn while a full chunk
    * says more is waiting (a long-kept outbox is worked down a chunk a turn, never holding events back).
    */
   private async pruneWhenDue(): Promise<void> {
@@ -296,7 +297,7 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
     } catch (error) {
       this.logger.warn(`outbox prune (${this.options.source}) failed: ${error instanceof Error ? error.message : String(error)}`);
     }
-    this.nextPruneAt = deleted === PRUNE_CHUNK ? 0 : Date.now() + PRUNE_EVERY_MS;
+    this.nextPruneAt = deleted === PRUNE_CHUNK ? 0 : Date.now() + (this.options.pruneEveryMs ?? 60_000);
   }
 
   /** The Kafka message of a row: its payload's JSON as it is, the row's headers and the CloudEvents ones. */
