@@ -20,6 +20,7 @@ import { writeProblem } from './http/problem';
 import { RateLimiter } from './http/rate-limit';
 import { installRequestIds, requestIdOf } from './http/request-id';
 import { requestLogModule } from './http/request-log';
+import { refuseNulInUrl } from './http/storable-input';
 import { v3Deprecation } from './http/v3-deprecation';
 import { openApiDocument } from './openapi/openapi';
 import { ApiDescription } from './openapi/openapi.controller';
@@ -71,6 +72,7 @@ async function bootstrap(): Promise<void> {
   const fastify = app.getHttpAdapter().getInstance();
   // onRequest hooks run in this order, all before the body is read (installJsonBody's parsers).
   installRequestIds(fastify);
+  refuseNulInUrl(fastify);
   app.get(GatewayMetrics).install(fastify);
   installAuthentication(fastify, app.get(Authenticator), new RateLimiter(app.get(RedisService), env.rateLimits));
   fastify.addHook('onRequest', v3Deprecation(env.v3Enabled, env.publicUrl));

@@ -18,6 +18,8 @@ describe('parseDateTime', () => {
     ['2024-05-01T12:00:00.1239+02:00', '2024-05-01T10:00:00.123Z'],
     ['2024-05-01T12:00:00-0130', '2024-05-01T13:30:00.000Z'],
     ['2024-02-29T00:00:00Z', '2024-02-29T00:00:00.000Z'],
+    ['0001-01-01T00:00:00Z', '0001-01-01T00:00:00.000Z'],
+    ['9999-12-31T23:59:59.9999Z', '9999-12-31T23:59:59.999Z'],
   ])('reads %s as %s', (input, expected) => expect(parseDateTime(input)).toBe(expected));
 
   it.each([
@@ -28,6 +30,10 @@ describe('parseDateTime', () => {
     '2024-05-01T12:60:00Z',
     '2024-05-01 12:00:00Z',
     '2024-05-01T12:00:00+25:00',
+    // Years PostgreSQL cannot store: 0000 (also reached from 0001 through an offset), and past 9999.
+    '0000-06-01T00:00:00Z',
+    '0001-01-01T00:30:00+01:00',
+    '9999-12-31T23:30:00-01:00',
     'now',
   ])('refuses %s', (input) => expect(parseDateTime(input)).toBeUndefined());
 
@@ -43,7 +49,8 @@ describe('parseDateTime', () => {
     if (offset !== 'Z' && (Number(offset.slice(1, 3)) > 23 || Number(offset.slice(4, 6)) > 59)) return undefined;
     const millis = (fraction + '000').slice(1, 4).padEnd(3, '0');
     const time = Date.parse(`${y}-${mo}-${d}T${h}:${mi}:${s}.${millis}${offset}`);
-    return Number.isNaN(time) ? undefined : new Date(time).toISOString();
+    const inRange = time >= Date.parse('0001-01-01T00:00:00Z') && time <= Date.parse('9999-12-31T23:59:59.999Z');
+    return Number.isNaN(time) || !inRange ? undefined : new Date(time).toISOString();
   }
 
   it('reads every date-time as the reference does, valid or not (years 0000–9999, offsets, fractions, bad fields)', () => {
@@ -95,6 +102,38 @@ describe('checkRecord', () => {
       ok: true,
       record: { workstream_id: 'ws-1', use_case_id: '', task_definition_id: '', task_count: 1, duration_seconds: null },
     });
+  });
+
+  it('refuses counts past what the integer columns hold', () => {
+    const completed = { worker_id: 'w', task_completed_at: '2024-05-01T00:00:00Z' };
+    expect(checkRecord('throughput', { ...completed, task_count: 2_147_483_647 }, workstream)).toMatchObject({ ok: true });
+    expect(checkRecord('throughput', { ...completed, task_count: 2_147_483_648, subtask_count: 3e9 }, workstream)).toEqual({
+      ok: false,
+      errors: [
+        { field: 'task_count', message: 'task_count must be at most 2147483647' },
+        { field: 'subtask_count', message: 'subtask_count must be at most 2147483647' },
+      ],
+    });
+  });
+
+  it('derives task_started_at from duration_seconds, and refuses a duration that would start the task before year 0001', () => {
+    const completed = { worker_id: 'w', task_completed_at: '2024-05-01T00:00:00Z' };
+    expect(checkRecord('throughput', { ...completed, duration_seconds: 90 }, workstream)).toMatchObject({
+      ok: true,
+      record: { task_started_at: '2024-04-30T23:58:30.000Z', duration_seconds: 90 },
+    });
+    for (const duration_seconds of [1e308, 2024 * 366 * 86_400]) {
+      expect(checkRecord('throughput', { ...completed, duration_seconds }, workstream)).toEqual({
+        ok: false,
+        errors: [
+          {
+            field: 'duration_seconds',
+            message:
+              'duration_seconds is too long: the task would have started before 0001-01-01T00:00:00Z (task_completed_at - duration_seconds)',
+          },
+        ],
+      });
+    }
   });
 });
 

@@ -18,6 +18,8 @@ export const LIMITS = {
   mapKeys: 100,
   mapKeyLength: 100,
   mapValueLength: 1000,
+  /** Largest count field (task_count, task_review_count, …): the columns are PostgreSQL integers. */
+  maxCount: 2_147_483_647,
   /** Tolerance between duration_seconds and task_completed_at - task_started_at when all three are sent. */
   durationToleranceSeconds: 1,
 } as const;
@@ -135,9 +137,17 @@ const isLeapYear = (year: number) => (year % 4 === 0 && year % 100 !== 0) || yea
 const GREGORIAN_CYCLE_MS = 146_097 * 86_400_000;
 
 /**
+ * The instants a stored date-time may take: years 0001 to 9999 in UTC. PostgreSQL has no year 0000 (its
+ * timestamptz refuses it, and `0001-01-01T00:30+01:00` is in it), and an ISO string past 9999 takes a sign.
+ */
+export const EARLIEST_DATE_TIME_MS = -62_135_596_800_000; // 0001-01-01T00:00:00.000Z
+export const LATEST_DATE_TIME_MS = 253_402_300_799_999; // 9999-12-31T23:59:59.999Z
+
+/**
  * ISO 8601 date-time → ISO string (UTC, milliseconds; digits past them are cut, not rounded); undefined
- * when it is not one or not a real date. On every record's timestamps (two per CSV row): arithmetic on the
- * matched digits, no second parse of a rebuilt string (it took 4 % of an import's CPU).
+ * when it is not one, not a real date, or outside years 0001–9999 once in UTC. On every record's timestamps
+ * (two per CSV row): arithmetic on the matched digits, no second parse of a rebuilt string (it took 4 % of
+ * an import's CPU).
  */
 export function parseDateTime(value: string): string | undefined {
   const match = DATE_TIME.exec(value);
@@ -164,7 +174,7 @@ export function parseDateTime(value: string): string | undefined {
     Date.UTC(early ? year + 400 : year, month - 1, day, hour, minute, second, millis) -
     offsetMinutes * 60_000 -
     (early ? GREGORIAN_CYCLE_MS : 0);
-  return new Date(time).toISOString();
+  return time < EARLIEST_DATE_TIME_MS || time > LATEST_DATE_TIME_MS ? undefined : new Date(time).toISOString();
 }
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
@@ -203,9 +213,11 @@ function checkValue(field: string, rule: Rule, value: unknown): { value: unknown
       if (!isFiniteNumber(value)) return fail('must be a number');
       return value >= 0 ? { value } : fail('must be 0 or more');
     case 'count':
-      return Number.isSafeInteger(value) && (value as number) >= 0 ? { value } : fail('must be a non-negative integer');
+      if (!(Number.isSafeInteger(value) && (value as number) >= 0)) return fail('must be a non-negative integer');
+      return (value as number) <= LIMITS.maxCount ? { value } : fail(`must be at most ${LIMITS.maxCount}`);
     case 'positiveCount':
-      return Number.isSafeInteger(value) && (value as number) >= 1 ? { value } : fail('must be an integer of 1 or more');
+      if (!(Number.isSafeInteger(value) && (value as number) >= 1)) return fail('must be an integer of 1 or more');
+      return (value as number) <= LIMITS.maxCount ? { value } : fail(`must be at most ${LIMITS.maxCount}`);
     case 'reviewType':
       return typeof value === 'string' && (REVIEW_TYPES as readonly string[]).includes(value)
         ? { value }
@@ -334,7 +346,17 @@ function deriveTiming(values: Record<string, unknown>): FieldError[] {
   } else if (started !== undefined) {
     values.duration_seconds = (completed - started) / 1000;
   } else if (duration !== undefined) {
-    values.task_started_at = new Date(completed - Math.round(duration * 1000)).toISOString();
+    const start = completed - Math.round(duration * 1000);
+    if (!(start >= EARLIEST_DATE_TIME_MS)) {
+      return [
+        {
+          field: 'duration_seconds',
+          message:
+            'duration_seconds is too long: the task would have started before 0001-01-01T00:00:00Z (task_completed_at - duration_seconds)',
+        },
+      ];
+    }
+    values.task_started_at = new Date(start).toISOString();
   }
   return [];
 }

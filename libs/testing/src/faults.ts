@@ -1,4 +1,5 @@
 import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -64,6 +65,22 @@ export async function dbQuery<T extends Record<string, unknown>>(sql: string, pa
     return (await client.query<T>(sql, params)).rows;
   } finally {
     await client.end().catch(() => undefined);
+  }
+}
+
+/**
+ * Runs `work` while PostgreSQL refuses the rows of `table` for which `refused` (an SQL condition on the row)
+ * holds: a CHECK constraint added NOT VALID (rows already there are not checked), dropped afterwards. How a
+ * test makes the database refuse one row of a batch: the gateway already refuses every value it knows
+ * PostgreSQL cannot store (a NUL, an unpaired surrogate, an integer past int4).
+ */
+export async function whileDatabaseRefuses<T>(table: string, refused: string, work: () => Promise<T>): Promise<T> {
+  const constraint = `test_refuses_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+  await dbQuery(`alter table ${table} add constraint ${constraint} check (not (${refused})) not valid`);
+  try {
+    return await work();
+  } finally {
+    await dbQuery(`alter table ${table} drop constraint ${constraint}`);
   }
 }
 

@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { once } from 'node:events';
 import type { Readable, Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import { unstorableJson } from './storable-input';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -146,8 +147,9 @@ export const jsonBodyText = (request: FastifyRequest): string | undefined => bod
 
 /**
  * JSON bodies for the API routes, as Fastify content-type parsers: any JSON value (the validation pipe
- * decides what a route takes); invalid JSON is 400, a body over `limitBytes` 413 and a body that is not
- * JSON 415, each with a message saying so. Streamed routes (presigned uploads) and GET/DELETE bodies are
+ * decides what a route takes); invalid JSON is 400, and so is a body nested too deeply or holding text no
+ * field can store (unstorableJson); a body over `limitBytes` 413 and a body that is not JSON 415, each with
+ * a message saying so. Streamed routes (presigned uploads) and GET/DELETE bodies are
  * left unread.
  */
 export function installJsonBody(fastify: FastifyInstance, limitBytes: number): void {
@@ -159,13 +161,16 @@ export function installJsonBody(fastify: FastifyInstance, limitBytes: number): v
       return refuseAfterReading(payload, new UnsupportedMediaTypeException(`unsupported charset "${charset.toUpperCase()}"`));
     const text = decode(await readBody(request, payload, limitBytes), charset);
     if (text.length === 0) return undefined;
+    let value: unknown;
     try {
-      const value = JSON.parse(text) as unknown;
-      bodyTexts.set(request, text);
-      return value;
+      value = JSON.parse(text);
     } catch (error) {
       throw new BadRequestException(`Body is not valid JSON: ${(error as Error).message}`);
     }
+    const unstorable = unstorableJson(value, text);
+    if (unstorable) throw new BadRequestException(unstorable);
+    bodyTexts.set(request, text);
+    return value;
   };
   for (const mediaType of JSON_MEDIA_TYPES) fastify.addContentTypeParser(mediaType, parseJson);
   fastify.addContentTypeParser('*', async (request: FastifyRequest, payload: Readable): Promise<undefined> => {

@@ -1,0 +1,34 @@
+import { MAX_JSON_DEPTH, unstorableJson } from './storable-input';
+
+const check = (value: unknown) => unstorableJson(value, JSON.stringify(value));
+const nested = (depth: number): unknown => (depth === 1 ? {} : { a: nested(depth - 1) });
+
+describe('unstorableJson', () => {
+  it('takes ordinary bodies, emoji and escaped backslashes included', () => {
+    expect(check({ name: 'Ann 😀', units: [{ input: { deep: [[1, 2], { x: null }] } }], note: 'C:\\u0000 is text' })).toBeUndefined();
+    expect(check(nested(MAX_JSON_DEPTH))).toBeUndefined();
+    expect(check([1, 'two', true, null])).toBeUndefined();
+  });
+
+  it('refuses nesting deeper than the limit', () => {
+    expect(check(nested(MAX_JSON_DEPTH + 1))).toBe(`Body is nested more than ${MAX_JSON_DEPTH} levels deep (objects and arrays)`);
+    const text = `${'['.repeat(5_000)}${']'.repeat(5_000)}`;
+    expect(unstorableJson(JSON.parse(text), text)).toContain('nested more than');
+  });
+
+  it('names the field or key that holds a NUL or an unpaired surrogate', () => {
+    expect(check({ units: [{ identifier: 'ok' }, { identifier: 'a\u0000b' }] })).toBe(
+      'Body field units[1].identifier holds a NUL character or an unpaired surrogate (\\u0000, \\uD800-\\uDFFF), which cannot be stored',
+    );
+    expect(check({ name: 'x\ud800' })).toContain('Body field name holds');
+    expect(check({ name: '\udc00x' })).toContain('Body field name holds');
+    expect(check({ metadata: { ['k\u0000']: 'v' } })).toContain('Body key metadata.k\u0000 holds');
+    expect(check('\u0000')).toContain('Body field (body) holds');
+  });
+
+  it('finds the strings only from their escapes in the text (JSON carries NUL and lone surrogates no other way)', () => {
+    // The same value, with a text that shows no escape: the strings are not looked at.
+    expect(unstorableJson({ name: 'a\u0000b' }, '{"name":"ab"}')).toBeUndefined();
+    expect(unstorableJson({ name: 'a\u0000b' }, '{"name":"a\\u0000b"}')).toContain('holds a NUL');
+  });
+});

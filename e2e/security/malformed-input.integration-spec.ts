@@ -1,0 +1,194 @@
+import {
+  adminHeaders,
+  createOversightTenant,
+  createPlatformAccount,
+  createWorker,
+  http,
+  type HttpResult,
+  OPENAPI_FILE,
+} from '@workline/testing';
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+
+interface Schema {
+  $ref?: string;
+  properties?: Record<string, Schema>;
+}
+interface Parameter {
+  name: string;
+  in: 'path' | 'query' | 'header';
+}
+interface Operation {
+  security?: Record<string, string[]>[];
+  parameters?: Parameter[];
+  requestBody?: { content: Record<string, { schema?: Schema; examples?: Record<string, { value: unknown }> }> };
+}
+
+const document = JSON.parse(readFileSync(OPENAPI_FILE, 'utf8')) as {
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, Schema> };
+};
+const resolve = (schema: Schema | undefined): Schema | undefined =>
+  schema?.$ref ? resolve(document.components.schemas[schema.$ref.split('/').pop() as string]) : schema;
+
+/** Every operation of the published contract: method, path template and what it takes. */
+const OPERATIONS = Object.entries(document.paths).flatMap(([path, methods]) =>
+  Object.entries(methods)
+    .filter(([method]) => ['get', 'post', 'put', 'patch', 'delete'].includes(method))
+    .map(([method, operation]) => ({ method: method.toUpperCase(), path, operation })),
+);
+
+/** Values of every JSON type and edge a client can send by mistake (or on purpose) in place of a field. */
+const WRONG_VALUES: unknown[] = [
+  null,
+  0,
+  -1,
+  1.5,
+  1e308,
+  3_000_000_000,
+  2 ** 53 + 2,
+  '',
+  ' ',
+  'x'.repeat(20_000),
+  [],
+  ['a'],
+  {},
+  { $gt: '' },
+  true,
+  '\u0000',
+  '😀\ud800',
+  '2024-02-30T25:61:00Z',
+  '0000-01-01T00:00:00Z',
+  'http://169.254.169.254/latest',
+];
+
+/** Whole bodies that are not the object an operation takes. */
+const WRONG_BODIES = [
+  '{',
+  '{"a":}',
+  '[]',
+  'null',
+  '1',
+  '"text"',
+  '{"__proto__":{"polluted":true}}',
+  `{"deep":${'['.repeat(5_000)}${']'.repeat(5_000)}}`,
+];
+
+/** Path parameters no resource has, of every awkward shape. */
+const WRONG_IDS = [
+  'does-not-exist',
+  'x'.repeat(3_000),
+  '%00',
+  '%C0%80',
+  '%ED%A0%80',
+  '..%2F..%2Fetc',
+  '%F0%9F%98%80',
+  "'; select 1 --",
+  '-1',
+  '0',
+];
+
+/** Query values of every awkward shape, for every query parameter. */
+const WRONG_QUERY_VALUES = ['', 'x'.repeat(3_000), '-1', '1e400', 'NaN', '[]', '%00', '%ED%A0%80', '2024-13-45', '0000-01-01', 'true'];
+
+/**
+ * House rule: bad input gets a 4xx with a message, never a 5xx. Every operation of docs/openapi.json, with
+ * a valid credential of its scheme, is sent wrong bodies (whole and field by field, starting from the
+ * documented example), wrong path ids and wrong query values; no answer may be a 5xx, and every 4xx says
+ * what is wrong. (Correct answers are checked by the contract suite, e2e/contracts.)
+ */
+describe('malformed input to every operation of the contract', () => {
+  let credentials: Record<string, Record<string, string>>;
+  let realIds: Record<string, string>;
+
+  beforeAll(async () => {
+    const tenant = await createOversightTenant(`Malformed ${randomUUID().slice(0, 6)}`, {
+      useCases: [{ id: 'uc-1', task_definition_ids: ['td-1'] }],
+    });
+    const platform = await createPlatformAccount('Malformed line');
+    credentials = {
+      adminToken: adminHeaders(),
+      apiKey: { 'x-api-key': tenant.key },
+      basic: platform.auth,
+      workerToken: await createWorker(),
+    };
+    // A real id where the path names one, so that a body or query is read by the handler behind the lookup.
+    realIds = { workstreamId: tenant.workstreamId, accountId: tenant.accountId };
+  });
+
+  const headersOf = (operation: Operation): Record<string, string> => {
+    const scheme = Object.keys(operation.security?.[0] ?? {})[0];
+    return scheme ? credentials[scheme] : {};
+  };
+
+  const fill = (path: string, pick: (name: string) => string) =>
+    path.replace(/\{(\w+)\}/g, (_, name: string) => (name in realIds ? realIds[name] : pick(name)));
+
+  const failures: string[] = [];
+  beforeEach(() => (failures.length = 0));
+  const expectHandled = (what: string, answer: HttpResult) => {
+    if (answer.status >= 500) failures.push(`${what} → ${answer.status} ${answer.text.slice(0, 200)}`);
+    else if (answer.status >= 400 && !answer.text.trim()) failures.push(`${what} → ${answer.status} with an empty body`);
+  };
+
+  /** Runs the requests a few at a time (the stack answers them in any order). */
+  async function sendAll(requests: { what: string; send: () => Promise<HttpResult> }[]): Promise<number> {
+    let next = 0;
+    const worker = async () => {
+      while (next < requests.length) {
+        const { what, send } = requests[next++];
+        expectHandled(what, await send());
+      }
+    };
+    await Promise.all(Array.from({ length: 8 }, worker));
+    return requests.length;
+  }
+
+  it('wrong JSON bodies, whole and field by field, answer 4xx with a message', async () => {
+    const requests = OPERATIONS.filter(({ operation }) => operation.requestBody?.content['application/json']).flatMap(
+      ({ method, path, operation }) => {
+        const media = operation.requestBody!.content['application/json'];
+        const example = (Object.values(media.examples ?? {})[0]?.value ?? {}) as Record<string, unknown>;
+        const fields = Object.keys(resolve(media.schema)?.properties ?? example);
+        const url = fill(path, () => 'does-not-exist');
+        const send = (body: string) => () => http(method, url, { headers: headersOf(operation), body });
+        return [
+          ...WRONG_BODIES.map((body) => ({ what: `${method} ${path} body ${body.slice(0, 40)}`, send: send(body) })),
+          ...fields.flatMap((field) =>
+            WRONG_VALUES.map((value) => ({
+              what: `${method} ${path} ${field}=${JSON.stringify(value)?.slice(0, 40)}`,
+              send: send(JSON.stringify({ ...example, [field]: value })),
+            })),
+          ),
+        ];
+      },
+    );
+    expect(await sendAll(requests)).toBeGreaterThan(500);
+    expect(failures).toEqual([]);
+  });
+
+  it('wrong path ids and query values answer 4xx (or a 2xx that ignores them) with a message', async () => {
+    const requests = OPERATIONS.flatMap(({ method, path, operation }) => {
+      const headers = headersOf(operation);
+      const body = operation.requestBody?.content['application/json'] ? '{}' : undefined;
+      const pathParameters = [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]);
+      const byId = pathParameters.length
+        ? WRONG_IDS.map((id) => ({
+            what: `${method} ${path} with ${id.slice(0, 40)}`,
+            send: () => http(method, path.replace(/\{(\w+)\}/g, id), { headers, body }),
+          }))
+        : [];
+      const byQuery = (operation.parameters ?? [])
+        .filter((parameter) => parameter.in === 'query')
+        .flatMap((parameter) =>
+          WRONG_QUERY_VALUES.map((value) => ({
+            what: `${method} ${path}?${parameter.name}=${value.slice(0, 40)}`,
+            send: () => http(method, `${fill(path, () => 'does-not-exist')}?${parameter.name}=${value}`, { headers, body }),
+          })),
+        );
+      return [...byId, ...byQuery];
+    });
+    expect(await sendAll(requests)).toBeGreaterThan(200);
+    expect(failures).toEqual([]);
+  });
+});
