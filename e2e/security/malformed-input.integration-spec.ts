@@ -100,6 +100,7 @@ const WRONG_QUERY_VALUES = ['', 'x'.repeat(3_000), '-1', '1e400', 'NaN', '[]', '
 describe('malformed input to every operation of the contract', () => {
   let credentials: Record<string, Record<string, string>>;
   let realIds: Record<string, string>;
+  let realFields: Record<string, string>;
 
   beforeAll(async () => {
     const tenant = await createOversightTenant(`Malformed ${randomUUID().slice(0, 6)}`, {
@@ -114,6 +115,13 @@ describe('malformed input to every operation of the contract', () => {
     };
     // A real id where the path names one, so that a body or query is read by the handler behind the lookup.
     realIds = { workstreamId: tenant.workstreamId, accountId: tenant.accountId };
+    realFields = {
+      workstream_id: tenant.workstreamId,
+      account_id: tenant.accountId,
+      configuration_id: tenant.configurationId,
+      line_id: platform.lineId,
+      template_id: platform.lineId,
+    };
   });
 
   const headersOf = (operation: Operation): Record<string, string> => {
@@ -148,7 +156,9 @@ describe('malformed input to every operation of the contract', () => {
     const requests = OPERATIONS.filter(({ operation }) => operation.requestBody?.content['application/json']).flatMap(
       ({ method, path, operation }) => {
         const media = operation.requestBody!.content['application/json'];
-        const example = (Object.values(media.examples ?? {})[0]?.value ?? {}) as Record<string, unknown>;
+        const documented = (Object.values(media.examples ?? {})[0]?.value ?? {}) as Record<string, unknown>;
+        // The example with real ids where it names one, so that the wrong value is read past the lookups.
+        const example = Object.fromEntries(Object.entries(documented).map(([field, value]) => [field, realFields[field] ?? value]));
         const fields = Object.keys(resolve(media.schema)?.properties ?? example);
         const url = fill(path, () => 'does-not-exist');
         const send = (body: string) => () => http(method, url, { headers: headersOf(operation), body });
@@ -160,6 +170,20 @@ describe('malformed input to every operation of the contract', () => {
               send: send(JSON.stringify({ ...example, [field]: value })),
             })),
           ),
+          // One level down: each field of an object the example holds (or of the first object of its list).
+          ...Object.entries(example).flatMap(([field, value]) => {
+            const inner = Array.isArray(value) ? value[0] : value;
+            if (typeof inner !== 'object' || inner === null || Array.isArray(inner)) return [];
+            return Object.keys(inner).flatMap((key) =>
+              WRONG_VALUES.map((wrong) => {
+                const changed = { ...inner, [key]: wrong };
+                return {
+                  what: `${method} ${path} ${field}${Array.isArray(value) ? '[0]' : ''}.${key}=${JSON.stringify(wrong)?.slice(0, 40)}`,
+                  send: send(JSON.stringify({ ...example, [field]: Array.isArray(value) ? [changed, ...value.slice(1)] : changed })),
+                };
+              }),
+            );
+          }),
         ];
       },
     );
