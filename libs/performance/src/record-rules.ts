@@ -213,11 +213,11 @@ function checkValue(field: string, rule: Rule, value: unknown): { value: unknown
       if (!isFiniteNumber(value)) return fail('must be a number');
       return value >= 0 ? { value } : fail('must be 0 or more');
     case 'count':
-      if (!(Number.isSafeInteger(value) && (value as number) >= 0)) return fail('must be a non-negative integer');
+    case 'positiveCount': {
+      const [least, refusal] = rule === 'count' ? [0, 'must be a non-negative integer'] : [1, 'must be an integer of 1 or more'];
+      if (!(Number.isSafeInteger(value) && (value as number) >= least)) return fail(refusal);
       return (value as number) <= LIMITS.maxCount ? { value } : fail(`must be at most ${LIMITS.maxCount}`);
-    case 'positiveCount':
-      if (!(Number.isSafeInteger(value) && (value as number) >= 1)) return fail('must be an integer of 1 or more');
-      return (value as number) <= LIMITS.maxCount ? { value } : fail(`must be at most ${LIMITS.maxCount}`);
+    }
     case 'reviewType':
       return typeof value === 'string' && (REVIEW_TYPES as readonly string[]).includes(value)
         ? { value }

@@ -191,7 +191,7 @@ export function settleStore<R extends KeyFields & { replace_duplicate: boolean }
     // A record without a unique_id that the insert skipped was stored by this same request, read again
     // after a crash: it answers as the first reading did, and writes nothing (no second QC event).
     const first: StoreOutcome =
-      result?.inserted || dedupeKey(records[row.first]) === undefined ? 'stored' : firstReplaces ? 'replaced' : 'ignored';
+      result?.inserted || records[row.first].unique_id === null ? 'stored' : firstReplaces ? 'replaced' : 'ignored';
     outcomes[row.first] = first;
     if (!result) continue;
     if (first !== 'ignored') written.push({ index: row.first, id: result.id, outcome: first });

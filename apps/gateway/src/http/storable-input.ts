@@ -22,6 +22,9 @@ const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff
 const fieldPath = (path: (string | number)[]) =>
   path.map((part, index) => (typeof part === 'number' ? `[${part}]` : index === 0 ? part : `.${part}`)).join('') || '(body)';
 
+const holdsUnstorable = (what: 'field' | 'key', path: (string | number)[]) =>
+  `Body ${what} ${fieldPath(path)} holds a NUL character or an unpaired surrogate (\\u0000, \\uD800-\\uDFFF), which cannot be stored`;
+
 /**
  * Why a parsed JSON body cannot be taken, or undefined: nested deeper than MAX_JSON_DEPTH, or a string
  * (value or key) holding a NUL or an unpaired surrogate, which no stored field can hold (each was a 500 from
@@ -32,9 +35,7 @@ export function unstorableJson(value: unknown, text: string): string | undefined
   const path: (string | number)[] = [];
   const visit = (node: unknown, depth: number): string | undefined => {
     if (typeof node === 'string') {
-      return checkStrings && UNSTORABLE.test(node)
-        ? `Body field ${fieldPath(path)} holds a NUL character or an unpaired surrogate (\\u0000, \\uD800-\\uDFFF), which cannot be stored`
-        : undefined;
+      return checkStrings && UNSTORABLE.test(node) ? holdsUnstorable('field', path) : undefined;
     }
     if (typeof node !== 'object' || node === null) return undefined;
     if (depth > MAX_JSON_DEPTH) return `Body is nested more than ${MAX_JSON_DEPTH} levels deep (objects and arrays)`;
@@ -51,10 +52,7 @@ export function unstorableJson(value: unknown, text: string): string | undefined
     const object = node as Record<string, unknown>;
     for (const key in object) {
       path.push(key);
-      const problem =
-        checkStrings && UNSTORABLE.test(key)
-          ? `Body key ${fieldPath(path)} holds a NUL character or an unpaired surrogate (\\u0000, \\uD800-\\uDFFF), which cannot be stored`
-          : visit(object[key], depth + 1);
+      const problem = checkStrings && UNSTORABLE.test(key) ? holdsUnstorable('key', path) : visit(object[key], depth + 1);
       path.pop();
       if (problem) return problem;
     }
