@@ -161,7 +161,14 @@ export async function startLocalKafka({
   fs.writeFileSync(propsFile, serverProperties({ port, controllerPort, dataDir, extraListeners }));
   fs.writeFileSync(log4jFile, log4jProperties(path.join(profileDir, 'broker.log')));
   const classpath = `${libsDir}/*`;
-  const jvm = ['-Xms256m', '-Xmx512m', '-XX:+UseG1GC', '-Djava.awt.headless=true', `-Dlog4j.configuration=file:${log4jFile}`];
+  const jvm = [
+    ...(process.env.WORKLINE_KAFKA_JVM_ARGS?.split(' ').filter(Boolean) ?? []),
+    '-Xms256m',
+    '-Xmx512m',
+    '-XX:+UseG1GC',
+    '-Djava.awt.headless=true',
+    `-Dlog4j.configuration=file:${log4jFile}`,
+  ];
 
   if (!fs.existsSync(path.join(dataDir, 'meta.properties'))) {
     // An id starting with '-' would be read by the storage tool as an option (1 start in 64 failed so).

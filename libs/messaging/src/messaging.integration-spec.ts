@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Controller, type DynamicModule, type INestMicroservice, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
+import { Ctx, EventPattern, MessagePattern, Payload } from '@nestjs/microservices';
 import { Topic, type EventEnvelope } from '@workline/contracts';
 import { DbModule, DbPool, PrismaService } from '@workline/db';
 import { REQUEST_ID_KAFKA_HEADER } from '@workline/observability';
@@ -16,6 +16,7 @@ import { DomainErrorRpcFilter } from './rpc-error.filter';
 import { ensureTopics } from './topics.admin';
 import { EventBatchPattern, type KafkaBatchContext, type KafkaMessageContext } from './message-context';
 import { decodeHeaders } from './message-errors';
+import { KafkaRpcClient } from './rpc-client';
 import { KafkaTransport } from './transport';
 
 // It calls no app: Kafka, PostgreSQL and Redis only, so it runs beside files that disturb the apps (libs/testing/src/stack-turns.ts).
@@ -83,6 +84,23 @@ class ProbeConsumer {
     poisonTopicHandled.push(value.id);
   }
 }
+
+const RPC_TOPIC = `workline.test.rpc-${suffix}.v1`;
+const RPC_PATTERN = 'probe.echo';
+/** Requests the RPC probe answered, by their data. */
+const rpcAnswered: string[] = [];
+
+@Controller()
+class RpcProbe {
+  @MessagePattern(RPC_PATTERN)
+  echo(@Payload() data: string): string {
+    rpcAnswered.push(data);
+    return data;
+  }
+}
+
+@Module({ controllers: [RpcProbe] })
+class RpcProbeModule {}
 
 @Module({})
 class ProbeModule {
@@ -352,5 +370,71 @@ describe('Kafka plumbing: outbox relay, inbox dedupe, dead letters (real Kafka a
       'dlq-consumer-group': `workline-test-${suffix}`,
     });
     expect(JSON.parse(found[0].value)).toEqual({ id: poisonId, poison: true });
+  });
+});
+
+describe('Request-reply offsets (real Kafka)', () => {
+  const stack = testStack();
+  const settings: KafkaSettings = { brokers: stack.kafkaBrokers, app: `test-rpc-${suffix}`, instanceId: 'jest' };
+  const callerSettings: KafkaSettings = { ...settings, app: `test-rpc-caller-${suffix}` };
+  const producer = new KafkaProducer(callerSettings);
+  const client = new KafkaRpcClient(callerSettings, producer, 20_000);
+  const admin = createKafka(settings).admin();
+  const groupId = `workline-test-rpc-${suffix}`;
+
+  const startService = async (rpcCommitDelayMs?: number) => {
+    const transport = new KafkaTransport({ settings, rpcTopic: RPC_TOPIC, rpcCommitDelayMs });
+    const app = await NestFactory.createMicroservice(RpcProbeModule, { strategy: transport, logger: ['error'] });
+    app.useGlobalFilters(new DomainErrorRpcFilter());
+    await app.listen();
+    await eventually(() => !transport.consumerProblem() || undefined, { what: 'the service in its group' });
+    return app;
+  };
+
+  /** Offsets the group has committed on the RPC topic, summed over partitions, and the topic's end. */
+  const offsets = async () => {
+    const [committed] = await admin.fetchOffsets({ groupId, topics: [RPC_TOPIC] });
+    const ends = await admin.fetchTopicOffsets(RPC_TOPIC);
+    return {
+      committed: committed.partitions.reduce((sum, { offset }) => sum + Math.max(0, Number(offset)), 0),
+      end: ends.reduce((sum, { high }) => sum + Number(high), 0),
+    };
+  };
+
+  const ask = async (from: number, count: number) => {
+    for (let n = from; n < from + count; n++)
+      expect(await client.requestOn(RPC_TOPIC, 'probe', RPC_PATTERN, `request-${n}`)).toBe(`request-${n}`);
+  };
+
+  beforeAll(async () => {
+    await ensureTopics(settings, { [RPC_TOPIC]: { partitions: 3, retentionHours: 1 } });
+    await admin.connect();
+    await client.onModuleInit();
+  });
+
+  afterAll(async () => {
+    await client.onApplicationShutdown();
+    await producer.onApplicationShutdown();
+    await admin.disconnect();
+  });
+
+  it('commits the offsets of started requests together, not per batch, and all of them before leaving the group', async () => {
+    // A delay longer than the test: nothing but the close commits.
+    const service = await startService(600_000);
+    await ask(0, 10);
+    expect(await offsets()).toMatchObject({ committed: 0, end: 10 });
+    await service.close();
+    // Everything started is committed: the partitions' next owner starts none of them again.
+    expect(await offsets()).toEqual({ committed: 10, end: 10 });
+
+    const next = await startService();
+    try {
+      await ask(10, 5);
+      // With the default delay, committed shortly after they started, without a close.
+      await eventually(async () => ((await offsets()).committed === 15 ? true : undefined), { what: 'the five offsets committed' });
+    } finally {
+      await next.close();
+    }
+    expect(rpcAnswered).toEqual(Array.from({ length: 15 }, (_, n) => `request-${n}`));
   });
 });

@@ -15,9 +15,13 @@ import { RpcHeader, type RpcReply, type RpcRequest } from './rpc.protocol';
 const CLOSE_CONSUMER_MS = 10_000;
 const CLOSE_IN_FLIGHT_MS = 5_000;
 const CLOSE_ADMIN_MS = 2_000;
+const CLOSE_COMMIT_MS = 2_000;
 
 /** Most messages handed to one batch handler call. */
 const MAX_BATCH_MESSAGES = 1000;
+
+/** Default of KafkaTransportOptions.rpcCommitDelayMs. */
+const RPC_COMMIT_DELAY_MS = 50;
 
 export interface KafkaTransportOptions {
   settings: KafkaSettings;
@@ -31,6 +35,11 @@ export interface KafkaTransportOptions {
   groupId?: string;
   /** Request-reply messages handled at once by one instance. Default 64. */
   maxConcurrentRequests?: number;
+  /**
+   * How long a started request's offset may wait to be committed with those started after it (one offset
+   * commit for all of them; committed at once on a rebalance and on close). Default 50 ms.
+   */
+  rpcCommitDelayMs?: number;
   /** Where to publish handler durations and consumer lag. */
   metrics?: AppMetrics;
 }
@@ -65,6 +74,10 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
   private readonly maxAttempts: number;
   private readonly retryBackoffMs: number;
   private readonly maxConcurrentRequests: number;
+  private readonly rpcCommitDelayMs: number;
+  /** Commits every offset resolved and not yet committed (kafkajs' own bookkeeping), whatever its topic. */
+  private commitResolved?: () => Promise<void>;
+  private rpcCommitTimer?: NodeJS.Timeout;
   private closing = false;
   private closed?: Promise<void>;
   private joined = false;
@@ -89,6 +102,7 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
     this.maxAttempts = options.maxAttempts ?? 5;
     this.retryBackoffMs = options.retryBackoffMs ?? 200;
     this.maxConcurrentRequests = options.maxConcurrentRequests ?? 64;
+    this.rpcCommitDelayMs = options.rpcCommitDelayMs ?? RPC_COMMIT_DELAY_MS;
     this.handlerDuration = options.metrics?.histogram(
       'kafka_handler_duration_seconds',
       'Time a handler took for one message: kind rpc (request-reply) or event, the pattern or topic, outcome ok or error (an event counts each try)',
@@ -135,6 +149,8 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
     this.joinedOnce = new Promise<void>((resolve) => consumer.on(GROUP_JOIN, () => resolve()));
     this.consumer.on(GROUP_JOIN, () => (this.joined = true));
     for (const event of [CRASH, STOP, DISCONNECT, REBALANCING]) this.consumer.on(event, () => (this.joined = false));
+    // The partitions may move: commit the requests already started, so their next owner does not start them again.
+    this.consumer.on(REBALANCING, () => void this.commitStartedRequests());
     this.admin = kafka.admin();
     this.options.metrics?.gauge(
       'kafka_consumer_lag',
@@ -146,6 +162,10 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
     await this.consumer.subscribe({ topics, fromBeginning: true });
     await this.consumer.run({
       partitionsConsumedConcurrently: 3,
+      // kafkajs would commit after every batch, RPC batches included: on a loaded service that was one
+      // offset commit per few requests, the broker's largest cost per request (docs/benchmarks.md). Event
+      // batches commit when their handler is done, RPC offsets a little later, together (see below).
+      autoCommit: false,
       // An offset is resolved by hand once its message is done: a batch cut short (shutdown, rebalance)
       // leaves the rest to be fetched again.
       eachBatchAutoResolve: false,
@@ -158,6 +178,7 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
     // with these (heartbeat() sends at most one per heartbeatInterval).
     const { heartbeatInterval } = consumerTimeouts(this.options.settings);
     const beating = setInterval(() => void payload.heartbeat().catch(() => undefined), heartbeatInterval);
+    this.commitResolved = () => payload.commitOffsetsIfNecessary(payload.uncommittedOffsets());
     try {
       if (payload.batch.topic === this.options.rpcTopic) await this.dispatchRequests(payload);
       else await this.consumeEvents(payload);
@@ -174,43 +195,77 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
   /**
    * Starts every request of the batch (at most maxConcurrentRequests under way) and returns: the next batch
    * is fetched while these run. Requests are independent; losing one in a crash only makes its caller time
-   * out (no 2xx was given), so its offset is committed before the answer is sent (docs/decisions.md).
+   * out (no 2xx was given), so a request's offset may be committed once it has started: with the others
+   * started within rpcCommitDelayMs, in one commit (docs/decisions.md, "RPC topics").
    */
   private async dispatchRequests(payload: EachBatchPayload): Promise<void> {
     const { batch, resolveOffset } = payload;
-    for (const message of batch.messages) {
-      if (!KafkaTransport.goingOn(payload, this.closing)) return;
-      while (this.inFlight.size >= this.maxConcurrentRequests) await Promise.race(this.inFlight);
-      const task = this.answerRequest(batch, message).finally(() => this.inFlight.delete(task));
-      this.inFlight.add(task);
-      resolveOffset(message.offset);
+    try {
+      for (const message of batch.messages) {
+        if (!KafkaTransport.goingOn(payload, this.closing)) return;
+        while (this.inFlight.size >= this.maxConcurrentRequests) await Promise.race(this.inFlight);
+        if (!KafkaTransport.goingOn(payload, this.closing)) return;
+        const task = this.answerRequest(batch, message).finally(() => this.inFlight.delete(task));
+        this.inFlight.add(task);
+        resolveOffset(message.offset);
+      }
+    } finally {
+      this.scheduleRequestCommit();
     }
   }
 
-  /** A partition's batch of an event topic: offsets resolved (and committed) only once handled. */
+  private scheduleRequestCommit(): void {
+    if (this.rpcCommitTimer || this.closing) return;
+    this.rpcCommitTimer = setTimeout(() => void this.commitStartedRequests(), this.rpcCommitDelayMs);
+  }
+
+  /**
+   * Commits the offsets of the requests started so far (and of any event already handled). A failed commit
+   * (a rebalance under way, a broker restarting) is tried again later; what it leaves uncommitted is at
+   * worst started again by the partition's next owner, if its caller still waits (docs/decisions.md).
+   */
+  private async commitStartedRequests(): Promise<void> {
+    clearTimeout(this.rpcCommitTimer);
+    this.rpcCommitTimer = undefined;
+    try {
+      await this.commitResolved?.();
+    } catch (error) {
+      this.logger.debug(`could not commit the offsets of started requests (${describeError(error)}); trying again`);
+      this.scheduleRequestCommit();
+    }
+  }
+
+  /**
+   * A partition's batch of an event topic: offsets resolved only once handled, and committed after each
+   * batch handler call, or once the batch is done. A batch that throws still commits what it finished.
+   */
   private async consumeEvents(payload: EachBatchPayload): Promise<void> {
-    const { batch, resolveOffset, commitOffsetsIfNecessary } = payload;
+    const { batch, resolveOffset } = payload;
+    const commit = () => payload.commitOffsetsIfNecessary(payload.uncommittedOffsets());
     const handler = this.getHandlerByPattern(batch.topic);
-    if (!handler) {
-      if (batch.messages.length) resolveOffset(batch.messages[batch.messages.length - 1].offset);
-      return;
-    }
-    if (handler.extras?.[BATCH_EXTRA]) {
-      for (let from = 0; from < batch.messages.length; from += MAX_BATCH_MESSAGES) {
-        if (!KafkaTransport.goingOn(payload, this.closing)) return;
-        const messages = batch.messages.slice(from, from + MAX_BATCH_MESSAGES);
-        await this.consumeEventBatch(handler, batch, messages, payload);
-        resolveOffset(messages[messages.length - 1].offset);
-        await commitOffsetsIfNecessary();
+    try {
+      if (!handler) {
+        if (batch.messages.length) resolveOffset(batch.messages[batch.messages.length - 1].offset);
+      } else if (handler.extras?.[BATCH_EXTRA]) {
+        for (let from = 0; from < batch.messages.length; from += MAX_BATCH_MESSAGES) {
+          if (!KafkaTransport.goingOn(payload, this.closing)) break;
+          const messages = batch.messages.slice(from, from + MAX_BATCH_MESSAGES);
+          await this.consumeEventBatch(handler, batch, messages, payload);
+          resolveOffset(messages[messages.length - 1].offset);
+          await commit();
+        }
+      } else {
+        for (const message of batch.messages) {
+          if (!KafkaTransport.goingOn(payload, this.closing)) break;
+          await this.consumeEvent(handler, batch, message, payload, false);
+          resolveOffset(message.offset);
+        }
       }
-      return;
+    } catch (error) {
+      await commit().catch(() => undefined);
+      throw error;
     }
-    for (const message of batch.messages) {
-      if (!KafkaTransport.goingOn(payload, this.closing)) return;
-      await this.consumeEvent(handler, batch, message, payload, false);
-      resolveOffset(message.offset);
-      await commitOffsetsIfNecessary();
-    }
+    await commit();
   }
 
   /**
@@ -442,9 +497,10 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
   }
 
   /**
-   * Graceful stop: no new messages are fetched; the handlers under way finish (kafkajs waits for them
-   * when the consumer disconnects) and their offsets are committed; the requests being answered send
-   * their replies; then the producer flushes and disconnects. Safe to call twice.
+   * Graceful stop: no new request starts and the offsets of those started are committed; no new messages
+   * are fetched; the event handlers under way finish (kafkajs waits for them when the consumer disconnects)
+   * and commit their offsets; the requests being answered send their replies; then the producer flushes
+   * and disconnects. Safe to call twice.
    */
   close(): Promise<void> {
     this.closed ??= (async () => {
@@ -466,6 +522,8 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
       // through a broker restart may never settle a disconnect or a flush (docs/operations.md, "Fault tests").
       // Giving up is safe: an event's offset is committed only after its handler finished, so what did not
       // finish is redelivered; a reply not sent makes its caller time out, never a lost 2xx.
+      // Before leaving the group: the requests already started are not started again by the next owner.
+      await this.bounded('committing the started requests', CLOSE_COMMIT_MS, this.commitStartedRequests());
       await this.bounded(
         'consumer disconnect',
         CLOSE_CONSUMER_MS,
