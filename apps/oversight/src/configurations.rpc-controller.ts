@@ -1,5 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
+import { IdempotentPattern } from '@workline/messaging';
 import {
   ConfigurationCreateRequest,
   ConfigurationGetRequest,
@@ -18,7 +19,7 @@ export class ConfigurationsRpcController {
     return this.configurations.create(validateContract(ConfigurationCreateRequest, payload));
   }
 
-  @MessagePattern(RpcPattern.ConfigurationGet)
+  @IdempotentPattern(RpcPattern.ConfigurationGet)
   get(@Payload() payload: unknown): Promise<ConfigurationView> {
     return this.configurations.get(validateContract(ConfigurationGetRequest, payload));
   }

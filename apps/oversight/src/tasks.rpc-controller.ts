@@ -16,7 +16,7 @@ import {
   type TaskView,
   validateContract,
 } from '@workline/contracts';
-import type { KafkaMessageContext } from '@workline/messaging';
+import { IdempotentPattern, type KafkaMessageContext } from '@workline/messaging';
 import { BucketsService, MediaGrantsService, TasksService } from '@workline/oversight';
 
 @Controller()
@@ -37,22 +37,22 @@ export class TasksRpcController {
     return this.buckets.create(validateContract(BucketCreateRequest, payload));
   }
 
-  @MessagePattern(RpcPattern.TaskCreate)
+  @IdempotentPattern(RpcPattern.TaskCreate)
   createTask(@Payload() payload: unknown, @Ctx() context: KafkaMessageContext): Promise<TaskCreateReply> {
     return this.tasks.create(validateContract(TaskCreateRequest, payload), context.meta.correlationId);
   }
 
-  @MessagePattern(RpcPattern.TaskGet)
+  @IdempotentPattern(RpcPattern.TaskGet)
   getTask(@Payload() payload: unknown): Promise<TaskView> {
     return this.tasks.get(validateContract(TaskGetRequest, payload));
   }
 
-  @MessagePattern(RpcPattern.TaskList)
+  @IdempotentPattern(RpcPattern.TaskList)
   listTasks(@Payload() payload: unknown): Promise<TaskPage> {
     return this.tasks.list(validateContract(TaskListRequest, payload));
   }
 
-  @MessagePattern(RpcPattern.TaskMediaLocate)
+  @IdempotentPattern(RpcPattern.TaskMediaLocate)
   locateMedia(@Payload() payload: unknown): Promise<MediaLocation> {
     return this.tasks.locateMedia(validateContract(TaskMediaLocateRequest, payload));
   }

@@ -12,7 +12,7 @@ import {
   RpcPattern,
   validateContract,
 } from '@workline/contracts';
-import type { KafkaMessageContext } from '@workline/messaging';
+import { IdempotentPattern, type KafkaMessageContext } from '@workline/messaging';
 import { RecordsService, ReportsService, UploadsService } from '@workline/performance';
 
 /** The workstream performance API (docs/performance-api.md), asked by the gateway. */
@@ -24,13 +24,13 @@ export class PerformanceApiRpcController {
     private readonly reports: ReportsService,
   ) {}
 
-  @MessagePattern(RpcPattern.QualityRecordSubmit)
+  @IdempotentPattern(RpcPattern.QualityRecordSubmit)
   submitQuality(@Payload() payload: unknown, @Ctx() context: KafkaMessageContext): Promise<PerformanceRecordReply> {
     const request = validateContract(PerformanceRecordSubmitRequest, payload);
     return this.records.submit('quality', request.caller, request.workstream_id, request.body, context.meta.correlationId);
   }
 
-  @MessagePattern(RpcPattern.ThroughputRecordSubmit)
+  @IdempotentPattern(RpcPattern.ThroughputRecordSubmit)
   submitThroughput(@Payload() payload: unknown, @Ctx() context: KafkaMessageContext): Promise<PerformanceRecordReply> {
     const request = validateContract(PerformanceRecordSubmitRequest, payload);
     return this.records.submit('throughput', request.caller, request.workstream_id, request.body, context.meta.correlationId);
@@ -41,7 +41,7 @@ export class PerformanceApiRpcController {
     return this.uploads.create(validateContract(PerformanceUploadCreateRequest, payload));
   }
 
-  @MessagePattern(RpcPattern.PerformanceUploadCheckOpen)
+  @IdempotentPattern(RpcPattern.PerformanceUploadCheckOpen)
   checkUploadOpen(@Payload() payload: unknown): Promise<PerformanceUploadView> {
     return this.uploads.checkOpen(validateContract(PerformanceUploadCheckOpenRequest, payload));
   }
@@ -51,17 +51,17 @@ export class PerformanceApiRpcController {
     return this.uploads.received(validateContract(PerformanceUploadReceivedRequest, payload));
   }
 
-  @MessagePattern(RpcPattern.PerformanceUploadGet)
+  @IdempotentPattern(RpcPattern.PerformanceUploadGet)
   getUpload(@Payload() payload: unknown): Promise<PerformanceUploadView> {
     return this.uploads.get(validateContract(PerformanceUploadGetRequest, payload));
   }
 
-  @MessagePattern(RpcPattern.QualityReport)
+  @IdempotentPattern(RpcPattern.QualityReport)
   qualityReport(@Payload() payload: unknown): Promise<unknown> {
     return this.reports.report('quality', validateContract(PerformanceReportRequest, payload));
   }
 
-  @MessagePattern(RpcPattern.ThroughputReport)
+  @IdempotentPattern(RpcPattern.ThroughputReport)
   throughputReport(@Payload() payload: unknown): Promise<unknown> {
     return this.reports.report('throughput', validateContract(PerformanceReportRequest, payload));
   }

@@ -1,5 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
+import { IdempotentPattern } from '@workline/messaging';
 import { RpcPattern, validateContract, WorkstreamCreateRequest, WorkstreamGetRequest, type WorkstreamView } from '@workline/contracts';
 import { WorkstreamsService } from '@workline/performance';
 
@@ -12,7 +13,7 @@ export class WorkstreamsRpcController {
     return this.workstreams.create(validateContract(WorkstreamCreateRequest, payload));
   }
 
-  @MessagePattern(RpcPattern.WorkstreamGet)
+  @IdempotentPattern(RpcPattern.WorkstreamGet)
   get(@Payload() payload: unknown): Promise<WorkstreamView> {
     return this.workstreams.get(validateContract(WorkstreamGetRequest, payload).workstream_id);
   }

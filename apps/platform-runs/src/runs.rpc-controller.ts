@@ -9,7 +9,7 @@ import {
   type RunCreateRequest,
   type RunGetRequest,
 } from '@workline/contracts';
-import type { KafkaMessageContext } from '@workline/messaging';
+import { IdempotentPattern, type KafkaMessageContext } from '@workline/messaging';
 import { LinesService, RunsService } from '@workline/platform-runs';
 
 /** Platform API v4 and v3 over request-reply; the gateway has authenticated the account. */
@@ -20,17 +20,17 @@ export class RunsRpcController {
     private readonly runs: RunsService,
   ) {}
 
-  @MessagePattern(RpcPattern.LineList)
+  @IdempotentPattern(RpcPattern.LineList)
   listLines(@Payload() payload: LineListRequest): Promise<{ name: string; id: string }[]> {
     return this.lines.list(payload.account_id);
   }
 
-  @MessagePattern(RpcPattern.RunCreate)
+  @IdempotentPattern(RpcPattern.RunCreate)
   create(@Payload() payload: RunCreateRequest, @Ctx() context: KafkaMessageContext): Promise<RunCreateReply> {
     return this.runs.create(payload, context.meta.correlationId);
   }
 
-  @MessagePattern(RpcPattern.RunGet)
+  @IdempotentPattern(RpcPattern.RunGet)
   get(@Payload() payload: RunGetRequest): Promise<JsonReply> {
     return this.runs.get(payload);
   }

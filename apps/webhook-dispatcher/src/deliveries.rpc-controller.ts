@@ -1,5 +1,5 @@
 import { Controller } from '@nestjs/common';
-import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
+import { Ctx, Payload } from '@nestjs/microservices';
 import {
   type DeliveryDetailView,
   DeliveryGetRequest,
@@ -10,7 +10,7 @@ import {
   RpcPattern,
   validateContract,
 } from '@workline/contracts';
-import type { KafkaMessageContext } from '@workline/messaging';
+import { IdempotentPattern, type KafkaMessageContext } from '@workline/messaging';
 import { DeliveriesService } from '@workline/webhook-dispatcher';
 
 /** The Delivery API's questions, asked by the gateway on the caller's behalf (scope included). */
@@ -18,17 +18,17 @@ import { DeliveriesService } from '@workline/webhook-dispatcher';
 export class DeliveriesRpcController {
   constructor(private readonly deliveries: DeliveriesService) {}
 
-  @MessagePattern(RpcPattern.DeliveryList)
+  @IdempotentPattern(RpcPattern.DeliveryList)
   list(@Payload() payload: unknown): Promise<DeliveryPage> {
     return this.deliveries.list(validateContract(DeliveryListRequest, payload));
   }
 
-  @MessagePattern(RpcPattern.DeliveryGet)
+  @IdempotentPattern(RpcPattern.DeliveryGet)
   get(@Payload() payload: unknown): Promise<DeliveryDetailView> {
     return this.deliveries.get(validateContract(DeliveryGetRequest, payload));
   }
 
-  @MessagePattern(RpcPattern.DeliveryRedeliver)
+  @IdempotentPattern(RpcPattern.DeliveryRedeliver)
   redeliver(@Payload() payload: unknown, @Ctx() context: KafkaMessageContext): Promise<DeliveryView> {
     return this.deliveries.redeliver(validateContract(DeliveryRedeliverRequest, payload), context.meta.correlationId);
   }

@@ -1,4 +1,4 @@
-import { BaseRpcContext, EventPattern } from '@nestjs/microservices';
+import { BaseRpcContext, EventPattern, MessagePattern } from '@nestjs/microservices';
 
 /** What a handler is told about the message it handles, and the contexts and decorator that carry it. */
 export interface KafkaMessageMeta {
@@ -33,6 +33,18 @@ export class KafkaBatchContext extends BaseRpcContext<[KafkaMessageMeta[]]> {
     return this.args[0];
   }
 }
+
+/** Handler extra that marks a request-reply handler whose request may run twice (IdempotentPattern). */
+export const IDEMPOTENT_EXTRA = 'workline.kafka.idempotent';
+
+/**
+ * Like `@MessagePattern(pattern)`, for a request that changes nothing more when it runs a second time: a
+ * read, or a write keyed by its request (a record's unique_id or request id, a creation stored under its
+ * request's correlation id, a redelivery in the inbox). Kafka may run a started request again after its
+ * instance crashed, until its offset is committed: the transport commits these within
+ * `rpcCommitDelayMs`, together, and every other request's offset at once (docs/decisions.md, "RPC topics").
+ */
+export const IdempotentPattern = (pattern: string): MethodDecorator => MessagePattern(pattern, { [IDEMPOTENT_EXTRA]: true });
 
 /** Handler extra that marks a batch handler. */
 export const BATCH_EXTRA = 'workline.kafka.batch';

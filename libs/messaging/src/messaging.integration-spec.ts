@@ -14,7 +14,7 @@ import { enqueueEvent, OutboxRelay } from './outbox';
 import { KafkaProducer } from './producer';
 import { DomainErrorRpcFilter } from './rpc-error.filter';
 import { ensureTopics } from './topics.admin';
-import { EventBatchPattern, type KafkaBatchContext, type KafkaMessageContext } from './message-context';
+import { EventBatchPattern, IdempotentPattern, type KafkaBatchContext, type KafkaMessageContext } from './message-context';
 import { decodeHeaders } from './message-errors';
 import { KafkaRpcClient } from './rpc-client';
 import { KafkaTransport } from './transport';
@@ -87,13 +87,21 @@ class ProbeConsumer {
 
 const RPC_TOPIC = `workline.test.rpc-${suffix}.v1`;
 const RPC_PATTERN = 'probe.echo';
+const UNSAFE_RPC_PATTERN = 'probe.echo-unsafe';
 /** Requests the RPC probe answered, by their data. */
 const rpcAnswered: string[] = [];
 
 @Controller()
 class RpcProbe {
-  @MessagePattern(RPC_PATTERN)
+  @IdempotentPattern(RPC_PATTERN)
   echo(@Payload() data: string): string {
+    rpcAnswered.push(data);
+    return data;
+  }
+
+  /** A request that must not run twice (no IdempotentPattern). */
+  @MessagePattern(UNSAFE_RPC_PATTERN)
+  echoUnsafe(@Payload() data: string): string {
     rpcAnswered.push(data);
     return data;
   }
@@ -401,9 +409,9 @@ describe('Request-reply offsets (real Kafka)', () => {
     };
   };
 
-  const ask = async (from: number, count: number) => {
+  const ask = async (from: number, count: number, pattern = RPC_PATTERN) => {
     for (let n = from; n < from + count; n++)
-      expect(await client.requestOn(RPC_TOPIC, 'probe', RPC_PATTERN, `request-${n}`)).toBe(`request-${n}`);
+      expect(await client.requestOn(RPC_TOPIC, 'probe', pattern, `request-${n}`)).toBe(`request-${n}`);
   };
 
   beforeAll(async () => {
@@ -418,23 +426,28 @@ describe('Request-reply offsets (real Kafka)', () => {
     await admin.disconnect();
   });
 
-  it('commits the offsets of started requests together, not per batch, and all of them before leaving the group', async () => {
-    // A delay longer than the test: nothing but the close commits.
+  it('commits the offsets of idempotent requests together, not per batch; any other request at once; all before leaving the group', async () => {
+    // A delay longer than the test: nothing but another request or the close commits.
     const service = await startService(600_000);
     await ask(0, 10);
     expect(await offsets()).toMatchObject({ committed: 0, end: 10 });
+    // A request that must not run twice is committed as soon as it starts, with everything started before it.
+    await ask(10, 1, UNSAFE_RPC_PATTERN);
+    await eventually(async () => ((await offsets()).committed === 11 ? true : undefined), { what: 'the unsafe request committed' });
+    await ask(11, 3);
+    expect(await offsets()).toEqual({ committed: 11, end: 14 });
     await service.close();
     // Everything started is committed: the partitions' next owner starts none of them again.
-    expect(await offsets()).toEqual({ committed: 10, end: 10 });
+    expect(await offsets()).toEqual({ committed: 14, end: 14 });
 
     const next = await startService();
     try {
-      await ask(10, 5);
+      await ask(14, 5);
       // With the default delay, committed shortly after they started, without a close.
-      await eventually(async () => ((await offsets()).committed === 15 ? true : undefined), { what: 'the five offsets committed' });
+      await eventually(async () => ((await offsets()).committed === 19 ? true : undefined), { what: 'the five offsets committed' });
     } finally {
       await next.close();
     }
-    expect(rpcAnswered).toEqual(Array.from({ length: 15 }, (_, n) => `request-${n}`));
+    expect(rpcAnswered).toEqual(Array.from({ length: 19 }, (_, n) => `request-${n}`));
   });
 });

@@ -6,7 +6,7 @@ import type { Admin, Batch, Consumer, EachBatchPayload, KafkaMessage } from 'kaf
 import type { Histogram } from 'prom-client';
 import { lastValueFrom } from 'rxjs';
 import { consumerGroupOf, consumerTimeouts, createKafka, type KafkaSettings } from './kafka.settings';
-import { BATCH_EXTRA, KafkaBatchContext, KafkaMessageContext, type KafkaMessageMeta } from './message-context';
+import { BATCH_EXTRA, IDEMPOTENT_EXTRA, KafkaBatchContext, KafkaMessageContext, type KafkaMessageMeta } from './message-context';
 import { decodeHeaders, describeError, isPoison, toErrorBody } from './message-errors';
 import { KafkaProducer, MessageTooLargeError, settledWithin } from './producer';
 import { RpcHeader, type RpcReply, type RpcRequest } from './rpc.protocol';
@@ -36,8 +36,9 @@ export interface KafkaTransportOptions {
   /** Request-reply messages handled at once by one instance. Default 64. */
   maxConcurrentRequests?: number;
   /**
-   * How long a started request's offset may wait to be committed with those started after it (one offset
-   * commit for all of them; committed at once on a rebalance and on close). Default 50 ms.
+   * How long the offset of a started `@IdempotentPattern` request may wait to be committed with those started
+   * after it (one offset commit for all of them; at once on a rebalance, on close, and when any other
+   * request starts). Default 50 ms.
    */
   rpcCommitDelayMs?: number;
   /** Where to publish handler durations and consumer lag. */
@@ -78,6 +79,10 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
   /** Commits every offset resolved and not yet committed (kafkajs' own bookkeeping), whatever its topic. */
   private commitResolved?: () => Promise<void>;
   private rpcCommitTimer?: NodeJS.Timeout;
+  private commitInFlight?: Promise<void>;
+  private commitAgain = false;
+  /** Set when a request that must not run twice started: its batch's offsets are committed at once. */
+  private unsafeToReplayStarted = false;
   private closing = false;
   private closed?: Promise<void>;
   private joined = false;
@@ -195,8 +200,9 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
   /**
    * Starts every request of the batch (at most maxConcurrentRequests under way) and returns: the next batch
    * is fetched while these run. Requests are independent; losing one in a crash only makes its caller time
-   * out (no 2xx was given), so a request's offset may be committed once it has started: with the others
-   * started within rpcCommitDelayMs, in one commit (docs/decisions.md, "RPC topics").
+   * out (no 2xx was given), so a request's offset may be committed once it has started: at once, or for
+   * an `@IdempotentPattern` request with the others started within rpcCommitDelayMs, in one commit
+   * (docs/decisions.md, "RPC topics").
    */
   private async dispatchRequests(payload: EachBatchPayload): Promise<void> {
     const { batch, resolveOffset } = payload;
@@ -210,7 +216,10 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
         resolveOffset(message.offset);
       }
     } finally {
-      this.scheduleRequestCommit();
+      if (this.unsafeToReplayStarted) {
+        this.unsafeToReplayStarted = false;
+        void this.commitStartedRequests();
+      } else this.scheduleRequestCommit();
     }
   }
 
@@ -220,19 +229,32 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
   }
 
   /**
-   * Commits the offsets of the requests started so far (and of any event already handled). A failed commit
-   * (a rebalance under way, a broker restarting) is tried again later; what it leaves uncommitted is at
-   * worst started again by the partition's next owner, if its caller still waits (docs/decisions.md).
+   * Commits the offsets of the requests started so far (and of any event already handled); one commit at a
+   * time, and one more right after it when asked meanwhile. A failed commit (a rebalance under way, a broker
+   * restarting) is tried again later; what it leaves uncommitted is at worst started again by the
+   * partition's next owner, if its caller still waits (docs/decisions.md).
    */
-  private async commitStartedRequests(): Promise<void> {
+  private commitStartedRequests(): Promise<void> {
     clearTimeout(this.rpcCommitTimer);
     this.rpcCommitTimer = undefined;
-    try {
-      await this.commitResolved?.();
-    } catch (error) {
-      this.logger.debug(`could not commit the offsets of started requests (${describeError(error)}); trying again`);
-      this.scheduleRequestCommit();
+    if (this.commitInFlight) {
+      this.commitAgain = true;
+      return this.commitInFlight;
     }
+    this.commitInFlight = (async () => {
+      try {
+        do {
+          this.commitAgain = false;
+          await this.commitResolved?.();
+        } while (this.commitAgain);
+      } catch (error) {
+        this.logger.debug(`could not commit the offsets of started requests (${describeError(error)}); trying again`);
+        this.scheduleRequestCommit();
+      } finally {
+        this.commitInFlight = undefined;
+      }
+    })();
+    return this.commitInFlight;
   }
 
   /**
@@ -394,6 +416,9 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
       const request = JSON.parse(message.value?.toString() ?? '') as RpcRequest;
       const handler = this.getHandlerByPattern(request.pattern);
       if (!handler || handler.isEventHandler) throw DomainError.notFound(`no handler for "${request.pattern}"`);
+      // Still in the turn that dispatchRequests started this request in (nothing above awaits), so its
+      // batch's offsets are committed at once.
+      if (!handler.extras?.[IDEMPOTENT_EXTRA]) this.unsafeToReplayStarted = true;
       const context = new KafkaMessageContext([{ ...this.metaOf(batch, message, 1, headers), correlationId }]);
       const result = await this.timed('rpc', request.pattern, async () =>
         lastValueFrom(this.transformToObservable(await handler(request.data, context)), { defaultValue: null }),

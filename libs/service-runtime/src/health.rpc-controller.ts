@@ -1,8 +1,7 @@
 import { Controller, Inject } from '@nestjs/common';
-import { MessagePattern } from '@nestjs/microservices';
 import { RpcPattern, type HealthReply } from '@workline/contracts';
 import { PrismaService } from '@workline/db';
-import { KAFKA_SETTINGS, type KafkaSettings } from '@workline/messaging';
+import { IdempotentPattern, KAFKA_SETTINGS, type KafkaSettings } from '@workline/messaging';
 
 /** Answers the gateway's health probe: reaching this handler proves Kafka works both ways. */
 @Controller()
@@ -12,7 +11,7 @@ export class HealthRpcController {
     @Inject(KAFKA_SETTINGS) private readonly settings: KafkaSettings,
   ) {}
 
-  @MessagePattern(RpcPattern.Health)
+  @IdempotentPattern(RpcPattern.Health)
   async health(): Promise<HealthReply> {
     const error = await this.prisma.probe();
     return {
