@@ -230,9 +230,10 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
 
   /**
    * Commits the offsets of the requests started so far (and of any event already handled); one commit at a
-   * time, and one more right after it when asked meanwhile. A failed commit (a rebalance under way, a broker
-   * restarting) is tried again later; what it leaves uncommitted is at worst started again by the
-   * partition's next owner, if its caller still waits (docs/decisions.md).
+   * time, and one more right after it when asked meanwhile. What a failed commit (a rebalance under way, a
+   * broker restarting) leaves uncommitted goes with the next commit, and is at worst started again by the
+   * partition's next owner, if its caller still waits (docs/decisions.md). Not retried on a timer: after
+   * a consumer restart the failing commit would be the old consumer's, for ever.
    */
   private commitStartedRequests(): Promise<void> {
     clearTimeout(this.rpcCommitTimer);
@@ -248,8 +249,7 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
           await this.commitResolved?.();
         } while (this.commitAgain);
       } catch (error) {
-        this.logger.debug(`could not commit the offsets of started requests (${describeError(error)}); trying again`);
-        this.scheduleRequestCommit();
+        this.logger.debug(`could not commit the offsets of started requests (${describeError(error)}); they go with the next commit`);
       } finally {
         this.commitInFlight = undefined;
       }
