@@ -1,5 +1,6 @@
 import 'reflect-metadata';
-import { planStore, type ReturnedRow, settleStore } from './record-store';
+import type { WorkstreamConfig } from './record-rules';
+import { planStore, prepareStore, type RecordToStore, type ReturnedRow, settleStore } from './record-store';
 
 type Rec = {
   workstream_id: string;
@@ -128,5 +129,48 @@ describe('planStore and settleStore: the unique_id rule inside one batch, as if 
             if (final === 'old') expect(written.replace).toBe(false);
             else expect(written.record.n).toBe(final);
           }
+  });
+});
+
+describe('prepareStore: which batches need no transaction', () => {
+  const workstream: WorkstreamConfig = { id: 'ws-1', account_id: 'acc-1', use_cases: [], qc_score_threshold: 0.5, qc_sample_rate: 0.05 };
+  const quality = (uniqueId: string, score: number, replace = true): RecordToStore<'quality'> => ({
+    record: {
+      workstream_id: 'ws-1',
+      use_case_id: 'uc',
+      task_definition_id: 'td',
+      unique_id: uniqueId,
+      replace_duplicate: replace,
+      review_score: score,
+    } as RecordToStore<'quality'>['record'],
+    workstream,
+  });
+  const draws = (...values: number[]) => {
+    const queue = [...values];
+    return () => queue.shift() ?? 0.99;
+  };
+
+  it('one upsert and no record QC should see: one statement, no transaction', () => {
+    const prepared = prepareStore('quality', [quality('a', 0.9), quality('b', 0.8)], draws(0.5, 0.06));
+    expect(prepared.qcReasons).toEqual([undefined, undefined]);
+    expect(prepared.oneStatement).toBe(true);
+  });
+
+  it('a record under the threshold, or one the draw samples, makes it a transaction with its outbox row', () => {
+    expect(prepareStore('quality', [quality('a', 0.9), quality('b', 0.2)], draws(0.5)).qcReasons).toEqual([undefined, 'below_threshold']);
+    expect(prepareStore('quality', [quality('a', 0.9), quality('b', 0.2)], draws(0.5)).oneStatement).toBe(false);
+    const sampled = prepareStore('quality', [quality('a', 0.9), quality('b', 0.8)], draws(0.5, 0.01));
+    expect(sampled.qcReasons).toEqual([undefined, 'sampled']);
+    expect(sampled.oneStatement).toBe(false);
+  });
+
+  it('records that replace beside records that keep take two upserts: a transaction', () => {
+    const prepared = prepareStore('quality', [quality('a', 0.9, true), quality('b', 0.9, false)], draws());
+    expect(prepared.oneStatement).toBe(false);
+  });
+
+  it('throughput records cause no QC event: one upsert is one statement', () => {
+    const record = { ...quality('a', 0.9).record } as unknown as RecordToStore<'throughput'>['record'];
+    expect(prepareStore('throughput', [{ record, workstream }]).oneStatement).toBe(true);
   });
 });

@@ -224,20 +224,44 @@ export interface StoreResult {
 }
 
 /**
- * Stores checked records in the caller's transaction, applying the unique_id rule as if the records
- * came one after the other (planStore, settleStore): a repeat with replace_duplicate true replaces the
- * attributes, false keeps them. Every quality record stored or replaced that QC should see gets its event
- * in the outbox, in the same transaction.
+ * A batch of records made ready to store: the unique_id rule settled inside the batch (planStore), and the
+ * reason QC should see each record should it be written, drawn now (a record that is not written drew for
+ * nothing; each written one is still sampled with the workstream's rate). `oneStatement` when the batch
+ * writes with a single upsert and can cause no QC event: a single statement is atomic and durable by
+ * itself, so it needs no BEGIN and COMMIT, two round trips of three (RecordsRepository).
+ */
+export interface PreparedStore<K extends PerformanceKind = PerformanceKind> {
+  kind: K;
+  items: RecordToStore<K>[];
+  plan: StorePlan<RecordInputOf[K]>;
+  qcReasons: (QcReason | undefined)[];
+  oneStatement: boolean;
+}
+
+export function prepareStore<K extends PerformanceKind>(
+  kind: K,
+  items: RecordToStore<K>[],
+  random: () => number = Math.random,
+): PreparedStore<K> {
+  const plan = planStore(items.map((item) => item.record));
+  const qcReasons =
+    kind === 'quality' ? items.map(({ record, workstream }) => qcReason(record as QualityRecordInput, workstream, random)) : [];
+  const upserts = new Set(plan.rows.map((row) => row.replace)).size;
+  return { kind, items, plan, qcReasons, oneStatement: upserts <= 1 && !qcReasons.some(Boolean) };
+}
+
+/**
+ * Stores a prepared batch of checked records in the caller's transaction (or, for a `oneStatement` batch,
+ * anywhere), applying the unique_id rule as if the records came one after the other (planStore,
+ * settleStore): a repeat with replace_duplicate true replaces the attributes, false keeps them. Every
+ * quality record stored or replaced that QC should see gets its event in the outbox, in the same transaction.
  */
 export async function storeRecords<K extends PerformanceKind>(
   sql: Sql,
-  kind: K,
-  items: RecordToStore<K>[],
+  { kind, items, plan, qcReasons }: PreparedStore<K>,
   uploadId: string | null,
-  random: () => number = Math.random,
 ): Promise<StoreResult> {
   const records = items.map((item) => item.record);
-  const plan = planStore(records);
   const returned: ReturnedRow[] = [];
   for (const replace of [true, false]) {
     const rows = plan.rows
@@ -252,11 +276,11 @@ export async function storeRecords<K extends PerformanceKind>(
   const { outcomes, written } = settleStore(records, plan, returned);
   let qcEvents = 0;
   if (kind === 'quality') {
-    const events = qcEventsFor(
-      written.map(({ index, id, outcome }) => ({ ...(items[index] as RecordToStore<'quality'>), id, outcome })),
-      uploadId,
-      random,
-    );
+    const events = written.flatMap(({ index, id, outcome }) => {
+      const reason = qcReasons[index];
+      const { record, workstream, headers } = items[index] as RecordToStore<'quality'>;
+      return reason ? [qcEvent(record, workstream, reason, { id, outcome }, uploadId, headers)] : [];
+    });
     await enqueueEvents(sql, PERFORMANCE_SOURCE, Topic.QualityReviewForQc, events);
     qcEvents = events.length;
   }
@@ -303,17 +327,4 @@ export function qcEvent(
     key: workstream.id,
     ...(headers ? { headers } : {}),
   };
-}
-
-function qcEventsFor(
-  written: (RecordToStore<'quality'> & { id: string; outcome: 'stored' | 'replaced' })[],
-  uploadId: string | null,
-  random: () => number,
-): QcEventRow[] {
-  const events: QcEventRow[] = [];
-  for (const { record, workstream, headers, id, outcome } of written) {
-    const reason = qcReason(record, workstream, random);
-    if (reason) events.push(qcEvent(record, workstream, reason, { id, outcome }, uploadId, headers));
-  }
-  return events;
 }
