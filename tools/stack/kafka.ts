@@ -162,7 +162,7 @@ export async function startLocalKafka({
   fs.writeFileSync(log4jFile, log4jProperties(path.join(profileDir, 'broker.log')));
   const classpath = `${libsDir}/*`;
   const jvm = [
-    ...(process.env.WORKLINE_KAFKA_JVM_ARGS?.split(' ').filter(Boolean) ?? []),
+    ...(process.env.WORKLINE_KAFKA_JVM_ARGS ?? '').split(/\s+/).filter(Boolean),
     '-Xms256m',
     '-Xmx512m',
     '-XX:+UseG1GC',

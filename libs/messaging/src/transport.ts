@@ -76,7 +76,7 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
   private readonly retryBackoffMs: number;
   private readonly maxConcurrentRequests: number;
   private readonly rpcCommitDelayMs: number;
-  /** Commits every offset resolved and not yet committed (kafkajs' own bookkeeping), whatever its topic. */
+  /** The latest batch's committerOf: commits survive the batch, as kafkajs keeps one offset book per consumer. */
   private commitResolved?: () => Promise<void>;
   private rpcCommitTimer?: NodeJS.Timeout;
   private commitInFlight?: Promise<void>;
@@ -183,13 +183,18 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
     // with these (heartbeat() sends at most one per heartbeatInterval).
     const { heartbeatInterval } = consumerTimeouts(this.options.settings);
     const beating = setInterval(() => void payload.heartbeat().catch(() => undefined), heartbeatInterval);
-    this.commitResolved = () => payload.commitOffsetsIfNecessary(payload.uncommittedOffsets());
+    this.commitResolved = KafkaTransport.committerOf(payload);
     try {
       if (payload.batch.topic === this.options.rpcTopic) await this.dispatchRequests(payload);
       else await this.consumeEvents(payload);
     } finally {
       clearInterval(beating);
     }
+  }
+
+  /** Commits every offset resolved and not yet committed, on any partition of the consumer (kafkajs' bookkeeping). */
+  private static committerOf(payload: EachBatchPayload): () => Promise<void> {
+    return () => payload.commitOffsetsIfNecessary(payload.uncommittedOffsets());
   }
 
   /** True while the batch may go on: the consumer runs, no seek or rebalance made it stale, not closing. */
@@ -263,7 +268,7 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
    */
   private async consumeEvents(payload: EachBatchPayload): Promise<void> {
     const { batch, resolveOffset } = payload;
-    const commit = () => payload.commitOffsetsIfNecessary(payload.uncommittedOffsets());
+    const commit = KafkaTransport.committerOf(payload);
     const handler = this.getHandlerByPattern(batch.topic);
     try {
       if (!handler) {
