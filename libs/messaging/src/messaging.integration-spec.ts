@@ -450,4 +450,28 @@ describe('Request-reply offsets (real Kafka)', () => {
     }
     expect(rpcAnswered).toEqual(Array.from({ length: 19 }, (_, n) => `request-${n}`));
   });
+
+  it('commits the requests it started when a new member joins, so the partitions it hands over start none of them again', async () => {
+    const numbers = (from: number, count: number) => Array.from({ length: count }, (_, n) => `request-${from + n}`);
+    const { end: from } = await offsets();
+    const answeredBefore = rpcAnswered.length;
+    const first = await startService(600_000);
+    let second: INestMicroservice | undefined;
+    try {
+      await ask(from, 10);
+      expect(await offsets()).toEqual({ committed: from, end: from + 10 });
+      // The rebalance the second member causes is what commits them: neither the delay nor a close does.
+      second = await startService(600_000);
+      await eventually(async () => ((await offsets()).committed === from + 10 ? true : undefined), {
+        what: 'the started requests committed at the rebalance',
+        timeoutMs: 10_000,
+      });
+      await ask(from + 10, 6);
+    } finally {
+      await second?.close();
+      await first.close();
+    }
+    expect(await offsets()).toEqual({ committed: from + 16, end: from + 16 });
+    expect(rpcAnswered.slice(answeredBefore)).toEqual(numbers(from, 16));
+  });
 });
