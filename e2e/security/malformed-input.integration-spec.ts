@@ -91,6 +91,26 @@ const WRONG_IDS = [
 /** Query values of every awkward shape, for every query parameter. */
 const WRONG_QUERY_VALUES = ['', 'x'.repeat(3_000), '-1', '1e400', 'NaN', '[]', '%00', '%ED%A0%80', '2024-13-45', '0000-01-01', 'true'];
 
+type PathStep = string | 0;
+
+/** The paths below the top level of `value` to every field of its objects (a list's first item stands for the others). */
+function nestedPaths(value: unknown, at: PathStep[] = []): PathStep[][] {
+  if (Array.isArray(value)) return value.length ? nestedPaths(value[0], [...at, 0]) : [];
+  if (typeof value !== 'object' || value === null) return [];
+  return Object.entries(value).flatMap(([key, inner]) => [...(at.length ? [[...at, key]] : []), ...nestedPaths(inner, [...at, key])]);
+}
+
+const describePath = (at: PathStep[]) => at.map((step, n) => (step === 0 ? '[0]' : n ? `.${step}` : step)).join('');
+
+/** A copy of `value` with `replacement` at `at`. */
+function replaceAt(value: unknown, at: PathStep[], replacement: unknown): unknown {
+  if (!at.length) return replacement;
+  const [step, ...rest] = at;
+  if (step === 0 && Array.isArray(value)) return [replaceAt(value[0], rest, replacement), ...value.slice(1)];
+  const object = value as Record<string, unknown>;
+  return { ...object, [step]: replaceAt(object[step], rest, replacement) };
+}
+
 /**
  * House rule: bad input gets a 4xx with a message, never a 5xx. Every operation of docs/openapi.json, with
  * a valid credential of its scheme, is sent wrong bodies (whole and field by field, starting from the
@@ -170,20 +190,13 @@ describe('malformed input to every operation of the contract', () => {
               send: send(JSON.stringify({ ...example, [field]: value })),
             })),
           ),
-          // One level down: each field of an object the example holds (or of the first object of its list).
-          ...Object.entries(example).flatMap(([field, value]) => {
-            const inner = Array.isArray(value) ? value[0] : value;
-            if (typeof inner !== 'object' || inner === null || Array.isArray(inner)) return [];
-            return Object.keys(inner).flatMap((key) =>
-              WRONG_VALUES.map((wrong) => {
-                const changed = { ...inner, [key]: wrong };
-                return {
-                  what: `${method} ${path} ${field}${Array.isArray(value) ? '[0]' : ''}.${key}=${JSON.stringify(wrong)?.slice(0, 40)}`,
-                  send: send(JSON.stringify({ ...example, [field]: Array.isArray(value) ? [changed, ...value.slice(1)] : changed })),
-                };
-              }),
-            );
-          }),
+          // Every level down: each field of an object the example holds, at any depth (in a list, its first item's).
+          ...nestedPaths(example).flatMap((at) =>
+            WRONG_VALUES.map((wrong) => ({
+              what: `${method} ${path} ${describePath(at)}=${JSON.stringify(wrong)?.slice(0, 40)}`,
+              send: send(JSON.stringify(replaceAt(example, at, wrong))),
+            })),
+          ),
         ];
       },
     );
