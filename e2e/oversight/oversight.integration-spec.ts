@@ -1318,6 +1318,34 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       expect(otherWorkstream.status).toBe(201);
     });
 
+    it('requests refused before they reach task creation (bad JSON, wrong fields, wrong content type) do not use up the quota', async () => {
+      const fresh = await newTenant();
+      // Its key is now cached, so the quota is counted in the authentication's Redis round trip and must be given back.
+      expect(
+        (await createTask(fresh, { media_key: 'med_unknown000000000000', configuration_id: fresh.configurationId }, base)).status,
+      ).toBe(404);
+      const send = (body: string, contentType = 'application/json') =>
+        fetch(`${base}/v1/tasks`, { method: 'POST', headers: { 'x-api-key': fresh.key, 'content-type': contentType }, body });
+      const refusals = await Promise.all([
+        send('{"media_key":'),
+        send(JSON.stringify({ media_key: 42 })),
+        send(JSON.stringify({ media_key: 'med_x', configuration_id: fresh.configurationId, colour: 'red' })),
+        send('media_key=med_x', 'application/x-www-form-urlencoded'),
+      ]);
+      expect(refusals.map((answer) => answer.status)).toEqual([400, 422, 422, 415]);
+      for (let i = 0; i < 2; i++)
+        expect(
+          (await createTask(fresh, { media_key: await uploaded(fresh, PNG(), 'image/png'), configuration_id: fresh.configurationId }, base))
+            .status,
+        ).toBe(201);
+      const over = await createTask(
+        fresh,
+        { media_key: await uploaded(fresh, PNG(), 'image/png'), configuration_id: fresh.configurationId },
+        base,
+      );
+      expect(over.status).toBe(429);
+    });
+
     it('retries with an Idempotency-Key are not charged again, and still answer once the quota is used up', async () => {
       const fresh = await newTenant();
       const key = idempotencyKey();

@@ -13,6 +13,7 @@ import { GatewayEnv } from './gateway.env';
 import { GatewayModule } from './gateway.module';
 import { GatewayLifecycle } from './health/lifecycle';
 import { installAuthentication } from './auth/authentication';
+import { TaskQuota } from './oversight/task-quota';
 import { HttpExceptionFilter } from './http/http-exception.filter';
 import { installJsonBody } from './http/json-body';
 import { GatewayMetrics } from './http/metrics';
@@ -74,7 +75,9 @@ async function bootstrap(): Promise<void> {
   installRequestIds(fastify);
   refuseNulInUrl(fastify);
   app.get(GatewayMetrics).install(fastify);
-  installAuthentication(fastify, app.get(Authenticator), new RateLimiter(app.get(RedisService), env.rateLimits));
+  const taskQuota = app.get(TaskQuota);
+  taskQuota.install(fastify);
+  installAuthentication(fastify, app.get(Authenticator), new RateLimiter(app.get(RedisService), env.rateLimits), [taskQuota]);
   fastify.addHook('onRequest', v3Deprecation(env.v3Enabled, env.publicUrl));
   installJsonBody(fastify, env.BODY_LIMIT_BYTES);
   closeConnectionsWhileDraining(fastify, app.get(GatewayLifecycle));

@@ -28,15 +28,15 @@ export type Verdict =
 
 /**
  * A verdict, and the reply of the caller's own command (e.g. the rate-limit take) when it could travel in
- * the same Redis round trip, which it can on a cache hit: it was queued for the principal's subject.
+ * the same Redis round trip, which it can on a cache hit: it was queued for the cached principal.
  */
 export interface Checked<T> {
   verdict: Verdict;
   alongside?: T;
 }
 
-/** A command the caller wants sent in authentication's round trip, for the principal's subject. */
-export type Alongside<T> = (subject: string) => Pipelined<T> | undefined;
+/** A command the caller wants sent in authentication's round trip, for the (cached) principal. */
+export type Alongside<T> = (principal: Principal) => Pipelined<T> | undefined;
 
 /** The budget a principal's requests are counted against (rate limits): never the secret itself. */
 export function principalSubject(principal: Principal): string {
@@ -148,7 +148,7 @@ export class Authenticator {
     const now = Date.now();
     const cached = this.apiKeys.get(hash);
     const usable = cached && (cached.expiresAtMs === null || cached.expiresAtMs > now) ? cached : undefined;
-    const { epoch, replies } = await this.withEpoch(usable && alongside?.(principalSubject(usable.principal)));
+    const { epoch, replies } = await this.withEpoch(usable && alongside?.(usable.principal));
     if (usable && epoch === usable.epoch) {
       if (this.identity.touchApiKey(usable.keyId, usable.lastUsedAt, new Date(now))) usable.lastUsedAt = new Date(now);
       return { verdict: verdictOf(usable.principal, undefined), alongside: replies[0] as T | undefined };
@@ -168,7 +168,7 @@ export class Authenticator {
   private async worker<T>(address: string, token: string, alongside?: Alongside<T>): Promise<Checked<T>> {
     const hash = sha256(token);
     const cached = this.workers.get(hash);
-    const { epoch, replies } = await this.withEpoch(cached && alongside?.(principalSubject(cached.principal)));
+    const { epoch, replies } = await this.withEpoch(cached && alongside?.(cached.principal));
     if (cached && epoch === cached.epoch)
       return { verdict: verdictOf(cached.principal, undefined), alongside: replies[0] as T | undefined };
     const worker = await this.identity.findWorker(hash);
@@ -185,7 +185,7 @@ export class Authenticator {
     const bucket = failureBucket.admin(address);
     if (!safeEqual(token, this.adminToken)) return { verdict: verdictOf(undefined, await this.limiter.recordFailure(bucket)) };
     const principal: Principal = { kind: 'admin' };
-    const command = alongside?.(principalSubject(principal));
+    const command = alongside?.(principal);
     try {
       const [lockout, reply] = (await roundTrip(this.redis, this.limiter.peek(bucket), ...(command ? [command] : []))) as [
         Lockout,
@@ -201,10 +201,7 @@ export class Authenticator {
     const cacheKey = createHmac('sha256', this.loginKey).update(`${username}\0${password}`).digest('base64');
     const cached = this.logins.get(cacheKey);
     const bucket = failureBucket.account(address, username);
-    const { epoch, replies } = await this.withEpoch(
-      cached && this.limiter.peek(bucket),
-      cached && alongside?.(principalSubject(cached.principal)),
-    );
+    const { epoch, replies } = await this.withEpoch(cached && this.limiter.peek(bucket), cached && alongside?.(cached.principal));
     const lockout = replies[0] as Lockout;
     // A full bucket refuses even a cached right password: answering it would tell a guesser which guess was right.
     if (lockout !== undefined) return { verdict: verdictOf(undefined, lockout) };

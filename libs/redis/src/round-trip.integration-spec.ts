@@ -2,7 +2,7 @@ import { testStack, callsOnly } from '@workline/testing';
 import { randomBytes } from 'node:crypto';
 import type { ChainableCommander } from 'ioredis';
 import { RedisService } from './redis.module';
-import { type Pipelined, RedisScript, roundTrip } from './round-trip';
+import { type Pipelined, RedisScript, roundTrip, together } from './round-trip';
 
 // It calls no app: Kafka, PostgreSQL and Redis only, so it runs beside files that disturb the apps (libs/testing/src/stack-turns.ts).
 callsOnly([]);
@@ -64,6 +64,19 @@ describe('roundTrip (real Redis)', () => {
     const script = new RedisScript('roundTripProbeAdd', "return redis.call('incrby', KEYS[1], ARGV[1])");
     const adds = await Promise.all([5, 7, 11].map((by) => script.run(redis, [`${prefix}:sum`, by], (reply) => Number(reply))));
     expect(adds).toEqual([5, 12, 23]);
+  });
+
+  it("sends several owners' commands as one (together): each reads its own reply, one left out or refused reads undefined", async () => {
+    await redis.set(`${prefix}:together-string`, 'not a list');
+    pipelines = 0;
+    const [first, [second, absent, refused, third]] = await roundTrip(
+      redis,
+      incr(`${prefix}:together`),
+      together(incr(`${prefix}:together`), undefined, failing(`${prefix}:together-string`), get(`${prefix}:together`))!,
+    );
+    expect(pipelines).toBe(1);
+    expect({ first, second, absent, refused, third }).toEqual({ first: 1, second: 2, absent: undefined, refused: undefined, third: '2' });
+    expect(together(undefined, undefined)).toBeUndefined();
   });
 
   it('rejects at once when Redis is not connected, sending nothing', async () => {

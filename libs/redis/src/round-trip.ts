@@ -7,7 +7,10 @@ import type Redis from 'ioredis';
  */
 export interface Pipelined<T> {
   queue(pipeline: ChainableCommander): void;
+  /** Its reply; with `replies`, the `[error, reply]` pairs of the commands it queued (errors its to judge). */
   read(reply: unknown): T;
+  /** How many commands it queues when more than one (see `together`). */
+  readonly replies?: number;
 }
 
 type Replies<T extends readonly Pipelined<unknown>[]> = { [K in keyof T]: T[K] extends Pipelined<infer R> ? R : never };
@@ -63,16 +66,45 @@ export async function roundTrip<T extends readonly Pipelined<unknown>[]>(redis: 
   if (redis.status !== 'ready') throw new Error(`Redis is not connected (${redis.status})`);
   const shared = sharedPipeline(redis);
   const first = shared.size;
+  const counts = commands.map((command) => command.replies ?? 1);
+  const count = counts.reduce((sum, n) => sum + n, 0);
   for (const command of commands) command.queue(shared.pipeline);
-  shared.size += commands.length;
-  const replies = await new Promise<[Error | null, unknown][]>((resolve, reject) =>
-    shared.waiters.push({ first, count: commands.length, resolve, reject }),
-  );
+  shared.size += count;
+  const replies = await new Promise<[Error | null, unknown][]>((resolve, reject) => shared.waiters.push({ first, count, resolve, reject }));
+  let at = 0;
   return commands.map((command, index) => {
-    const [error, reply] = replies[index] ?? [new Error('Redis gave no reply'), undefined];
+    const own = replies.slice(at, (at += counts[index]));
+    if (command.replies !== undefined) return command.read(own);
+    const [error, reply] = own[0] ?? [new Error('Redis gave no reply'), undefined];
     if (error) throw error;
     return command.read(reply);
   }) as Replies<T>;
+}
+
+type Optional<T extends readonly (Pipelined<unknown> | undefined)[]> = {
+  [K in keyof T]: T[K] extends Pipelined<infer R> | undefined ? R | undefined : never;
+};
+
+/**
+ * Several owners' commands as one (for a caller that takes one command to send alongside its own): each
+ * reads its own reply; one left out (undefined) reads as undefined. A command whose reply is an error
+ * reads as undefined too, so one owner's failure (say, a script Redis refused) is not the others'.
+ */
+export function together<T extends readonly (Pipelined<unknown> | undefined)[]>(...commands: T): Pipelined<Optional<T>> | undefined {
+  const present = commands.filter((command): command is Pipelined<unknown> => command !== undefined);
+  if (!present.length) return undefined;
+  return {
+    replies: present.length,
+    queue: (pipeline) => present.forEach((command) => command.queue(pipeline)),
+    read: (pairs) => {
+      const queue = [...(pairs as [Error | null, unknown][])];
+      return commands.map((command) => {
+        if (!command) return undefined;
+        const [error, reply] = queue.shift() ?? [new Error('Redis gave no reply'), undefined];
+        return error ? undefined : command.read(reply);
+      }) as unknown as Optional<T>;
+    },
+  };
 }
 
 /**

@@ -1,4 +1,5 @@
-import { type Authenticator, type Credential, principalSubject, type Verdict } from '@workline/identity';
+import { type Authenticator, type Credential, type Principal, principalSubject, type Verdict } from '@workline/identity';
+import { type Pipelined, together } from '@workline/redis';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { apiGroupOf, type ApiGroup, pathOf } from '../http/problem';
 import { addressSubject, type RateLimiter } from '../http/rate-limit';
@@ -17,6 +18,18 @@ declare module 'fastify' {
     /** Set by the authentication hook for the API groups (by the guard elsewhere). */
     authentication?: Authentication;
   }
+}
+
+/**
+ * A route's own Redis command that travels in authentication's round trip (so the route needs no round trip
+ * of its own), sent when the principal is cached, as the rate-limit take is: the task quota on POST /v1/tasks.
+ * Its reply is the route's whatever authentication then decides, so the command keeps it on the request
+ * itself when it reads it (a reply Redis refused is not read).
+ */
+export interface RoundTripRider {
+  wants(request: FastifyRequest): boolean;
+  /** The command for this request and principal, or undefined when the route counts nothing for it. */
+  command(request: FastifyRequest, principal: Principal): Pipelined<unknown> | undefined;
 }
 
 /** The token of `Authorization: Bearer <token>`, if that is what the request carries. */
@@ -66,7 +79,12 @@ export const clientAddress = (request: FastifyRequest) => request.ip ?? 'unknown
  * credential), answering 429 over the limit. A failed authentication is not answered here: the route's guard answers it after body
  * parsing, with its own message (so a malformed or oversize body still gets its 400/413).
  */
-export function installAuthentication(fastify: FastifyInstance, authenticator: Authenticator, rateLimiter: RateLimiter): void {
+export function installAuthentication(
+  fastify: FastifyInstance,
+  authenticator: Authenticator,
+  rateLimiter: RateLimiter,
+  riders: RoundTripRider[] = [],
+): void {
   fastify.decorateRequest('principal', undefined);
   fastify.decorateRequest('authentication', undefined);
   fastify.addHook('onRequest', async (request, reply) => {
@@ -74,10 +92,13 @@ export function installAuthentication(fastify: FastifyInstance, authenticator: A
     if (group === 'other') return;
     const credential = presentedCredential(group, request);
     const address = clientAddress(request);
-    // On a cache hit the rate-limit take travels in authentication's one Redis round trip.
+    const rider = riders.find((candidate) => candidate.wants(request));
+    // On a cache hit the rate-limit take (and a rider's command) travel in authentication's one Redis round trip.
     const checked = credential
       ? await authenticator
-          .authenticate(address, credential, (subject) => rateLimiter.command(group, subject))
+          .authenticate(address, credential, (principal: Principal) =>
+            together(rateLimiter.command(group, principalSubject(principal)), rider?.command(request, principal)),
+          )
           .catch((error: unknown) => {
             request.authentication = { credential, error };
             return undefined;
@@ -86,9 +107,10 @@ export function installAuthentication(fastify: FastifyInstance, authenticator: A
     const verdict = checked?.verdict;
     request.authentication ??= { credential, verdict };
     if (verdict?.outcome === 'verified') request.principal = verdict.principal;
-    const state =
-      checked?.alongside ??
-      (await rateLimiter.take(group, verdict?.outcome === 'verified' ? principalSubject(verdict.principal) : addressSubject(address)));
+    const [taken] = checked?.alongside ?? [];
+    const state = checked?.alongside
+      ? taken
+      : await rateLimiter.take(group, verdict?.outcome === 'verified' ? principalSubject(verdict.principal) : addressSubject(address));
     if (!rateLimiter.admit(request, reply, state)) return reply;
   });
 }

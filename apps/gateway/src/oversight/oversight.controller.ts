@@ -115,7 +115,7 @@ export class OversightController {
       sealed_api_key: this.box.seal(apiKey),
       ...(key !== undefined ? { idempotency_key: key } : {}),
     };
-    const reservation = await this.quota.reserve(workstreamId);
+    const reservation = await this.quota.claim(reply.request, workstreamId);
     if ('refused' in reservation) {
       // A retry of a task created earlier gets its answer even when the quota is used up since.
       const replay = key !== undefined ? await this.createOrReplay(reply, { ...request, replay_only: true }) : undefined;

@@ -1,5 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { RedisScript, RedisService } from '@workline/redis';
+import type { Principal } from '@workline/identity';
+import { type Pipelined, RedisScript, RedisService, roundTrip } from '@workline/redis';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { RoundTripRider } from '../auth/authentication';
+import { pathOf } from '../http/problem';
 import { OversightApiEnv } from './oversight-api.env';
 
 export type QuotaWindow = 'day' | 'week' | 'month';
@@ -15,6 +19,23 @@ const WINDOWS: QuotaWindow[] = ['day', 'week', 'month'];
 const WINDOWS_COUNT = WINDOWS.length;
 const logger = new Logger('TaskQuota');
 const NOTHING_TO_RELEASE = { release: async () => undefined };
+const TASK_CREATION_PATH = '/v1/tasks';
+
+export type QuotaReservation = { refused: QuotaRefusal } | { release: () => Promise<void> };
+
+/** A reservation made in authentication's Redis round trip, before the request reached its handler. */
+interface EarlyReservation {
+  workstreamId: string;
+  reservation: QuotaReservation;
+  /** A handler answers for it (uses or gives it back), or the response hook gave it back. */
+  claimed: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    taskQuota?: EarlyReservation;
+  }
+}
 
 /** The UTC calendar window containing `now`: its id (part of the Redis key) and when it ends. */
 export function quotaWindow(window: QuotaWindow, now: Date): { id: string; endsAt: Date } {
@@ -48,9 +69,13 @@ return 0`,
  * before it is attempted and given back when it fails, so refused requests never use up the quota.
  * Like the rate limits, it fails open: when Redis cannot answer, the creation is allowed and not counted
  * (docs/decisions.md, "Redis outages").
+ *
+ * For a workstream's API key it is counted in authentication's Redis round trip (a rider: one round trip
+ * per task creation, issue 13), and given back when the request is answered without its handler taking it (a
+ * body refused with 400, 413 or 415, a rate limit's 429, a credential revoked since it was cached) or abandoned.
  */
 @Injectable()
-export class TaskQuota {
+export class TaskQuota implements RoundTripRider {
   constructor(
     private readonly redis: RedisService,
     private readonly env: OversightApiEnv,
@@ -60,30 +85,82 @@ export class TaskQuota {
     return { day: this.env.TASK_QUOTA_PER_DAY, week: this.env.TASK_QUOTA_PER_WEEK, month: this.env.TASK_QUOTA_PER_MONTH }[window];
   }
 
-  /** Counts one creation; returns the refusal when a window is full, else a function that gives it back. */
-  async reserve(workstreamId: string, now = new Date()): Promise<{ refused: QuotaRefusal } | { release: () => Promise<void> }> {
+  /** Counts one creation, as a command of a shared round trip: the refusal when a window is full, else a way to give it back. */
+  private reservation(workstreamId: string, now = new Date()): Pipelined<QuotaReservation> {
     const windows = WINDOWS.map((window) => ({ window, ...quotaWindow(window, now) }));
     const keys = windows.map((w) => `quota:tasks:${workstreamId}:${w.id}`);
     const args = windows.flatMap((w) => [this.limitOf(w.window), Math.ceil((w.endsAt.getTime() - now.getTime()) / 1000) + 3600]);
-    let full: number;
+    return RESERVE.command(this.redis, [...keys, ...args], (reply): QuotaReservation => {
+      const full = Number(reply);
+      if (full > 0) {
+        const { window, endsAt } = windows[full - 1];
+        return { refused: { window, limit: this.limitOf(window), resetsAt: endsAt } };
+      }
+      return {
+        release: async () => {
+          // Without Redis the creation stays counted until its window ends: a refund lost, never a quota exceeded.
+          if (this.redis.status !== 'ready') return;
+          await Promise.all(keys.map((key) => this.redis.decr(key))).catch(() => undefined);
+        },
+      };
+    });
+  }
+
+  /** Counts one creation in a round trip of its own; returns the refusal when a window is full, else a function that gives it back. */
+  async reserve(workstreamId: string, now = new Date()): Promise<QuotaReservation> {
     try {
-      full = await RESERVE.run(this.redis, [...keys, ...args], Number);
+      const [reservation] = await roundTrip(this.redis, this.reservation(workstreamId, now));
+      return reservation;
     } catch (error) {
       logger.warn(
         `task quota not checked (Redis cannot answer: ${error instanceof Error ? error.message : String(error)}): creation allowed`,
       );
       return NOTHING_TO_RELEASE;
     }
-    if (full > 0) {
-      const { window, endsAt } = windows[full - 1];
-      return { refused: { window, limit: this.limitOf(window), resetsAt: endsAt } };
+  }
+
+  /** The reservation counted with the request's authentication (the caller's now, to use or give back), else a new one. */
+  async claim(request: FastifyRequest, workstreamId: string): Promise<QuotaReservation> {
+    const early = request.taskQuota;
+    if (early && !early.claimed && early.workstreamId === workstreamId) {
+      early.claimed = true;
+      return early.reservation;
     }
+    return this.reserve(workstreamId);
+  }
+
+  wants(request: FastifyRequest): boolean {
+    return request.method === 'POST' && pathOf(request) === TASK_CREATION_PATH;
+  }
+
+  command(request: FastifyRequest, principal: Principal): Pipelined<void> | undefined {
+    if (principal.kind !== 'api-key' || !principal.workstreamId) return undefined;
+    const workstreamId = principal.workstreamId;
+    const reservation = this.reservation(workstreamId);
     return {
-      release: async () => {
-        // Without Redis the creation stays counted until its window ends: a refund lost, never a quota exceeded.
-        if (this.redis.status !== 'ready') return;
-        await Promise.all(keys.map((key) => this.redis.decr(key))).catch(() => undefined);
+      queue: reservation.queue,
+      read: (reply) => {
+        request.taskQuota = { workstreamId, reservation: reservation.read(reply), claimed: false };
       },
     };
+  }
+
+  /**
+   * Gives back what was counted with the authentication of a request that is answered (or abandoned) without
+   * its handler having claimed it, before the answer leaves: a client told 400 or 429 finds its quota as it was.
+   */
+  install(fastify: FastifyInstance): void {
+    fastify.decorateRequest('taskQuota', undefined);
+    const giveBack = async (request: FastifyRequest) => {
+      const early = request.taskQuota;
+      if (!early || early.claimed) return;
+      early.claimed = true;
+      if ('release' in early.reservation) await early.reservation.release();
+    };
+    fastify.addHook('onSend', async (request, _reply, payload) => {
+      await giveBack(request);
+      return payload;
+    });
+    fastify.addHook('onRequestAbort', giveBack);
   }
 }
