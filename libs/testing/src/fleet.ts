@@ -61,6 +61,13 @@ export class Fleet {
   private readonly inRotation = new Set<string>();
   /** Gateways that answer their readiness probe but not 200 and are not draining (e.g. 503 while Redis is down). */
   private readonly serving = new Set<string>();
+  /**
+   * Gateways sent SIGTERM, out of rotation at once until they are launched again: an orchestrator takes a
+   * terminating instance out of its service's endpoints as it signals it (Kubernetes does), while the instance
+   * drains for SHUTDOWN_DELAY_MS. Left to the probes alone, a draining gateway too busy to answer one within its
+   * timeout stayed in rotation, and clients met its closed port (a rolling restart of a fresh-clone run, 2026-11-27).
+   */
+  private readonly terminating = new Set<string>();
   private turn = 0;
   private balancing = true;
   private balancer?: Promise<void>;
@@ -128,8 +135,8 @@ export class Fleet {
             await new Promise((resolve) => setTimeout(resolve, BALANCER_POLL_MS));
             continue;
           }
-          const draining = probe.text.includes('"draining"');
-          if (probe.status === 200) this.inRotation.add(url);
+          const draining = probe.text.includes('"draining"') || this.terminating.has(url);
+          if (probe.status === 200 && !draining) this.inRotation.add(url);
           else this.inRotation.delete(url);
           if (probe.status !== 0 && !draining) this.serving.add(url);
           else this.serving.delete(url);
@@ -146,6 +153,7 @@ export class Fleet {
       env.PORT = String(this.gatewayPorts[index]);
       env.PUBLIC_URL = `http://127.0.0.1:${this.gatewayPorts[index]}`;
       env.SHUTDOWN_DELAY_MS ??= GATEWAY_SHUTDOWN_DELAY_MS;
+      this.terminating.delete(env.PUBLIC_URL);
     }
     const instance = startAppInstance(app, env, `fleet-${app}-${index}`);
     this.members.set(`${app}#${index}`, { app, index, instanceId, instance });
@@ -185,6 +193,12 @@ export class Fleet {
    */
   async stopGracefully(app: FleetApp, index: number): Promise<GracefulStop> {
     const member = this.member(app, index);
+    if (app === GATEWAY_APP) {
+      const url = this.gatewayUrls[index];
+      this.terminating.add(url);
+      this.inRotation.delete(url);
+      this.serving.delete(url);
+    }
     const startedAt = Date.now();
     await member.instance.stop(ROLLING_STOP_GRACE_MS);
     return { app, index, ms: Date.now() - startedAt, exit: member.instance.process.exitCode, signal: member.instance.process.signalCode };
