@@ -107,9 +107,8 @@ export function installAuthentication(
     const verdict = checked?.verdict;
     request.authentication ??= { credential, verdict };
     if (verdict?.outcome === 'verified') request.principal = verdict.principal;
-    const [taken] = checked?.alongside ?? [];
     const state = checked?.alongside
-      ? taken
+      ? checked.alongside[0]
       : await rateLimiter.take(group, verdict?.outcome === 'verified' ? principalSubject(verdict.principal) : addressSubject(address));
     if (!rateLimiter.admit(request, reply, state)) return reply;
   });
