@@ -1,7 +1,7 @@
 import { type DynamicModule, Module, type Provider } from '@nestjs/common';
 import { DbPool } from '@workline/db';
 import { AppMetrics } from '@workline/observability';
-import { Inbox } from './inbox';
+import { Inbox, InboxPruner } from './inbox';
 import { KAFKA_SETTINGS, type KafkaSettings } from './kafka.settings';
 import { OutboxRelay } from './outbox';
 import { KafkaProducer } from './producer';
@@ -18,7 +18,7 @@ export interface KafkaModuleOptions {
   rpcClientTimeoutMs?: number;
 }
 
-/** Kafka plumbing for one app: producer, inbox, and optionally the outbox relay and the RPC client. */
+/** Kafka plumbing for one app: producer, inbox (and its pruner), and optionally the outbox relay and the RPC client. */
 @Module({})
 export class KafkaModule {
   static forRoot(options: KafkaModuleOptions): DynamicModule {
@@ -26,6 +26,7 @@ export class KafkaModule {
       { provide: KAFKA_SETTINGS, useValue: options.settings },
       { provide: KafkaProducer, useFactory: () => new KafkaProducer(options.settings) },
       Inbox,
+      InboxPruner,
     ];
     const { outbox } = options;
     if (outbox) {

@@ -2,12 +2,12 @@ import 'reflect-metadata';
 import { Controller, type DynamicModule, type INestMicroservice, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Ctx, EventPattern, MessagePattern, Payload } from '@nestjs/microservices';
-import { Topic, type EventEnvelope } from '@workline/contracts';
+import { Topic, TOPIC_SPECS, type EventEnvelope } from '@workline/contracts';
 import { DbModule, DbPool, PrismaService } from '@workline/db';
 import { REQUEST_ID_KAFKA_HEADER } from '@workline/observability';
 import { eventually, testStack, callsOnly } from '@workline/testing';
 import { randomUUID } from 'node:crypto';
-import { Inbox } from './inbox';
+import { Inbox, INBOX_RETENTION_MS, InboxPruner } from './inbox';
 import { KafkaModule } from './kafka.module';
 import { createKafka, type KafkaSettings } from './kafka.settings';
 import { enqueueEvent, OutboxRelay } from './outbox';
@@ -292,6 +292,22 @@ describe('Kafka plumbing: outbox relay, inbox dedupe, dead letters (real Kafka a
     await prisma.$executeRaw`update messaging_outbox set created_at = ${twoHoursAgo} where id = ${young}`;
     expect(await relay.prunePublished()).toBe(0);
     expect(await pruning.prunePublished()).toBe(1);
+  });
+
+  it('prunes inbox rows once no topic can hand their event back, and keeps the younger ones', async () => {
+    const consumerName = `${SOURCE}-pruning`;
+    const justExpired = new Date(Date.now() - INBOX_RETENTION_MS - 60_000);
+    const almostExpired = new Date(Date.now() - INBOX_RETENTION_MS + 3_600_000);
+    await prisma.$executeRaw`insert into messaging_inbox (consumer, event_id, processed_at) values
+      (${consumerName}, 'expired', ${justExpired}), (${consumerName}, 'kept', ${almostExpired}), (${consumerName}, 'fresh', now())`;
+    // Longer than any topic keeps a message, so the row outlives every redelivery.
+    expect(INBOX_RETENTION_MS).toBeGreaterThan(Math.max(...Object.values(TOPIC_SPECS).map((spec) => spec.retentionHours)) * 3_600_000);
+    expect(await new InboxPruner(relayDb).pruneExpired()).toBeGreaterThanOrEqual(1);
+    const left = await prisma.$queryRaw<{ event_id: string }[]>`select event_id from messaging_inbox where consumer = ${consumerName}`;
+    expect(left.map((row) => row.event_id).sort()).toEqual(['fresh', 'kept']);
+    // An expired event that comes back anyway is applied again: the row was the only guard, by design.
+    const replay = await new Inbox(prisma).once(consumerName, 'expired', async () => 'applied');
+    expect(replay).toEqual({ applied: true, result: 'applied' });
   });
 
   it('prunes on its own while it runs, between batches', async () => {
