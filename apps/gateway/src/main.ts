@@ -20,7 +20,7 @@ import { GatewayMetrics } from './http/metrics';
 import { writeProblem } from './http/problem';
 import { RateLimiter } from './http/rate-limit';
 import { installRequestIds, requestIdOf } from './http/request-id';
-import { requestLogModule } from './http/request-log';
+import { requestLogModules } from './http/request-log';
 import { refuseNulInUrl } from './http/storable-input';
 import { v3Deprecation } from './http/v3-deprecation';
 import { openApiDocument } from './openapi/openapi';
@@ -64,7 +64,7 @@ async function bootstrap(): Promise<void> {
   const logger = new Logger('gateway');
   await ensureTopics(kafkaSettingsFrom(env, 'gateway'));
   const app = await NestFactory.create<NestFastifyApplication>(
-    { module: GatewayAppModule, imports: [GatewayModule.register(env), requestLogModule(jsonLogger.pino)] },
+    { module: GatewayAppModule, imports: [GatewayModule.register(env), ...requestLogModules(jsonLogger.pino)] },
     new FastifyAdapter(serverOptions(env)),
     { bodyParser: false, logger: jsonLogger },
   );

@@ -12,7 +12,7 @@ export const requestIdOf = (raw: IncomingMessage): string => requestIdFrom(raw.h
 /**
  * Echoes every request's id (`request.id`, see requestIdOf) in the answer's X-Request-Id, runs the rest of
  * the request under it (so RPC calls carry it into Kafka), and leaves the matched route pattern on the raw
- * request for its log line (requestLogModule, pino-http).
+ * request for its log line (requestLogModules, pino-http).
  */
 export function installRequestIds(fastify: FastifyInstance): void {
   fastify.addHook('onRequest', (request, reply, done) => {

@@ -34,7 +34,15 @@ const fields = (req: RawRequest, res: ServerResponse, value: { duration_ms?: num
  * through nestjs-pino's LoggerModule on the app's pino logger (so `app`, `instance`, redaction and
  * LOG_LEVEL are the other lines'): `msg` "GET /path 200", `request_id`, `method`, `path`, `route`,
  * `status`, `duration_ms`. docs/decisions.md "Request log line" has the measurement behind it.
+ *
+ * No module at all when LOG_LEVEL leaves info lines out: pino-http would still make a child logger, listen
+ * for the answer and enter its async context on every request, for a line it then drops.
  */
+export function requestLogModules(logger: Logger): DynamicModule[] {
+  if (!logger.isLevelEnabled('info')) return [];
+  return [requestLogModule(logger)];
+}
+
 export function requestLogModule(logger: Logger): DynamicModule {
   return LoggerModule.forRoot({
     pinoHttp: {
