@@ -120,13 +120,17 @@ function cpuMsOfStat(stat: string): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
 }
 
+/** CPU time used so far by each process of the bench stack, by pid: its name in the stack and its ms. */
+export type StackCpu = Map<string, { name: string; ms: number }>;
+
 /**
- * CPU time (user + system, ms) used so far by each process of this checkout's bench stack: the five apps and
- * the Kafka broker, read from /proc. The difference over a measure divided by its operations is a figure the
- * machine's load hardly moves (unlike throughput), which is what "where the time goes" needs.
+ * CPU time (user + system, ms) used so far by each process of this checkout's bench stack: the five apps,
+ * the Kafka broker and PostgreSQL (the server and every backend: nothing else uses it during a bench), read
+ * from /proc. The difference over a measure divided by its operations is a figure the machine's load hardly
+ * moves (unlike throughput), which is what "where the time goes" needs.
  */
-export function stackCpuMs(): Record<string, number> {
-  const cpu: Record<string, number> = {};
+export function stackCpuMs(): StackCpu {
+  const cpu: StackCpu = new Map();
   for (const pid of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
     let args: string;
     let stat: string;
@@ -137,18 +141,28 @@ export function stackCpuMs(): Record<string, number> {
       continue; // exited meanwhile
     }
     const app = args.match(new RegExp(`${ROOT}/dist/apps/([a-z-]+)/`))?.[1];
-    const name = app ?? (args.includes(`${ROOT}/.cache/kafka/bench/`) && args.includes('kafka.Kafka') ? 'kafka' : undefined);
-    if (!name) continue;
-    cpu[name] = (cpu[name] ?? 0) + cpuMsOfStat(stat);
+    const name =
+      app ??
+      (args.includes(`${ROOT}/.cache/kafka/bench/`) && args.includes('kafka.Kafka')
+        ? 'kafka'
+        : /^postgres:|\/bin\/postgres /.test(args)
+          ? 'postgresql'
+          : undefined);
+    if (name) cpu.set(pid, { name, ms: cpuMsOfStat(stat) });
   }
   return cpu;
 }
 
-/** CPU ms per operation of each stack process between two `stackCpuMs` readings, as one line of text. */
-export function cpuPerOperation(before: Record<string, number>, after: Record<string, number>, operations: number): string {
-  return Object.keys(after)
+/**
+ * CPU ms per operation of each stack process between two `stackCpuMs` readings, as one line of text. A
+ * process started meanwhile counts from 0; one that exited meanwhile (a PostgreSQL backend) is left out.
+ */
+export function cpuPerOperation(before: StackCpu, after: StackCpu, operations: number): string {
+  const used = new Map<string, number>();
+  for (const [pid, { name, ms }] of after) used.set(name, (used.get(name) ?? 0) + ms - (before.get(pid)?.ms ?? 0));
+  return [...used.keys()]
     .sort()
-    .map((name) => `${name} ${fmt((after[name] - (before[name] ?? 0)) / Math.max(1, operations), 2)}`)
+    .map((name) => `${name} ${fmt(used.get(name)! / Math.max(1, operations), 2)}`)
     .join(', ');
 }
 
