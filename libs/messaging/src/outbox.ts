@@ -33,12 +33,59 @@ export async function enqueueEvent<T>(tx: Tx, source: string, topic: string, dat
   return id;
 }
 
+/** The table every app's outbox rows go into, and the columns (with their types) an event is written with. */
+export const OUTBOX_TABLE = 'messaging_outbox';
+export const OUTBOX_ROW_COLUMNS: [string, string][] = [
+  ['id', 'text'],
+  ['source', 'text'],
+  ['topic', 'text'],
+  ['key', 'text'],
+  ['payload', 'jsonb'],
+  ['headers', 'jsonb'],
+];
+const outboxColumnNames = OUTBOX_ROW_COLUMNS.map(([name]) => name).join(', ');
+
 /** The rows travel as one jsonb parameter: no per-row parameters, and seq follows the order given. */
 const INSERT_OUTBOX_ROWS = statement(
   'outbox_insert_rows',
-  `insert into messaging_outbox (id, source, topic, key, payload, headers)
-   select id, source, topic, key, payload, headers from jsonb_to_recordset($1::jsonb) as x(id text, source text, topic text, key text, payload jsonb, headers jsonb)`,
+  `insert into ${OUTBOX_TABLE} (${outboxColumnNames})
+   select ${outboxColumnNames} from jsonb_to_recordset($1::jsonb) as x(${OUTBOX_ROW_COLUMNS.map(([name, type]) => `${name} ${type}`).join(', ')})`,
 );
+
+/** An event as the outbox row it becomes (OUTBOX_ROW_COLUMNS), before it is written. */
+export interface OutboxRowInput<T = unknown> {
+  id: string;
+  source: string;
+  topic: string;
+  key: string | null;
+  payload: EventEnvelope<T>;
+  headers: Record<string, string> | null;
+}
+
+/**
+ * The outbox rows of events, each with a new event id, for enqueueEvents or for a statement that writes
+ * them together with the change that causes them (a data-modifying CTE selecting from them).
+ */
+export function outboxRows<T>(
+  source: string,
+  topic: string,
+  events: { data: T; key?: string; headers?: Record<string, string> }[],
+): OutboxRowInput<T>[] {
+  const occurredAt = new Date().toISOString();
+  const current = withRequestIdHeader(undefined) ?? null;
+  return events.map(({ data, key, headers }) => {
+    const id = randomUUID();
+    // A batch holds the events of several requests: each says whose it is, else the current request's.
+    return {
+      id,
+      source,
+      topic,
+      key: key ?? null,
+      payload: { id, type: topic, occurred_at: occurredAt, data },
+      headers: headers ?? current,
+    };
+  });
+}
 
 /**
  * enqueueEvent for many events in one statement, on a raw-SQL transaction (hot paths: record
@@ -52,14 +99,7 @@ export async function enqueueEvents<T>(
   events: { data: T; key?: string; headers?: Record<string, string> }[],
 ): Promise<string[]> {
   if (!events.length) return [];
-  const occurredAt = new Date().toISOString();
-  const current = withRequestIdHeader(undefined) ?? null;
-  const rows = events.map(({ data, key, headers }) => {
-    const id = randomUUID();
-    const envelope: EventEnvelope<T> = { id, type: topic, occurred_at: occurredAt, data };
-    // A batch holds the events of several requests: each says whose it is, else the current request's.
-    return { id, source, topic, key: key ?? null, payload: envelope, headers: headers ?? current };
-  });
+  const rows = outboxRows(source, topic, events);
   await sql.query(INSERT_OUTBOX_ROWS, [JSON.stringify(rows)]);
   return rows.map((row) => row.id);
 }

@@ -132,7 +132,7 @@ describe('planStore and settleStore: the unique_id rule inside one batch, as if 
   });
 });
 
-describe('prepareStore: which batches need no transaction', () => {
+describe('prepareStore: the reason QC should see each record', () => {
   const workstream: WorkstreamConfig = { id: 'ws-1', account_id: 'acc-1', use_cases: [], qc_score_threshold: 0.5, qc_sample_rate: 0.05 };
   const quality = (uniqueId: string, score: number, replace = true): RecordToStore<'quality'> => ({
     record: {
@@ -150,27 +150,18 @@ describe('prepareStore: which batches need no transaction', () => {
     return () => queue.shift() ?? 0.99;
   };
 
-  it('one upsert and no record QC should see: one statement, no transaction', () => {
+  it('no reason for a record above the threshold the draw does not sample', () => {
     const prepared = prepareStore('quality', [quality('a', 0.9), quality('b', 0.8)], draws(0.5, 0.06));
     expect(prepared.qcReasons).toEqual([undefined, undefined]);
-    expect(prepared.oneStatement).toBe(true);
   });
 
-  it('a record under the threshold, or one the draw samples, makes it a transaction with its outbox row', () => {
+  it('below_threshold for a record under the threshold, sampled for one the draw picks', () => {
     expect(prepareStore('quality', [quality('a', 0.9), quality('b', 0.2)], draws(0.5)).qcReasons).toEqual([undefined, 'below_threshold']);
-    expect(prepareStore('quality', [quality('a', 0.9), quality('b', 0.2)], draws(0.5)).oneStatement).toBe(false);
-    const sampled = prepareStore('quality', [quality('a', 0.9), quality('b', 0.8)], draws(0.5, 0.01));
-    expect(sampled.qcReasons).toEqual([undefined, 'sampled']);
-    expect(sampled.oneStatement).toBe(false);
+    expect(prepareStore('quality', [quality('a', 0.9), quality('b', 0.8)], draws(0.5, 0.01)).qcReasons).toEqual([undefined, 'sampled']);
   });
 
-  it('records that replace beside records that keep take two upserts: a transaction', () => {
-    const prepared = prepareStore('quality', [quality('a', 0.9, true), quality('b', 0.9, false)], draws());
-    expect(prepared.oneStatement).toBe(false);
-  });
-
-  it('throughput records cause no QC event: one upsert is one statement', () => {
+  it('throughput records cause no QC event', () => {
     const record = { ...quality('a', 0.9).record } as unknown as RecordToStore<'throughput'>['record'];
-    expect(prepareStore('throughput', [{ record, workstream }]).oneStatement).toBe(true);
+    expect(prepareStore('throughput', [{ record, workstream }]).qcReasons).toEqual([]);
   });
 });

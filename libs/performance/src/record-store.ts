@@ -1,6 +1,6 @@
 import { type QcReason, type QualityReviewForQcEvent, type QualityReviewRecordData, Topic } from '@workline/contracts';
 import { type Sql, statement } from '@workline/db';
-import { enqueueEvents } from '@workline/messaging';
+import { OUTBOX_ROW_COLUMNS, OUTBOX_TABLE, outboxRows } from '@workline/messaging';
 import { randomUUID } from 'node:crypto';
 import type { PerformanceKind, QualityRecordInput, RecordInputOf, WorkstreamConfig } from './record-rules';
 import { PERFORMANCE_SOURCE } from './workstreams.repository';
@@ -56,11 +56,34 @@ export const TABLES: Record<PerformanceKind, { table: string; columns: [string, 
 
 export const KEY_COLUMNS = ['workstream_id', 'use_case_id', 'task_definition_id', 'unique_id'];
 
+/** What the batch's statement returns of each row it inserted or updated. */
+const RETURNED = 'id::text as id, workstream_id, use_case_id, task_definition_id, unique_id';
+
 /**
- * The upsert of one batch, the whole batch as one jsonb parameter (one round trip, no parameter limit),
- * prepared once per connection. Rows of several workstreams may travel together.
+ * A QC event that may be written with its record: its outbox row with the record id and outcome still to
+ * fill in, the planned row (its new id and key) and which record of it the event is for. The statement
+ * writes it when that record is written (settleStore's rule, in SQL): a later record of the row always;
+ * the first when it inserted the row, or replaced it by its own replace_duplicate.
  */
-function upsert(kind: PerformanceKind, replace: boolean) {
+const QC_CANDIDATE_COLUMNS: [string, string][] = [
+  ...OUTBOX_ROW_COLUMNS,
+  ['ord', 'int'],
+  ['row_id', 'text'],
+  ...KEY_COLUMNS.map((name): [string, string] => [name, 'text']),
+  ['is_first', 'boolean'],
+  ['first_replaces', 'boolean'],
+];
+
+/**
+ * The whole batch in one statement, so one round trip and no BEGIN or COMMIT: a single statement is atomic
+ * and durable by itself. Each set of rows travels as one jsonb parameter (no parameter limit), prepared
+ * once per connection; rows of several workstreams may travel together. $1: rows that replace an existing
+ * row of their key (do update), $2: rows that keep it (do nothing; also every row without a unique_id,
+ * skipped when its RPC request already stored it), $3 (quality): the QC candidates, written to the outbox
+ * in their order for the records written. The two inserts never touch the same key (planStore gives each
+ * key one row), so running them side by side in one statement is safe.
+ */
+function writeBatch(kind: PerformanceKind) {
   const { table, columns } = TABLES[kind];
   const all: [string, string][] = [
     ['id', 'uuid'],
@@ -70,30 +93,42 @@ function upsert(kind: PerformanceKind, replace: boolean) {
     ['rpc_request_id', 'text'],
   ];
   const names = all.map(([name]) => name).join(', ');
-  const definition = all.map(([name, type]) => `${name} ${type}`).join(', ');
-  const onConflict = replace
-    ? `(${KEY_COLUMNS.join(', ')}) do update set ${[
-        ...columns.filter(([name]) => !KEY_COLUMNS.includes(name)).map(([name]) => name),
-        'upload_id',
-      ]
-        .map((name) => `${name} = excluded.${name}`)
-        .join(', ')}, updated_at = now()`
-    : // No arbiter: a record with a unique_id already stored keeps its row, and a record without one whose
-      // request already stored it (its rpc_request_id is taken: the request read again) is skipped.
-      'do nothing';
+  const recordset = (parameter: string) =>
+    `jsonb_to_recordset(${parameter}::jsonb) as x(${all.map(([name, type]) => `${name} ${type}`).join(', ')})`;
+  const replacing = [...columns.filter(([name]) => !KEY_COLUMNS.includes(name)).map(([name]) => name), 'upload_id']
+    .map((name) => `${name} = excluded.${name}`)
+    .join(', ');
+  const upserts = `replaced as (
+      insert into ${table} (${names}) select ${names} from ${recordset('$1')}
+      on conflict (${KEY_COLUMNS.join(', ')}) do update set ${replacing}, updated_at = now()
+      returning ${RETURNED}),
+    kept as (
+      insert into ${table} (${names}) select ${names} from ${recordset('$2')}
+      on conflict do nothing
+      returning ${RETURNED}),
+    written as (select * from replaced union all select * from kept)`;
+  if (kind !== 'quality') {
+    return statement(`performance_${kind}_write_batch`, `with ${upserts} select * from written`);
+  }
+  const outcome = `case when e.is_first and w.id = e.row_id then 'stored' else 'replaced' end`;
+  const payload = `jsonb_set(jsonb_set(e.payload, '{data,record_id}', to_jsonb(w.id)), '{data,outcome}', to_jsonb((${outcome})::text))`;
+  const sameKey = KEY_COLUMNS.map((name) => `w.${name} = e.${name}`).join(' and ');
   return statement(
-    `performance_${kind}_upsert_${replace ? 'replace' : 'keep'}`,
-    `insert into ${table} (${names})
-    select ${names} from jsonb_to_recordset($1::jsonb) as x(${definition})
-    on conflict ${onConflict}
-    returning id::text as id, workstream_id, use_case_id, task_definition_id, unique_id`,
+    `performance_${kind}_write_batch`,
+    `with ${upserts},
+    qc_events as (
+      insert into ${OUTBOX_TABLE} (${OUTBOX_ROW_COLUMNS.map(([name]) => name).join(', ')})
+      select ${OUTBOX_ROW_COLUMNS.map(([name]) => (name === 'payload' ? payload : `e.${name}`)).join(', ')}
+      from jsonb_to_recordset($3::jsonb) as e(${QC_CANDIDATE_COLUMNS.map(([name, type]) => `${name} ${type}`).join(', ')})
+      join written w on w.id = e.row_id or (e.unique_id is not null and ${sameKey})
+      where not e.is_first or w.id = e.row_id or e.first_replaces
+      order by e.ord
+      returning 1)
+    select * from written`,
   );
 }
 
-const UPSERTS = {
-  quality: { replace: upsert('quality', true), keep: upsert('quality', false) },
-  throughput: { replace: upsert('throughput', true), keep: upsert('throughput', false) },
-};
+const WRITE_BATCH = { quality: writeBatch('quality'), throughput: writeBatch('throughput') };
 
 /** What identifies a record for the unique_id rule. */
 export interface KeyFields {
@@ -226,16 +261,13 @@ export interface StoreResult {
 /**
  * A batch of records made ready to store: the unique_id rule settled inside the batch (planStore), and the
  * reason QC should see each record should it be written, drawn now (a record that is not written drew for
- * nothing; each written one is still sampled with the workstream's rate). `oneStatement` when the batch
- * writes with a single upsert and can cause no QC event: a single statement is atomic and durable by
- * itself, so it needs no BEGIN and COMMIT, two round trips of three (RecordsRepository).
+ * nothing; each written one is still sampled with the workstream's rate).
  */
 export interface PreparedStore<K extends PerformanceKind = PerformanceKind> {
   kind: K;
   items: RecordToStore<K>[];
   plan: StorePlan<RecordInputOf[K]>;
   qcReasons: (QcReason | undefined)[];
-  oneStatement: boolean;
 }
 
 export function prepareStore<K extends PerformanceKind>(
@@ -246,15 +278,14 @@ export function prepareStore<K extends PerformanceKind>(
   const plan = planStore(items.map((item) => item.record));
   const qcReasons =
     kind === 'quality' ? items.map(({ record, workstream }) => qcReason(record as QualityRecordInput, workstream, random)) : [];
-  const upserts = new Set(plan.rows.map((row) => row.replace)).size;
-  return { kind, items, plan, qcReasons, oneStatement: upserts <= 1 && !qcReasons.some(Boolean) };
+  return { kind, items, plan, qcReasons };
 }
 
 /**
- * Stores a prepared batch of checked records in the caller's transaction (or, for a `oneStatement` batch,
- * anywhere), applying the unique_id rule as if the records came one after the other (planStore,
- * settleStore): a repeat with replace_duplicate true replaces the attributes, false keeps them. Every
- * quality record stored or replaced that QC should see gets its event in the outbox, in the same transaction.
+ * Stores a prepared batch of checked records in one statement (writeBatch), applying the unique_id rule as
+ * if the records came one after the other (planStore, settleStore): a repeat with replace_duplicate true
+ * replaces the attributes, false keeps them. Every quality record stored or replaced that QC should see
+ * gets its event in the outbox, in the same statement.
  */
 export async function storeRecords<K extends PerformanceKind>(
   sql: Sql,
@@ -262,29 +293,64 @@ export async function storeRecords<K extends PerformanceKind>(
   uploadId: string | null,
 ): Promise<StoreResult> {
   const records = items.map((item) => item.record);
-  const returned: ReturnedRow[] = [];
-  for (const replace of [true, false]) {
-    const rows = plan.rows
-      .filter((row) => row.replace === replace)
-      .map(({ id, record, first }) => {
-        const { replace_duplicate: _ignored, ...columns } = record;
-        const rpc_request_id = record.unique_id === null ? (items[first].rpcRequestId ?? null) : null;
-        return { ...columns, id, upload_id: uploadId, rpc_request_id };
-      });
-    if (rows.length) returned.push(...(await sql.query<ReturnedRow>(UPSERTS[kind][replace ? 'replace' : 'keep'], [JSON.stringify(rows)])));
-  }
+  const rowsThat = (replace: boolean) =>
+    JSON.stringify(
+      plan.rows
+        .filter((row) => row.replace === replace)
+        .map(({ id, record, first }) => {
+          const { replace_duplicate: _ignored, ...columns } = record;
+          const rpc_request_id = record.unique_id === null ? (items[first].rpcRequestId ?? null) : null;
+          return { ...columns, id, upload_id: uploadId, rpc_request_id };
+        }),
+    );
+  const values = [rowsThat(true), rowsThat(false)];
+  if (kind === 'quality')
+    values.push(
+      JSON.stringify(qcCandidates(items as RecordToStore<'quality'>[], plan as StorePlan<QualityRecordInput>, qcReasons, uploadId)),
+    );
+  const returned = await sql.query<ReturnedRow>(WRITE_BATCH[kind], values);
   const { outcomes, written } = settleStore(records, plan, returned);
-  let qcEvents = 0;
-  if (kind === 'quality') {
-    const events = written.flatMap(({ index, id, outcome }) => {
-      const reason = qcReasons[index];
-      const { record, workstream, headers } = items[index] as RecordToStore<'quality'>;
-      return reason ? [qcEvent(record, workstream, reason, { id, outcome }, uploadId, headers)] : [];
-    });
-    await enqueueEvents(sql, PERFORMANCE_SOURCE, Topic.QualityReviewForQc, events);
-    qcEvents = events.length;
-  }
+  const qcEvents = kind === 'quality' ? written.filter(({ index }) => qcReasons[index]).length : 0;
   return { outcomes, qcEvents };
+}
+
+/** The QC events the batch may cause (QC_CANDIDATE_COLUMNS), in record order: one per record QC should see. */
+function qcCandidates(
+  items: RecordToStore<'quality'>[],
+  plan: StorePlan<QualityRecordInput>,
+  qcReasons: (QcReason | undefined)[],
+  uploadId: string | null,
+) {
+  const rowOf = new Map<number, PlannedRow<QualityRecordInput>>();
+  for (const row of plan.rows) for (const index of [row.first, ...row.replacedBy]) rowOf.set(index, row);
+  const wanted = items.flatMap((item, index) => {
+    const reason = qcReasons[index];
+    const row = rowOf.get(index);
+    // Not yet known: the row's id (new, or the one it replaces) and whether the record was stored or replaced.
+    return reason && row
+      ? [{ index, row, event: qcEvent(item.record, item.workstream, reason, { id: '', outcome: 'stored' }, uploadId, item.headers) }]
+      : [];
+  });
+  const rows = outboxRows(
+    PERFORMANCE_SOURCE,
+    Topic.QualityReviewForQc,
+    wanted.map(({ event }) => event),
+  );
+  return rows.map((outboxRow, ord) => {
+    const { index, row } = wanted[ord];
+    const record = items[index].record;
+    return {
+      ...outboxRow,
+      ord,
+      row_id: row.id,
+      workstream_id: record.workstream_id,
+      use_case_id: record.use_case_id,
+      task_definition_id: record.task_definition_id,
+      unique_id: record.unique_id,
+      is_first: row.first === index,
+      first_replaces: items[row.first].record.replace_duplicate,
+    };
+  });
 }
 
 /** Why QC should see a stored or replaced record; undefined when it should not (below threshold, else sampled). */

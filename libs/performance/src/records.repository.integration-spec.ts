@@ -5,12 +5,13 @@ import { randomUUID } from 'node:crypto';
 import { checkRecord, type WorkstreamConfig } from './record-rules';
 import { PERFORMANCE_SOURCE } from './workstreams.repository';
 import { RecordsRepository } from './records.repository';
+import { prepareStore, type RecordToStore, storeRecords } from './record-store';
 
 // It calls no app: PostgreSQL only (the relay never starts): it runs beside files that disturb apps (libs/testing/src/stack-turns.ts).
 callsOnly([]);
 
 /** How many round trips a batch of records costs, against the real PostgreSQL of the test stack. */
-describe('RecordsRepository: a batch that needs no transaction is one statement', () => {
+describe('RecordsRepository: a batch is one statement, QC events included', () => {
   const stack = testStack();
   const db = new DbPool(stack.databaseUrl, { size: 2 });
   const relay = new OutboxRelay(db, new KafkaProducer({ brokers: stack.kafkaBrokers, app: 'test-records', instanceId: 'jest' }), {
@@ -24,7 +25,7 @@ describe('RecordsRepository: a batch that needs no transaction is one statement'
     qc_score_threshold: 0.5,
     qc_sample_rate: 0,
   };
-  const review = (uniqueId: string, score: number) => {
+  const review = (uniqueId: string | null, score: number, replace = true): RecordToStore<'quality'> => {
     const checked = checkRecord(
       'quality',
       {
@@ -36,6 +37,7 @@ describe('RecordsRepository: a batch that needs no transaction is one statement'
         review_score: score,
         review_type: 'QA',
         unique_id: uniqueId,
+        replace_duplicate: replace,
       },
       workstream,
     );
@@ -53,7 +55,7 @@ describe('RecordsRepository: a batch that needs no transaction is one statement'
 
   afterAll(() => db.end());
 
-  it('stores a record QC need not see with the upsert alone, and one it must see with its outbox row in a transaction', async () => {
+  it('stores a record with or without its QC event in one statement, no BEGIN or COMMIT', async () => {
     let before = db.statementsSent;
     expect(await records.store('quality', review('above', 0.9))).toBe('stored');
     expect(db.statementsSent - before).toBe(1);
@@ -61,14 +63,74 @@ describe('RecordsRepository: a batch that needs no transaction is one statement'
 
     before = db.statementsSent;
     expect(await records.store('quality', review('below', 0.2))).toBe('stored');
-    // begin, the upsert, the outbox insert, commit
-    expect(db.statementsSent - before).toBe(4);
+    expect(db.statementsSent - before).toBe(1);
     expect(await stored('below')).toEqual([{ review_score: 0.2, events: 1 }]);
 
-    // A replace is the same single upsert.
     before = db.statementsSent;
     expect(await records.store('quality', review('above', 0.7))).toBe('replaced');
     expect(db.statementsSent - before).toBe(1);
     expect(await stored('above')).toEqual([{ review_score: 0.7, events: 0 }]);
+  });
+
+  it('writes a QC event for each record written, with the row it ended in and how, in record order; none for the ignored', async () => {
+    const withRequest = (item: RecordToStore<'quality'>, rpcRequestId: string) => ({ ...item, rpcRequestId });
+    const rowIds = async () =>
+      new Map(
+        (
+          await db.pool.query<{ id: string; unique_id: string | null }>(
+            'select id::text as id, unique_id from performance_quality_record where workstream_id = $1',
+            [workstream.id],
+          )
+        ).rows.map((row) => [row.unique_id ?? 'none', row.id]),
+      );
+    const events = async () =>
+      (
+        await db.pool.query<{ record_id: string; outcome: string; score: number; unique_id: string | null }>(
+          `select payload->'data'->>'record_id' as record_id, payload->'data'->>'outcome' as outcome,
+             (payload->'data'->'record'->>'review_score')::float as score, payload->'data'->'record'->>'unique_id' as unique_id
+           from messaging_outbox where source = $1 and payload->'data'->>'workstream_id' = $2 order by seq`,
+          [PERFORMANCE_SOURCE, workstream.id],
+        )
+      ).rows;
+    const first = [
+      review('k1', 0.2, false),
+      review('k1', 0.3, true),
+      review('k1', 0.4, false),
+      review('k2', 0.9),
+      withRequest(review(null, 0.1), 'request-1'),
+    ];
+    const before = await events();
+    const firstResult = await storeRecords(db, prepareStore('quality', first), null);
+    expect(firstResult).toEqual({ outcomes: ['stored', 'replaced', 'ignored', 'stored', 'stored'], qcEvents: 3 });
+    let ids = await rowIds();
+    expect((await events()).slice(before.length)).toEqual([
+      { record_id: ids.get('k1'), outcome: 'stored', score: 0.2, unique_id: 'k1' },
+      { record_id: ids.get('k1'), outcome: 'replaced', score: 0.3, unique_id: 'k1' },
+      { record_id: ids.get('none'), outcome: 'stored', score: 0.1, unique_id: null },
+    ]);
+
+    const second = [
+      review('k1', 0.2, false),
+      review('k1', 0.25, true),
+      review('k2', 0.1, true),
+      review('k3', 0.1, false),
+      // The same RPC request read again: answered as the first reading, nothing written.
+      withRequest(review(null, 0.1), 'request-1'),
+    ];
+    const statements = db.statementsSent;
+    const secondResult = await storeRecords(db, prepareStore('quality', second), null);
+    expect(db.statementsSent - statements).toBe(1);
+    expect(secondResult).toEqual({ outcomes: ['ignored', 'replaced', 'replaced', 'stored', 'stored'], qcEvents: 3 });
+    ids = await rowIds();
+    const withoutUniqueId = await db.pool.query('select 1 from performance_quality_record where workstream_id = $1 and unique_id is null', [
+      workstream.id,
+    ]);
+    expect(withoutUniqueId.rowCount).toBe(1);
+    expect((await events()).slice(before.length + 3)).toEqual([
+      { record_id: ids.get('k1'), outcome: 'replaced', score: 0.25, unique_id: 'k1' },
+      { record_id: ids.get('k2'), outcome: 'replaced', score: 0.1, unique_id: 'k2' },
+      { record_id: ids.get('k3'), outcome: 'stored', score: 0.1, unique_id: 'k3' },
+    ]);
+    expect(await stored('k1')).toEqual([{ review_score: 0.25, events: 3 }]);
   });
 });

@@ -6,7 +6,8 @@ import { prepareStore, type RecordToStore, storeRecords, type StoreOutcome } fro
 
 /**
  * The record tables, written in group commits: records that arrive together are written together, one
- * transaction per batch and kind (docs/decisions.md), with the outcomes a one-by-one order would have given.
+ * statement (one commit) per batch and kind, QC events included (docs/decisions.md), with the outcomes a
+ * one-by-one order would have given.
  */
 @Injectable()
 export class RecordsRepository {
@@ -26,11 +27,7 @@ export class RecordsRepository {
   }
 
   private async write(kind: PerformanceKind, items: RecordToStore[]): Promise<StoreOutcome[]> {
-    const prepared = prepareStore(kind, items);
-    // One upsert and no QC event: the statement commits by itself (no BEGIN and COMMIT round trips).
-    const result = prepared.oneStatement
-      ? await storeRecords(this.db, prepared, null)
-      : await this.db.transaction((sql) => storeRecords(sql, prepared, null));
+    const result = await storeRecords(this.db, prepareStore(kind, items), null);
     if (result.qcEvents) this.outbox.poke();
     return result.outcomes;
   }
