@@ -27,7 +27,7 @@ import { CurrentPrincipal, type PrincipalOf } from '../auth/principal';
 import { GatewayEnv } from '../gateway.env';
 import { IdempotencyKey, markReplayed } from '../http/idempotency';
 import { OversightApiEnv } from './oversight-api.env';
-import { TaskQuota } from './task-quota';
+import { TaskQuota, UsesTaskQuota } from './task-quota';
 import { MediaGrantAnswer, TaskAnswer, TaskCreatedAnswer } from '@workline/contracts';
 import { ApiArea, ApiDoc } from '../openapi/api-docs';
 
@@ -78,6 +78,7 @@ export class OversightController {
   }
 
   @Post('tasks')
+  @UsesTaskQuota()
   @ApiDoc({
     summary: 'Create an oversight task',
     doc: 'docs/oversight-api.md',

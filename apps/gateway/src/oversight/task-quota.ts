@@ -1,9 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { RouteConfig } from '@nestjs/platform-fastify';
 import type { Principal } from '@workline/identity';
 import { type Pipelined, RedisScript, RedisService, roundTrip } from '@workline/redis';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { RoundTripRider } from '../auth/authentication';
-import { pathOf } from '../http/problem';
 import { OversightApiEnv } from './oversight-api.env';
 
 export type QuotaWindow = 'day' | 'week' | 'month';
@@ -19,7 +19,6 @@ const WINDOWS: QuotaWindow[] = ['day', 'week', 'month'];
 const WINDOWS_COUNT = WINDOWS.length;
 const logger = new Logger('TaskQuota');
 const NOTHING_TO_RELEASE = { release: async () => undefined };
-const TASK_CREATION_PATH = '/v1/tasks';
 
 export type QuotaReservation = { refused: QuotaRefusal } | { release: () => Promise<void> };
 
@@ -35,7 +34,14 @@ declare module 'fastify' {
   interface FastifyRequest {
     taskQuota?: EarlyReservation;
   }
+  interface FastifyContextConfig {
+    /** The route creates tasks: authentication's Redis round trip reserves a unit of the workstream's quota. */
+    usesTaskQuota?: boolean;
+  }
 }
+
+/** Marks the route that creates tasks (its handler claims the reservation: TaskQuota.claim). */
+export const UsesTaskQuota = () => RouteConfig({ usesTaskQuota: true });
 
 /** The UTC calendar window containing `now`: its id (part of the Redis key) and when it ends. */
 export function quotaWindow(window: QuotaWindow, now: Date): { id: string; endsAt: Date } {
@@ -130,7 +136,7 @@ export class TaskQuota implements RoundTripRider {
   }
 
   wants(request: FastifyRequest): boolean {
-    return request.method === 'POST' && pathOf(request) === TASK_CREATION_PATH;
+    return request.routeOptions.config?.usesTaskQuota === true;
   }
 
   command(request: FastifyRequest, principal: Principal): Pipelined<void> | undefined {
