@@ -8,7 +8,14 @@ import { IdentityService } from './identity.service';
 
 /** Who is calling, once a credential has been verified. */
 export type Principal =
-  | { kind: 'api-key'; keyId: string; accountId: string; workstreamId: string | null }
+  | {
+      kind: 'api-key';
+      keyId: string;
+      accountId: string;
+      workstreamId: string | null;
+      /** The key itself as stored, sealed (SecretBox): a task keeps it to sign its webhooks, with no seal per request. */
+      sealedKey: string;
+    }
   | { kind: 'account'; accountId: string }
   | { kind: 'worker'; workerId: string; email: string; name: string }
   | { kind: 'admin' };
@@ -158,7 +165,13 @@ export class Authenticator {
       this.apiKeys.delete(hash);
       return { verdict: verdictOf(undefined, await this.limiter.recordFailure(failureBucket.apiKey(address))) };
     }
-    const principal: Principal = { kind: 'api-key', keyId: row.id, accountId: row.accountId, workstreamId: row.workstreamId };
+    const principal: Principal = {
+      kind: 'api-key',
+      keyId: row.id,
+      accountId: row.accountId,
+      workstreamId: row.workstreamId,
+      sealedKey: row.keyCiphertext,
+    };
     const lastUsedAt = this.identity.touchApiKey(row.id, row.lastUsedAt, new Date(now)) ? new Date(now) : row.lastUsedAt;
     if (epoch !== undefined)
       this.apiKeys.set(hash, { principal, keyId: row.id, epoch, expiresAtMs: row.expiresAt?.getTime() ?? null, lastUsedAt });

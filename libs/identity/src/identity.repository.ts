@@ -14,6 +14,8 @@ export interface ApiKeyRow {
   id: string;
   accountId: string;
   workstreamId: string | null;
+  /** The key, sealed with SECRETS_KEY. */
+  keyCiphertext: string;
   revokedAt: Date | null;
   expiresAt: Date | null;
   lastUsedAt: Date | null;
@@ -71,7 +73,7 @@ export class IdentityRepository {
   /** Raw SQL: this runs on every cache miss of the request path. */
   async apiKeyByHash(keyHash: string): Promise<ApiKeyRow | undefined> {
     const rows = await this.prisma.$queryRaw<ApiKeyRow[]>`
-      SELECT id, account_id AS "accountId", workstream_id AS "workstreamId", revoked_at AS "revokedAt", expires_at AS "expiresAt", last_used_at AS "lastUsedAt"
+      SELECT id, account_id AS "accountId", workstream_id AS "workstreamId", key_ciphertext AS "keyCiphertext", revoked_at AS "revokedAt", expires_at AS "expiresAt", last_used_at AS "lastUsedAt"
       FROM identity_api_key WHERE key_hash = ${keyHash}`;
     return rows[0];
   }

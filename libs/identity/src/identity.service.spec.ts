@@ -91,6 +91,7 @@ describe('IdentityService', () => {
         id,
         accountId,
         workstreamId: 'ws-1',
+        keyCiphertext: row.keyCiphertext,
         revokedAt: null,
         expiresAt: null,
         lastUsedAt: null,

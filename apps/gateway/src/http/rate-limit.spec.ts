@@ -3,7 +3,7 @@ import { addressSubject, windowState } from './rate-limit';
 
 describe('rate limit subject and window arithmetic', () => {
   it('counts the verified principal, never the secret or its spelling, and requests without one by address', () => {
-    const key: Principal = { kind: 'api-key', keyId: 'k1', accountId: 'a1', workstreamId: null };
+    const key: Principal = { kind: 'api-key', keyId: 'k1', accountId: 'a1', workstreamId: null, sealedKey: 'v1.sealed' };
     expect(principalSubject(key)).toBe('api-key:k1');
     expect(principalSubject({ kind: 'account', accountId: 'a1' })).toBe('account:a1');
     expect(principalSubject({ kind: 'worker', workerId: 'w1', email: 'w@example.com', name: 'W' })).toBe('worker:w1');

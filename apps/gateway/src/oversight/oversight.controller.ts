@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Headers, HttpCode, HttpStatus, Param, Post, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post, Res, UseGuards } from '@nestjs/common';
 import { CallbackUrlError, checkCallbackUrl } from '@workline/callback-url';
 import {
   type ConfigurationGetRequest,
@@ -20,7 +20,7 @@ import {
   type TaskView,
 } from '@workline/contracts';
 import { KafkaRpcClient } from '@workline/messaging';
-import { SecretBox, signPath, urlSigningKey } from '@workline/secrets';
+import { signPath, urlSigningKey } from '@workline/secrets';
 import type { FastifyReply } from 'fastify';
 import { ApiKeyGuard } from '../auth/guards';
 import { CurrentPrincipal, type PrincipalOf } from '../auth/principal';
@@ -38,7 +38,6 @@ type ApiKeyPrincipal = PrincipalOf<'api-key'>;
 @ApiArea('oversight', 'apiKey')
 @UseGuards(ApiKeyGuard)
 export class OversightController {
-  private readonly box: SecretBox;
   private readonly signingKey: string;
 
   constructor(
@@ -47,7 +46,6 @@ export class OversightController {
     private readonly settings: OversightApiEnv,
     private readonly quota: TaskQuota,
   ) {
-    this.box = new SecretBox(env.secretsKey);
     this.signingKey = urlSigningKey(env.secretsKey);
   }
 
@@ -93,7 +91,6 @@ export class OversightController {
   @HttpCode(HttpStatus.CREATED)
   async createTask(
     @CurrentPrincipal() principal: ApiKeyPrincipal,
-    @Headers('x-api-key') apiKey: string,
     @Body() body: CreateTaskDto,
     @IdempotencyKey() key: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
@@ -113,7 +110,7 @@ export class OversightController {
       ...body,
       workstream_id: workstreamId,
       account_id: principal.accountId,
-      sealed_api_key: this.box.seal(apiKey),
+      sealed_api_key: principal.sealedKey,
       ...(key !== undefined ? { idempotency_key: key } : {}),
     };
     const reservation = await this.quota.claim(reply.request, workstreamId);

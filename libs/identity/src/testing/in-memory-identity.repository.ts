@@ -51,7 +51,9 @@ export class InMemoryIdentity implements IdentityRows {
 
   async apiKeyByHash(keyHash: string): Promise<ApiKeyRow | undefined> {
     const key = [...this.apiKeys.values()].find((row) => row.keyHash === keyHash);
-    return key && { id: key.id, accountId: key.accountId, workstreamId: key.workstreamId, ...pickDates(key) };
+    return (
+      key && { id: key.id, accountId: key.accountId, workstreamId: key.workstreamId, keyCiphertext: key.keyCiphertext, ...pickDates(key) }
+    );
   }
 
   async touchApiKey(id: string, now: Date, threshold: Date): Promise<void> {
