@@ -125,7 +125,7 @@ export type StackCpu = Map<string, { name: string; ms: number }>;
 
 /**
  * CPU time (user + system, ms) used so far by each process of this checkout's bench stack: the five apps,
- * the Kafka broker and PostgreSQL (the server and every backend: nothing else uses it during a bench), read
+ * the Kafka broker, PostgreSQL (the server and every backend) and Redis (nothing else uses them during a bench), read
  * from /proc. The difference over a measure divided by its operations is a figure the machine's load hardly
  * moves (unlike throughput), which is what "where the time goes" needs.
  */
@@ -147,7 +147,9 @@ export function stackCpuMs(): StackCpu {
         ? 'kafka'
         : /^postgres:|\/bin\/postgres /.test(args)
           ? 'postgresql'
-          : undefined);
+          : /^\S*redis-server /.test(args)
+            ? 'redis'
+            : undefined);
     if (name) cpu.set(pid, { name, ms: cpuMsOfStat(stat) });
   }
   return cpu;
