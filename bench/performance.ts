@@ -18,7 +18,7 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { startBaselineServer } from './lib/baseline';
-import { ADMIN_TOKEN, call, expectStatus, newWorkstream, ROOT, startBenchStack, usageOf } from './lib/common';
+import { ADMIN_TOKEN, call, cpuPerOperation, expectStatus, newWorkstream, ROOT, stackCpuMs, startBenchStack, usageOf } from './lib/common';
 import { qualityBaselineRoute, qualityLoad } from './lib/quality';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
@@ -133,6 +133,7 @@ async function main(): Promise<void> {
         .join(' ');
       // The service's CPU time and SQL statements until the import is done and its QC events are relayed.
       const usage = await usageOf(performancePid, `http://127.0.0.1:${Number(stack.env.PORT) + 1}/metrics`);
+      const stackBefore = stackCpuMs();
       const headers = { 'x-api-key': apiKey };
       const presigned = await json<{ upload_url: string; upload_id: string }>(
         'POST',
@@ -180,6 +181,7 @@ async function main(): Promise<void> {
       while ((await backlog()) > 0) await new Promise((r) => setTimeout(r, 200));
       const relayTailSeconds = (Date.now() - importedAt) / 1000;
       const used = await usage();
+      const stackCpuPer1000Rows = cpuPerOperation(stackBefore, stackCpuMs(), CSV_ROWS / 1000);
       const peakRss = peakRssMb(performancePid);
       const rowsInDb = Number(
         (await db.query('select count(*)::int as n from performance_quality_record where upload_id = $1', [presigned.upload_id])).rows[0].n,
@@ -204,6 +206,7 @@ async function main(): Promise<void> {
         relay_tail_seconds: relayTailSeconds,
         performance_cpu_ms_per_row: Number((used.cpuMs / CSV_ROWS).toFixed(4)),
         performance_sql_statements_per_1000_rows: Number(((used.statements * 1000) / CSV_ROWS).toFixed(2)),
+        stack_cpu_ms_per_1000_rows: stackCpuPer1000Rows,
         performance_rss_mb_before: Math.round(rssBefore),
         performance_peak_rss_mb: Math.round(peakRss),
         load_average_at_start: load,
@@ -246,7 +249,7 @@ async function main(): Promise<void> {
     for (const f of [withQc, withoutQc]) {
       console.log(
         `CSV import, ${f.import}: ${f.import_rows_per_second} rows/s (${f.import_seconds.toFixed(1)} s, ${f.qc_events} QC events, relayed ${f.relay_tail_seconds.toFixed(1)} s after), ` +
-          `performance service ${f.performance_cpu_ms_per_row} ms CPU per row and ${f.performance_sql_statements_per_1000_rows} SQL statements per 1,000 rows (import and relay), peak RSS ${f.performance_peak_rss_mb} MB; load ${f.load_average_at_start}`,
+          `performance service ${f.performance_cpu_ms_per_row} ms CPU per row and ${f.performance_sql_statements_per_1000_rows} SQL statements per 1,000 rows (import and relay), peak RSS ${f.performance_peak_rss_mb} MB; load ${f.load_average_at_start}; CPU ms per 1,000 rows (import and relay): ${f.stack_cpu_ms_per_1000_rows}`,
       );
     }
     if ((gateway && gateway.lost !== 0) || [withQc, withoutQc].some((f) => f.state !== 'completed' || f.rows_in_db !== CSV_ROWS))
