@@ -1,5 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { Kafka, logLevel, type LogEntry } from 'kafkajs';
+// Before any client exists: every kafkajs connection of the app gets the fixed request queue.
+import './kafkajs-request-queue';
 
 /** What an app needs to talk to Kafka. One consumer group per app; a unique client id per instance. */
 export interface KafkaSettings {

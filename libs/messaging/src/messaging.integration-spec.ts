@@ -12,6 +12,7 @@ import { KafkaModule } from './kafka.module';
 import { createKafka, type KafkaSettings } from './kafka.settings';
 import { enqueueEvent, OutboxRelay } from './outbox';
 import { KafkaProducer } from './producer';
+import { RequestQueue, type RequestQueueInternals } from './kafkajs-request-queue';
 import { DomainErrorRpcFilter } from './rpc-error.filter';
 import { ensureTopics } from './topics.admin';
 import { EventBatchPattern, IdempotentPattern, type KafkaBatchContext, type KafkaMessageContext } from './message-context';
@@ -489,5 +490,34 @@ describe('Request-reply offsets (real Kafka)', () => {
     }
     expect(await offsets()).toEqual({ committed: from + 16, end: from + 16 });
     expect(rpcAnswered.slice(answeredBefore)).toEqual(numbers(from, 16));
+  });
+});
+
+describe('kafkajs connections at rest (real Kafka)', () => {
+  const stack = testStack();
+
+  it('an idle client does not spin its request queues, and sends as soon as asked', async () => {
+    const settings: KafkaSettings = { brokers: stack.kafkaBrokers, app: `test-idle-${suffix}`, instanceId: 'jest' };
+    await ensureTopics(settings, { [PROBE_TOPIC]: { partitions: 3, retentionHours: 1 } });
+    const producer = createKafka(settings).producer();
+    const original = RequestQueue.prototype.checkPendingRequests;
+    let checks = 0;
+    RequestQueue.prototype.checkPendingRequests = function (this: RequestQueueInternals) {
+      checks++;
+      return original.call(this);
+    };
+    try {
+      await producer.connect();
+      await producer.send({ topic: PROBE_TOPIC, messages: [{ value: 'warm' }] });
+      checks = 0;
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      // kafkajs 2.2.4 as released checked every millisecond per connection: hundreds here.
+      expect(checks).toBeLessThan(10);
+      const [sent] = await producer.send({ topic: PROBE_TOPIC, messages: [{ value: 'after rest' }] });
+      expect(sent.errorCode).toBe(0);
+    } finally {
+      RequestQueue.prototype.checkPendingRequests = original;
+      await producer.disconnect();
+    }
   });
 });
