@@ -2,6 +2,7 @@ import { type BeforeApplicationShutdown, Injectable, Logger, type OnApplicationB
 import { TOPIC_SPECS } from '@workline/contracts';
 import { DbPool, PrismaService, statement } from '@workline/db';
 import type { Tx } from './outbox';
+import { PRUNE_CHUNK, pruneAll } from './prune';
 
 export type InboxResult<T> = { applied: true; result: T } | { applied: false };
 
@@ -14,9 +15,6 @@ export const INBOX_RETENTION_MS = (Math.max(...Object.values(TOPIC_SPECS).map((s
 
 /** How often an app prunes the inbox: the rows expire by the day, an hour late costs nothing. */
 const PRUNE_EVERY_MS = 3_600_000;
-
-/** How many rows one prune statement deletes: short transactions, no long locks. */
-const PRUNE_CHUNK = 5_000;
 
 /**
  * Deletes up to $2 rows applied more than $1 ms ago. processed_at's BRIN index (rows are written in time
@@ -64,14 +62,8 @@ export class InboxPruner implements OnApplicationBootstrap, BeforeApplicationShu
   constructor(private readonly db: DbPool) {}
 
   /** Deletes every consumer's rows applied longer ago than `retentionMs`; returns how many. */
-  async pruneExpired(retentionMs = INBOX_RETENTION_MS): Promise<number> {
-    let total = 0;
-    let deleted: number;
-    do {
-      [{ deleted }] = await this.db.query<{ deleted: number }>(PRUNE_EXPIRED, [retentionMs, PRUNE_CHUNK]);
-      total += deleted;
-    } while (deleted === PRUNE_CHUNK);
-    return total;
+  pruneExpired(retentionMs = INBOX_RETENTION_MS): Promise<number> {
+    return pruneAll(async () => (await this.db.query<{ deleted: number }>(PRUNE_EXPIRED, [retentionMs, PRUNE_CHUNK]))[0].deleted);
   }
 
   onApplicationBootstrap(): void {

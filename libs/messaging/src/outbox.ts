@@ -4,6 +4,7 @@ import { DbPool, type Prisma, type Sql, statement } from '@workline/db';
 import { type AppMetrics, withRequestIdHeader } from '@workline/observability';
 import { randomUUID } from 'node:crypto';
 import { type KafkaProducer, MessageTooLargeError, type OutgoingMessage } from './producer';
+import { PRUNE_CHUNK, pruneAll } from './prune';
 
 export type Tx = Prisma.TransactionClient;
 
@@ -52,6 +53,13 @@ const INSERT_OUTBOX_ROWS = statement(
    select ${outboxColumnNames} from jsonb_to_recordset($1::jsonb) as x(${OUTBOX_ROW_COLUMNS.map(([name, type]) => `${name} ${type}`).join(', ')})`,
 );
 
+/** An event to enqueue: its data, its Kafka key, and its headers when they are not the current request's. */
+export interface OutboxEventInput<T> {
+  data: T;
+  key?: string;
+  headers?: Record<string, string>;
+}
+
 /** An event as the outbox row it becomes (OUTBOX_ROW_COLUMNS), before it is written. */
 export interface OutboxRowInput<T = unknown> {
   id: string;
@@ -66,11 +74,7 @@ export interface OutboxRowInput<T = unknown> {
  * The outbox rows of events, each with a new event id, for enqueueEvents or for a statement that writes
  * them together with the change that causes them (a data-modifying CTE selecting from them).
  */
-export function outboxRows<T>(
-  source: string,
-  topic: string,
-  events: { data: T; key?: string; headers?: Record<string, string> }[],
-): OutboxRowInput<T>[] {
+export function outboxRows<T>(source: string, topic: string, events: OutboxEventInput<T>[]): OutboxRowInput<T>[] {
   const occurredAt = new Date().toISOString();
   const current = withRequestIdHeader(undefined) ?? null;
   return events.map(({ data, key, headers }) => {
@@ -92,12 +96,7 @@ export function outboxRows<T>(
  * submissions, bulk imports): one round trip whatever the number of events. Returns the event ids in the
  * order given.
  */
-export async function enqueueEvents<T>(
-  sql: Sql,
-  source: string,
-  topic: string,
-  events: { data: T; key?: string; headers?: Record<string, string> }[],
-): Promise<string[]> {
+export async function enqueueEvents<T>(sql: Sql, source: string, topic: string, events: OutboxEventInput<T>[]): Promise<string[]> {
   if (!events.length) return [];
   const rows = outboxRows(source, topic, events);
   await sql.query(INSERT_OUTBOX_ROWS, [JSON.stringify(rows)]);
@@ -184,9 +183,6 @@ const PRUNE_PUBLISHED = statement(
      returning 1)
    select count(*)::int as deleted from gone`,
 );
-
-/** How many rows one prune statement deletes: short transactions, no long locks. */
-const PRUNE_CHUNK = 5_000;
 
 const BACKLOG = statement(
   'outbox_backlog',
@@ -308,14 +304,8 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
    * Deletes this source's rows published longer ago than the retention; returns how many. Unpublished and
    * dead-lettered rows are never touched.
    */
-  async prunePublished(): Promise<number> {
-    let total = 0;
-    let deleted: number;
-    do {
-      deleted = await this.pruneChunk();
-      total += deleted;
-    } while (deleted === PRUNE_CHUNK);
-    return total;
+  prunePublished(): Promise<number> {
+    return pruneAll(() => this.pruneChunk());
   }
 
   private async pruneChunk(): Promise<number> {
