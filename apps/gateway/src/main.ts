@@ -32,8 +32,10 @@ const REQUEST_TIMEOUT_MS = 300_000;
 
 function serverOptions(env: GatewayEnv): FastifyServerOptions {
   return {
-    // Hops of proxies whose X-Forwarded-For is trusted for request.ip (0: the socket's address).
-    trustProxy: env.TRUST_PROXY,
+    // Hops of proxies whose X-Forwarded-For is trusted for request.ip (0: the socket's address). A function,
+    // not the number: Fastify 5.12 reads a number as "trust no hop" (its hop count cannot check the peer), and
+    // the documented TRUST_PROXY is the hop count operators set behind their proxies (README).
+    trustProxy: env.TRUST_PROXY > 0 ? (_address: string, hop: number) => hop < env.TRUST_PROXY : false,
     keepAliveTimeout: env.HTTP_KEEP_ALIVE_MS,
     requestTimeout: REQUEST_TIMEOUT_MS,
     genReqId: requestIdOf,
