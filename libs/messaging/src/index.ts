@@ -10,3 +10,4 @@ export * from './inbox';
 export * from './kafka.module';
 export * from './rpc-error.filter';
 export { RpcHeader, type RpcReply } from './rpc.protocol';
+export { crc32c, encodeRecord, kafkajsCrc32c, kafkajsRecord, type KafkaRecordInput } from './kafkajs-record-encoder';

@@ -1,7 +1,9 @@
 import { Logger } from '@nestjs/common';
 import { Kafka, logLevel, type LogEntry } from 'kafkajs';
-// Before any client exists: every kafkajs connection of the app gets the fixed request queue.
+// Before any client exists: every kafkajs connection of the app gets the fixed request queue, and every
+// produce request the one-buffer record encoder.
 import './kafkajs-request-queue';
+import './kafkajs-record-encoder';
 
 /** What an app needs to talk to Kafka. One consumer group per app; a unique client id per instance. */
 export interface KafkaSettings {

@@ -1,0 +1,80 @@
+/**
+ * Encoding a produce request's records: kafkajs 2.2.4's own record encoder and CRC-32C against the ones
+ * libs/messaging installs in their place (kafkajs-record-encoder.ts), in the same process, on the same
+ * messages. No broker: this is the CPU an app spends per record before a byte reaches the socket.
+ *
+ *   npm run bench:encoding
+ *
+ * Two shapes: a QC event as the outbox relay sends it (about 1.1 KB of JSON, eight headers) and an RPC request
+ * as the gateway sends it (about 600 bytes, four headers). Each is encoded in batches of 500 records (the
+ * relay's batch), the CRC taken over the batch's bytes as the record batch does.
+ * Settings: BENCH_ENCODING_BATCHES (default 400) batches per measure, after 50 of warm-up.
+ */
+import { crc32c, encodeRecord, kafkajsCrc32c, type KafkaRecordInput, kafkajsRecord } from '@workline/messaging';
+
+const BATCHES = Number(process.env.BENCH_ENCODING_BATCHES ?? 400);
+const BATCH = 500;
+
+type Encode = (record: KafkaRecordInput) => { buf: Buffer; offset: number };
+
+const cloudEventHeaders = {
+  ce_id: 'b1946ac9-2f3c-4b65-8a3a-0c1f0e9e2c11',
+  ce_source: 'performance',
+  ce_type: 'workline.performance.quality-review.for-qc.v1',
+  ce_time: '2026-11-27T09:30:00.000Z',
+  ce_specversion: '1.0',
+  'content-type': 'application/json',
+  'event-id': 'b1946ac9-2f3c-4b65-8a3a-0c1f0e9e2c11',
+  'request-id': 'b3c1a2d4-5e6f-4a7b-8c9d-0e1f2a3b4c5d',
+};
+
+const shapes: { name: string; record: (index: number) => KafkaRecordInput }[] = [
+  {
+    name: 'QC event (1.1 KB JSON, 8 headers)',
+    record: (index) => ({
+      key: '0b71c53a-d42c-4221-bf0c-71399d2b7a9f',
+      value: JSON.stringify({
+        id: `event-${index}`,
+        type: 'workline.performance.quality-review.for-qc.v1',
+        data: { pad: 'p'.repeat(1_000) },
+      }),
+      headers: cloudEventHeaders,
+    }),
+  },
+  {
+    name: 'RPC request (600 B JSON, 4 headers)',
+    record: (index) => ({
+      key: null,
+      value: JSON.stringify({ pattern: 'performance.records.submit', data: { unique_id: `row-${index}`, pad: 'p'.repeat(520) } }),
+      headers: {
+        'reply-to': 'workline.gateway.rpc-replies.v1',
+        'correlation-id': `c-${index}`,
+        'request-id': `r-${index}`,
+        'reply-partition': '0',
+      },
+    }),
+  },
+];
+
+/** CPU µs per record of encoding `messages` in batches as a produce request does: records, then the batch CRC. */
+function measure(messages: KafkaRecordInput[], encode: Encode, crc: (bytes: Buffer) => number): number {
+  const once = () => {
+    const records = messages.map((message, offsetDelta) => encode({ ...message, offsetDelta, timestampDelta: 0 }));
+    crc(Buffer.concat(records.map((record) => record.buf.subarray(0, record.offset))));
+  };
+  for (let i = 0; i < 50; i++) once();
+  const start = process.cpuUsage();
+  for (let i = 0; i < BATCHES; i++) once();
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / (BATCHES * messages.length);
+}
+
+console.log(`== Kafka record encoding: ${BATCHES} batches of ${BATCH} records per measure`);
+console.log('| records | kafkajs 2.2.4 (µs CPU per record) | libs/messaging (µs CPU per record) | ÷ |');
+console.log('|---|---:|---:|---:|');
+for (const shape of shapes) {
+  const messages = Array.from({ length: BATCH }, (_, index) => shape.record(index));
+  const kafkajs = measure(messages, kafkajsRecord as unknown as Encode, kafkajsCrc32c);
+  const ours = measure(messages, encodeRecord, crc32c);
+  console.log(`| ${shape.name} | ${kafkajs.toFixed(2)} | ${ours.toFixed(2)} | ${(ours / kafkajs).toFixed(2)} |`);
+}

@@ -1,0 +1,186 @@
+/**
+ * kafkajs 2.2.4 encodes each record of a produce request through a chain of growable encoders: one for the
+ * record (a zero-filled 512-byte buffer, grown and copied when the value is larger) and one more per header,
+ * each zero-filled 512 bytes too. Our events carry eight headers (CloudEvents attributes, event and request
+ * ids), so a record cost about ten allocations and 5 KB of zeroed memory; in a CPU profile of a CSV import
+ * with quality control on, record encoding was 10 % of the performance service and the allocations fed its
+ * garbage collector (docs/benchmarks.md, "Record encoding").
+ *
+ * encodeRecord writes the same bytes into one buffer of the exact size, computed first. Anything outside the
+ * shapes our producer sends (a header with several values, a number as a value, a timestamp delta beyond
+ * int32) goes to kafkajs's own encoder, so the bytes are the protocol's in every case. kafkajs is pinned
+ * (package.json); its produce request requires the record encoder lazily, at the first produce, which is
+ * why replacing the module's export here, before any client is built, is enough.
+ *
+ * The record batch's CRC-32C is kafkajs's byte-at-a-time loop (a third of what was left of encoding once
+ * records took one buffer); crc32c reads eight bytes a step from eight tables, the same checksum.
+ */
+
+/** A record as kafkajs's produce request hands it to the encoder. */
+export interface KafkaRecordInput {
+  offsetDelta?: number;
+  timestampDelta?: number;
+  key?: Buffer | string | null;
+  value?: Buffer | string | null;
+  headers?: Record<string, unknown>;
+}
+
+/** The part of kafkajs's Encoder the record batch reads: the bytes (`buf`, up to `offset`). */
+interface EncoderLike {
+  buf: Buffer;
+  offset: number;
+}
+
+type RecordEncoder = (record: KafkaRecordInput) => EncoderLike;
+
+// Deep requires: kafkajs has no `exports` map, and these are the module instances its clients use.
+/* eslint-disable @typescript-eslint/no-require-imports */
+const RECORD_MODULE = require.resolve('kafkajs/src/protocol/recordBatch/record/v0');
+const CRC32C_MODULE = require.resolve('kafkajs/src/protocol/recordBatch/crc32C');
+const RECORD_BATCH_MODULE = require.resolve('kafkajs/src/protocol/recordBatch/v0');
+const PRODUCE_REQUEST_MODULE = require.resolve('kafkajs/src/protocol/requests/produce/v3/request');
+const kafkajsEncoder = require('kafkajs/src/protocol/encoder') as { prototype: object };
+/** kafkajs's own record encoder, for the shapes encodeRecord leaves to it (and for the tests' comparison). */
+export const kafkajsRecord = require(RECORD_MODULE) as RecordEncoder;
+/** kafkajs's own CRC-32C of a record batch (for the tests' comparison). */
+export const kafkajsCrc32c = require(CRC32C_MODULE) as (bytes: Buffer) => number;
+/* eslint-enable @typescript-eslint/no-require-imports */
+
+const INT32_MIN = -0x80000000;
+const INT32_MAX = 0x7fffffff;
+
+const isInt32 = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isInteger(value) && value >= INT32_MIN && value <= INT32_MAX;
+
+/** Kafka's signed varints are zigzag-encoded; for an int32 the varlong encoding gives the same bytes. */
+const zigzag = (value: number): number => ((value << 1) ^ (value >> 31)) >>> 0;
+
+function varintSize(value: number): number {
+  let encoded = zigzag(value);
+  let size = 1;
+  while (encoded >= 0x80) {
+    encoded >>>= 7;
+    size++;
+  }
+  return size;
+}
+
+function writeVarint(buf: Buffer, offset: number, value: number): number {
+  let encoded = zigzag(value);
+  while (encoded >= 0x80) {
+    buf[offset++] = (encoded & 0x7f) | 0x80;
+    encoded >>>= 7;
+  }
+  buf[offset++] = encoded;
+  return offset;
+}
+
+/** Byte length of a key, value or header value: -1 for none (null), undefined when not a shape handled here. */
+function byteLengthOf(bytes: unknown): number | undefined {
+  if (bytes === null || bytes === undefined) return -1;
+  if (typeof bytes === 'string') return Buffer.byteLength(bytes, 'utf8');
+  if (Buffer.isBuffer(bytes)) return bytes.length;
+  return undefined;
+}
+
+const sizeWithLength = (length: number): number => varintSize(length) + (length > 0 ? length : 0);
+
+function writeBytes(buf: Buffer, offset: number, bytes: Buffer | string | null | undefined, length: number): number {
+  offset = writeVarint(buf, offset, length);
+  if (length <= 0 || bytes === null || bytes === undefined) return offset;
+  if (typeof bytes === 'string') buf.write(bytes, offset, length, 'utf8');
+  else bytes.copy(buf, offset);
+  return offset + length;
+}
+
+/** One record in kafkajs's v0 record format (Length, Attributes, deltas, key, value, headers). */
+export function encodeRecord(record: KafkaRecordInput): EncoderLike {
+  const { offsetDelta = 0, timestampDelta = 0, key, value, headers = {} } = record;
+  const keyLength = byteLengthOf(key);
+  const valueLength = byteLengthOf(value);
+  if (!isInt32(offsetDelta) || !isInt32(timestampDelta) || keyLength === undefined || valueLength === undefined) {
+    return kafkajsRecord(record);
+  }
+  const names = Object.keys(headers);
+  const lengths = new Array<number>(names.length * 2);
+  let headersSize = varintSize(names.length);
+  for (let i = 0; i < names.length; i++) {
+    const headerValue = headers[names[i]];
+    // A null header value is written by kafkajs's own encoder (it measures its length first, and fails).
+    if (typeof headerValue !== 'string' && !Buffer.isBuffer(headerValue)) return kafkajsRecord(record);
+    const nameLength = Buffer.byteLength(names[i], 'utf8');
+    const headerValueLength = byteLengthOf(headerValue) as number;
+    lengths[2 * i] = nameLength;
+    lengths[2 * i + 1] = headerValueLength;
+    headersSize += sizeWithLength(nameLength) + sizeWithLength(headerValueLength);
+  }
+  const bodySize =
+    1 + varintSize(timestampDelta) + varintSize(offsetDelta) + sizeWithLength(keyLength) + sizeWithLength(valueLength) + headersSize;
+  const size = varintSize(bodySize) + bodySize;
+  const buf = Buffer.allocUnsafe(size);
+  let offset = writeVarint(buf, 0, bodySize);
+  buf[offset++] = 0; // attributes: none used
+  offset = writeVarint(buf, offset, timestampDelta);
+  offset = writeVarint(buf, offset, offsetDelta);
+  offset = writeBytes(buf, offset, key, keyLength);
+  offset = writeBytes(buf, offset, value, valueLength);
+  offset = writeVarint(buf, offset, names.length);
+  for (let i = 0; i < names.length; i++) {
+    offset = writeBytes(buf, offset, names[i], lengths[2 * i]);
+    offset = writeBytes(buf, offset, headers[names[i]] as Buffer | string, lengths[2 * i + 1]);
+  }
+  // An Encoder of kafkajs's class (the record batch checks its `buf`), without the buffer its constructor allocates.
+  const encoder = Object.create(kafkajsEncoder.prototype) as EncoderLike;
+  encoder.buf = buf;
+  encoder.offset = offset;
+  return encoder;
+}
+
+/** CRC-32C (Castagnoli, reflected polynomial 0x82f63b78): table k maps a byte k positions before the end. */
+const CRC_TABLES = (() => {
+  const tables = new Int32Array(8 * 256);
+  for (let n = 0; n < 256; n++) {
+    let crc = n;
+    for (let bit = 0; bit < 8; bit++) crc = crc & 1 ? (crc >>> 1) ^ 0x82f63b78 : crc >>> 1;
+    tables[n] = crc;
+  }
+  for (let n = 0; n < 256; n++) {
+    for (let k = 1; k < 8; k++) tables[k * 256 + n] = (tables[(k - 1) * 256 + n] >>> 8) ^ tables[tables[(k - 1) * 256 + n] & 0xff];
+  }
+  return tables;
+})();
+
+/** The CRC-32C of `bytes`, as an unsigned 32-bit number (what the record batch header holds). */
+export function crc32c(bytes: Buffer): number {
+  const t = CRC_TABLES;
+  let crc = -1;
+  let i = 0;
+  for (const whole = bytes.length - (bytes.length % 8); i < whole; i += 8) {
+    const low = crc ^ (bytes[i] | (bytes[i + 1] << 8) | (bytes[i + 2] << 16) | (bytes[i + 3] << 24));
+    crc =
+      t[1792 + (low & 0xff)] ^
+      t[1536 + ((low >>> 8) & 0xff)] ^
+      t[1280 + ((low >>> 16) & 0xff)] ^
+      t[1024 + (low >>> 24)] ^
+      t[768 + bytes[i + 4]] ^
+      t[512 + bytes[i + 5]] ^
+      t[256 + bytes[i + 6]] ^
+      t[bytes[i + 7]];
+  }
+  for (; i < bytes.length; i++) crc = t[(crc ^ bytes[i]) & 0xff] ^ (crc >>> 8);
+  return ~crc >>> 0;
+}
+
+/** Replaces a kafkajs module's export; `users` are the modules that take it when they load, which must not have yet. */
+function replaceExport(module: string, replacement: unknown, users: string[]): void {
+  const cached = require.cache[module];
+  if (!cached) throw new Error(`kafkajs module ${module} is not loaded`);
+  // A module that took the export already would keep kafkajs's own, silently.
+  if (users.some((user) => require.cache[user])) {
+    throw new Error(`kafkajs encoding was loaded before ${module} could be replaced (import @workline/messaging first)`);
+  }
+  cached.exports = replacement;
+}
+
+replaceExport(RECORD_MODULE, encodeRecord, [PRODUCE_REQUEST_MODULE]);
+replaceExport(CRC32C_MODULE, crc32c, [RECORD_BATCH_MODULE]);
