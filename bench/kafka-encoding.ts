@@ -10,6 +10,7 @@
  * relay's batch), the CRC taken over the batch's bytes as the record batch does.
  * Settings: BENCH_ENCODING_BATCHES (default 400) batches per measure, after 50 of warm-up.
  */
+import { cloudEventHeaders, Topic } from '@workline/contracts';
 import { crc32c, encodeRecord, kafkajsCrc32c, type KafkaRecordInput, kafkajsRecord } from '@workline/messaging';
 
 const BATCHES = Number(process.env.BENCH_ENCODING_BATCHES ?? 400);
@@ -17,14 +18,11 @@ const BATCH = 500;
 
 type Encode = (record: KafkaRecordInput) => { buf: Buffer; offset: number };
 
-const cloudEventHeaders = {
-  ce_id: 'b1946ac9-2f3c-4b65-8a3a-0c1f0e9e2c11',
-  ce_source: 'performance',
-  ce_type: 'workline.performance.quality-review.for-qc.v1',
-  ce_time: '2026-11-27T09:30:00.000Z',
-  ce_specversion: '1.0',
-  'content-type': 'application/json',
-  'event-id': 'b1946ac9-2f3c-4b65-8a3a-0c1f0e9e2c11',
+const EVENT_ID = 'b1946ac9-2f3c-4b65-8a3a-0c1f0e9e2c11';
+/** The headers the outbox relay gives a QC event: CloudEvents attributes, the event id, the request id. */
+const qcEventHeaders = {
+  ...cloudEventHeaders({ id: EVENT_ID, type: Topic.QualityReviewForQc, occurred_at: '2026-11-27T09:30:00.000Z' }, 'performance'),
+  'event-id': EVENT_ID,
   'request-id': 'b3c1a2d4-5e6f-4a7b-8c9d-0e1f2a3b4c5d',
 };
 
@@ -38,7 +36,7 @@ const shapes: { name: string; record: (index: number) => KafkaRecordInput }[] = 
         type: 'workline.performance.quality-review.for-qc.v1',
         data: { pad: 'p'.repeat(1_000) },
       }),
-      headers: cloudEventHeaders,
+      headers: qcEventHeaders,
     }),
   },
   {
