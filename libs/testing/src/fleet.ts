@@ -106,7 +106,9 @@ export class Fleet {
    */
   gatewayUrl(): string {
     const pool = this.inRotation.size ? this.inRotation : this.serving;
-    const urls = pool.size ? this.gatewayUrls.filter((url) => pool.has(url)) : this.gatewayUrls;
+    // Never one that was sent SIGTERM, unless no other is left: its port closes once it has drained.
+    const alive = this.gatewayUrls.filter((url) => !this.terminating.has(url));
+    const urls = pool.size ? this.gatewayUrls.filter((url) => pool.has(url)) : alive.length ? alive : this.gatewayUrls;
     return urls[this.turn++ % urls.length];
   }
 
@@ -225,6 +227,11 @@ export class Fleet {
       if (ungraceful.length) throw new Error(`not a graceful stop: ${JSON.stringify(ungraceful)}`);
       for (const app of FLEET_APPS) this.launch(app, index);
       await this.ready();
+      // As an orchestrator does: the next instance goes down only once this one is back in the balancer's
+      // rotation. ready() asks /health itself; the balancer may not have seen the new gateway ready yet, and
+      // with the other one terminating, clients would have had no gateway in rotation (a fresh-clone run met
+      // ECONNREFUSED so, 2026-11-27 10:05).
+      await Promise.all(this.gatewayUrls.map((url) => this.inRotationWait(url)));
     }
     return { stops };
   }
