@@ -33,7 +33,7 @@ const shapes: { name: string; record: (index: number) => KafkaRecordInput }[] = 
       key: '0b71c53a-d42c-4221-bf0c-71399d2b7a9f',
       value: JSON.stringify({
         id: `event-${index}`,
-        type: 'workline.performance.quality-review.for-qc.v1',
+        type: Topic.QualityReviewForQc,
         data: { pad: 'p'.repeat(1_000) },
       }),
       headers: qcEventHeaders,
