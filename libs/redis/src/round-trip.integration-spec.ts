@@ -66,6 +66,39 @@ describe('roundTrip (real Redis)', () => {
     expect(adds).toEqual([5, 12, 23]);
   });
 
+  it('runs a script first used after the pipeline of its turn had formed, and its batch-mates still read their own replies', async () => {
+    // The gateway defines each script on its first use: a request can be the first to use one while an earlier request
+    // of the same event-loop turn has already formed the pipeline (it happened after a restart, under load).
+    const late = new RedisScript('roundTripProbeLate', "return {1, redis.call('incr', KEYS[1]), 'late'}");
+    pipelines = 0;
+    const before = roundTrip(redis, incr(`${prefix}:late-before`));
+    const withScript = roundTrip(
+      redis,
+      get(`${prefix}:late-before`),
+      late.command(redis, [`${prefix}:late`], (reply) => reply),
+    );
+    const after = roundTrip(redis, incr(`${prefix}:late-after`), get(`${prefix}:late-after`));
+    expect(await Promise.all([before, withScript, after])).toEqual([[1], ['1', [1, 1, 'late']], [1, '1']]);
+    expect(pipelines).toBe(1);
+  });
+
+  it('keeps the replies of later callers in place when a command fails to queue after its owner queued others', async () => {
+    const breaksHalfway: Pipelined<unknown> = {
+      replies: 2,
+      queue: (pipeline) => {
+        pipeline.incr(`${prefix}:halfway`);
+        throw new Error('cannot queue the second command');
+      },
+      read: (pairs) => pairs,
+    };
+    const [broken, later] = await Promise.allSettled([
+      roundTrip(redis, breaksHalfway),
+      roundTrip(redis, incr(`${prefix}:halfway-later`), get(`${prefix}:halfway-later`)),
+    ]);
+    expect(broken.status).toBe('rejected');
+    expect(later).toEqual({ status: 'fulfilled', value: [1, '1'] });
+  });
+
   it("sends several owners' commands as one (together): each reads its own reply, one left out or refused reads undefined", async () => {
     await redis.set(`${prefix}:together-string`, 'not a list');
     pipelines = 0;

@@ -67,9 +67,14 @@ export async function roundTrip<T extends readonly Pipelined<unknown>[]>(redis: 
   const shared = sharedPipeline(redis);
   const first = shared.size;
   const counts = commands.map((command) => command.replies ?? 1);
-  const count = counts.reduce((sum, n) => sum + n, 0);
-  for (const command of commands) command.queue(shared.pipeline);
-  shared.size += count;
+  try {
+    for (const command of commands) command.queue(shared.pipeline);
+  } finally {
+    // Positions come from what the pipeline really holds: a command that failed to queue after others had
+    // must not shift the replies of the callers that queue after it.
+    shared.size = shared.pipeline.length;
+  }
+  const count = shared.size - first;
   const replies = await new Promise<[Error | null, unknown][]>((resolve, reject) => shared.waiters.push({ first, count, resolve, reject }));
   let at = 0;
   return commands.map((command, index) => {
@@ -123,10 +128,10 @@ export class RedisScript {
   /** Queues the script with its keys and arguments, defining it on the client first if needed. */
   command<T>(redis: Redis, args: (string | number)[], read: (reply: unknown) => T): Pipelined<T> {
     this.defineOn(redis);
-    return {
-      queue: (pipeline) => (pipeline as unknown as Record<string, (...values: (string | number)[]) => unknown>)[this.name](...args),
-      read,
-    };
+    // The client's method called on the pipeline, not the pipeline's own copy: a pipeline copies the scripts
+    // defined when it was formed, and this may be the first use of the script, after the pipeline of its turn formed.
+    const send = (redis as unknown as Record<string, (...values: (string | number)[]) => unknown>)[this.name];
+    return { queue: (pipeline) => send.apply(pipeline, args), read };
   }
 
   async run<T>(redis: Redis, args: (string | number)[], read: (reply: unknown) => T): Promise<T> {

@@ -1,5 +1,6 @@
 import { type Principal, principalSubject } from '@workline/identity';
-import { addressSubject, windowState } from './rate-limit';
+import type { RedisService } from '@workline/redis';
+import { addressSubject, RateLimiter, windowState } from './rate-limit';
 
 describe('rate limit subject and window arithmetic', () => {
   it('counts the verified principal, never the secret or its spelling, and requests without one by address', () => {
@@ -16,5 +17,17 @@ describe('rate limit subject and window arithmetic', () => {
     expect(windowState(false, 5, 5, 1_000, 59_500)).toEqual({ allowed: false, limit: 5, remaining: 0, resetSeconds: 2 });
     // Never 0: a client told to retry in 0 s would hammer the gateway.
     expect(windowState(false, 5, 5, 1_000, 61_000).resetSeconds).toBe(1);
+  });
+
+  it("reads the script's reply, and refuses to read any other reply as a refusal (it would 429 a client for our fault)", () => {
+    // Only the reply parsing is under test here; the script itself runs against real Redis in the integration suites.
+    jest.spyOn(Date, 'now').mockReturnValue(1_000_000);
+    const redis = { defineCommand: () => undefined, rateLimitTake: () => undefined } as unknown as RedisService;
+    const command = new RateLimiter(redis, { v4: 10 }).command('v4', 'api-key:k1')!;
+    expect(command.read([1, 3, '970000'])).toMatchObject({ allowed: true, limit: 10, remaining: 7, resetSeconds: 30 });
+    expect(command.read([0, 10, '941000'])).toMatchObject({ allowed: false, remaining: 0, resetSeconds: 1 });
+    expect(() => command.read('6f1c2a4e-0b7d-4c1e-9a55-3f1d2e4b5a6c')).toThrow(/rate limit script gave/);
+    expect(() => command.read(null)).toThrow(/rate limit script gave/);
+    jest.restoreAllMocks();
   });
 });

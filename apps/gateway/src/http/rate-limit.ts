@@ -77,6 +77,8 @@ export class RateLimiter {
       this.redis,
       [`rate-limit:${group}:${subject}`, now, RATE_LIMIT_WINDOW_MS, limit, `${now}-${randomUUID()}`],
       (reply) => {
+        // A reply of another shape is a fault of ours, not a client's excess: thrown, it reads as Redis unavailable (fail open).
+        if (!Array.isArray(reply) || reply.length !== 3) throw new Error(`rate limit script gave ${JSON.stringify(reply)}`);
         const [allowed, count, oldest] = reply as [number, number, string];
         return windowState(allowed === 1, limit, count, Number(oldest), now);
       },
