@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { Kafka, logLevel, type LogEntry } from 'kafkajs';
+import { type ISocketFactory, Kafka, logLevel, type LogEntry } from 'kafkajs';
 // Before any client exists: every kafkajs connection of the app gets the fixed request queue, and every
 // produce request the one-buffer record encoder.
 import './kafkajs-request-queue';
@@ -13,6 +13,8 @@ export interface KafkaSettings {
   instanceId: string;
   /** Consumer session timeout (KAFKA_SESSION_TIMEOUT_MS): how soon a crashed instance's partitions move on. Default 30 s. */
   sessionTimeoutMs?: number;
+  /** Opens the client's connections (kafkajs's own by default); a test routes them through a proxy it controls. */
+  socketFactory?: ISocketFactory;
 }
 
 /** Session and heartbeat settings of every consumer of an app (heartbeats at a tenth of the session, at most 3 s). */
@@ -53,6 +55,7 @@ export function createKafka(settings: KafkaSettings): Kafka {
   return new Kafka({
     clientId: `workline-${settings.app}-${settings.instanceId}`,
     brokers: settings.brokers,
+    socketFactory: settings.socketFactory,
     logLevel: logLevel.WARN,
     logCreator: nestLogCreator,
     connectionTimeout: 3000,

@@ -5,8 +5,9 @@ import { Ctx, EventPattern, MessagePattern, Payload } from '@nestjs/microservice
 import { Topic, TOPIC_SPECS, type EventEnvelope } from '@workline/contracts';
 import { DbModule, DbPool, PrismaService } from '@workline/db';
 import { REQUEST_ID_KAFKA_HEADER } from '@workline/observability';
-import { eventually, testStack, callsOnly } from '@workline/testing';
+import { eventually, testStack, callsOnly, TcpProxy } from '@workline/testing';
 import { randomUUID } from 'node:crypto';
+import { connect } from 'node:net';
 import { Inbox, INBOX_RETENTION_MS, InboxPruner } from './inbox';
 import { KafkaModule } from './kafka.module';
 import { createKafka, type KafkaSettings } from './kafka.settings';
@@ -491,6 +492,107 @@ describe('Request-reply offsets (real Kafka)', () => {
     expect(await offsets()).toEqual({ committed: from + 16, end: from + 16 });
     expect(rpcAnswered.slice(answeredBefore)).toEqual(numbers(from, 16));
   });
+});
+
+const STALL_TOPIC = `workline.test.stall-${suffix}.v1`;
+const STALL_RPC_TOPIC = `workline.test.stall-rpc-${suffix}.v1`;
+const stallReceived: string[] = [];
+
+@Controller()
+class StallProbe {
+  @EventPattern(STALL_TOPIC)
+  onStall(@Payload() value: { id: string }): void {
+    stallReceived.push(value.id);
+  }
+}
+
+@Module({ controllers: [StallProbe, RpcProbe] })
+class StallProbeModule {}
+
+describe('A consumer that hears nothing from Kafka (real Kafka, its connections through a TCP proxy)', () => {
+  const stack = testStack();
+  const [brokerHost, brokerPort] = stack.kafkaBrokers[0].split(':');
+  const proxy = new TcpProxy('consumer → Kafka', { host: brokerHost, port: Number(brokerPort) });
+  const settings: KafkaSettings = {
+    brokers: stack.kafkaBrokers,
+    app: `test-stall-${suffix}`,
+    instanceId: 'jest',
+    // The broker's least: a member that could not leave is out of the group soon after the path heals.
+    sessionTimeoutMs: 6_000,
+    // Every connection of the service's clients goes through the proxy, whatever broker address they ask for.
+    socketFactory: ({ onConnect }) => {
+      const socket = connect({ host: '127.0.0.1', port: proxy.port }, onConnect);
+      socket.setKeepAlive(true, 60_000);
+      return socket;
+    },
+  };
+  const producer = new KafkaProducer({ brokers: stack.kafkaBrokers, app: `test-stall-producer-${suffix}`, instanceId: 'jest' });
+  // A gateway's side: its reply consumer's connections go through the proxy too.
+  const callerSettings: KafkaSettings = { ...settings, app: `test-stall-caller-${suffix}` };
+  const callerProducer = new KafkaProducer(callerSettings);
+  const client = new KafkaRpcClient(callerSettings, callerProducer, 5_000, 8_000);
+  const ask = (data: string) => client.requestOn<string>(STALL_RPC_TOPIC, 'probe', RPC_PATTERN, data);
+  const send = (id: string) => producer.send(STALL_TOPIC, [{ key: id, value: JSON.stringify({ id }) }]);
+
+  beforeAll(async () => {
+    await proxy.start();
+    await ensureTopics(settings, {
+      [STALL_TOPIC]: { partitions: 1, retentionHours: 1 },
+      [STALL_RPC_TOPIC]: { partitions: 1, retentionHours: 1 },
+    });
+  });
+
+  afterAll(async () => {
+    await client.onApplicationShutdown();
+    await callerProducer.onApplicationShutdown();
+    await producer.onApplicationShutdown();
+    await proxy.stop();
+  });
+
+  it("replaces a service's and a gateway's consumer silent for consumerStallMs by ones on new connections, which consume what arrives", async () => {
+    // Longer than the join of the new consumer takes (the old member's 6 s session), far shorter than kafkajs's own timeouts (30 s).
+    const transport = new KafkaTransport({ settings, rpcTopic: STALL_RPC_TOPIC, consumerStallMs: 8_000 });
+    const service = await NestFactory.createMicroservice(StallProbeModule, { strategy: transport, logger: ['error'] });
+    await service.listen();
+    try {
+      await eventually(() => !transport.consumerProblem() || undefined, { what: 'the consumer in its group', timeoutMs: 30_000 });
+      await client.onModuleInit();
+      await send('before');
+      await eventually(() => stallReceived.includes('before') || undefined, { what: 'the first message consumed' });
+      expect(await ask('rpc-before')).toBe('rpc-before');
+      const acceptedBefore = proxy.counts.accepted;
+
+      // Silence, as on the path that once left a kafkajs consumer fetching for minutes without an answer.
+      proxy.set({ kind: 'blackhole' });
+      await send('during');
+      await eventually(() => (transport.consumerReplacements >= 1 && client.consumerReplacements >= 1) || undefined, {
+        what: 'the silent consumers replaced',
+        timeoutMs: 30_000,
+      });
+      expect(transport.consumerProblem()).toBeDefined();
+      proxy.pass();
+
+      await eventually(() => stallReceived.includes('during') || undefined, {
+        what: 'the message sent in the silence consumed',
+        timeoutMs: 60_000,
+      });
+      await eventually(() => !transport.consumerProblem() || undefined, { what: 'the new consumer in its group', timeoutMs: 30_000 });
+      await send('after');
+      await eventually(() => stallReceived.includes('after') || undefined, { what: 'a message sent after consumed' });
+      // The gateway's new reply consumer reads live replies (a request sent before it was ready may time out).
+      await eventually(async () => ((await ask('rpc-after').catch(() => undefined)) === 'rpc-after' ? true : undefined), {
+        what: 'a request answered through the new reply consumer',
+        timeoutMs: 60_000,
+      });
+      expect(proxy.counts.accepted).toBeGreaterThan(acceptedBefore);
+      // At least once, in order: the silence redelivered nothing that had been handled before it.
+      expect(stallReceived.filter((id) => id === 'before')).toHaveLength(1);
+      expect(stallReceived.indexOf('during')).toBeLessThan(stallReceived.indexOf('after'));
+    } finally {
+      proxy.pass();
+      await service.close();
+    }
+  }, 180_000);
 });
 
 describe('kafkajs connections at rest (real Kafka)', () => {

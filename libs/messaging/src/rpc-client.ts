@@ -2,10 +2,14 @@ import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } fro
 import { DomainError, ErrorCode, SERVICE_RPC_TOPIC, Topic, TOPIC_SPECS, type RpcPattern, type ServiceName } from '@workline/contracts';
 import type { Consumer, KafkaMessage } from 'kafkajs';
 import { randomUUID } from 'node:crypto';
+import { CONSUMER_STALL_MS, ConsumerStallWatch } from './consumer-stall-watch';
 import { consumerGroupOf, consumerTimeouts, createKafka, type KafkaSettings } from './kafka.settings';
-import type { KafkaProducer } from './producer';
+import { type KafkaProducer, settledWithin } from './producer';
 import { RpcHeader, type RpcReply } from './rpc.protocol';
 import { decodeHeaders } from './message-errors';
+
+/** How long a stuck consumer (or one being replaced) may take to disconnect before it is left behind. */
+const STUCK_DISCONNECT_MS = 10_000;
 
 interface Pending {
   resolve: (value: unknown) => void;
@@ -32,20 +36,35 @@ export class KafkaRpcClient implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(KafkaRpcClient.name);
   private readonly pending = new Map<string, Pending>();
   private consumer?: Consumer;
+  private readonly stallWatch: ConsumerStallWatch;
+  private shuttingDown = false;
+  /** Reply consumers replaced after a stall, since start. */
+  consumerReplacements = 0;
 
   constructor(
     private readonly settings: KafkaSettings,
     private readonly producer: KafkaProducer,
     private readonly defaultTimeoutMs: number,
-  ) {}
+    consumerStallMs = CONSUMER_STALL_MS,
+  ) {
+    this.stallWatch = new ConsumerStallWatch(consumerStallMs, Date.now());
+  }
 
   async onModuleInit(): Promise<void> {
+    await this.startConsumer();
+    this.stallWatch.start((silentMs) => this.replaceConsumer(silentMs));
+    await this.producer.connect();
+  }
+
+  /** A reply consumer on a kafkajs client of its own (its own connections); returns once it reads live replies. */
+  private async startConsumer(): Promise<void> {
     const consumer = createKafka(this.settings).consumer({
       groupId: `${consumerGroupOf(this.settings.app)}-replies-${this.settings.instanceId}`,
       ...consumerTimeouts(this.settings),
       allowAutoTopicCreation: false,
     });
     this.consumer = consumer;
+    this.stallWatch.follow(consumer, () => this.consumer === consumer);
     // Ready once the first fetch after joining is done: by then "latest" offsets are resolved and no reply
     // to a request sent afterwards can be skipped.
     const ready = new Promise<void>((resolve) => {
@@ -69,7 +88,31 @@ export class KafkaRpcClient implements OnModuleInit, OnApplicationShutdown {
       },
     });
     await Promise.race([ready, new Promise((r) => setTimeout(r, 15_000))]);
-    await this.producer.connect();
+  }
+
+  /**
+   * Replaces a reply consumer that has heard nothing from Kafka for `silentMs` (ConsumerStallWatch) with one on
+   * new connections. Replies sent meanwhile are not read (the new one starts at the latest): their callers
+   * time out and answer 503, as they would have anyway.
+   */
+  private async replaceConsumer(silentMs: number): Promise<void> {
+    if (this.shuttingDown) return;
+    this.consumerReplacements++;
+    this.logger.warn(
+      `the reply consumer has had no answer from Kafka for ${Math.round(silentMs / 1000)} s: replacing it and its connections`,
+    );
+    const stuck = this.consumer;
+    this.consumer = undefined;
+    await settledWithin(
+      stuck?.disconnect().catch(() => undefined),
+      STUCK_DISCONNECT_MS,
+    );
+    if (this.shuttingDown) return;
+    try {
+      await this.startConsumer();
+    } catch (error) {
+      this.logger.warn(`could not start a new reply consumer (${String(error)}); trying again after another silence`);
+    }
   }
 
   private settle(message: KafkaMessage): void {
@@ -123,6 +166,9 @@ export class KafkaRpcClient implements OnModuleInit, OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
+    this.shuttingDown = true;
+    this.stallWatch.stop();
+    await settledWithin(this.stallWatch.replacement, STUCK_DISCONNECT_MS);
     for (const [id, waiting] of this.pending) {
       clearTimeout(waiting.timer);
       waiting.reject(new DomainError(ErrorCode.Unavailable, 'the gateway is shutting down'));

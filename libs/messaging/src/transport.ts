@@ -3,8 +3,9 @@ import { type CustomTransportStrategy, type MessageHandler, Server } from '@nest
 import { DomainError, ErrorCode, RpcPattern, Topic } from '@workline/contracts';
 import { type AppMetrics, REQUEST_ID_KAFKA_HEADER, runWithRequestId } from '@workline/observability';
 import type { Admin, Batch, Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
-import type { Histogram } from 'prom-client';
+import type { Counter, Histogram } from 'prom-client';
 import { lastValueFrom } from 'rxjs';
+import { CONSUMER_STALL_MS, ConsumerStallWatch } from './consumer-stall-watch';
 import { consumerGroupOf, consumerTimeouts, createKafka, type KafkaSettings } from './kafka.settings';
 import { BATCH_EXTRA, IDEMPOTENT_EXTRA, KafkaBatchContext, KafkaMessageContext, type KafkaMessageMeta } from './message-context';
 import { decodeHeaders, describeError, isPoison, toErrorBody } from './message-errors';
@@ -43,6 +44,11 @@ export interface KafkaTransportOptions {
   rpcCommitDelayMs?: number;
   /** Where to publish handler durations and consumer lag. */
   metrics?: AppMetrics;
+  /**
+   * Silence (no Kafka answer, no batch, no crash of its own) after which the consumer is replaced by a new
+   * one with new connections (ConsumerStallWatch). Default 90 s.
+   */
+  consumerStallMs?: number;
 }
 
 /**
@@ -91,6 +97,10 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
   private starting?: Promise<void>;
   private joinedOnce?: Promise<void>;
   private readonly handlerDuration?: Histogram<'kind' | 'pattern' | 'outcome'>;
+  private stallWatch?: ConsumerStallWatch;
+  /** Consumers replaced after a stall, since start (also the metric kafka_consumer_replacements_total). */
+  consumerReplacements = 0;
+  private readonly replacementCounter?: Counter<'group'>;
 
   override getHandlerByPattern(pattern: string): MessageHandler | null {
     const known = this.handlersByPattern.get(pattern);
@@ -113,6 +123,11 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
       'Time a handler took for one message: kind rpc (request-reply) or event, the pattern or topic, outcome ok or error (an event counts each try)',
       ['kind', 'pattern', 'outcome'],
     );
+    this.replacementCounter = options.metrics?.counter(
+      'kafka_consumer_replacements_total',
+      'Consumers replaced by a new one on new connections after a silence (no answer from Kafka, no batch) of consumerStallMs',
+      ['group'],
+    );
   }
 
   private get groupId(): string {
@@ -122,6 +137,7 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
   /** Readiness: undefined once the consumer has joined its group and while it consumes; else why not. */
   consumerProblem(): string | undefined {
     if (this.closing) return 'shutting down';
+    if (this.stallWatch?.replacement) return `consumer of group ${this.groupId} being replaced after a stall`;
     if (!this.consumer) return this.topics.length ? 'not started' : undefined;
     return this.joined ? undefined : `consumer not in group ${this.groupId}`;
   }
@@ -143,29 +159,45 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
     if (!topics.length) return;
 
     await this.producer.connect();
-    const kafka = createKafka(this.options.settings);
-    this.consumer = kafka.consumer({
-      groupId: this.groupId,
-      ...consumerTimeouts(this.options.settings),
-      allowAutoTopicCreation: false,
-    });
-    const { GROUP_JOIN, CRASH, STOP, DISCONNECT, REBALANCING } = this.consumer.events;
-    const consumer = this.consumer;
-    this.joinedOnce = new Promise<void>((resolve) => consumer.on(GROUP_JOIN, () => resolve()));
-    this.consumer.on(GROUP_JOIN, () => (this.joined = true));
-    for (const event of [CRASH, STOP, DISCONNECT, REBALANCING]) this.consumer.on(event, () => (this.joined = false));
-    // The partitions may move: commit the requests already started, so their next owner does not start them again.
-    this.consumer.on(REBALANCING, () => void this.commitStartedRequests());
-    this.admin = kafka.admin();
+    this.admin = createKafka(this.options.settings).admin();
     this.options.metrics?.gauge(
       'kafka_consumer_lag',
       'Messages not yet consumed by the group: high watermark minus committed offset, per topic and partition',
       ['group', 'topic', 'partition'],
       () => this.lag(),
     );
-    await this.consumer.connect();
-    await this.consumer.subscribe({ topics, fromBeginning: true });
-    await this.consumer.run({
+    this.stallWatch = new ConsumerStallWatch(this.options.consumerStallMs ?? CONSUMER_STALL_MS, Date.now());
+    await this.startConsumer();
+    this.stallWatch.start((silentMs) => this.replaceConsumer(silentMs));
+  }
+
+  /** A consumer on a kafkajs client of its own (its own connections), subscribed to the topics and running. */
+  private async startConsumer(): Promise<void> {
+    const consumer = createKafka(this.options.settings).consumer({
+      groupId: this.groupId,
+      ...consumerTimeouts(this.options.settings),
+      allowAutoTopicCreation: false,
+    });
+    this.consumer = consumer;
+    this.joined = false;
+    const { GROUP_JOIN, CRASH, STOP, DISCONNECT, REBALANCING } = consumer.events;
+    const current = () => this.consumer === consumer;
+    this.joinedOnce = new Promise<void>((resolve) => consumer.on(GROUP_JOIN, () => resolve()));
+    consumer.on(GROUP_JOIN, () => {
+      if (current()) this.joined = true;
+    });
+    for (const event of [CRASH, STOP, DISCONNECT, REBALANCING])
+      consumer.on(event, () => {
+        if (current()) this.joined = false;
+      });
+    // The partitions may move: commit the requests already started, so their next owner does not start them again.
+    consumer.on(REBALANCING, () => {
+      if (current()) void this.commitStartedRequests();
+    });
+    this.stallWatch?.follow(consumer, current);
+    await consumer.connect();
+    await consumer.subscribe({ topics: this.topics, fromBeginning: true });
+    await consumer.run({
       partitionsConsumedConcurrently: 3,
       // kafkajs would commit after every batch, RPC batches included: on a loaded service that was one
       // offset commit per few requests, the broker's largest cost per request (docs/benchmarks.md). Event
@@ -178,17 +210,49 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
     });
   }
 
+  /**
+   * Replaces a consumer that has been silent for `silentMs` (ConsumerStallWatch) with a new one on new
+   * connections. The old one is asked to leave its group, bounded: its connections may be the stuck part.
+   * The offsets of RPC requests it started and did not commit go unanswered to the group again, as after a
+   * crash (docs/decisions.md); no event batch is under way (the watch waits for them).
+   */
+  private async replaceConsumer(silentMs: number): Promise<void> {
+    if (this.closing) return;
+    this.consumerReplacements++;
+    this.replacementCounter?.inc({ group: this.groupId });
+    this.logger.warn(
+      `consumer of group ${this.groupId} has had no answer from Kafka for ${Math.round(silentMs / 1000)} s: replacing it and its connections`,
+    );
+    const stuck = this.consumer;
+    this.consumer = undefined;
+    this.joined = false;
+    this.commitResolved = undefined;
+    await this.bounded(
+      'stuck consumer disconnect',
+      CLOSE_CONSUMER_MS,
+      stuck?.disconnect().catch(() => undefined),
+    );
+    if (this.closing) return;
+    try {
+      await this.startConsumer();
+    } catch (error) {
+      this.logger.warn(`could not start a new consumer (${describeError(error)}); trying again after another silence`);
+    }
+  }
+
   private async onBatch(payload: EachBatchPayload): Promise<void> {
     // kafkajs heartbeats between batches only: a long batch (or a slow handler) keeps the session alive
     // with these (heartbeat() sends at most one per heartbeatInterval).
     const { heartbeatInterval } = consumerTimeouts(this.options.settings);
     const beating = setInterval(() => void payload.heartbeat().catch(() => undefined), heartbeatInterval);
     this.commitResolved = KafkaTransport.committerOf(payload);
+    this.stallWatch?.batchStarted(Date.now());
     try {
       if (payload.batch.topic === this.options.rpcTopic) await this.dispatchRequests(payload);
       else await this.consumeEvents(payload);
     } finally {
       clearInterval(beating);
+      this.stallWatch?.batchEnded(Date.now());
     }
   }
 
@@ -535,6 +599,8 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
   close(): Promise<void> {
     this.closed ??= (async () => {
       this.closing = true;
+      this.stallWatch?.stop();
+      await this.bounded('consumer replacement', CLOSE_CONSUMER_MS, this.stallWatch?.replacement);
       // A consumer still joining its group when asked to close: disconnecting it mid-join can leave its
       // member in the group until the session times out (its partitions idle meanwhile), so wait for the
       // join to end, then leave properly. Bounded: a broker that is down must not hold the shutdown.
