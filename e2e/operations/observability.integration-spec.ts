@@ -8,6 +8,7 @@ import {
   LoopbackReceiver,
   metricSample,
   metricSum,
+  newQualityWorkstream,
   nextUnit,
   type PlatformAccount,
   testStack,
@@ -100,6 +101,43 @@ describe('request ids in the logs of every app', () => {
     const all = JSON.stringify([...createLines, ...completeLines]);
     expect(all).not.toContain(account.password);
     expect(all).not.toContain(worker.authorization.slice('Bearer '.length));
+  });
+
+  it('carries the id of a CSV upload (a presigned PUT whose body is streamed) into the performance service', async () => {
+    const { ws, key } = await newQualityWorkstream('Observability CSV');
+    const presigned = await http<{ upload_url: string; upload_id: string }>(
+      'POST',
+      `/v1/workstreams/${ws}/performance/generate-presigned-url`,
+      {
+        headers: { 'x-api-key': key },
+        body: { kind: 'quality' },
+      },
+    );
+    expect(presigned.status).toBe(201);
+    const putId = `obs-csv-${randomUUID()}`;
+    const csv =
+      'use_case_id,task_definition_id,unique_id,worker_id,review_completed_at,review_score\nuc,td,obs-1,w-1,2024-05-01T12:00:00Z,0.9\n';
+    const stored = await fetch(presigned.body.upload_url, {
+      method: 'PUT',
+      headers: { 'content-type': 'text/csv', 'x-request-id': putId },
+      body: csv,
+    });
+    expect(stored.status).toBe(200);
+    expect(stored.headers.get('x-request-id')).toBe(putId);
+    // The RPC call made once the body is stored (performance.upload.received) runs under the PUT's id, as does the one before it.
+    const lines = await eventually(
+      () => {
+        const found = logLinesOf(putId);
+        return found.some((l) => l.app === 'gateway') && found.some((l) => l.pattern === 'performance.upload.received') ? found : undefined;
+      },
+      { what: `the gateway's and performance's log lines of ${putId}` },
+    );
+    expect(lines.find((l) => l.pattern === 'performance.upload.received')).toMatchObject({
+      app: 'performance',
+      kind: 'rpc',
+      outcome: 'ok',
+    });
+    expect(lines.find((l) => l.app === 'gateway')).toMatchObject({ method: 'PUT', status: 200 });
   });
 });
 
