@@ -1,10 +1,16 @@
+import type { Logger } from '@nestjs/common';
 import type { Consumer } from 'kafkajs';
+import { describeError } from './message-errors';
+import { settledWithin } from './producer';
 
 /**
  * Default silence that is a stall: longer than any silence of a healthy consumer, the longest being a
  * JoinGroup the broker holds for up to kafkajs's rebalanceTimeout (60 s), plus a request timeout (30 s).
  */
 export const CONSUMER_STALL_MS = 90_000;
+
+/** How long a stuck consumer may take to leave its group and disconnect before it is left behind. */
+export const STUCK_DISCONNECT_MS = 10_000;
 
 /**
  * Tells when a kafkajs consumer has gone silent: no fetch answered, no batch handled, no crash or restart of
@@ -83,5 +89,36 @@ export class ConsumerStallWatch {
     if (this.batchesUnderWay > 0) return undefined;
     const silent = now - this.lastSignOfLife;
     return silent >= this.stallMs ? silent : undefined;
+  }
+}
+
+/**
+ * What an owner does on a stall, once it has let go of the stuck consumer: asks it to leave its group and
+ * disconnect, bounded (its connections may be the stuck part), then starts a new one on new connections
+ * unless the owner is stopping. A new one that cannot start is tried again after another silence.
+ */
+export async function replaceStuckConsumer(replacement: {
+  /** Names the consumer in the log lines ("consumer of group …", "the reply consumer"). */
+  what: string;
+  silentMs: number;
+  stuck: Consumer | undefined;
+  logger: Logger;
+  stopping: () => boolean;
+  startNew: () => Promise<void>;
+}): Promise<void> {
+  const { what, logger } = replacement;
+  logger.warn(`${what} has had no answer from Kafka for ${Math.round(replacement.silentMs / 1000)} s: replacing it and its connections`);
+  if (
+    !(await settledWithin(
+      replacement.stuck?.disconnect().catch(() => undefined),
+      STUCK_DISCONNECT_MS,
+    ))
+  )
+    logger.warn(`${what}: the stuck consumer did not disconnect within ${STUCK_DISCONNECT_MS} ms; left behind`);
+  if (replacement.stopping()) return;
+  try {
+    await replacement.startNew();
+  } catch (error) {
+    logger.warn(`${what}: could not start a new consumer (${describeError(error)}); trying again after another silence`);
   }
 }

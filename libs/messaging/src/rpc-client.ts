@@ -2,14 +2,11 @@ import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } fro
 import { DomainError, ErrorCode, SERVICE_RPC_TOPIC, Topic, TOPIC_SPECS, type RpcPattern, type ServiceName } from '@workline/contracts';
 import type { Consumer, KafkaMessage } from 'kafkajs';
 import { randomUUID } from 'node:crypto';
-import { CONSUMER_STALL_MS, ConsumerStallWatch } from './consumer-stall-watch';
+import { CONSUMER_STALL_MS, ConsumerStallWatch, replaceStuckConsumer, STUCK_DISCONNECT_MS } from './consumer-stall-watch';
 import { consumerGroupOf, consumerTimeouts, createKafka, type KafkaSettings } from './kafka.settings';
 import { type KafkaProducer, settledWithin } from './producer';
 import { RpcHeader, type RpcReply } from './rpc.protocol';
 import { decodeHeaders } from './message-errors';
-
-/** How long a stuck consumer (or one being replaced) may take to disconnect before it is left behind. */
-const STUCK_DISCONNECT_MS = 10_000;
 
 interface Pending {
   resolve: (value: unknown) => void;
@@ -98,21 +95,16 @@ export class KafkaRpcClient implements OnModuleInit, OnApplicationShutdown {
   private async replaceConsumer(silentMs: number): Promise<void> {
     if (this.shuttingDown) return;
     this.consumerReplacements++;
-    this.logger.warn(
-      `the reply consumer has had no answer from Kafka for ${Math.round(silentMs / 1000)} s: replacing it and its connections`,
-    );
     const stuck = this.consumer;
     this.consumer = undefined;
-    await settledWithin(
-      stuck?.disconnect().catch(() => undefined),
-      STUCK_DISCONNECT_MS,
-    );
-    if (this.shuttingDown) return;
-    try {
-      await this.startConsumer();
-    } catch (error) {
-      this.logger.warn(`could not start a new reply consumer (${String(error)}); trying again after another silence`);
-    }
+    await replaceStuckConsumer({
+      what: 'the reply consumer',
+      silentMs,
+      stuck,
+      logger: this.logger,
+      stopping: () => this.shuttingDown,
+      startNew: () => this.startConsumer(),
+    });
   }
 
   private settle(message: KafkaMessage): void {

@@ -5,7 +5,7 @@ import { type AppMetrics, REQUEST_ID_KAFKA_HEADER, runWithRequestId } from '@wor
 import type { Admin, Batch, Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
 import type { Counter, Histogram } from 'prom-client';
 import { lastValueFrom } from 'rxjs';
-import { CONSUMER_STALL_MS, ConsumerStallWatch } from './consumer-stall-watch';
+import { CONSUMER_STALL_MS, ConsumerStallWatch, replaceStuckConsumer } from './consumer-stall-watch';
 import { consumerGroupOf, consumerTimeouts, createKafka, type KafkaSettings } from './kafka.settings';
 import { BATCH_EXTRA, IDEMPOTENT_EXTRA, KafkaBatchContext, KafkaMessageContext, type KafkaMessageMeta } from './message-context';
 import { decodeHeaders, describeError, isPoison, toErrorBody } from './message-errors';
@@ -220,24 +220,18 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
     if (this.closing) return;
     this.consumerReplacements++;
     this.replacementCounter?.inc({ group: this.groupId });
-    this.logger.warn(
-      `consumer of group ${this.groupId} has had no answer from Kafka for ${Math.round(silentMs / 1000)} s: replacing it and its connections`,
-    );
     const stuck = this.consumer;
     this.consumer = undefined;
     this.joined = false;
     this.commitResolved = undefined;
-    await this.bounded(
-      'stuck consumer disconnect',
-      CLOSE_CONSUMER_MS,
-      stuck?.disconnect().catch(() => undefined),
-    );
-    if (this.closing) return;
-    try {
-      await this.startConsumer();
-    } catch (error) {
-      this.logger.warn(`could not start a new consumer (${describeError(error)}); trying again after another silence`);
-    }
+    await replaceStuckConsumer({
+      what: `consumer of group ${this.groupId}`,
+      silentMs,
+      stuck,
+      logger: this.logger,
+      stopping: () => this.closing,
+      startNew: () => this.startConsumer(),
+    });
   }
 
   private async onBatch(payload: EachBatchPayload): Promise<void> {
