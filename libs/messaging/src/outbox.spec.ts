@@ -1,4 +1,4 @@
-import { compactJsonbText } from './outbox';
+import { compactJsonbText, compactPayload } from './outbox';
 
 describe('compactJsonbText', () => {
   // PostgreSQL's text output of jsonb values (select '…'::jsonb::text), as the relay reads payloads.
@@ -18,5 +18,17 @@ describe('compactJsonbText', () => {
   it('returns a text without whitespace outside strings as it is', () => {
     const text = '{"a":"b c"}';
     expect(compactJsonbText(text)).toBe(text);
+  });
+});
+
+describe('compactPayload', () => {
+  it('sends a payload written as JSON.stringify wrote it unchanged, even with separators inside its strings', () => {
+    const text = JSON.stringify({ id: 'e1', data: { note: 'a "quote": here, and, there', list: [1, 2] } });
+    expect(compactPayload(text)).toBe(text);
+  });
+
+  it("compacts a payload in jsonb's text form (a submission's QC event, a row written before json)", () => {
+    const text = '{"id": "e1", "data": {"note": "a \\"quote\\": here", "list": [1, 2]}}';
+    expect(compactPayload(text)).toBe(JSON.stringify(JSON.parse(text)));
   });
 });

@@ -41,16 +41,23 @@ export const OUTBOX_ROW_COLUMNS: [string, string][] = [
   ['source', 'text'],
   ['topic', 'text'],
   ['key', 'text'],
-  ['payload', 'jsonb'],
+  ['payload', 'json'],
   ['headers', 'jsonb'],
 ];
-const outboxColumnNames = OUTBOX_ROW_COLUMNS.map(([name]) => name).join(', ');
 
-/** The rows travel as one jsonb parameter: no per-row parameters, and seq follows the order given. */
+/**
+ * Events of one source and topic: ids, keys and headers as arrays, the payloads as one JSON array whose
+ * elements PostgreSQL keeps as the text they are (json), in the order given, which seq follows. A jsonb
+ * recordset of whole rows cost about twice as much a row to write (docs/benchmarks.md, "The outbox keeps
+ * the payload's text").
+ */
 const INSERT_OUTBOX_ROWS = statement(
   'outbox_insert_rows',
-  `insert into ${OUTBOX_TABLE} (${outboxColumnNames})
-   select ${outboxColumnNames} from jsonb_to_recordset($1::jsonb) as x(${OUTBOX_ROW_COLUMNS.map(([name, type]) => `${name} ${type}`).join(', ')})`,
+  `insert into ${OUTBOX_TABLE} (id, source, topic, key, payload, headers)
+   select x.id, $1, $2, x.key, p.payload, x.headers::jsonb
+   from unnest($3::text[], $4::text[], $5::text[]) with ordinality as x(id, key, headers, n)
+   join json_array_elements($6::json) with ordinality as p(payload, n) using (n)
+   order by n`,
 );
 
 /** An event to enqueue: its data, its Kafka key, and its headers when they are not the current request's. */
@@ -99,7 +106,14 @@ export function outboxRows<T>(source: string, topic: string, events: OutboxEvent
 export async function enqueueEvents<T>(sql: Sql, source: string, topic: string, events: OutboxEventInput<T>[]): Promise<string[]> {
   if (!events.length) return [];
   const rows = outboxRows(source, topic, events);
-  await sql.query(INSERT_OUTBOX_ROWS, [JSON.stringify(rows)]);
+  await sql.query(INSERT_OUTBOX_ROWS, [
+    source,
+    topic,
+    rows.map((row) => row.id),
+    rows.map((row) => row.key),
+    rows.map((row) => (row.headers ? JSON.stringify(row.headers) : null)),
+    JSON.stringify(rows.map((row) => row.payload)),
+  ]);
   return rows.map((row) => row.id);
 }
 
@@ -121,7 +135,7 @@ export interface OutboxRelayOptions {
 
 /**
  * One due outbox row as the relay reads it: the payload as the JSON text to send (never parsed), and what
- * the CloudEvents headers need of the envelope.
+ * the CloudEvents headers need of the envelope (its id is the row's, its type the row's topic).
  */
 interface OutboxRow {
   /** bigint, kept as pg's text (no BigInt per row). */
@@ -131,8 +145,6 @@ interface OutboxRow {
   key: string | null;
   payload: string;
   headers: string | null;
-  ce_id: string | null;
-  ce_type: string | null;
   ce_time: string | null;
 }
 
@@ -150,7 +162,7 @@ const RELAY_READ = statement(
   'outbox_relay_read',
   `with relay_lock as (select pg_try_advisory_xact_lock(hashtext($1)) as locked)
    select seq::text as seq, id, topic, key, payload::text as payload, headers::text as headers,
-     payload->>'id' as ce_id, payload->>'type' as ce_type, payload->>'occurred_at' as ce_time
+     payload->>'occurred_at' as ce_time
    from messaging_outbox
    where (select locked from relay_lock) and source = $2 and published_at is null and dead_lettered_at is null
    order by messaging_outbox.seq limit $3`,
@@ -196,7 +208,9 @@ const DEAD_LETTERS = statement(
 /**
  * PostgreSQL's text form of a jsonb value puts one space after every `,` and `:` outside strings and no
  * other whitespace; without those spaces it is what JSON.stringify makes of the parsed value (the bytes
- * the relay sent when it parsed payloads), at a fraction of the cost and with no object graph.
+ * the relay sent when it parsed payloads), at a fraction of the cost and with no object graph. Payloads
+ * are kept as written (json) since 2026-11-27; those built in SQL with jsonb functions (a submission's QC
+ * event) and rows written before still read back in jsonb's form.
  */
 export function compactJsonbText(text: string): string {
   let out = '';
@@ -214,6 +228,15 @@ export function compactJsonbText(text: string): string {
     }
   }
   return from === 0 ? text : out + text.slice(from);
+}
+
+/**
+ * An envelope's JSON as sent: JSON.stringify's form. An object in jsonb's text form has `": ` after its
+ * first key, which JSON.stringify's never has outside a string, so a payload without it is compact already
+ * and is not scanned (a string holding it only costs the scan).
+ */
+export function compactPayload(text: string): string {
+  return text.startsWith('{') && !text.includes('": ') ? text : compactJsonbText(text);
 }
 
 /**
@@ -333,12 +356,9 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
   /** The Kafka message of a row: its payload's JSON as it is, the row's headers and the CloudEvents ones. */
   private messageOf(row: OutboxRow): OutgoingMessage {
     const headers: Record<string, string> = row.headers ? (JSON.parse(row.headers) as Record<string, string>) : {};
-    Object.assign(
-      headers,
-      cloudEventHeaders({ id: row.ce_id as string, type: row.ce_type as string, occurred_at: row.ce_time as string }, this.options.source),
-    );
+    Object.assign(headers, cloudEventHeaders({ id: row.id, type: row.topic, occurred_at: row.ce_time as string }, this.options.source));
     headers['event-id'] = row.id;
-    return { key: row.key, value: compactJsonbText(row.payload), headers };
+    return { key: row.key, value: compactPayload(row.payload), headers };
   }
 
   /**
