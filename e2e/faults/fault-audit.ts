@@ -22,7 +22,8 @@ export interface QcAudit {
   mismatched: string[];
   /**
    * Records with more than one event although their client never retried: a request Kafka redelivered after
-   * a crash, applied again as a replace (a known limit, docs/operations.md). Counted, not failed.
+   * a crash, applied again as a replace. None since a keyed record remembers its last request
+   * (docs/decisions.md, "A request read again"); the suites expect it empty.
    */
   replacedWithoutRetry: string[];
 }

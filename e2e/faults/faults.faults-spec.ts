@@ -788,12 +788,14 @@ describe.each([
     // Every stored record under the QC threshold went to the QC topic as stored exactly once (one event
     // id), with the stored values; nothing else did (the workstream samples none). A retried submission
     // whose first attempt went through replaced the record (replace_duplicate defaults to true): that is a
-    // new event with outcome "replaced". So is a request Kafka redelivered after a crash (RPC offsets are
-    // committed once a request starts, docs/decisions.md): the same values again, one more "replaced" event.
+    // new event with outcome "replaced". A request Kafka hands out again after a crash (RPC offsets are
+    // committed once a request starts, docs/decisions.md) finds its own write and adds nothing.
     const qc = await auditQcEvents(qualityWs.id, qualityValues, { threshold: QC_SCORE_THRESHOLD, retriedUniqueIds: quality.retriedIds });
     expect(qc.storedNotOnce).toEqual([]);
     expect(qc.unexpected).toEqual([]);
     expect(qc.mismatched).toEqual([]);
+    // A request Kafka handed out again after a crash answers as it did and sends QC nothing more.
+    expect(qc.replacedWithoutRetry).toEqual([]);
 
     // (b) The run is Processed with every unit final, as the bots were told.
     const [run] = await dbQuery<{ status: string; processed_at: Date | null; pending_units: number }>(

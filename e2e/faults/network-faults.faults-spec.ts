@@ -433,6 +433,8 @@ describe('network faults between the apps and Kafka, PostgreSQL, Redis and the r
     expect(qc.storedNotOnce).toEqual([]);
     expect(qc.unexpected).toEqual([]);
     expect(qc.mismatched).toEqual([]);
+    // A request Kafka handed out again after a crash answers as it did and sends QC nothing more.
+    expect(qc.replacedWithoutRetry).toEqual([]);
 
     // (b) The run is Processed, every unit as its bot left it, holding what the bot sent.
     const [run] = await dbQuery<{ status: string; pending_units: number }>('select status, pending_units from platform_run where id = $1', [

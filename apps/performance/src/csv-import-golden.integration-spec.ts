@@ -296,14 +296,17 @@ describe('CSV import: golden comparison against the import before the COPY pipel
     expect(actual).toEqual(expected().nul);
   });
 
-  /** What the import left behind, without what differs from run to run (ids, times, the workstream's id). */
+  /**
+   * What the import left behind, without what differs from run to run (ids, times, the workstream's id) and
+   * the bookkeeping of the API requests that wrote records before the import (last_request_*).
+   */
   async function observed(ws: { id: string; accountId: string }, uploadId: string, upload: Record<string, unknown>): Promise<Golden> {
     const swap = <T>(value: T): T =>
       JSON.parse(
         JSON.stringify(value).split(ws.id).join('<ws>').split(uploadId).join('<upload>').split(ws.accountId).join('<account>'),
       ) as T;
     const { rows: records } = await db.query<{ id: string; record: Record<string, unknown> }>(
-      `select id::text, to_jsonb(r) - 'id' - 'created_at' - 'updated_at' - 'workstream_id' as record
+      `select id::text, to_jsonb(r) - 'id' - 'created_at' - 'updated_at' - 'workstream_id' - 'last_request_id' - 'last_request_outcome' as record
        from performance_quality_record r where workstream_id = $1`,
       [ws.id],
     );

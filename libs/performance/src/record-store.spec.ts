@@ -97,6 +97,20 @@ describe('planStore and settleStore: the unique_id rule inside one batch, as if 
     ]);
   });
 
+  it('a keyed record whose request wrote its row last (read again after a crash) answers as that request did and writes nothing', () => {
+    const records = [rec(0, 'u', true), rec(1, 'v', false), rec(2, 'w', true)];
+    const plan = planStore(records, ids());
+    // u: written by this request before as a replace; v: stored by it before (a keeping record); w: new.
+    const returned: ReturnedRow[] = [
+      { id: 'old-u', workstream_id: 'ws-1', use_case_id: 'uc', task_definition_id: 'td', unique_id: 'u', repeat_of: 'replaced' },
+      { id: 'old-v', workstream_id: 'ws-1', use_case_id: 'uc', task_definition_id: 'td', unique_id: 'v', repeat_of: 'stored' },
+      { id: 'r2', workstream_id: 'ws-1', use_case_id: 'uc', task_definition_id: 'td', unique_id: 'w', repeat_of: null },
+    ];
+    const { outcomes, written } = settleStore(records, plan, returned);
+    expect(outcomes).toEqual(['replaced', 'stored', 'stored']);
+    expect(written).toEqual([{ index: 2, id: 'r2', outcome: 'stored' }]);
+  });
+
   it('plans rows in key order, so concurrent batches lock rows in the same order', () => {
     const { plan } = settle([rec(0, 'c'), rec(1, 'a'), rec(2, 'b')]);
     expect(plan.rows.map((row) => row.record.unique_id)).toEqual(['a', 'b', 'c']);

@@ -56,8 +56,15 @@ export const TABLES: Record<PerformanceKind, { table: string; columns: [string, 
 
 export const KEY_COLUMNS = ['workstream_id', 'use_case_id', 'task_definition_id', 'unique_id'];
 
-/** What the batch's statement returns of each row it inserted or updated. */
-const RETURNED = 'id::text as id, workstream_id, use_case_id, task_definition_id, unique_id';
+/** What the batch's statement returns of each row it inserted or updated (of `alias`'s row if given). */
+const returnedOf = (alias = '') => ['id::text as id', ...KEY_COLUMNS].map((column) => alias + column).join(', ');
+const RETURNED = returnedOf();
+
+/** The RPC request that last wrote a row with a unique_id, and its answer (stored, replaced). */
+const LAST_REQUEST_COLUMNS: [string, string][] = [
+  ['last_request_id', 'text'],
+  ['last_request_outcome', 'text'],
+];
 
 /**
  * A QC event that may be written with its record: its outbox row with the record id and outcome still to
@@ -83,6 +90,12 @@ const QC_CANDIDATE_COLUMNS: [string, string][] = [
  * skipped when its RPC request already stored it), $3 (quality): the QC candidates, written to the outbox
  * in their order for the records written. The two inserts never touch the same key (planStore gives each
  * key one row), so running them side by side in one statement is safe.
+ *
+ * A row with a unique_id carries the request that writes it (last_request_id) and that request's answer.
+ * A replace by the request that wrote the row last is skipped: that is the same request read again after a
+ * crash (docs/decisions.md, "A request read again"). `repeated` finds such rows among those neither insert
+ * wrote (only those are looked up) and returns them with the answer their request gave, so it answers the
+ * same and, not being `written`, causes no QC event.
  */
 function writeBatch(kind: PerformanceKind) {
   const { table, columns } = TABLES[kind];
@@ -92,24 +105,41 @@ function writeBatch(kind: PerformanceKind) {
     ...columns,
     ['upload_id', 'text'],
     ['rpc_request_id', 'text'],
+    ...LAST_REQUEST_COLUMNS,
   ];
   const names = all.map(([name]) => name).join(', ');
+  const keyNames = KEY_COLUMNS.join(', ');
   const recordset = (parameter: string) =>
     `jsonb_to_recordset(${parameter}::jsonb) as x(${all.map(([name, type]) => `${name} ${type}`).join(', ')})`;
   const replacing = [...columns.filter(([name]) => !KEY_COLUMNS.includes(name)).map(([name]) => name), 'upload_id']
     .map((name) => `${name} = excluded.${name}`)
     .join(', ');
-  const upserts = `replaced as (
-      insert into ${table} (${names}) select ${names} from ${recordset('$1')}
-      on conflict (${KEY_COLUMNS.join(', ')}) do update set ${replacing}, updated_at = now()
+  const upserts = `replacing as (select * from ${recordset('$1')}),
+    keeping as (select * from ${recordset('$2')}),
+    replaced as (
+      insert into ${table} (${names}) select ${names} from replacing
+      on conflict (${keyNames}) do update set ${replacing}, updated_at = now(),
+        last_request_id = excluded.last_request_id, last_request_outcome = 'replaced'
+      where excluded.last_request_id is null or excluded.last_request_outcome = 'replaced'
+        or ${table}.last_request_id is distinct from excluded.last_request_id
       returning ${RETURNED}),
     kept as (
-      insert into ${table} (${names}) select ${names} from ${recordset('$2')}
+      insert into ${table} (${names}) select ${names} from keeping
       on conflict do nothing
       returning ${RETURNED}),
-    written as (select * from replaced union all select * from kept)`;
+    written as (select * from replaced union all select * from kept),
+    unwritten as (
+      select ${keyNames}, last_request_id
+      from (select ${keyNames}, last_request_id from replacing union all select ${keyNames}, last_request_id from keeping) x
+      where last_request_id is not null
+        and not exists (select 1 from written w where ${KEY_COLUMNS.map((name) => `w.${name} = x.${name}`).join(' and ')})),
+    repeated as (
+      select ${returnedOf('t.')}, t.last_request_outcome as repeat_of
+      from unwritten x join ${table} t using (${keyNames})
+      where t.last_request_id = x.last_request_id)`;
+  const returned = `select *, null::text as repeat_of from written union all select * from repeated`;
   if (kind !== 'quality') {
-    return statement(`performance_${kind}_write_batch`, `with ${upserts} select * from written`);
+    return statement(`performance_${kind}_write_batch`, `with ${upserts} ${returned}`);
   }
   const outcome = `case when e.is_first and w.id = e.row_id then 'stored' else 'replaced' end`;
   const payload = `jsonb_set(jsonb_set(e.payload, '{data,record_id}', to_jsonb(w.id)), '{data,outcome}', to_jsonb((${outcome})::text))::json`;
@@ -125,7 +155,7 @@ function writeBatch(kind: PerformanceKind) {
       where not e.is_first or w.id = e.row_id or e.first_replaces
       order by e.ord
       returning 1)
-    select * from written`,
+    ${returned}`,
   );
 }
 
@@ -196,8 +226,12 @@ export function planStore<R extends KeyFields & { replace_duplicate: boolean }>(
   return { rows, ignored };
 }
 
-/** What the upsert returned: every row it inserted or updated (not the rows a "do nothing" left alone). */
-export type ReturnedRow = KeyFields & { id: string };
+/**
+ * What the upsert returned: every row it inserted or updated (not the rows a "do nothing" left alone),
+ * and the rows it left because the request that wrote them last is the one asking again, with the answer
+ * that request had (`repeat_of`).
+ */
+export type ReturnedRow = KeyFields & { id: string; repeat_of?: 'stored' | 'replaced' | null };
 
 export interface Settled {
   outcomes: StoreOutcome[];
@@ -216,12 +250,21 @@ export function settleStore<R extends KeyFields & { replace_duplicate: boolean }
   const rowById = new Map(plan.rows.map((row) => [row.id, row]));
   const rowByKey = new Map(plan.rows.filter((row) => dedupeKey(row.record) !== undefined).map((row) => [dedupeKey(row.record)!, row]));
   const rowIds = new Map<PlannedRow<R>, { id: string; inserted: boolean }>();
+  const repeats = new Map<PlannedRow<R>, StoreOutcome>();
   for (const row of returned) {
     const inserted = rowById.get(row.id);
     const planned = inserted ?? rowByKey.get(dedupeKey(row)!);
-    if (planned) rowIds.set(planned, { id: row.id, inserted: inserted !== undefined });
+    if (!planned) continue;
+    if (row.repeat_of) repeats.set(planned, row.repeat_of);
+    else rowIds.set(planned, { id: row.id, inserted: inserted !== undefined });
   }
   for (const row of plan.rows) {
+    // The request read again answers as it did the first time, and writes nothing (no second QC event).
+    const repeat = repeats.get(row);
+    if (repeat) {
+      outcomes[row.first] = repeat;
+      continue;
+    }
     const result = rowIds.get(row);
     const firstReplaces = records[row.first].replace_duplicate;
     // A record without a unique_id that the insert skipped was stored by this same request, read again
@@ -298,10 +341,15 @@ export async function storeRecords<K extends PerformanceKind>(
     JSON.stringify(
       plan.rows
         .filter((row) => row.replace === replace)
-        .map(({ id, record, first }) => {
+        .map(({ id, record, first, replacedBy }) => {
           const { replace_duplicate: _ignored, ...columns } = record;
-          const rpc_request_id = record.unique_id === null ? (items[first].rpcRequestId ?? null) : null;
-          return { ...columns, id, upload_id: uploadId, rpc_request_id };
+          const writer = items[replacedBy.at(-1) ?? first].rpcRequestId ?? null;
+          const rpc_request_id = record.unique_id === null ? writer : null;
+          const last_request_id = record.unique_id === null ? null : writer;
+          // 'replaced' also tells the statement to write the row whatever request wrote it last: a repeat of
+          // a request is recognised only when its record is the batch's only one of its key.
+          const last_request_outcome = replacedBy.length ? 'replaced' : 'stored';
+          return { ...columns, id, upload_id: uploadId, rpc_request_id, last_request_id, last_request_outcome };
         }),
     );
   const values = [rowsThat(true), rowsThat(false)];
