@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -64,6 +65,26 @@ describe('FsBlobStore', () => {
     mkdirSync(join(root, 'empty'));
     expect(await store.deleteOlderThan('empty/', cutoff, 10)).toBe(0);
     await expect(store.deleteOlderThan('../', cutoff, 10)).rejects.toThrow(/invalid blob/);
+  });
+
+  it('deletes the temporary files of writes a killed process left in a folder once they are old, and nothing else', async () => {
+    const past = new Date(Date.now() - 3_600_000);
+    await store.put('media/med_1', Readable.from(['kept']), { contentType: 'video/mp4' });
+    const partial = (name: string) => join(root, 'media', `.${name}.partial`);
+    const [old1, old2, fresh] = [randomUUID(), randomUUID(), randomUUID()];
+    for (const name of [old1, old2, fresh]) writeFileSync(partial(name), 'half');
+    writeFileSync(join(root, 'media/.not-a-write'), 'other');
+    for (const path of [partial(old1), partial(old2), join(root, 'media/.not-a-write'), join(root, 'media/med_1')])
+      utimesSync(path, past, past);
+    const cutoff = new Date(Date.now() - 60_000);
+    expect(await store.deleteInterruptedWrites('media/', cutoff, 1)).toBe(1);
+    expect(await store.deleteInterruptedWrites('media/', cutoff, 10)).toBe(1);
+    expect(await store.deleteInterruptedWrites('media/', cutoff, 10)).toBe(0);
+    expect([old1, old2, fresh].map((name) => existsSync(partial(name)))).toEqual([false, false, true]);
+    expect(existsSync(join(root, 'media/.not-a-write'))).toBe(true);
+    expect(await store.head('media/med_1')).toEqual({ size: 4, contentType: 'video/mp4' });
+    expect(await store.deleteInterruptedWrites('nothing-here/', cutoff, 10)).toBe(0);
+    await expect(store.deleteInterruptedWrites('../', cutoff, 10)).rejects.toThrow(/invalid blob/);
   });
 
   it('refuses keys that would escape its directory', async () => {

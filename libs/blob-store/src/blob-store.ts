@@ -35,7 +35,19 @@ export interface BlobStore {
    * read: see BlobReplies); resolves with how many it deleted, so a sweep knows whether more are left.
    */
   deleteOlderThan(folder: string, before: Date, limit: number): Promise<number>;
+  /**
+   * Deletes at most `limit` leftovers of writes into `folder` that a killed process never finished, untouched
+   * since `before` (a write under way touches its file as bytes arrive); resolves with how many it deleted.
+   * Finished blobs are never touched. Filesystem: the write's temporary file beside its blob. S3: a PUT is
+   * atomic in the bucket, and what an interrupted one leaves is its spool under this host's temporary
+   * directory (any folder's: the spool does not say which).
+   */
+  deleteInterruptedWrites(folder: string, before: Date, limit: number): Promise<number>;
 }
+
+/** The temporary file of a write under way (FsBlobStore.put), in the directory of its blob. */
+const PARTIAL = /^\.[0-9a-f-]{36}\.partial$/;
+const partialFileName = () => `.${randomUUID()}.partial`;
 
 // head() runs for every task created: the callback API costs half the CPU of fs/promises there (its
 // FileHandle open, fstat, read and close each settle a promise): 27–39 µs against 49–68 µs a head.
@@ -85,7 +97,7 @@ export class FsBlobStore implements BlobStore {
   async put(key: string, body: Readable, options: { contentType: string; maxBytes?: number }): Promise<BlobMeta> {
     const path = this.path(key);
     await mkdir(dirname(path), { recursive: true });
-    const temp = join(dirname(path), `.${randomUUID()}.partial`);
+    const temp = join(dirname(path), partialFileName());
     const counter = { bytes: 0 };
     try {
       await pipeline(body, byteLimit(options.maxBytes, counter), createWriteStream(temp));
@@ -126,6 +138,28 @@ export class FsBlobStore implements BlobStore {
   }
 
   async deleteOlderThan(folder: string, before: Date, limit: number): Promise<number> {
+    return this.deleteFilesOlderThan(folder, before, limit, (name) => {
+      // Descriptions go with their blob; a temporary file of an interrupted write goes once it is old.
+      if (name.endsWith('.meta.json')) return false;
+      return name.startsWith('.') ? 'file' : 'blob';
+    });
+  }
+
+  async deleteInterruptedWrites(folder: string, before: Date, limit: number): Promise<number> {
+    // Only the temporary files are looked at: a folder of media may hold many blobs, which need no stat.
+    return this.deleteFilesOlderThan(folder, before, limit, (name) => PARTIAL.test(name) && 'file');
+  }
+
+  /**
+   * Deletes at most `limit` files directly in `folder` last written before `before`, of those `kind` names:
+   * a blob (with its description) or a plain file; false leaves the name alone without a stat.
+   */
+  private async deleteFilesOlderThan(
+    folder: string,
+    before: Date,
+    limit: number,
+    kind: (name: string) => 'blob' | 'file' | false,
+  ): Promise<number> {
     assertBlobFolder(folder);
     const dir = this.path(folder.slice(0, -1));
     let names: string[];
@@ -138,11 +172,11 @@ export class FsBlobStore implements BlobStore {
     let deleted = 0;
     for (const name of names) {
       if (deleted >= limit) break;
-      // Descriptions go with their blob; a temporary file of an interrupted write goes once it is old.
-      if (name.endsWith('.meta.json')) continue;
+      const what = kind(name);
+      if (!what) continue;
       const info = await stat(join(dir, name)).catch(() => undefined);
       if (!info?.isFile() || info.mtime >= before) continue;
-      if (name.startsWith('.')) await rm(join(dir, name), { force: true });
+      if (what === 'file') await rm(join(dir, name), { force: true });
       else await this.delete(`${folder}${name}`);
       deleted++;
     }

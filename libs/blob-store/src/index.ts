@@ -5,3 +5,4 @@ export * from './blob-store.env';
 export * from './s3-mounted-bucket';
 export * from './periodic-sweep';
 export * from './blob-replies';
+export * from './interrupted-writes-sweep';

@@ -1,4 +1,7 @@
-import { canonicalQuery, S3Client } from './s3-blob-store';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { canonicalQuery, S3_SPOOL_PREFIX, S3BlobStore, S3Client } from './s3-blob-store';
 
 const EXAMPLE = {
   endpoint: 'https://s3.amazonaws.com',
@@ -46,5 +49,29 @@ describe('S3 Signature Version 4', () => {
 
   it('encodes query values as RFC 3986 asks', () => {
     expect(canonicalQuery({ prefix: "a b/c!'", 'list-type': '2' })).toBe('list-type=2&prefix=a%20b%2Fc%21%27');
+  });
+});
+
+describe('S3BlobStore: spools of PUTs a killed process left', () => {
+  const spools = mkdtempSync(join(tmpdir(), 'spool-sweep-'));
+  afterAll(() => rmSync(spools, { recursive: true, force: true }));
+
+  it('are deleted from the spool root once neither they nor their file were touched since the cutoff', async () => {
+    const past = new Date(Date.now() - 3_600_000);
+    const spool = (name: string, old: { dir: boolean; file: boolean }) => {
+      const dir = join(spools, name);
+      mkdirSync(dir);
+      writeFileSync(join(dir, 'body'), 'half');
+      if (old.file) utimesSync(join(dir, 'body'), past, past);
+      if (old.dir) utimesSync(dir, past, past);
+      return dir;
+    };
+    const abandoned = spool(`${S3_SPOOL_PREFIX}abandoned`, { dir: true, file: true });
+    const sending = spool(`${S3_SPOOL_PREFIX}sending`, { dir: true, file: false });
+    const other = spool('someone-else', { dir: true, file: true });
+    const store = new S3BlobStore({ ...EXAMPLE, endpoint: 'http://127.0.0.1:9' }, spools);
+    await expect(store.deleteInterruptedWrites('media/', new Date(Date.now() - 60_000), 10)).resolves.toBe(1);
+    expect([abandoned, sending, other].map((dir) => existsSync(dir))).toEqual([false, true, true]);
+    await expect(store.deleteInterruptedWrites('../', new Date(), 10)).rejects.toThrow(/invalid blob/);
   });
 });

@@ -1,6 +1,6 @@
 import { createHash, createHmac, randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
@@ -8,6 +8,9 @@ import { join } from 'node:path';
 import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { assertBlobFolder, assertBlobKey, type BlobMeta, type BlobStore, byteLimit } from './blob-store';
+
+/** The directories (under the host's temporary directory) that PUTs spool their bodies to. */
+export const S3_SPOOL_PREFIX = 'workline-s3-';
 
 export interface S3Settings {
   /** e.g. https://s3.eu-west-1.amazonaws.com or http://127.0.0.1:9000 (MinIO and other S3-compatible stores). */
@@ -159,13 +162,17 @@ export class S3Error extends Error {
 export class S3BlobStore implements BlobStore {
   private readonly s3: S3Client;
 
-  constructor(settings: S3Settings) {
+  /** `spoolRoot`: where PUTs spool their bodies, the host's temporary directory unless told. */
+  constructor(
+    settings: S3Settings,
+    private readonly spoolRoot = tmpdir(),
+  ) {
     this.s3 = new S3Client(settings);
   }
 
   async put(key: string, body: Readable, options: { contentType: string; maxBytes?: number }): Promise<BlobMeta> {
     assertBlobKey(key);
-    const dir = await mkdtemp(join(tmpdir(), 'workline-s3-'));
+    const dir = await mkdtemp(join(this.spoolRoot, S3_SPOOL_PREFIX));
     const spool = join(dir, randomUUID());
     try {
       const counter = { bytes: 0 };
@@ -237,6 +244,30 @@ export class S3BlobStore implements BlobStore {
       // Deleted keys leave the listing, so the next page is the first page again.
       if (!keys.length || !listing.includes('<IsTruncated>true</IsTruncated>')) return;
     }
+  }
+
+  /** The spools of PUTs a killed process left in the spool root (see BlobStore). */
+  async deleteInterruptedWrites(folder: string, before: Date, limit: number): Promise<number> {
+    assertBlobFolder(folder);
+    const root = this.spoolRoot;
+    let deleted = 0;
+    for (const name of await readdir(root)) {
+      if (deleted >= limit) break;
+      if (!name.startsWith(S3_SPOOL_PREFIX)) continue;
+      const dir = join(root, name);
+      // The spool's file is written as the body arrives (its mtime), then read while the PUT sends it (its
+      // atime, on the first read): those say whether anyone still uses it. The directory's own atime is
+      // not looked at: listing it here touches it.
+      const files = await readdir(dir).catch(() => undefined);
+      if (!files) continue;
+      const [folder, ...bodies] = await Promise.all(
+        [dir, ...files.map((file) => join(dir, file))].map((path) => stat(path).catch(() => undefined)),
+      );
+      if (!folder || folder.mtime >= before || bodies.some((info) => !info || info.mtime >= before || info.atime >= before)) continue;
+      await rm(dir, { recursive: true, force: true });
+      deleted++;
+    }
+    return deleted;
   }
 
   async deleteOlderThan(folder: string, before: Date, limit: number): Promise<number> {

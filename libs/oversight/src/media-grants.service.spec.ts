@@ -8,7 +8,7 @@ import { Readable } from 'node:stream';
 import { ConfigurationsService } from './configurations.service';
 import { InMemoryConfigurations, InMemoryMediaGrants, TEST_MEDIA_KEY_RETENTION_SECONDS, testOversightOptions } from './testing';
 import { MediaGrantsService } from './media-grants.service';
-import { mediaBlobKey } from './oversight.options';
+import { mediaBlobKey } from '@workline/contracts';
 
 const RETENTION_MS = TEST_MEDIA_KEY_RETENTION_SECONDS * 1000;
 

@@ -1,10 +1,10 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { type BlobStore, PeriodicSweep } from '@workline/blob-store';
-import { DomainError, type MediaGrantCreateReply, type MediaGrantCreateRequest } from '@workline/contracts';
+import { DomainError, type MediaGrantCreateReply, type MediaGrantCreateRequest, mediaBlobKey } from '@workline/contracts';
 import { randomBytes } from 'node:crypto';
 import { ConfigurationsService } from './configurations.service';
 import { type MediaGrantRows, MediaGrantsRepository } from './media-grants.repository';
-import { mediaBlobKey, OVERSIGHT_OPTIONS, type OversightOptions } from './oversight.options';
+import { OVERSIGHT_OPTIONS, type OversightOptions } from './oversight.options';
 
 /** Grants looked at per sweep query (the sweep goes on until a query finds fewer). */
 const SWEEP_BATCH = 100;

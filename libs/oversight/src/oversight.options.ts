@@ -19,6 +19,3 @@ export interface OversightOptions {
 export const OVERSIGHT_OPTIONS = Symbol('OVERSIGHT_OPTIONS');
 
 export const OVERSIGHT_SOURCE = 'oversight';
-
-/** Blob-store key of uploaded media. */
-export const mediaBlobKey = (mediaKey: string) => `media/${mediaKey}`;

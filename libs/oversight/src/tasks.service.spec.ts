@@ -19,7 +19,7 @@ import {
   TEST_SECRETS_KEY,
   testOversightOptions,
 } from './testing';
-import { mediaBlobKey } from './oversight.options';
+import { mediaBlobKey } from '@workline/contracts';
 import { TasksService } from './tasks.service';
 
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0]);

@@ -9,6 +9,7 @@ import {
   keysetPage,
   MEDIA_KEY_PATTERN,
   type MediaLocation,
+  mediaBlobKey,
   type MetadataItemView,
   type TagView,
   type TaskCreateReply,
@@ -28,7 +29,7 @@ import { randomBytes } from 'node:crypto';
 import { bucketSpec, BucketsService } from './buckets.service';
 import { ConfigurationsService } from './configurations.service';
 import { unknownMediaKey } from './media-grants.service';
-import { mediaBlobKey, OVERSIGHT_OPTIONS, type OversightOptions } from './oversight.options';
+import { OVERSIGHT_OPTIONS, type OversightOptions } from './oversight.options';
 import { type NewTask, type TaskRows, TasksRepository } from './tasks.repository';
 
 const invalid = (field: string, message: string) =>

@@ -4,6 +4,7 @@ import {
   DomainError,
   ErrorCode,
   type MediaLocation,
+  mediaBlobKey,
   mediaUploadPath,
   RpcPattern,
   ServiceName,
@@ -74,7 +75,7 @@ export class MediaController {
     // The URL's signed expiry is the grant's: while the signature holds, the grant takes a file (a second
     // PUT replaces the first), so nothing else needs asking before the body is read.
     const limit = this.settings.MEDIA_MAX_BYTES;
-    const meta = await storeUploadBody(this.blobs, `media/${mediaKey}`, request, {
+    const meta = await storeUploadBody(this.blobs, mediaBlobKey(mediaKey), request, {
       contentType,
       maxBytes: limit,
       tooLarge: () => tooLarge(limit),

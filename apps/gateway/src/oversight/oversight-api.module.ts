@@ -1,6 +1,7 @@
-import { Module } from '@nestjs/common';
-import { BlobStoreEnv, createBlobStore } from '@workline/blob-store';
+import { Logger, Module } from '@nestjs/common';
+import { type BlobStore, BlobStoreEnv, createBlobStore, InterruptedWritesSweep } from '@workline/blob-store';
 import { loadEnv } from '@workline/config';
+import { MEDIA_BLOB_FOLDER } from '@workline/contracts';
 import { BucketsAdminController } from './buckets.admin-controller';
 import { MediaController } from './media.controller';
 import { MEDIA_BLOB_STORE, OversightApiEnv } from './oversight-api.env';
@@ -13,6 +14,13 @@ import { TaskQuota } from './task-quota';
   providers: [
     { provide: OversightApiEnv, useFactory: () => loadEnv(OversightApiEnv) },
     { provide: MEDIA_BLOB_STORE, useFactory: () => createBlobStore(loadEnv(BlobStoreEnv)) },
+    {
+      // A gateway killed during a media PUT leaves the write's temporary file (or, with S3, its spool).
+      provide: InterruptedWritesSweep,
+      useFactory: (blobs: BlobStore) =>
+        new InterruptedWritesSweep(blobs, MEDIA_BLOB_FOLDER, (message) => new Logger('MediaUploads').warn(message)),
+      inject: [MEDIA_BLOB_STORE],
+    },
     TaskQuota,
   ],
 })

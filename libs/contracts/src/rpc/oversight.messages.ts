@@ -87,3 +87,10 @@ export class TaskMediaLocateRequest {
 export type MediaLocation =
   | { source: 'upload'; blob_key: string; content_type: string }
   | { source: 'bucket'; bucket: MountedBucketSpec; key: string; content_type: string };
+
+/**
+ * Blob-store folder of uploaded media: the gateway writes each media PUT to `mediaBlobKey` (and sweeps
+ * what a PUT killed half-way left in the folder), the oversight service reads and deletes it.
+ */
+export const MEDIA_BLOB_FOLDER = 'media/';
+export const mediaBlobKey = (mediaKey: string) => `${MEDIA_BLOB_FOLDER}${mediaKey}`;
