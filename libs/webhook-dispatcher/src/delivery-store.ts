@@ -80,38 +80,17 @@ const INTAKE = statement(
 );
 
 /**
- * How many due rows the claim reads in due order before it decides how to claim: fewer than this are every
- * due row, and the claim takes from them directly; as many mean a backlog, and the claim walks the origins.
- */
-export const CLAIM_WINDOW = 256;
-
-/**
  * Due deliveries (pending, next attempt reached, no live lease), oldest due first, at most each origin's room
  * and the bytes the queue has room for (the first row always, whatever its size); the rows taken get this
- * claim's lease. Two ways, one statement:
- * - Few due rows (fewer than CLAIM_WINDOW, the usual poll: fresh deliveries are claimed at intake, the poller
- *   finds retries whose wait just ended): all of them are read in due order on the (status, next_attempt_at)
- *   index and each origin keeps its room of them. The origins with pending rows but nothing due (receivers in
- *   backoff) are never visited.
- * - A backlog: origin by origin, the pending origins are walked on their index (one probe each, skipping the
- *   origins that may take no more), and each gives at most its room of due rows, skipping rows another claim
- *   has locked. A scan in due order across origins had to read past every due row of a saturated origin on
- *   every poll: 405 ms for a backlog of 300,000 (docs/decisions.md, "Claiming origin by origin").
- * The update takes a row only if it is still pending, due and unleased when it gets the row's lock, so two
- * claims that read the same few rows (which the first way does not lock) never both lease one.
+ * claim's lease. Origin by origin: the pending origins are walked on their index (one probe each, skipping
+ * the origins that may take no more), and each gives at most its room of due rows, skipping rows another
+ * claim has locked. A scan in due order across origins had to read past every due row of a saturated origin
+ * on every poll: 405 ms for a backlog of 300,000 (docs/decisions.md, "Claiming origin by origin").
  */
 export const CLAIM_DUE = statement(
   'delivery_claim_due',
   `
-  with recursive due_window as (
-    select id, ${ORIGIN_SQL} as origin, next_attempt_at, octet_length(body) as bytes
-    from delivery
-    where status = 'pending' and next_attempt_at <= now() and (lease_until is null or lease_until < now())
-    order by next_attempt_at
-    limit ${CLAIM_WINDOW}
-  ), few as (
-    select count(*) < ${CLAIM_WINDOW} as every_due_row from due_window
-  ), origins(origin) as (
+  with recursive origins(origin) as (
     (select ${ORIGIN_SQL} from delivery where status = 'pending' order by 1 limit 1)
     union all
     select (select ${ORIGIN_SQL} from delivery d where d.status = 'pending' and ${ORIGIN_SQL} > o.origin order by 1 limit 1)
@@ -120,7 +99,7 @@ export const CLAIM_DUE = statement(
     select origin, least($1, coalesce(($4::jsonb ->> origin)::int, $5)) as room
     from origins
     where origin is not null and origin <> all (select jsonb_array_elements_text($3::jsonb))
-  ), walked as (
+  ), due as (
     select d.id, d.next_attempt_at, d.bytes
     from open_origins o
     cross join lateral (
@@ -132,19 +111,6 @@ export const CLAIM_DUE = statement(
       limit o.room
       for update skip locked
     ) d
-  ), windowed as (
-    select id, next_attempt_at, bytes
-    from (
-      select w.*, row_number() over (partition by origin order by next_attempt_at, id) as nth_of_origin
-      from due_window w
-      where origin <> all (select jsonb_array_elements_text($3::jsonb))
-    ) w
-    where nth_of_origin <= least($1, coalesce(($4::jsonb ->> origin)::int, $5))
-  ), due as (
-    -- Only one side runs: a CTE is read only as far as a query reads it, and the other side's filter is false.
-    select * from windowed where (select every_due_row from few)
-    union all
-    select * from walked where not (select every_due_row from few)
   ), ranked as (
     select id,
       sum(bytes) over (order by next_attempt_at, id) as running_bytes,
@@ -154,7 +120,6 @@ export const CLAIM_DUE = statement(
   update delivery d set lease_token = $6, lease_until = now() + $7 * interval '1 millisecond'
   -- An array, not a join: the planner cannot tell how few rows the walk gives, and joined a scan of the whole table.
   where d.id = any (array(select id from ranked where (running_bytes <= $2 or nth = 1) and nth <= $1))
-    and d.status = 'pending' and d.next_attempt_at <= now() and (d.lease_until is null or d.lease_until < now())
   returning d.id, d.account_id, d.workstream_id, d.task_id, d.run_id, d.event_type, d.url, d.body, d.signing,
     d.sealed_secret, d.sealed_authorization, d.request_id, d.lease_token, d.attempt_count, d.round_failures`,
 );
