@@ -158,7 +158,7 @@ const withTimeout = <T>(promise: Promise<T>, ms: number, what: string) =>
  * The relay's read, in the transaction that publishes the rows: the source's advisory lock (taken once,
  * an InitPlan; no rows when another relay holds it) and the oldest due rows, payloads as text.
  */
-const RELAY_READ = statement(
+export const RELAY_READ = statement(
   'outbox_relay_read',
   `with relay_lock as (select pg_try_advisory_xact_lock(hashtext($1)) as locked)
    select seq::text as seq, id, topic, key, payload::text as payload, headers::text as headers,
@@ -169,7 +169,7 @@ const RELAY_READ = statement(
 );
 
 /** Marks a batch's rows, one statement: published, or dead-lettered with the reason (reason not null). */
-const RELAY_MARK = statement(
+export const RELAY_MARK = statement(
   'outbox_relay_mark',
   `update messaging_outbox o set
      published_at = case when d.reason is null then now() end,
