@@ -14,7 +14,7 @@
  */
 import { cloudEventHeaders, Topic } from '@workline/contracts';
 import { DbPool, type Sql, statement } from '@workline/db';
-import { compactJsonbText, compactPayload, enqueueEvents, RELAY_MARK, RELAY_READ } from '@workline/messaging';
+import { compactJsonbText, compactPayload, enqueueEvents, type OutboxRow, RELAY_MARK, RELAY_READ } from '@workline/messaging';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { ensurePostgres, startMigrations } from '../tools/stack/postgres';
@@ -79,22 +79,16 @@ const MARK_BEFORE = statement(
   `update outbox_before o set published_at = now() from unnest($1::bigint[]) as d(seq) where o.seq = d.seq`,
 );
 
-interface ReadRow {
-  seq: string;
-  id: string;
-  topic: string;
-  key: string | null;
-  payload: string;
-  headers: string | null;
-  ce_id?: string;
-  ce_type?: string;
-  ce_time: string;
-}
+/** A row as each form's read returns it: the relay's row, and in the form before the envelope's id and type. */
+type ReadRow = OutboxRow & { ce_id?: string; ce_type?: string };
 
 /** What the relay hands the producer for a row (OutboxRelay.messageOf, with the payload as each form sends it). */
 const message = (row: ReadRow, value: string) => {
   const headers: Record<string, string> = row.headers ? (JSON.parse(row.headers) as Record<string, string>) : {};
-  Object.assign(headers, cloudEventHeaders({ id: row.ce_id ?? row.id, type: row.ce_type ?? row.topic, occurred_at: row.ce_time }, SOURCE));
+  Object.assign(
+    headers,
+    cloudEventHeaders({ id: row.ce_id ?? row.id, type: row.ce_type ?? row.topic, occurred_at: row.ce_time as string }, SOURCE),
+  );
   headers['event-id'] = row.id;
   return { key: row.key, value, headers };
 };

@@ -137,7 +137,7 @@ export interface OutboxRelayOptions {
  * One due outbox row as the relay reads it: the payload as the JSON text to send (never parsed), and what
  * the CloudEvents headers need of the envelope (its id is the row's, its type the row's topic).
  */
-interface OutboxRow {
+export interface OutboxRow {
   /** bigint, kept as pg's text (no BigInt per row). */
   seq: string;
   id: string;
