@@ -260,10 +260,10 @@ export class S3BlobStore implements BlobStore {
       // not looked at: listing it here touches it.
       const files = await readdir(dir).catch(() => undefined);
       if (!files) continue;
-      const [folder, ...bodies] = await Promise.all(
+      const [spoolDir, ...bodies] = await Promise.all(
         [dir, ...files.map((file) => join(dir, file))].map((path) => stat(path).catch(() => undefined)),
       );
-      if (!folder || folder.mtime >= before || bodies.some((info) => !info || info.mtime >= before || info.atime >= before)) continue;
+      if (!spoolDir || spoolDir.mtime >= before || bodies.some((info) => !info || info.mtime >= before || info.atime >= before)) continue;
       await rm(dir, { recursive: true, force: true });
       deleted++;
     }

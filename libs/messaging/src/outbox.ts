@@ -34,14 +34,18 @@ export async function enqueueEvent<T>(tx: Tx, source: string, topic: string, dat
   return id;
 }
 
-/** The table every app's outbox rows go into, and the columns (with their types) an event is written with. */
+/**
+ * The table every app's outbox rows go into, and the columns an event is written with, typed as they travel
+ * in a jsonb recordset (a statement writing events beside the change that causes them): the payload as
+ * jsonb, which becomes the column's json text when written.
+ */
 export const OUTBOX_TABLE = 'messaging_outbox';
 export const OUTBOX_ROW_COLUMNS: [string, string][] = [
   ['id', 'text'],
   ['source', 'text'],
   ['topic', 'text'],
   ['key', 'text'],
-  ['payload', 'json'],
+  ['payload', 'jsonb'],
   ['headers', 'jsonb'],
 ];
 

@@ -60,6 +60,9 @@ export const KEY_COLUMNS = ['workstream_id', 'use_case_id', 'task_definition_id'
 const returnedOf = (alias = '') => ['id::text as id', ...KEY_COLUMNS].map((column) => alias + column).join(', ');
 const RETURNED = returnedOf();
 
+/** `a` and `b` name rows of the same key (SQL). */
+const sameKey = (a: string, b: string) => KEY_COLUMNS.map((name) => `${a}.${name} = ${b}.${name}`).join(' and ');
+
 /** The RPC request that last wrote a row with a unique_id, and its answer (stored, replaced). */
 const LAST_REQUEST_COLUMNS: [string, string][] = [
   ['last_request_id', 'text'],
@@ -73,8 +76,7 @@ const LAST_REQUEST_COLUMNS: [string, string][] = [
  * the first when it inserted the row, or replaced it by its own replace_duplicate.
  */
 const QC_CANDIDATE_COLUMNS: [string, string][] = [
-  // The payload is completed with jsonb functions (record id, outcome) before it becomes the row's json.
-  ...OUTBOX_ROW_COLUMNS.map(([name, type]): [string, string] => [name, name === 'payload' ? 'jsonb' : type]),
+  ...OUTBOX_ROW_COLUMNS,
   ['ord', 'int'],
   ['row_id', 'text'],
   ...KEY_COLUMNS.map((name): [string, string] => [name, 'text']),
@@ -132,7 +134,7 @@ function writeBatch(kind: PerformanceKind) {
       select ${keyNames}, last_request_id
       from (select ${keyNames}, last_request_id from replacing union all select ${keyNames}, last_request_id from keeping) x
       where last_request_id is not null
-        and not exists (select 1 from written w where ${KEY_COLUMNS.map((name) => `w.${name} = x.${name}`).join(' and ')})),
+        and not exists (select 1 from written w where ${sameKey('w', 'x')})),
     repeated as (
       select ${returnedOf('t.')}, t.last_request_outcome as repeat_of
       from unwritten x join ${table} t using (${keyNames})
@@ -143,7 +145,6 @@ function writeBatch(kind: PerformanceKind) {
   }
   const outcome = `case when e.is_first and w.id = e.row_id then 'stored' else 'replaced' end`;
   const payload = `jsonb_set(jsonb_set(e.payload, '{data,record_id}', to_jsonb(w.id)), '{data,outcome}', to_jsonb((${outcome})::text))::json`;
-  const sameKey = KEY_COLUMNS.map((name) => `w.${name} = e.${name}`).join(' and ');
   return statement(
     `performance_${kind}_write_batch`,
     `with ${upserts},
@@ -151,7 +152,7 @@ function writeBatch(kind: PerformanceKind) {
       insert into ${OUTBOX_TABLE} (${OUTBOX_ROW_COLUMNS.map(([name]) => name).join(', ')})
       select ${OUTBOX_ROW_COLUMNS.map(([name]) => (name === 'payload' ? payload : `e.${name}`)).join(', ')}
       from jsonb_to_recordset($3::jsonb) as e(${QC_CANDIDATE_COLUMNS.map(([name, type]) => `${name} ${type}`).join(', ')})
-      join written w on w.id = e.row_id or (e.unique_id is not null and ${sameKey})
+      join written w on w.id = e.row_id or (e.unique_id is not null and ${sameKey('w', 'e')})
       where not e.is_first or w.id = e.row_id or e.first_replaces
       order by e.ord
       returning 1)
