@@ -97,7 +97,10 @@ const QC_CANDIDATE_COLUMNS: [string, string][] = [
  * A replace by the request that wrote the row last is skipped: that is the same request read again after a
  * crash (docs/decisions.md, "A request read again"). `repeated` finds such rows among those neither insert
  * wrote (only those are looked up) and returns them with the answer their request gave, so it answers the
- * same and, not being `written`, causes no QC event.
+ * same and, not being `written`, causes no QC event. The lookup is a LATERAL subquery with a LIMIT (a key has
+ * one row anyway) so that it stays one probe of the key index per row: joined plainly, the planner took the
+ * recordsets for 100 rows each and hashed the whole record table for every batch until the table was large
+ * (record-store-plans.integration-spec.ts).
  */
 function writeBatch(kind: PerformanceKind) {
   const { table, columns } = TABLES[kind];
@@ -136,9 +139,10 @@ function writeBatch(kind: PerformanceKind) {
       where last_request_id is not null
         and not exists (select 1 from written w where ${sameKey('w', 'x')})),
     repeated as (
-      select ${returnedOf('t.')}, t.last_request_outcome as repeat_of
-      from unwritten x join ${table} t using (${keyNames})
-      where t.last_request_id = x.last_request_id)`;
+      select t.* from unwritten x cross join lateral (
+        select ${returnedOf('t.')}, t.last_request_outcome as repeat_of from ${table} t
+        where ${sameKey('t', 'x')} and t.last_request_id = x.last_request_id
+        limit 1) t)`;
   const returned = `select *, null::text as repeat_of from written union all select * from repeated`;
   if (kind !== 'quality') {
     return statement(`performance_${kind}_write_batch`, `with ${upserts} ${returned}`);
