@@ -7,3 +7,4 @@ export type * from './generated/prisma/client';
 export * from './create-once';
 export * from './immutable-row-cache';
 export * from './public-surface';
+export * from './time-ordered-id';

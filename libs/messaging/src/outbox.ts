@@ -1,8 +1,7 @@
 import { type BeforeApplicationShutdown, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { cloudEventHeaders, type EventEnvelope } from '@workline/contracts';
-import { DbPool, type Prisma, type Sql, statement } from '@workline/db';
+import { DbPool, type Prisma, type Sql, statement, timeOrderedUuid } from '@workline/db';
 import { type AppMetrics, withRequestIdHeader } from '@workline/observability';
-import { randomUUID } from 'node:crypto';
 import { type KafkaProducer, MessageTooLargeError, type OutgoingMessage } from './producer';
 import { PRUNE_CHUNK, pruneAll } from './prune';
 
@@ -18,7 +17,7 @@ export interface EnqueueOptions {
  * and the event it causes commit together. Returns the event id consumers dedupe on.
  */
 export async function enqueueEvent<T>(tx: Tx, source: string, topic: string, data: T, options: EnqueueOptions = {}): Promise<string> {
-  const id = randomUUID();
+  const id = timeOrderedUuid();
   const envelope: EventEnvelope<T> = { id, type: topic, occurred_at: new Date().toISOString(), data };
   await tx.outboxEvent.create({
     data: {
@@ -89,7 +88,7 @@ export function outboxRows<T>(source: string, topic: string, events: OutboxEvent
   const occurredAt = new Date().toISOString();
   const current = withRequestIdHeader(undefined) ?? null;
   return events.map(({ data, key, headers }) => {
-    const id = randomUUID();
+    const id = timeOrderedUuid();
     // A batch holds the events of several requests: each says whose it is, else the current request's.
     return {
       id,

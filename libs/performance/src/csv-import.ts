@@ -1,7 +1,6 @@
 import { type FieldError, type QcReason, Topic } from '@workline/contracts';
-import { type Sql, statement } from '@workline/db';
+import { type Sql, statement, timeOrderedUuid } from '@workline/db';
 import { enqueueEvents } from '@workline/messaging';
-import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { PoolClient } from 'pg';
@@ -93,7 +92,7 @@ export class ImportBatch {
     const earlier = key === undefined ? undefined : this.byKey.get(key);
     if (!earlier) {
       const group: Group = {
-        id: randomUUID(),
+        id: timeOrderedUuid(),
         first: index,
         replacers: [],
         record,

@@ -1,7 +1,6 @@
 import { type QcReason, type QualityReviewForQcEvent, type QualityReviewRecordData, Topic } from '@workline/contracts';
-import { type Sql, statement } from '@workline/db';
+import { type Sql, statement, timeOrderedUuid } from '@workline/db';
 import { OUTBOX_ROW_COLUMNS, OUTBOX_TABLE, outboxRows } from '@workline/messaging';
-import { randomUUID } from 'node:crypto';
 import type { PerformanceKind, QualityRecordInput, RecordInputOf, WorkstreamConfig } from './record-rules';
 import { PERFORMANCE_SOURCE } from './workstreams.repository';
 
@@ -205,7 +204,7 @@ export interface StorePlan<R> {
  */
 export function planStore<R extends KeyFields & { replace_duplicate: boolean }>(
   records: R[],
-  newId: () => string = randomUUID,
+  newId: () => string = timeOrderedUuid,
 ): StorePlan<R> {
   const rows: PlannedRow<R>[] = [];
   const ignored: number[] = [];
