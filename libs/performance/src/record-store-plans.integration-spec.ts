@@ -1,5 +1,5 @@
 import type { Sql, Statement } from '@workline/db';
-import { callsOnly, type PlanNode, preparedPlans, readsOf, testStack } from '@workline/testing';
+import { callsOnly, type PlanNode, planNodes, preparedPlans, readsOf, testStack } from '@workline/testing';
 import { Client } from 'pg';
 import { checkRecord, type PerformanceKind, type WorkstreamConfig } from './record-rules';
 import { prepareStore, type RecordToStore, storeRecords, TABLES } from './record-store';
@@ -96,6 +96,29 @@ describe('the record batch statement under any statistics', () => {
       await client.query('rollback');
     }
   }
+
+  it('a batch of 1,000 QC candidates meets its written rows by hash, never comparing every pair', async () => {
+    const { statement, values } = await sent('quality', batch('quality', 1_000));
+    await client.query('begin');
+    try {
+      await client.query(
+        'create temporary table performance_quality_record (like public.performance_quality_record including all) on commit drop',
+      );
+      // Run for real (in a transaction rolled back) to count the rows each join compared and threw away.
+      const explained = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>({
+        text: `explain (analyze, format json) ${statement.text}`,
+        values,
+      });
+      const nodes = planNodes(explained.rows[0]['QUERY PLAN'][0].Plan);
+      const outbox = nodes.find((node) => node['Node Type'] === 'ModifyTable' && node['Relation Name'] === 'messaging_outbox');
+      expect(outbox?.['Actual Rows']).toBe(1_000);
+      // Joined on `id or key`, a nested loop compared all 1,000,000 pairs and removed 999,000 of them (220 ms).
+      const removed = nodes.reduce((sum, node) => sum + (node['Rows Removed by Join Filter'] ?? 0), 0);
+      expect(removed).toBeLessThan(1_000);
+    } finally {
+      await client.query('rollback');
+    }
+  });
 
   it.each([
     ['quality', 2_000],

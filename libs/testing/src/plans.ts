@@ -7,6 +7,7 @@ export interface PlanNode {
   'Index Name'?: string;
   'Actual Rows'?: number;
   'Actual Loops'?: number;
+  'Rows Removed by Join Filter'?: number;
   Plans?: PlanNode[];
 }
 
