@@ -16,9 +16,9 @@ import { cloudEventHeaders, Topic } from '@workline/contracts';
 import { DbPool, type Sql, statement } from '@workline/db';
 import { compactJsonbText, compactPayload, enqueueEvents, type OutboxRow, RELAY_MARK, RELAY_READ } from '@workline/messaging';
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { ensurePostgres, startMigrations } from '../tools/stack/postgres';
 import { profiles } from '../tools/stack/profiles';
+import { processCpuMs } from './lib/common';
 
 const BATCHES = Number(process.env.BENCH_OUTBOX_BATCHES ?? 40);
 const BATCH = 500;
@@ -135,12 +135,6 @@ const forms: Record<'before' | 'after', { write: (sql: Sql, batch: number) => Pr
       return messages.length;
     },
   },
-};
-
-/** CPU ms of a process from /proc (user + system; clock ticks of 10 ms). */
-const processCpuMs = (pid: number) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
 };
 
 async function main(): Promise<void> {
