@@ -1,4 +1,6 @@
-import { CSV_NUMBER_MAX_CHARS, csvColumns, csvRowToInput, isDecimalNumber } from './csv-rows';
+import { parse } from 'csv-parse';
+import { Readable } from 'node:stream';
+import { CSV_NUMBER_MAX_CHARS, CSV_PARSE_OPTIONS, csvColumns, csvRowToInput, isDecimalNumber, recordLines } from './csv-rows';
 
 /** The pattern isDecimalNumber replaced: the same language, quadratic on long digit runs (kept to check the language). */
 const FORMER_NUMBER_PATTERN = /^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i;
@@ -113,5 +115,32 @@ describe('CSV number cells', () => {
       },
       errors: [],
     });
+  });
+});
+
+describe('recordLines', () => {
+  /** Each record's line as the `info` option tells it, and as recordLines does, for the same text. */
+  async function bothWays(text: string): Promise<[number[], number[]]> {
+    const withInfo: number[] = [];
+    for await (const { info } of Readable.from([text]).pipe(parse({ ...CSV_PARSE_OPTIONS, info: true }))) withInfo.push(info.lines);
+    const parser = Readable.from([text]).pipe(parse(CSV_PARSE_OPTIONS));
+    const lineOfNextRecord = recordLines(parser);
+    const counted: number[] = [];
+    for await (const _record of parser) counted.push(lineOfNextRecord());
+    return [withInfo, counted];
+  }
+
+  it("tells each record's line as the info option does: quoted line breaks, blank lines, CRLF, short rows", async () => {
+    const text = '\ufeffa,b\r\n1,"two\nlines"\r\n\r\n\r\n3,4\r\n"x\n\ny",\r\nonly one\r\n5,6';
+    const [withInfo, counted] = await bothWays(text);
+    expect(withInfo).toEqual([1, 3, 6, 9, 10, 11]);
+    expect(counted).toEqual(withInfo);
+  });
+
+  it('keeps counting across its queue trims, for a file longer than one trim', async () => {
+    const rows = Array.from({ length: 10_000 }, (_, i) => (i % 7 === 0 ? `"${i}\n",x` : `${i},y`));
+    const [withInfo, counted] = await bothWays(['h1,h2', ...rows].join('\n'));
+    expect(withInfo).toHaveLength(10_001);
+    expect(counted).toEqual(withInfo);
   });
 });

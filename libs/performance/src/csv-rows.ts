@@ -1,4 +1,5 @@
 import type { FieldError } from '@workline/contracts';
+import type { Parser } from 'csv-parse';
 import { FIELDS, type PerformanceKind } from './record-rules';
 
 /**
@@ -154,4 +155,35 @@ export function csvRowToInput(kind: PerformanceKind, columns: CsvColumn[], cells
     }
   });
   return { body, errors };
+}
+
+/**
+ * How an upload's file is read (its size limit apart): a byte-order mark skipped, rows of any length (a
+ * row with the wrong number of fields is refused with its line, not the whole file), blank lines skipped.
+ */
+export const CSV_PARSE_OPTIONS = { bom: true, relax_column_count: true, skip_empty_lines: true } as const;
+
+/**
+ * The line each record of `parser` ends on (csv-parse's `info.lines`, which counts the lines inside quoted
+ * cells), in the order the records are read: taken from the parser's running count as it pushes each record.
+ * The `info` option gives the same number but builds two objects per record for it: 2 ms of CPU per 1,000
+ * rows, about a fifteenth of what an import costs the service.
+ */
+export function recordLines(parser: Parser): () => number {
+  const lines: number[] = [];
+  let next = 0;
+  const push = parser.push.bind(parser);
+  parser.push = (chunk: unknown, encoding?: BufferEncoding) => {
+    if (chunk !== null) lines.push(parser.info.lines);
+    return push(chunk, encoding);
+  };
+  return () => {
+    const line = lines[next++];
+    // Read lines are dropped now and then, so the queue holds only what the parser is ahead by.
+    if (next === 4096) {
+      lines.splice(0, next);
+      next = 0;
+    }
+    return line;
+  };
 }

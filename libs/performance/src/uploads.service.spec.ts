@@ -12,8 +12,7 @@ import {
   type UploadRow,
   type UploadsRepository,
 } from './uploads.repository';
-import { recordLines, UPLOAD_LIMITS, UploadsService } from './uploads.service';
-import { parse } from 'csv-parse';
+import { UPLOAD_LIMITS, UploadsService } from './uploads.service';
 import { workstreamsWithOne } from './testing/workstreams';
 
 /** The upload tables in memory; an import's commit counts every accepted row as stored. */
@@ -332,33 +331,5 @@ describe('UploadsService', () => {
       ],
     );
     expect(await uploads.sweep()).toBe(0);
-  });
-});
-
-describe('recordLines', () => {
-  /** Each record's line as the `info` option tells it, and as recordLines does, for the same text. */
-  async function bothWays(text: string): Promise<[number[], number[]]> {
-    const options = { bom: true, relax_column_count: true, skip_empty_lines: true };
-    const withInfo: number[] = [];
-    for await (const { info } of Readable.from([text]).pipe(parse({ ...options, info: true }))) withInfo.push(info.lines);
-    const parser = Readable.from([text]).pipe(parse(options));
-    const lineOfNextRecord = recordLines(parser);
-    const counted: number[] = [];
-    for await (const _record of parser) counted.push(lineOfNextRecord());
-    return [withInfo, counted];
-  }
-
-  it("tells each record's line as the info option does: quoted line breaks, blank lines, CRLF, short rows", async () => {
-    const text = '\ufeffa,b\r\n1,"two\nlines"\r\n\r\n\r\n3,4\r\n"x\n\ny",\r\nonly one\r\n5,6';
-    const [withInfo, counted] = await bothWays(text);
-    expect(withInfo).toEqual([1, 3, 6, 9, 10, 11]);
-    expect(counted).toEqual(withInfo);
-  });
-
-  it('keeps counting across its queue trims, for a file longer than one trim', async () => {
-    const rows = Array.from({ length: 10_000 }, (_, i) => (i % 7 === 0 ? `"${i}\n",x` : `${i},y`));
-    const [withInfo, counted] = await bothWays(['h1,h2', ...rows].join('\n'));
-    expect(withInfo).toHaveLength(10_001);
-    expect(counted).toEqual(withInfo);
   });
 });
