@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { copyText, copyValue, ImportBatch } from './csv-import';
+import { TABLES } from './record-store';
 import { csvColumns } from './csv-rows';
 import type { WorkstreamConfig } from './record-rules';
 
@@ -57,20 +58,25 @@ describe('ImportBatch', () => {
     batch.add(9, header.columns, row('c', '', '7'));
     batch.add(10, header.columns, ['too', 'few']);
     expect(batch.size).toBe(9);
-    expect(
-      batch.groups.map((g) => [
-        g.first,
-        g.replacers,
-        g.record.unique_id,
-        g.replace,
-        g.qc,
-        (g.record as { review_score: number }).review_score,
-      ]),
-    ).toEqual([
-      [0, [2], 'a', true, true, 0.2],
-      [3, [], 'b', false, false, 0.9],
-      [5, [], null, true, false, 0.9],
-      [6, [], null, true, false, 0.9],
+    // What the staging table receives, a row per key: seq, replace, qc, id, workstream_id, the columns, upload_id.
+    const names = ['seq', 'replace', 'qc', 'id', 'workstream_id', ...TABLES.quality.columns.map(([name]) => name), 'upload_id'];
+    const staged = [...batch.copyText('upl-1')]
+      .join('')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => Object.fromEntries(line.split('\t').map((value, i) => [names[i], value])));
+    expect(staged.map((r) => [r.seq, r.replace, r.qc, r.unique_id, r.review_score, r.upload_id])).toEqual([
+      ['0', 't', 't', 'a', '0.2', 'upl-1'],
+      ['1', 'f', 'f', 'b', '0.9', 'upl-1'],
+      ['2', 't', 'f', '\\N', '0.9', 'upl-1'],
+      ['3', 't', 'f', '\\N', '0.9', 'upl-1'],
+    ]);
+    expect(staged.map((r) => r.id)).toEqual(batch.groups.map((g) => g.id));
+    expect(batch.groups.map((g) => [g.first, g.replacers, g.firstReplaces])).toEqual([
+      [0, [2], true],
+      [3, [], false],
+      [5, [], true],
+      [6, [], true],
     ]);
     expect(batch.rejections.map((r) => r.row)).toEqual([9, 10]);
     expect(batch.mayCauseEvents).toBe(true);

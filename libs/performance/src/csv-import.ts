@@ -26,10 +26,16 @@ interface Group {
   id: string;
   /** Index (in the batch's accepted records) of the first record of the key. */
   first: number;
+  /** Whether that first record had replace_duplicate true. */
+  firstReplaces: boolean;
   /** Later records of the key with replace_duplicate true: each replaced the one before. */
   replacers: number[];
-  /** The attributes the row ends up with: the last replacing record, else the first. */
-  record: AnyRecord;
+  /**
+   * The columns of the row it ends up with (the last replacing record, else the first) in COPY's text
+   * form, one flat string: the checked record itself is not kept (a batch lives across many young-generation
+   * collections, and its records were most of what they copied and promoted).
+   */
+  values: string;
   /** Whether the upsert replaces an existing row (the first record does, or a later one does). */
   replace: boolean;
   /** Whether a record of the group may cause a QC event (so the upsert must say where it went). */
@@ -45,22 +51,25 @@ export interface BatchCounts {
 
 /** The rows of one transaction: checked records (grouped by key), and the rows refused with their reasons. */
 export class ImportBatch {
-  /** Accepted records in file order. */
-  readonly records: AnyRecord[] = [];
-  /** Why QC sees each accepted record if it is written; decided when the row is checked. */
-  private readonly reasons: (QcReason | undefined)[] = [];
+  /** Accepted records so far. */
+  private accepted = 0;
+  /** The accepted records QC sees if they are written (by index), and why: the only records kept whole. */
+  private readonly forQc = new Map<number, { record: QualityRecordInput; reason: QcReason }>();
   readonly rejections: { row: number; errors: FieldError[] }[] = [];
   readonly groups: Group[] = [];
   private readonly byKey = new Map<string, Group>();
+  private readonly columns: [string, string][];
 
   constructor(
     readonly kind: PerformanceKind,
     private readonly workstream: WorkstreamConfig,
     private readonly random: () => number = Math.random,
-  ) {}
+  ) {
+    this.columns = TABLES[kind].columns;
+  }
 
   get size(): number {
-    return this.records.length + this.rejections.length;
+    return this.accepted + this.rejections.length;
   }
 
   /** Checks one CSV row by the rules of the JSON endpoints; `row` is its line number in the file. */
@@ -85,17 +94,18 @@ export class ImportBatch {
   }
 
   private accept(record: AnyRecord): void {
-    const index = this.records.push(record) - 1;
+    const index = this.accepted++;
     const reason = this.kind === 'quality' ? qcReason(record as QualityRecordInput, this.workstream, this.random) : undefined;
-    this.reasons.push(reason);
+    if (reason !== undefined) this.forQc.set(index, { record: record as QualityRecordInput, reason });
     const key = record.unique_id === null ? undefined : `${record.use_case_id}\u0000${record.task_definition_id}\u0000${record.unique_id}`;
     const earlier = key === undefined ? undefined : this.byKey.get(key);
     if (!earlier) {
       const group: Group = {
         id: timeOrderedUuid(),
         first: index,
+        firstReplaces: record.replace_duplicate,
         replacers: [],
-        record,
+        values: this.copyValues(record),
         replace: record.replace_duplicate,
         qc: reason !== undefined,
       };
@@ -103,42 +113,67 @@ export class ImportBatch {
       if (key !== undefined) this.byKey.set(key, group);
     } else if (record.replace_duplicate) {
       earlier.replacers.push(index);
-      earlier.record = record;
+      earlier.values = this.copyValues(record);
       earlier.replace = true;
       earlier.qc ||= reason !== undefined;
     }
     // A later repeat with replace_duplicate false is ignored whatever the database holds.
   }
 
+  /** The record's workstream and columns in COPY's text form; join makes one flat string of them. */
+  private copyValues(record: AnyRecord): string {
+    const values = record as unknown as Record<string, unknown>;
+    const cells = [copyText(record.workstream_id)];
+    for (const [name, type] of this.columns) cells.push(copyValue(values[name], type));
+    return cells.join('\t');
+  }
+
+  /** The COPY text of the batch's rows (the staging table's columns), in chunks of about 64 KB. */
+  *copyText(uploadId: string): Generator<string> {
+    let chunk = '';
+    const upload = copyText(uploadId);
+    for (let seq = 0; seq < this.groups.length; seq++) {
+      const group = this.groups[seq];
+      chunk += `${seq}\t${group.replace ? 't' : 'f'}\t${group.qc ? 't' : 'f'}\t${group.id}\t${group.values}\t${upload}\n`;
+      if (chunk.length >= 65_536) {
+        yield chunk;
+        chunk = '';
+      }
+    }
+    if (chunk) yield chunk;
+  }
+
   /**
-   * Writes the batch's records in the caller's transaction on `client` (COPY needs the connection itself)
-   * and returns the outcome counts; QC events go to the outbox in the same transaction.
+   * Copies the batch's rows into the staging table of `client`'s open transaction (COPY needs the
+   * connection itself). It touches no shared table, so it may run while an earlier batch is being applied.
    */
-  async write(client: PoolClient, sql: Sql, uploadId: string): Promise<BatchCounts> {
+  async stage(client: PoolClient, uploadId: string): Promise<void> {
+    if (!this.groups.length) return;
+    await pipeline(Readable.from(this.copyText(uploadId)), client.query(copyFrom(STAGES[this.kind].copy)));
+  }
+
+  /**
+   * Writes the staged rows into the record table in the same transaction and returns the outcome counts;
+   * QC events go to the outbox in that transaction too.
+   */
+  async apply(sql: Sql, uploadId: string): Promise<BatchCounts> {
     const counts: BatchCounts = { stored: 0, replaced: 0, ignored: 0, rejected: this.rejections.length };
     if (!this.groups.length) return counts;
-    const stage = STAGES[this.kind];
-    await pipeline(Readable.from(copyLines(this, stage.types, uploadId)), client.query(copyFrom(stage.copy)));
-    const [result] = await sql.query<{ inserted: number; rows: [number, string, boolean][] }>(stage.upsert);
+    const [result] = await sql.query<{ inserted: number; rows: [number, string, boolean][] }>(STAGES[this.kind].upsert);
     counts.stored = result.inserted;
     const events: { index: number; event: QcEventRow }[] = [];
     const eventFor = (index: number, id: string, outcome: 'stored' | 'replaced') => {
-      const reason = this.reasons[index];
-      if (reason)
-        events.push({
-          index,
-          event: qcEvent(this.records[index] as QualityRecordInput, this.workstream, reason, { id, outcome }, uploadId),
-        });
+      const qc = this.forQc.get(index);
+      if (qc) events.push({ index, event: qcEvent(qc.record, this.workstream, qc.reason, { id, outcome }, uploadId) });
     };
     for (const group of this.groups) counts.replaced += group.replacers.length;
     for (const [seq, id, inserted] of result.rows) {
       const group = this.groups[seq];
-      const firstReplaces = this.records[group.first].replace_duplicate;
-      if (!inserted && firstReplaces) counts.replaced++;
-      if (inserted || firstReplaces) eventFor(group.first, id, inserted ? 'stored' : 'replaced');
+      if (!inserted && group.firstReplaces) counts.replaced++;
+      if (inserted || group.firstReplaces) eventFor(group.first, id, inserted ? 'stored' : 'replaced');
       for (const index of group.replacers) eventFor(index, id, 'replaced');
     }
-    counts.ignored = this.records.length - counts.stored - counts.replaced;
+    counts.ignored = this.accepted - counts.stored - counts.replaced;
     if (events.length) {
       events.sort((a, b) => a.index - b.index);
       await enqueueEvents(
@@ -201,24 +236,6 @@ export function copyValue(value: unknown, type: string): string {
   }
 }
 
-/** The COPY text of a batch's groups, in chunks of about 64 KB. */
-function* copyLines(batch: ImportBatch, types: [string, string][], uploadId: string): Generator<string> {
-  let chunk = '';
-  const upload = copyText(uploadId);
-  for (let seq = 0; seq < batch.groups.length; seq++) {
-    const group = batch.groups[seq];
-    const record = group.record as unknown as Record<string, unknown>;
-    let line = `${seq}\t${group.replace ? 't' : 'f'}\t${group.qc ? 't' : 'f'}\t${group.id}\t${copyText(record.workstream_id as string)}`;
-    for (const [name, type] of types) line += `\t${copyValue(record[name], type)}`;
-    chunk += `${line}\t${upload}\n`;
-    if (chunk.length >= 65_536) {
-      yield chunk;
-      chunk = '';
-    }
-  }
-  if (chunk) yield chunk;
-}
-
 /** Per kind: the staging table (temporary, per connection, emptied at each commit) and the statements on it. */
 const STAGES = Object.fromEntries(
   (['quality', 'throughput'] as const).map((kind) => {
@@ -253,7 +270,6 @@ const STAGES = Object.fromEntries(
     return [
       kind,
       {
-        types: columns,
         create: statement(
           `performance_${kind}_stage_create`,
           `create temporary table if not exists ${stage} (seq int, replace boolean, qc boolean, ${all.map(([name, type]) => `${name} ${type}`).join(', ')}) on commit delete rows`,
@@ -263,7 +279,4 @@ const STAGES = Object.fromEntries(
       },
     ];
   }),
-) as Record<
-  PerformanceKind,
-  { types: [string, string][]; create: ReturnType<typeof statement>; copy: string; upsert: ReturnType<typeof statement> }
->;
+) as Record<PerformanceKind, { create: ReturnType<typeof statement>; copy: string; upsert: ReturnType<typeof statement> }>;

@@ -48,11 +48,12 @@ export interface SweptUpload {
   state: string;
 }
 
-/** The connection an import writes its batches on, one batch committed at a time, until released. */
+/** The connections an import writes its batches on, until released. */
 export interface UploadImport {
   /**
    * One transaction: the batch's records, its rejections (while fewer than `rejectionsKept` are stored) and
    * the upload's progress. Throws UploadClaimLost, with nothing written, when `instanceId` no longer holds the upload.
+   * Batches commit in call order; the next may be handed over while one is still committing.
    */
   commit(uploadId: string, instanceId: string, batch: ImportBatch, rejectionsKept: number): Promise<void>;
   release(): void;
@@ -149,21 +150,41 @@ export class UploadsRepository {
   }
 
   async openImport(kind: PerformanceKind): Promise<UploadImport> {
-    const connection = await ImportConnection.open(this.db, kind);
+    // Two connections take turns: a batch is copied into one's staging table while the batch before is
+    // applied on the other, so PostgreSQL parses the next COPY while it upserts (docs/csv-formats.md).
+    const first = await ImportConnection.open(this.db, kind);
+    let second: ImportConnection;
+    try {
+      second = await ImportConnection.open(this.db, kind);
+    } catch (error) {
+      first.release();
+      throw error;
+    }
+    const connections = [first, second];
+    let turn = 0;
+    let previous: Promise<void> = Promise.resolve();
     return {
       commit: async (uploadId, instanceId, batch, rejectionsKept) => {
-        await connection.transaction(async (sql, client) => {
+        const connection = connections[turn++ % 2];
+        const before = previous;
+        const committed = connection.transaction(async (sql, client) => {
+          await batch.stage(client, uploadId);
+          // Applied in file order, each after the one before committed: the counters are the resume point,
+          // and a batch after one that failed is rolled back with its error.
+          await before;
           const [current] = await sql.query<{ rows_rejected: number }>(CLAIMED_UPLOAD, [uploadId, instanceId]);
           if (!current) throw new UploadClaimLost(uploadId);
-          const counts = await batch.write(client, sql, uploadId);
+          const counts = await batch.apply(sql, uploadId);
           const room = Math.max(0, rejectionsKept - current.rows_rejected);
           if (room && batch.rejections.length)
             await sql.query(INSERT_REJECTIONS, [uploadId, JSON.stringify(batch.rejections.slice(0, room))]);
           await sql.query(COUNT_PROGRESS, [uploadId, batch.size, counts.stored, counts.replaced, counts.ignored, counts.rejected]);
         });
+        previous = committed;
+        await committed;
         if (batch.mayCauseEvents) this.outbox.poke();
       },
-      release: () => connection.release(),
+      release: () => connections.forEach((connection) => connection.release()),
     };
   }
 }
@@ -218,7 +239,16 @@ class ImportConnection {
     return connection;
   }
 
-  async transaction(work: (sql: Sql, client: PoolClient) => Promise<void>): Promise<void> {
+  /** The transaction last begun here, settled: a connection holds one transaction at a time. */
+  private current: Promise<void> = Promise.resolve();
+
+  transaction(work: (sql: Sql, client: PoolClient) => Promise<void>): Promise<void> {
+    const done = this.current.then(() => this.run(work));
+    this.current = done.catch(() => undefined);
+    return done;
+  }
+
+  private async run(work: (sql: Sql, client: PoolClient) => Promise<void>): Promise<void> {
     await this.client.query('begin');
     try {
       await work(this.sql, this.client);

@@ -118,7 +118,7 @@ class InMemoryUploadsRepository implements PublicSurface<UploadsRepository> {
         const kept = this.stored.get(uploadId)!.rejections;
         kept.push(...batch.rejections.slice(0, Math.max(0, rejectionsKept - row.rowsRejected)));
         row.rowsProcessed += batch.size;
-        row.rowsStored += batch.records.length;
+        row.rowsStored += batch.size - batch.rejections.length;
         row.rowsRejected += batch.rejections.length;
       },
       release: () => void this.releases++,

@@ -257,9 +257,10 @@ export class UploadsService implements OnApplicationBootstrap, OnApplicationShut
   }
 
   /**
-   * Streams the file through the parser and checks rows while the previous batch is being written: one
-   * batch is written at a time (in file order, each in its own transaction with the upload's counters),
-   * and at most one more is being filled meanwhile, so memory stays flat whatever the file's size.
+   * Streams the file through the parser and checks rows while earlier batches are being written: batches
+   * commit one after the other (in file order, each in its own transaction with the upload's counters),
+   * the next is copied to PostgreSQL meanwhile and one more is being filled, so memory stays flat whatever
+   * the file's size.
    */
   private async importRows(upload: UploadRow): Promise<void> {
     const kind = upload.kind as PerformanceKind;
@@ -281,14 +282,16 @@ export class UploadsService implements OnApplicationBootstrap, OnApplicationShut
     let columns: CsvColumn[] | undefined;
     let records = 0;
     let batch = new ImportBatch(kind, workstream);
-    let writing: Promise<void> | undefined;
+    // Commits handed over and not yet awaited, oldest first: at most two (one being applied, the next
+    // being copied beside it), so at most three batches are in memory whatever the file's size.
+    const writing: Promise<void>[] = [];
     const turns = new EventLoopTurns(UPLOAD_LIMITS.cpuSliceMs);
     const write = async (full: ImportBatch) => {
-      // The batch before must be committed first: the counters are the resume point after a crash.
-      await writing;
-      writing = connection.commit(upload.id, this.instanceId, full, UPLOAD_LIMITS.rejectionsKept);
-      // Awaited before the next write or at the end; a failure meanwhile must not count as unhandled.
-      writing.catch(() => undefined);
+      if (writing.length === 2) await writing.shift();
+      const commit = connection.commit(upload.id, this.instanceId, full, UPLOAD_LIMITS.rejectionsKept);
+      // Awaited later; a failure meanwhile must not count as unhandled.
+      commit.catch(() => undefined);
+      writing.push(commit);
     };
     try {
       for await (const cells of parser as AsyncIterable<string[]>) {
@@ -310,11 +313,11 @@ export class UploadsService implements OnApplicationBootstrap, OnApplicationShut
       }
       if (!columns) throw new UploadFailed('the file is empty: a CSV upload starts with a header row of field names');
       await write(batch);
-      await writing;
+      for (const commit of writing) await commit;
     } finally {
       blob.stream.destroy();
-      // The connection goes back only once no statement of it is running.
-      await writing?.catch(() => undefined);
+      // The connections go back only once no statement of theirs is running.
+      await Promise.allSettled(writing);
       connection.release();
     }
   }
