@@ -53,7 +53,8 @@ export interface UploadImport {
   /**
    * One transaction: the batch's records, its rejections (while fewer than `rejectionsKept` are stored) and
    * the upload's progress. Throws UploadClaimLost, with nothing written, when `instanceId` no longer holds the upload.
-   * Batches commit in call order; the next may be handed over while one is still committing.
+   * Batches commit in call order; the next may be handed over while one is still committing. Once one has
+   * failed, every later one is refused with its failure (what was committed stays a prefix of the file).
    */
   commit(uploadId: string, instanceId: string, batch: ImportBatch, rejectionsKept: number): Promise<void>;
   release(): void;
