@@ -20,6 +20,9 @@ import { PERFORMANCE_SOURCE } from './workstreams.repository';
 
 type AnyRecord = RecordInputOf[PerformanceKind];
 
+/** A record's key inside a batch (the workstream is the upload's): use case, task definition, unique_id. */
+const keyOf = (useCase: string, taskDefinition: string, uniqueId: string) => `${useCase}\u0000${taskDefinition}\u0000${uniqueId}`;
+
 /** One key's records in a batch, collapsed to the one row the upsert writes. */
 interface Group {
   /** The id the row gets if it is new. */
@@ -97,7 +100,7 @@ export class ImportBatch {
     const index = this.accepted++;
     const reason = this.kind === 'quality' ? qcReason(record as QualityRecordInput, this.workstream, this.random) : undefined;
     if (reason !== undefined) this.forQc.set(index, { record: record as QualityRecordInput, reason });
-    const key = record.unique_id === null ? undefined : `${record.use_case_id}\u0000${record.task_definition_id}\u0000${record.unique_id}`;
+    const key = record.unique_id === null ? undefined : keyOf(record.use_case_id, record.task_definition_id, record.unique_id);
     const earlier = key === undefined ? undefined : this.byKey.get(key);
     if (!earlier) {
       const group: Group = {
@@ -159,7 +162,9 @@ export class ImportBatch {
   async apply(sql: Sql, uploadId: string): Promise<BatchCounts> {
     const counts: BatchCounts = { stored: 0, replaced: 0, ignored: 0, rejected: this.rejections.length };
     if (!this.groups.length) return counts;
-    const [result] = await sql.query<{ inserted: number; rows: [number, string, boolean][] }>(STAGES[this.kind].upsert);
+    const [result] = await sql.query<{ inserted: number; stored: [number, string][]; replaced: [string, string, string, string][] }>(
+      STAGES[this.kind].upsert,
+    );
     counts.stored = result.inserted;
     const events: { index: number; event: QcEventRow }[] = [];
     const eventFor = (index: number, id: string, outcome: 'stored' | 'replaced') => {
@@ -167,11 +172,16 @@ export class ImportBatch {
       if (qc) events.push({ index, event: qcEvent(qc.record, this.workstream, qc.reason, { id, outcome }, uploadId) });
     };
     for (const group of this.groups) counts.replaced += group.replacers.length;
-    for (const [seq, id, inserted] of result.rows) {
-      const group = this.groups[seq];
+    const written = (group: Group, id: string, inserted: boolean) => {
       if (!inserted && group.firstReplaces) counts.replaced++;
       if (inserted || group.firstReplaces) eventFor(group.first, id, inserted ? 'stored' : 'replaced');
       for (const index of group.replacers) eventFor(index, id, 'replaced');
+    };
+    for (const [seq, id] of result.stored) written(this.groups[seq], id, true);
+    for (const [id, useCase, taskDefinition, uniqueId] of result.replaced) {
+      const group = this.byKey.get(keyOf(useCase, taskDefinition, uniqueId));
+      if (!group) throw new Error(`the upsert replaced record ${id}, whose key no staged row has`);
+      written(group, id, false);
     }
     counts.ignored = this.accepted - counts.stored - counts.replaced;
     if (events.length) {
@@ -247,8 +257,9 @@ const STAGES = Object.fromEntries(
     const updates = [...columns.filter(([name]) => !KEY_COLUMNS.includes(name)).map(([name]) => name), 'upload_id']
       .map((name) => `${name} = excluded.${name}`)
       .join(', ');
-    // `wanted`: the new rows QC sees, and the existing rows replaced (only a replacing stage row can have
-    // updated one; saying so spares a batch without such rows a sort of the whole batch by its key).
+    // A written row whose id was staged is new (`stored`: those QC sees); any other is an existing row a
+    // staged row replaced (`replaced`, by key: the batch finds the group by its key). Told apart by id, one
+    // hash join: matching them up by key in SQL took two sorts of the batch by four text columns.
     const upsert = `
       with upserted as (
         insert into ${table} (${names}) select ${names} from ${stage} where replace order by ${key}
@@ -260,13 +271,13 @@ const STAGES = Object.fromEntries(
         returning id, workstream_id, use_case_id, task_definition_id, unique_id
       ), written as (
         select * from upserted union all select * from kept
-      ), wanted as (
-        select s.seq, w.id::text as id, true as inserted from written w join ${stage} s on s.id = w.id where s.qc
-        union all
-        select s.seq, w.id::text, false from written w join ${stage} s using (${key}) where s.replace and s.id <> w.id
+      ), flagged as (
+        select w.id, w.use_case_id, w.task_definition_id, w.unique_id, s.seq, s.qc
+        from written w left join ${stage} s on s.id = w.id
       )
-      select (select count(*)::int from written w join ${stage} s on s.id = w.id) as inserted,
-        coalesce((select json_agg(json_build_array(seq, id, inserted)) from wanted), '[]'::json) as rows`;
+      select (select count(*)::int from flagged where seq is not null) as inserted,
+        coalesce((select json_agg(json_build_array(seq, id::text)) from flagged where qc), '[]'::json) as stored,
+        coalesce((select json_agg(json_build_array(id::text, use_case_id, task_definition_id, unique_id)) from flagged where seq is null), '[]'::json) as replaced`;
     return [
       kind,
       {
