@@ -81,4 +81,18 @@ describe('ImportBatch', () => {
     expect(batch.rejections.map((r) => r.row)).toEqual([9, 10]);
     expect(batch.mayCauseEvents).toBe(true);
   });
+
+  it('sends the rows in the order the upsert sorts them: by key, rows without a unique_id after their use case and task definition', () => {
+    const batch = new ImportBatch('quality', workstream);
+    batch.add(2, header.columns, row('z', 'false'));
+    batch.add(3, header.columns, row('', 'false'));
+    batch.add(4, header.columns, row('a', 'false'));
+    batch.add(5, header.columns, row('m', 'false'));
+    const staged = [...batch.copyText('upl-1')]
+      .join('')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => line.split('\t')[0]);
+    expect(staged).toEqual(['2', '3', '0', '1']);
+  });
 });

@@ -39,6 +39,11 @@ interface Group {
    * collections, and its records were most of what they copied and promoted).
    */
   values: string;
+  /**
+   * Where the upsert's `order by` puts the row: its key, a record without a unique_id after every unique_id
+   * of its use case and task definition (PostgreSQL puts NULLs last).
+   */
+  sortKey: string;
   /** Whether the upsert replaces an existing row (the first record does, or a later one does). */
   replace: boolean;
   /** Whether a record of the group may cause a QC event (so the upsert must say where it went). */
@@ -109,6 +114,7 @@ export class ImportBatch {
         firstReplaces: record.replace_duplicate,
         replacers: [],
         values: this.copyValues(record),
+        sortKey: key ?? `${record.use_case_id}\u0000${record.task_definition_id}\u0001`,
         replace: record.replace_duplicate,
         qc: reason !== undefined,
       };
@@ -131,11 +137,17 @@ export class ImportBatch {
     return cells.join('\t');
   }
 
-  /** The COPY text of the batch's rows (the staging table's columns), in chunks of about 64 KB. */
+  /**
+   * The COPY text of the batch's rows (the staging table's columns), in chunks of about 64 KB, in the order
+   * of their key: the upsert sorts them by key (so concurrent writers lock rows in one order), and
+   * PostgreSQL's sort checks first whether its input is sorted already, in one pass.
+   */
   *copyText(uploadId: string): Generator<string> {
     let chunk = '';
     const upload = copyText(uploadId);
-    for (let seq = 0; seq < this.groups.length; seq++) {
+    const order = this.groups.map((group, seq) => ({ seq, key: group.sortKey }));
+    order.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    for (const { seq } of order) {
       const group = this.groups[seq];
       chunk += `${seq}\t${group.replace ? 't' : 'f'}\t${group.qc ? 't' : 'f'}\t${group.id}\t${group.values}\t${upload}\n`;
       if (chunk.length >= 65_536) {
