@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import { copyText, copyValue, ImportBatch } from './csv-import';
 import { TABLES } from './record-store';
-import { csvColumns } from './csv-rows';
 import type { WorkstreamConfig } from './record-rules';
+import { QUALITY_TEST_COLUMNS, qualityTestCells } from './testing/csv-batches';
 
 const workstream: WorkstreamConfig = {
   id: 'ws-1',
@@ -34,17 +34,8 @@ describe('COPY text format', () => {
 });
 
 describe('ImportBatch', () => {
-  const header = csvColumns('quality', [
-    'use_case_id',
-    'task_definition_id',
-    'unique_id',
-    'replace_duplicate',
-    'worker_id',
-    'review_completed_at',
-    'review_score',
-  ]);
-  if ('error' in header) throw new Error(header.error);
-  const row = (unique: string, replace: string, score = '0.9') => ['uc-1', 'td-1', unique, replace, 'w', '2024-05-01T00:00:00Z', score];
+  const header = { columns: QUALITY_TEST_COLUMNS };
+  const row = (unique: string, replace: string, score = '0.9') => qualityTestCells(unique, replace, score);
 
   it('collapses the repeats of a key as if the rows came one after the other, and keeps refused rows apart', () => {
     const batch = new ImportBatch('quality', workstream);

@@ -3,8 +3,8 @@ import { KafkaProducer, OutboxRelay } from '@workline/messaging';
 import { callsOnly, testStack } from '@workline/testing';
 import { randomUUID } from 'node:crypto';
 import { ImportBatch } from './csv-import';
-import { csvColumns } from './csv-rows';
 import type { WorkstreamConfig } from './record-rules';
+import { QUALITY_TEST_COLUMNS, qualityTestCells } from './testing/csv-batches';
 import { UploadClaimLost, UploadsRepository } from './uploads.repository';
 import { PERFORMANCE_SOURCE } from './workstreams.repository';
 
@@ -32,20 +32,10 @@ describe('UploadsRepository: an import writes on two connections in turn', () =>
     qc_score_threshold: 0,
     qc_sample_rate: 0,
   };
-  const header = csvColumns('quality', [
-    'use_case_id',
-    'task_definition_id',
-    'unique_id',
-    'replace_duplicate',
-    'worker_id',
-    'review_completed_at',
-    'review_score',
-  ]);
-  if ('error' in header) throw new Error(header.error);
   const batchOf = (rows: [uniqueId: string, score: string][]) => {
     const batch = new ImportBatch('quality', workstream);
     rows.forEach(([uniqueId, score], i) =>
-      batch.add(i + 2, header.columns, ['uc', 'td', uniqueId, 'true', 'w', '2026-11-27T10:00:00Z', score]),
+      batch.add(i + 2, QUALITY_TEST_COLUMNS, qualityTestCells(uniqueId, 'true', score, { id: 'uc', taskDefinition: 'td' })),
     );
     return batch;
   };
