@@ -34,28 +34,30 @@ describe('COPY text format', () => {
 });
 
 describe('ImportBatch', () => {
-  const header = { columns: QUALITY_TEST_COLUMNS };
-  const row = (unique: string, replace: string, score = '0.9') => qualityTestCells(unique, replace, score);
-
-  it('collapses the repeats of a key as if the rows came one after the other, and keeps refused rows apart', () => {
-    const batch = new ImportBatch('quality', workstream);
-    batch.add(2, header.columns, row('a', ''));
-    batch.add(3, header.columns, row('a', 'false', '0.1'));
-    batch.add(4, header.columns, row('a', 'true', '0.2'));
-    batch.add(5, header.columns, row('b', 'false'));
-    batch.add(6, header.columns, row('b', 'false'));
-    batch.add(7, header.columns, row('', ''));
-    batch.add(8, header.columns, row('', ''));
-    batch.add(9, header.columns, row('c', '', '7'));
-    batch.add(10, header.columns, ['too', 'few']);
-    expect(batch.size).toBe(9);
-    // What the staging table receives, a row per key: seq, replace, qc, id, workstream_id, the columns, upload_id.
-    const names = ['seq', 'replace', 'qc', 'id', 'workstream_id', ...TABLES.quality.columns.map(([name]) => name), 'upload_id'];
-    const staged = [...batch.copyText('upl-1')]
+  const row = qualityTestCells;
+  /** What the staging table receives, a line per key: its tab-separated cells. */
+  const stagedCells = (batch: ImportBatch) =>
+    [...batch.copyText('upl-1')]
       .join('')
       .split('\n')
       .filter(Boolean)
-      .map((line) => Object.fromEntries(line.split('\t').map((value, i) => [names[i], value])));
+      .map((line) => line.split('\t'));
+
+  it('collapses the repeats of a key as if the rows came one after the other, and keeps refused rows apart', () => {
+    const batch = new ImportBatch('quality', workstream);
+    batch.add(2, QUALITY_TEST_COLUMNS, row('a', ''));
+    batch.add(3, QUALITY_TEST_COLUMNS, row('a', 'false', '0.1'));
+    batch.add(4, QUALITY_TEST_COLUMNS, row('a', 'true', '0.2'));
+    batch.add(5, QUALITY_TEST_COLUMNS, row('b', 'false'));
+    batch.add(6, QUALITY_TEST_COLUMNS, row('b', 'false'));
+    batch.add(7, QUALITY_TEST_COLUMNS, row('', ''));
+    batch.add(8, QUALITY_TEST_COLUMNS, row('', ''));
+    batch.add(9, QUALITY_TEST_COLUMNS, row('c', '', '7'));
+    batch.add(10, QUALITY_TEST_COLUMNS, ['too', 'few']);
+    expect(batch.size).toBe(9);
+    // What the staging table receives, a row per key: seq, replace, qc, id, workstream_id, the columns, upload_id.
+    const names = ['seq', 'replace', 'qc', 'id', 'workstream_id', ...TABLES.quality.columns.map(([name]) => name), 'upload_id'];
+    const staged = stagedCells(batch).map((cells) => Object.fromEntries(cells.map((value, i) => [names[i], value])));
     expect(staged.map((r) => [r.seq, r.replace, r.qc, r.unique_id, r.review_score, r.upload_id])).toEqual([
       ['0', 't', 't', 'a', '0.2', 'upl-1'],
       ['1', 'f', 'f', 'b', '0.9', 'upl-1'],
@@ -75,15 +77,11 @@ describe('ImportBatch', () => {
 
   it('sends the rows in the order the upsert sorts them: by key, rows without a unique_id after their use case and task definition', () => {
     const batch = new ImportBatch('quality', workstream);
-    batch.add(2, header.columns, row('z', 'false'));
-    batch.add(3, header.columns, row('', 'false'));
-    batch.add(4, header.columns, row('a', 'false'));
-    batch.add(5, header.columns, row('m', 'false'));
-    const staged = [...batch.copyText('upl-1')]
-      .join('')
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => line.split('\t')[0]);
+    batch.add(2, QUALITY_TEST_COLUMNS, row('z', 'false'));
+    batch.add(3, QUALITY_TEST_COLUMNS, row('', 'false'));
+    batch.add(4, QUALITY_TEST_COLUMNS, row('a', 'false'));
+    batch.add(5, QUALITY_TEST_COLUMNS, row('m', 'false'));
+    const staged = stagedCells(batch).map(([seq]) => seq);
     expect(staged).toEqual(['2', '3', '0', '1']);
   });
 });
