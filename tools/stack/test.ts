@@ -5,8 +5,10 @@
  * Extra arguments go to both Jest runs (e.g. `npm test -- admin`); a run with no matching file is skipped.
  */
 import { spawnSync } from 'node:child_process';
+import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { ensureChromium, ensureDependencies, generatePrismaClient, root } from './deps';
+import { failureDigest } from './jest-digest';
 import { fail, ok, paint, reportAndExit, step } from './log';
 import { runCollecting } from './process';
 
@@ -21,14 +23,31 @@ export const LINTED = ['apps', 'libs', 'e2e', 'tools'];
 /** What Prettier keeps formatted (.prettierrc.json; docs/decisions.md "Formatting"): the code above and the benchmarks. */
 export const FORMATTED = [...LINTED, 'bench'];
 
-function stage(name: string, command: string, args: string[], env: Record<string, string> = {}): void {
+function stage(name: string, command: string, args: string[], env: Record<string, string> = {}, onFailure?: () => void): void {
   step(name);
   const started = Date.now();
   const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', env: { ...process.env, TZ: 'UTC', NX_DAEMON: 'false', ...env } });
   const seconds = (Date.now() - started) / 1000;
   timings.push([name, seconds]);
-  if (result.status !== 0) fail(`${name} failed (exit ${result.status ?? result.signal})`);
+  if (result.status !== 0) {
+    onFailure?.();
+    fail(`${name} failed (exit ${result.status ?? result.signal})`);
+  }
   ok(`${name} passed in ${seconds.toFixed(1)}s`);
+}
+
+/** Where each Jest stage writes its `--json` result (.cache/test-results/<config>.json). */
+const resultsDir = path.join(root, '.cache', 'test-results');
+
+/** A Jest stage whose failures are summed up again after its output (see jest-digest.ts). */
+function jestStage(name: string, config: string, args: string[], env: Record<string, string> = {}): void {
+  mkdirSync(resultsDir, { recursive: true });
+  const resultFile = path.join(resultsDir, `${path.basename(config, '.js')}.json`);
+  rmSync(resultFile, { force: true });
+  stage(name, bin('jest'), ['-c', config, '--ci', '--json', '--outputFile', resultFile, ...args], env, () => {
+    const digest = failureDigest(resultFile, root);
+    if (digest.length) console.error(`\n${paint('red', `${name}: what failed`)}\n${digest.join('\n')}\n`);
+  });
 }
 
 type Check = { name: string; command: string; args: string[] };
@@ -78,15 +97,15 @@ async function runTests(extra: string[]): Promise<void> {
     { name: 'type check', command: bin('tsc'), args: ['-p', 'tsconfig.json', '--noEmit'] },
     { name: 'format (prettier --check)', command: bin('prettier'), args: ['--check', '--log-level', 'warn', ...FORMATTED] },
   ]);
-  stage('unit tests', bin('jest'), ['-c', 'jest.unit.config.js', '--ci']);
+  jestStage('unit tests', 'jest.unit.config.js', []);
   // With a pattern, a suite none of whose files match it is skipped (its stack is not even started).
   const narrowed = extra.length ? ['--passWithNoTests', ...extra] : [];
   // Parallel workers on one stack, taking turns on it (docs/architecture.md, "Where tests live").
-  stage('integration and end-to-end tests', bin('jest'), ['-c', 'jest.integration.config.js', '--ci', ...narrowed], {
+  jestStage('integration and end-to-end tests', 'jest.integration.config.js', narrowed, {
     KAFKAJS_NO_PARTITIONER_WARNING: '1',
   });
   // Kills and restarts apps, Kafka and PostgreSQL on a private stack of its own (docs/operations.md).
-  stage('fault-injection tests', bin('jest'), ['-c', 'jest.faults.config.js', '--ci', '--runInBand', ...narrowed], {
+  jestStage('fault-injection tests', 'jest.faults.config.js', ['--runInBand', ...narrowed], {
     KAFKAJS_NO_PARTITIONER_WARNING: '1',
     // When the integration run had tests, its global setup has just built dist/.
     ...(hasTests('jest.integration.config.js', extra) ? { WORKLINE_SKIP_BUILD: '1' } : {}),
