@@ -114,3 +114,16 @@ export function writeFaultReport(
   writeFileSync(file, table);
   return table;
 }
+
+/**
+ * A failed check's error with the scenario's faults and the clients' unexpected answers appended to its
+ * message: npm test's digest of failures (tools/stack/jest-digest.ts) then shows them beside the check, where a
+ * log that keeps only its tail has lost the scenario's console output.
+ */
+export function withScenarioContext(error: unknown, faultLog: [string, string][], problems: string[]): unknown {
+  if (!(error instanceof Error)) return error;
+  const faults = faultLog.map(([name, took]) => `  ${name}: ${took}`);
+  const answers = problems.length ? [`unexpected client answers (${problems.length}):`, ...problems.slice(0, 10).map((p) => `  ${p}`)] : [];
+  error.message = [error.message, '', 'faults injected:', ...faults, ...answers].join('\n');
+  return error;
+}
