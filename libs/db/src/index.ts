@@ -8,3 +8,4 @@ export * from './create-once';
 export * from './immutable-row-cache';
 export * from './public-surface';
 export * from './time-ordered-id';
+export * from './connection-loss';

@@ -22,6 +22,9 @@ class InMemoryUploadsRepository implements PublicSurface<UploadsRepository> {
   readonly commits: { uploadId: string; rows: number; rejectedRows: number[] }[] = [];
   /** The instance that takes over an upload between two batches, as if this one had been thought dead. */
   takeOverAfterCommits = Infinity;
+  /** Commits (counted from 0) whose database connection is lost before they apply anything, once each. */
+  readonly connectionLostAtCommit = new Set<number>();
+  private commitsTried = 0;
   releases = 0;
   private idled?: () => void;
   /** Resolves when the processing loop finds nothing more to claim. */
@@ -109,9 +112,14 @@ class InMemoryUploadsRepository implements PublicSurface<UploadsRepository> {
   }
 
   async openImport(): Promise<UploadImport> {
+    // As the repository's: a batch after one that failed is refused with that batch's error.
+    let failed: Error | undefined;
     return {
       commit: async (uploadId: string, instanceId: string, batch: ImportBatch, rejectionsKept: number) => {
         const row = this.rows.get(uploadId)!;
+        if (failed) throw failed;
+        if (this.connectionLostAtCommit.delete(this.commitsTried++))
+          throw (failed = Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }));
         if (this.commits.length >= this.takeOverAfterCommits) row.claimedBy = 'another-instance';
         if (row.claimedBy !== instanceId) throw new UploadClaimLost(uploadId);
         this.commits.push({ uploadId, rows: batch.size, rejectedRows: batch.rejections.map((r) => r.row) });
@@ -300,6 +308,17 @@ describe('UploadsService', () => {
       const { view, blobs } = await processed(csv);
       expect(view).toMatchObject({ state: 'failed', failure, rows_processed: 0 });
       expect(blobs.files.size).toBe(0);
+    });
+
+    it('goes on after the last committed batch when the database connection is lost, instead of failing the file', async () => {
+      const rows = Array.from({ length: 2 * UPLOAD_LIMITS.batchRows + 1 }, (_, i) => `w-${i},2026-05-01T10:00:00Z`);
+      const csv = `worker_id,task_completed_at\n${rows.join('\n')}\n`;
+      const { view, repository, blobs } = await processed(csv, (repository) => repository.connectionLostAtCommit.add(1));
+      expect(repository.commits.map((c) => c.rows)).toEqual([UPLOAD_LIMITS.batchRows, UPLOAD_LIMITS.batchRows, 1]);
+      expect(view).toMatchObject({ state: 'completed', failure: null, rows_processed: rows.length, rows_stored: rows.length });
+      expect(blobs.files.size).toBe(0);
+      // The import that lost its connection gave its connections back too.
+      expect(repository.releases).toBe(2);
     });
 
     it('leaves the upload and its file to the instance that took it over', async () => {
