@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import type { PublicSurface } from '@workline/db';
+import { isConnectionLoss, type PublicSurface } from '@workline/db';
 import { type BlobStore, PeriodicSweep } from '@workline/blob-store';
 import {
   DomainError,
@@ -61,6 +61,8 @@ const alreadyReceived = (id: string) =>
   new DomainError(ErrorCode.Conflict, `upload ${id} has already been received; generate a new presigned URL for another file`);
 
 class UploadFailed extends Error {}
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /**
  * Bulk CSV uploads: created with a presigned URL (signed by the gateway), received when the gateway has
@@ -175,18 +177,24 @@ export class UploadsService implements OnApplicationBootstrap, OnApplicationShut
   }
 
   private async run(): Promise<void> {
+    // An upload whose import lost its database connection: this instance still holds it and goes on with it
+    // (after a pause) before claiming anything else.
+    let resuming: string | undefined;
     while (this.running) {
       let worked = false;
       try {
-        const id = await this.uploads.claim(this.instanceId, UPLOAD_LIMITS.staleAfterSeconds);
+        const id = resuming ?? (await this.uploads.claim(this.instanceId, UPLOAD_LIMITS.staleAfterSeconds));
         if (id) {
           worked = true;
-          await this.process(id);
+          // Kept when process() throws because the connection was lost (the catch below).
+          resuming = id;
+          resuming = (await this.process(id)) === 'resume' ? id : undefined;
         }
       } catch (error) {
-        this.logger.warn(`upload processing failed, will retry: ${error instanceof Error ? error.message : String(error)}`);
+        if (!isConnectionLoss(error)) resuming = undefined;
+        this.logger.warn(`upload processing failed, will retry: ${messageOf(error)}`);
       }
-      if (worked || !this.running) continue;
+      if ((worked && !resuming) || !this.running) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, UPLOAD_LIMITS.pollMs);
         this.wake = () => {
@@ -198,24 +206,31 @@ export class UploadsService implements OnApplicationBootstrap, OnApplicationShut
     }
   }
 
-  private async process(id: string): Promise<void> {
+  /**
+   * Imports the upload and records its end; 'resume' when the database connection was lost on the way: that
+   * is not the file's fault, so the upload is not failed; the batches committed so far stand, and the import
+   * goes on after them once the database answers again.
+   */
+  private async process(id: string): Promise<'ended' | 'resume'> {
     const upload = await this.uploads.get(id);
     let finished: boolean;
     try {
       await this.importRows(upload);
       finished = await this.finish(id, { state: 'completed' });
     } catch (error) {
-      if (error instanceof UploadClaimLost) return;
-      const failure =
-        error instanceof UploadFailed
-          ? error.message
-          : `the file could not be read as CSV: ${error instanceof Error ? error.message : String(error)}`;
+      if (error instanceof UploadClaimLost) return 'ended';
+      if (isConnectionLoss(error)) {
+        this.logger.warn(`upload ${id}: the database connection was lost (${messageOf(error)}); resuming after the last committed batch`);
+        return 'resume';
+      }
+      const failure = error instanceof UploadFailed ? error.message : `the file could not be read as CSV: ${messageOf(error)}`;
       this.logger.warn(`upload ${id} failed: ${failure}`);
       finished = await this.finish(id, { state: 'failed', failure });
     }
     // A failed upload is final too (a new file needs a new URL): its file is of no more use either way.
     // Not when another instance has taken the upload over: it is reading the file.
     if (finished) await this.deleteFiles(id);
+    return 'ended';
   }
 
   /** True when this instance still held the upload and recorded its end. */
@@ -232,9 +247,7 @@ export class UploadsService implements OnApplicationBootstrap, OnApplicationShut
       await this.blobs.deleteFolder(performanceUploadFolder(id));
       await this.uploads.forgetFile(id, ['completed', 'failed']);
     } catch (error) {
-      this.logger.warn(
-        `files of upload ${id} not deleted yet, the sweep will retry: ${error instanceof Error ? error.message : String(error)}`,
-      );
+      this.logger.warn(`files of upload ${id} not deleted yet, the sweep will retry: ${messageOf(error)}`);
     }
   }
 
