@@ -18,7 +18,7 @@ import {
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { auditQcEvents, writeFaultReport } from './fault-audit';
+import { auditQcEvents, withScenarioContext, writeFaultReport } from './fault-audit';
 import { AppNetwork, type Dependency } from './network';
 
 /**
@@ -387,152 +387,159 @@ describe('network faults between the apps and Kafka, PostgreSQL, Redis and the r
       console.log(faultLog.at(-1)!.join(': '));
     };
 
-    const scenarioStarted = Date.now();
-    await progressed('at start-up');
-    for (const faults of FAULTS) await inject(faults);
-    state.faultsDone = true;
-    const recoveryStarted = Date.now();
+    // A failed check (or a stream that stopped moving) carries the faults injected so far and the clients'
+    // unexpected answers: npm test's digest of failures shows them.
+    try {
+      const scenarioStarted = Date.now();
+      await progressed('at start-up');
+      for (const faults of FAULTS) await inject(faults);
+      state.faultsDone = true;
+      const recoveryStarted = Date.now();
 
-    await Promise.all([qualityStream, taskStream]);
-    await Promise.all([...unitBots, runWatch]);
-    await eventually(
-      async () =>
-        (
-          await dbQuery<{ n: number }>(
-            `select count(*)::int as n from oversight_task where workstream_id = $1 and state not in ('COMPLETED', 'ERROR')`,
-            [oversightWs.id],
-          )
-        )[0].n === 0,
-      { what: 'every oversight task to be final', timeoutMs: 180_000, intervalMs: 1000 },
-    );
-    state.tasksDone = true;
-    await Promise.all(taskBots);
-    faultLog.push(['(all faults injected, then: run Processed, tasks final)', seconds(recoveryStarted)]);
+      await Promise.all([qualityStream, taskStream]);
+      await Promise.all([...unitBots, runWatch]);
+      await eventually(
+        async () =>
+          (
+            await dbQuery<{ n: number }>(
+              `select count(*)::int as n from oversight_task where workstream_id = $1 and state not in ('COMPLETED', 'ERROR')`,
+              [oversightWs.id],
+            )
+          )[0].n === 0,
+        { what: 'every oversight task to be final', timeoutMs: 180_000, intervalMs: 1000 },
+      );
+      state.tasksDone = true;
+      await Promise.all(taskBots);
+      faultLog.push(['(all faults injected, then: run Processed, tasks final)', seconds(recoveryStarted)]);
 
-    // The audit: straight from the services' tables (see the header), then the receivers and the QC topic.
-    // (a) Every 202 is stored exactly once, holding what was sent.
-    const qualityRows = await dbQuery<Record<string, string | number | Date>>(
-      `select id, unique_id, use_case_id, task_definition_id, task_id, worker_id, review_completed_at, review_score, review_explanation
+      // The audit: straight from the services' tables (see the header), then the receivers and the QC topic.
+      // (a) Every 202 is stored exactly once, holding what was sent.
+      const qualityRows = await dbQuery<Record<string, string | number | Date>>(
+        `select id, unique_id, use_case_id, task_definition_id, task_id, worker_id, review_completed_at, review_score, review_explanation
          from performance_quality_record where workstream_id = $1`,
-      [qualityWs.id],
-    );
-    const storedTimes = new Map<string, number>();
-    for (const row of qualityRows) storedTimes.set(String(row.unique_id), (storedTimes.get(String(row.unique_id)) ?? 0) + 1);
-    expect([...quality.accepted].filter((id) => storedTimes.get(id) !== 1)).toEqual([]);
-    expect([...storedTimes].filter(([, n]) => n !== 1)).toEqual([]);
-    const qualityMismatches = qualityRows.filter((row) => {
-      const sent = quality.sent.get(String(row.unique_id));
-      const { id: _id, ...values } = row;
-      return !sent || !isDeepStrictEqual({ ...values, review_completed_at: (row.review_completed_at as Date).toISOString() }, sent);
-    });
-    expect(qualityMismatches).toEqual([]);
-    // Every stored record under the QC threshold is on the QC topic with exactly one "stored" event, carrying
-    // the stored values; no other record is. More events of a record are "replaced" ones: a client retry, or a
-    // request Kafka redelivered (the main scenario's rule, docs/operations.md); the report counts the latter.
-    const qc = await auditQcEvents(qualityWs.id, qualityRows, { threshold: QC_SCORE_THRESHOLD, retriedUniqueIds: quality.retried });
-    expect(qc.storedNotOnce).toEqual([]);
-    expect(qc.unexpected).toEqual([]);
-    expect(qc.mismatched).toEqual([]);
-    // A request Kafka handed out again after a crash answers as it did and sends QC nothing more.
-    expect(qc.replacedWithoutRetry).toEqual([]);
+        [qualityWs.id],
+      );
+      const storedTimes = new Map<string, number>();
+      for (const row of qualityRows) storedTimes.set(String(row.unique_id), (storedTimes.get(String(row.unique_id)) ?? 0) + 1);
+      expect([...quality.accepted].filter((id) => storedTimes.get(id) !== 1)).toEqual([]);
+      expect([...storedTimes].filter(([, n]) => n !== 1)).toEqual([]);
+      const qualityMismatches = qualityRows.filter((row) => {
+        const sent = quality.sent.get(String(row.unique_id));
+        const { id: _id, ...values } = row;
+        return !sent || !isDeepStrictEqual({ ...values, review_completed_at: (row.review_completed_at as Date).toISOString() }, sent);
+      });
+      expect(qualityMismatches).toEqual([]);
+      // Every stored record under the QC threshold is on the QC topic with exactly one "stored" event, carrying
+      // the stored values; no other record is. More events of a record are "replaced" ones: a client retry, or a
+      // request Kafka redelivered (the main scenario's rule, docs/operations.md); the report counts the latter.
+      const qc = await auditQcEvents(qualityWs.id, qualityRows, { threshold: QC_SCORE_THRESHOLD, retriedUniqueIds: quality.retried });
+      expect(qc.storedNotOnce).toEqual([]);
+      expect(qc.unexpected).toEqual([]);
+      expect(qc.mismatched).toEqual([]);
+      // A request Kafka handed out again after a crash answers as it did and sends QC nothing more.
+      expect(qc.replacedWithoutRetry).toEqual([]);
 
-    // (b) The run is Processed, every unit as its bot left it, holding what the bot sent.
-    const [run] = await dbQuery<{ status: string; pending_units: number }>('select status, pending_units from platform_run where id = $1', [
-      runId,
-    ]);
-    expect(run).toEqual({ status: 'Processed', pending_units: 0 });
-    const unitRows = await dbQuery<{ identifier: string; status: string; output: unknown; flag_reason: string | null }>(
-      "select input->>'identifier' as identifier, status, output, flag_reason from platform_unit where run_id = $1",
-      [runId],
-    );
-    expect(unitRows).toHaveLength(RUN_UNITS);
-    expect(units.size).toBe(RUN_UNITS);
-    expect(
-      unitRows.filter(
-        (u) =>
-          units.get(u.identifier) !== u.status ||
-          (u.status === 'Completed'
-            ? !isDeepStrictEqual(u.output, unitOutput(u.identifier)) || u.flag_reason !== null
-            : u.flag_reason !== FLAG_REASON),
-      ),
-    ).toEqual([]);
-    const polled = await http<{ status: string }>('GET', `${gw()}/v4/runs/${runId}`, { headers: platform.auth });
-    expect(polled.body.status).toBe('Processed');
+      // (b) The run is Processed, every unit as its bot left it, holding what the bot sent.
+      const [run] = await dbQuery<{ status: string; pending_units: number }>(
+        'select status, pending_units from platform_run where id = $1',
+        [runId],
+      );
+      expect(run).toEqual({ status: 'Processed', pending_units: 0 });
+      const unitRows = await dbQuery<{ identifier: string; status: string; output: unknown; flag_reason: string | null }>(
+        "select input->>'identifier' as identifier, status, output, flag_reason from platform_unit where run_id = $1",
+        [runId],
+      );
+      expect(unitRows).toHaveLength(RUN_UNITS);
+      expect(units.size).toBe(RUN_UNITS);
+      expect(
+        unitRows.filter(
+          (u) =>
+            units.get(u.identifier) !== u.status ||
+            (u.status === 'Completed'
+              ? !isDeepStrictEqual(u.output, unitOutput(u.identifier)) || u.flag_reason !== null
+              : u.flag_reason !== FLAG_REASON),
+        ),
+      ).toEqual([]);
+      const polled = await http<{ status: string }>('GET', `${gw()}/v4/runs/${runId}`, { headers: platform.auth });
+      expect(polled.body.status).toBe('Processed');
 
-    // (c) Every 201 is one task, final as its bot left it, COMPLETED ones holding the tags and metadata sent.
-    const taskRows = await dbQuery<{ id: string; state: string; updated_tags: unknown; metadata: unknown }>(
-      'select id, state, updated_tags, metadata from oversight_task where workstream_id = $1',
-      [oversightWs.id],
-    );
-    expect(taskRows.map((t) => t.id).sort()).toEqual([...tasks.accepted].sort());
-    expect(taskRows.filter((t) => !tasks.outcome.has(t.id) || tasks.outcome.get(t.id) !== t.state)).toEqual([]);
-    expect(
-      taskRows.filter(
-        (t) =>
-          t.state === 'COMPLETED' && !isDeepStrictEqual({ updated_tags: t.updated_tags, metadata: t.metadata }, tasks.results.get(t.id)),
-      ),
-    ).toEqual([]);
+      // (c) Every 201 is one task, final as its bot left it, COMPLETED ones holding the tags and metadata sent.
+      const taskRows = await dbQuery<{ id: string; state: string; updated_tags: unknown; metadata: unknown }>(
+        'select id, state, updated_tags, metadata from oversight_task where workstream_id = $1',
+        [oversightWs.id],
+      );
+      expect(taskRows.map((t) => t.id).sort()).toEqual([...tasks.accepted].sort());
+      expect(taskRows.filter((t) => !tasks.outcome.has(t.id) || tasks.outcome.get(t.id) !== t.state)).toEqual([]);
+      expect(
+        taskRows.filter(
+          (t) =>
+            t.state === 'COMPLETED' && !isDeepStrictEqual({ updated_tags: t.updated_tags, metadata: t.metadata }, tasks.results.get(t.id)),
+        ),
+      ).toEqual([]);
 
-    // Callbacks and webhooks: one delivery id per run and task (repeats of it are the documented at-least-once
-    // window), the body byte for byte the delivery row's, the webhook signatures valid, every row delivered.
-    const deliveryRows = await eventually(
-      async () => {
-        const rows = await dbQuery<{ id: string; body: string; status: string; run_id: string | null }>(
-          'select id, body, status, run_id from delivery where workstream_id = $1 or run_id = $2',
-          [oversightWs.id, runId],
-        );
-        return rows.length === taskRows.length + 1 && rows.every((r) => r.status === 'delivered') ? rows : undefined;
-      },
-      { what: 'every delivery to be delivered', timeoutMs: 120_000, intervalMs: 500 },
-    );
-    const bodies = new Map(deliveryRows.map((d) => [d.id, d.body]));
-    const runCallbacks = receiver.on(runPath);
-    expect(new Set(runCallbacks.map((r) => String(r.headers['x-svc-delivery-id']))).size).toBe(1);
-    expect(JSON.parse(runCallbacks[0].rawBody.toString('utf8'))).toEqual(polled.body);
-    const hooks = receiver.on(taskPath);
-    expect(
-      [...runCallbacks, ...hooks].filter((r) => bodies.get(String(r.headers['x-svc-delivery-id'])) !== r.rawBody.toString('utf8')).length,
-    ).toBe(0);
-    const byTask = new Map<string, { ids: Set<string>; types: Set<string> }>();
-    for (const request of hooks) {
-      const event = JSON.parse(request.rawBody.toString('utf8')) as { task_id: string; event_type: string };
-      const entry = byTask.get(event.task_id) ?? { ids: new Set<string>(), types: new Set<string>() };
-      entry.ids.add(String(request.headers['x-svc-delivery-id']));
-      entry.types.add(event.event_type);
-      byTask.set(event.task_id, entry);
+      // Callbacks and webhooks: one delivery id per run and task (repeats of it are the documented at-least-once
+      // window), the body byte for byte the delivery row's, the webhook signatures valid, every row delivered.
+      const deliveryRows = await eventually(
+        async () => {
+          const rows = await dbQuery<{ id: string; body: string; status: string; run_id: string | null }>(
+            'select id, body, status, run_id from delivery where workstream_id = $1 or run_id = $2',
+            [oversightWs.id, runId],
+          );
+          return rows.length === taskRows.length + 1 && rows.every((r) => r.status === 'delivered') ? rows : undefined;
+        },
+        { what: 'every delivery to be delivered', timeoutMs: 120_000, intervalMs: 500 },
+      );
+      const bodies = new Map(deliveryRows.map((d) => [d.id, d.body]));
+      const runCallbacks = receiver.on(runPath);
+      expect(new Set(runCallbacks.map((r) => String(r.headers['x-svc-delivery-id']))).size).toBe(1);
+      expect(JSON.parse(runCallbacks[0].rawBody.toString('utf8'))).toEqual(polled.body);
+      const hooks = receiver.on(taskPath);
+      expect(
+        [...runCallbacks, ...hooks].filter((r) => bodies.get(String(r.headers['x-svc-delivery-id'])) !== r.rawBody.toString('utf8')).length,
+      ).toBe(0);
+      const byTask = new Map<string, { ids: Set<string>; types: Set<string> }>();
+      for (const request of hooks) {
+        const event = JSON.parse(request.rawBody.toString('utf8')) as { task_id: string; event_type: string };
+        const entry = byTask.get(event.task_id) ?? { ids: new Set<string>(), types: new Set<string>() };
+        entry.ids.add(String(request.headers['x-svc-delivery-id']));
+        entry.types.add(event.event_type);
+        byTask.set(event.task_id, entry);
+      }
+      expect(
+        hooks.filter(
+          (r) => !verify(String(r.headers['x-svc-signature']), r.rawBody, oversightKey, { now: Math.floor(r.receivedAt / 1000) }).ok,
+        ).length,
+      ).toBe(0);
+      expect(
+        taskRows.filter((t) => {
+          const hook = byTask.get(t.id);
+          return (
+            !hook ||
+            hook.ids.size !== 1 ||
+            hook.types.size !== 1 ||
+            !hook.types.has(t.state === 'COMPLETED' ? 'task.result_available' : 'task.error')
+          );
+        }),
+      ).toEqual([]);
+      expect([...byTask.keys()].filter((id) => !tasks.accepted.has(id))).toEqual([]);
+      expect(problems).toEqual([]);
+
+      faultLog.push(['(scenario total)', seconds(scenarioStarted)]);
+      const summary: Record<string, string | number> = {
+        'quality records answered 202 (each stored once, values as sent)': quality.accepted.size,
+        'quality records needing client retries': quality.retried.size,
+        'QC events (one stored per record under the threshold, values as stored)': `${qc.shouldQc.length} records, ${qc.messages} messages`,
+        'QC replaced events without a client retry (redelivered requests)': qc.replacedWithoutRetry.length,
+        'run units (each as its bot left it, output / flag reason as sent)': unitRows.length,
+        'run callbacks received (one delivery id, body = delivery row = GET)': runCallbacks.length,
+        'tasks answered 201 (each stored once, final, tags as sent)': taskRows.length,
+        'task webhooks received (one delivery id each, signed, body = delivery row)': `${hooks.length} requests for ${byTask.size} tasks`,
+        'deliveries delivered (DB)': deliveryRows.length,
+        'connections through the proxies (Kafka / PostgreSQL / Redis / receiver)': `${network.counts('kafka').accepted} / ${network.counts('postgres').accepted} / ${network.counts('redis').accepted} / ${receiverProxy.counts.accepted}`,
+      };
+      console.log(writeFaultReport(join(REPORT_DIR, 'report-network.md'), 'Network faults, one instance of every app', faultLog, summary));
+    } catch (error) {
+      throw withScenarioContext(error, faultLog, problems);
     }
-    expect(
-      hooks.filter(
-        (r) => !verify(String(r.headers['x-svc-signature']), r.rawBody, oversightKey, { now: Math.floor(r.receivedAt / 1000) }).ok,
-      ).length,
-    ).toBe(0);
-    expect(
-      taskRows.filter((t) => {
-        const hook = byTask.get(t.id);
-        return (
-          !hook ||
-          hook.ids.size !== 1 ||
-          hook.types.size !== 1 ||
-          !hook.types.has(t.state === 'COMPLETED' ? 'task.result_available' : 'task.error')
-        );
-      }),
-    ).toEqual([]);
-    expect([...byTask.keys()].filter((id) => !tasks.accepted.has(id))).toEqual([]);
-    expect(problems).toEqual([]);
-
-    faultLog.push(['(scenario total)', seconds(scenarioStarted)]);
-    const summary: Record<string, string | number> = {
-      'quality records answered 202 (each stored once, values as sent)': quality.accepted.size,
-      'quality records needing client retries': quality.retried.size,
-      'QC events (one stored per record under the threshold, values as stored)': `${qc.shouldQc.length} records, ${qc.messages} messages`,
-      'QC replaced events without a client retry (redelivered requests)': qc.replacedWithoutRetry.length,
-      'run units (each as its bot left it, output / flag reason as sent)': unitRows.length,
-      'run callbacks received (one delivery id, body = delivery row = GET)': runCallbacks.length,
-      'tasks answered 201 (each stored once, final, tags as sent)': taskRows.length,
-      'task webhooks received (one delivery id each, signed, body = delivery row)': `${hooks.length} requests for ${byTask.size} tasks`,
-      'deliveries delivered (DB)': deliveryRows.length,
-      'connections through the proxies (Kafka / PostgreSQL / Redis / receiver)': `${network.counts('kafka').accepted} / ${network.counts('postgres').accepted} / ${network.counts('redis').accepted} / ${receiverProxy.counts.accepted}`,
-    };
-    console.log(writeFaultReport(join(REPORT_DIR, 'report-network.md'), 'Network faults, one instance of every app', faultLog, summary));
   }, 900_000);
 });
