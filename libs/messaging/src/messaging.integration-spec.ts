@@ -80,9 +80,12 @@ class ProbeConsumer {
   }
 
   @EventPattern(POISON_TOPIC)
-  onMaybePoison(@Payload() value: { id: string; poison?: boolean }, @Ctx() context: KafkaMessageContext): void {
+  onMaybePoison(@Payload() value: { id: string; poison?: boolean; unreachableTries?: number }, @Ctx() context: KafkaMessageContext): void {
     poisonTopicCalls.set(value.id, context.meta.attempt);
     if (value.poison) throw new Error(`message ${value.id} can never be handled`);
+    // The database's error while it restarts (SQLSTATE 57P01), for the message's first tries.
+    if (context.meta.attempt <= (value.unreachableTries ?? 0))
+      throw Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' });
     poisonTopicHandled.push(value.id);
   }
 }
@@ -396,6 +399,19 @@ describe('Kafka plumbing: outbox relay, inbox dedupe, dead letters (real Kafka a
       'dlq-consumer-group': `workline-test-${suffix}`,
     });
     expect(JSON.parse(found[0].value)).toEqual({ id: poisonId, poison: true });
+  });
+
+  it('keeps trying a message whose handler cannot reach the database, past maxAttempts, in order, instead of dead-lettering it', async () => {
+    const waiting = `unreachable-${suffix}`;
+    await producer.send(POISON_TOPIC, [
+      { key: 'outage', value: { id: 'before-outage' } },
+      // Twice maxAttempts (3): a failure of its own would have dead-lettered it after 3 tries.
+      { key: 'outage', value: { id: waiting, unreachableTries: 6 } },
+      { key: 'outage', value: { id: 'after-outage' } },
+    ]);
+    await eventually(() => poisonTopicHandled.includes('after-outage') || undefined, { what: 'the message behind the waiting one' });
+    expect(poisonTopicHandled.slice(poisonTopicHandled.indexOf('before-outage'))).toEqual(['before-outage', waiting, 'after-outage']);
+    expect(poisonTopicCalls.get(waiting)).toBe(7);
   });
 });
 

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { type CustomTransportStrategy, type MessageHandler, Server } from '@nestjs/microservices';
 import { DomainError, ErrorCode, RpcPattern, Topic } from '@workline/contracts';
+import { isConnectionLoss } from '@workline/db';
 import { type AppMetrics, REQUEST_ID_KAFKA_HEADER, runWithRequestId } from '@workline/observability';
 import type { Admin, Batch, Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
 import type { Counter, Histogram } from 'prom-client';
@@ -14,6 +15,8 @@ import { RpcHeader, type RpcReply, type RpcRequest } from './rpc.protocol';
 
 /** Bounds of the stages of close() (see there). */
 const CLOSE_CONSUMER_MS = 10_000;
+/** Longest pause between two tries of an event handler (one waiting for an unreachable dependency keeps trying). */
+const MAX_RETRY_BACKOFF_MS = 5_000;
 const CLOSE_IN_FLIGHT_MS = 5_000;
 const CLOSE_ADMIN_MS = 2_000;
 const CLOSE_COMMIT_MS = 2_000;
@@ -59,6 +62,9 @@ export interface KafkaTransportOptions {
  * - `@EventPattern(Topic.X)` handlers consume that topic in the app's consumer group. A handler that
  *   throws is retried with exponential backoff, at most `maxAttempts` tries, then the message goes
  *   to the dead-letter topic with the reason in headers, so one poison message never blocks its partition.
+ *   A try that failed because a dependency could not be reached (libs/db `isConnectionLoss`: PostgreSQL
+ *   restarting, a connection refused or reset) does not count: the message waits for it, its partition
+ *   behind it, as long as it takes (pauses up to 5 s), instead of being dead-lettered by an outage.
  *   `@EventBatchPattern(Topic.X)` handlers take a partition's drained batch at once.
  *
  * Consumption is by batch (kafkajs `eachBatch`): what queued on a partition while the last batch was
@@ -541,7 +547,11 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
     const { topic, partition } = batch;
     let lastError: unknown;
     let attempts = 0;
-    for (let attempt = 1; attempt <= this.maxAttempts; attempt++) {
+    // Tries that failed for the message's own sake: a dependency that cannot be reached (the database
+    // restarting, a connection reset) is not the message's fault, and dead-lettering it would take it
+    // away from the group for good, so such tries are not counted: the message waits for the dependency.
+    let failures = 0;
+    for (let attempt = 1; ; attempt++) {
       attempts = attempt;
       try {
         const data = KafkaTransport.parse(message);
@@ -554,8 +564,12 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
         return;
       } catch (error) {
         lastError = error;
-        if (isPoison(error) || attempt === this.maxAttempts || this.closing) break;
-        await new Promise((r) => setTimeout(r, this.retryBackoffMs * 2 ** (attempt - 1)));
+        const unreachable = isConnectionLoss(error);
+        if (!unreachable) failures++;
+        if (isPoison(error) || failures >= this.maxAttempts || this.closing) break;
+        if (unreachable && attempt === 1)
+          this.logger.warn(`${topic}[${partition}]@${message.offset} waits for a dependency: ${describeError(error)}`);
+        await new Promise((r) => setTimeout(r, Math.min(this.retryBackoffMs * 2 ** (attempt - 1), MAX_RETRY_BACKOFF_MS)));
         await heartbeat();
       }
     }
