@@ -15,11 +15,11 @@ import { RpcHeader, type RpcReply, type RpcRequest } from './rpc.protocol';
 
 /** Bounds of the stages of close() (see there). */
 const CLOSE_CONSUMER_MS = 10_000;
-/** Longest pause between two tries of an event handler (one waiting for an unreachable dependency keeps trying). */
-const MAX_RETRY_BACKOFF_MS = 5_000;
 const CLOSE_IN_FLIGHT_MS = 5_000;
 const CLOSE_ADMIN_MS = 2_000;
 const CLOSE_COMMIT_MS = 2_000;
+/** Longest pause between two tries of an event handler (one waiting for an unreachable dependency keeps trying). */
+const MAX_RETRY_BACKOFF_MS = 5_000;
 
 /** Most messages handed to one batch handler call. */
 const MAX_BATCH_MESSAGES = 1000;

@@ -182,16 +182,16 @@ export class UploadsService implements OnApplicationBootstrap, OnApplicationShut
     let resuming: string | undefined;
     while (this.running) {
       let worked = false;
+      let id: string | undefined;
       try {
-        const id = resuming ?? (await this.uploads.claim(this.instanceId, UPLOAD_LIMITS.staleAfterSeconds));
+        id = resuming ?? (await this.uploads.claim(this.instanceId, UPLOAD_LIMITS.staleAfterSeconds));
+        resuming = undefined;
         if (id) {
           worked = true;
-          // Kept when process() throws because the connection was lost (the catch below).
-          resuming = id;
-          resuming = (await this.process(id)) === 'resume' ? id : undefined;
+          if ((await this.process(id)) === 'resume') resuming = id;
         }
       } catch (error) {
-        if (!isConnectionLoss(error)) resuming = undefined;
+        if (id && isConnectionLoss(error)) resuming = id;
         this.logger.warn(`upload processing failed, will retry: ${messageOf(error)}`);
       }
       if ((worked && !resuming) || !this.running) continue;
