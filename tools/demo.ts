@@ -7,13 +7,13 @@
  */
 import { type Credentials, createWorklineClient, type WorklineClient } from '@workline/client';
 import { DEFAULT_GATEWAY_PORT } from '@workline/config';
+import { errorMessage } from '@workline/contracts';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http, { type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { root } from './stack/deps';
-import { messageOf } from './stack/log';
 
 const gateway = (process.env.WORKLINE_URL || `http://127.0.0.1:${DEFAULT_GATEWAY_PORT}`).replace(/\/+$/, '');
 // `npm run demo --auto` (without --) reaches us as npm_config_auto.
@@ -58,7 +58,7 @@ function okCall<T>(method: string, result: Answer<T>): T {
   try {
     return ok(result);
   } catch (error) {
-    throw new Error(`${method} ${messageOf(error)}`);
+    throw new Error(`${method} ${errorMessage(error)}`);
   }
 }
 
@@ -249,7 +249,7 @@ async function runDemo(): Promise<void> {
     .GET('/health')
     .then((result) => okCall('GET', result))
     .catch((error: unknown) => {
-      throw new Error(`Workline is not answering on ${gateway} (start it with npm start, or set WORKLINE_URL): ${messageOf(error)}`);
+      throw new Error(`Workline is not answering on ${gateway} (start it with npm start, or set WORKLINE_URL): ${errorMessage(error)}`);
     });
   const receiver = await startReceiver();
   const demo = await provision(receiver.url);
@@ -286,6 +286,6 @@ Workline demo on ${gateway}
 /** `node tools/bootstrap.js demo [--auto]` (npm run demo). */
 export const main = (): Promise<void> =>
   runDemo().catch((error: unknown) => {
-    console.error(`demo failed: ${messageOf(error)}`);
+    console.error(`demo failed: ${errorMessage(error)}`);
     process.exit(1);
   });

@@ -1,9 +1,9 @@
-import { ALL_APPS, ALL_SERVICES, type AppName, GATEWAY_APP, type ServiceName, serviceOpsPort } from '@workline/contracts';
+import { ALL_APPS, ALL_SERVICES, type AppName, errorMessage, GATEWAY_APP, type ServiceName, serviceOpsPort } from '@workline/contracts';
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { root } from './deps';
-import { messageOf, ok, step } from './log';
+import { ok, step } from './log';
 import { spawnPrefixed, stopProcess, waitFor } from './process';
 
 /** A started app; `expectedExit` is set before it is stopped on purpose, so its exit is not reported. */
@@ -47,7 +47,7 @@ export async function gatewayHealth(url: string, adminToken?: string): Promise<H
     const response = await fetch(`${url}/health`, { headers, signal: AbortSignal.timeout(5000) });
     return { status: response.status, body: await response.json() };
   } catch (error) {
-    return { status: 0, body: { message: messageOf(error) } };
+    return { status: 0, body: { message: errorMessage(error) } };
   }
 }
 

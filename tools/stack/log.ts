@@ -31,6 +31,3 @@ export function reportAndExit(error: unknown): never {
   }
   process.exit(1);
 }
-
-/** The message of anything thrown. */
-export const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));

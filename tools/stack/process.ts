@@ -1,7 +1,8 @@
+import { errorMessage } from '@workline/contracts';
 import { type ChildProcess, spawn, spawnSync, type SpawnSyncOptions } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
-import { fail, messageOf } from './log';
+import { fail } from './log';
 
 /** Runs a command to completion, streaming its output; throws with the command line when it fails. */
 export function run(command: string, args: string[], options: SpawnSyncOptions = {}): void {
@@ -64,7 +65,7 @@ export async function waitFor<T>(
     }
     await new Promise((r) => setTimeout(r, intervalMs));
   }
-  return fail(`timed out after ${timeoutMs / 1000}s waiting for ${description}${lastError ? `: ${messageOf(lastError)}` : ''}`);
+  return fail(`timed out after ${timeoutMs / 1000}s waiting for ${description}${lastError ? `: ${errorMessage(lastError)}` : ''}`);
 }
 
 /** Stops a child (or a pid) with SIGTERM, then SIGKILL after graceMs. */

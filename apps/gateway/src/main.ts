@@ -3,6 +3,7 @@ import { Logger, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { loadEnvOrExit } from '@workline/config';
+import { errorMessage } from '@workline/contracts';
 import { Authenticator } from '@workline/identity';
 import { RedisService } from '@workline/redis';
 import { ensureTopics } from '@workline/messaging';
@@ -127,6 +128,6 @@ async function closeHttpServer(fastify: FastifyInstance): Promise<void> {
 }
 
 bootstrap().catch((error: unknown) => {
-  new Logger('gateway').error(`could not start: ${error instanceof Error ? error.message : String(error)}`);
+  new Logger('gateway').error(`could not start: ${errorMessage(error)}`);
   process.exit(1);
 });

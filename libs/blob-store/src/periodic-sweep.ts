@@ -1,3 +1,5 @@
+import { errorMessage } from '@workline/contracts';
+
 /**
  * Runs a service's sweep of blobs nobody needs any more (files of finished or abandoned uploads) every
  * `intervalMs`, one sweep at a time. `sweepOnce` handles one batch and says whether there is more, in
@@ -41,7 +43,7 @@ export class PeriodicSweep {
     try {
       while (!this.stopped && (await this.sweepOnce()));
     } catch (error) {
-      this.warn(`${this.what} failed, next try in ${this.intervalMs / 1000} s: ${error instanceof Error ? error.message : String(error)}`);
+      this.warn(`${this.what} failed, next try in ${this.intervalMs / 1000} s: ${errorMessage(error)}`);
     }
   }
 }

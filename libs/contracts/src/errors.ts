@@ -76,3 +76,8 @@ export function isErrorBody(value: unknown): value is ErrorBody {
     typeof (value as ErrorBody).message === 'string'
   );
 }
+
+/** What went wrong, in words, for a log line or a failure record: anything can be thrown, not only Errors. */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

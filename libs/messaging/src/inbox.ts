@@ -1,5 +1,5 @@
 import { type BeforeApplicationShutdown, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import { TOPIC_SPECS } from '@workline/contracts';
+import { errorMessage, TOPIC_SPECS } from '@workline/contracts';
 import { DbPool, PrismaService, statement } from '@workline/db';
 import type { Tx } from './outbox';
 import { PRUNE_CHUNK, pruneAll } from './prune';
@@ -70,7 +70,7 @@ export class InboxPruner implements OnApplicationBootstrap, BeforeApplicationShu
     this.timer = setInterval(() => {
       this.pruning ??= this.pruneExpired()
         .then((deleted) => deleted && this.logger.log(`inbox: ${deleted} rows past their retention deleted`))
-        .catch((error: unknown) => this.logger.warn(`inbox prune failed: ${error instanceof Error ? error.message : String(error)}`))
+        .catch((error: unknown) => this.logger.warn(`inbox prune failed: ${errorMessage(error)}`))
         .finally(() => (this.pruning = undefined));
     }, PRUNE_EVERY_MS).unref();
   }

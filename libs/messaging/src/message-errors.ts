@@ -1,4 +1,4 @@
-import { DomainError, ErrorCode, isErrorBody, type ErrorBody } from '@workline/contracts';
+import { DomainError, type ErrorBody, ErrorCode, errorMessage, isErrorBody } from '@workline/contracts';
 import type { IHeaders } from 'kafkajs';
 
 /** Kafka headers as plain strings (kafkajs gives Buffers, or arrays of them for repeated headers). */
@@ -21,7 +21,7 @@ export function toErrorBody(error: unknown): ErrorBody {
 /** Why a message failed, for logs and dead-letter headers (not for RPC callers: see toErrorBody). */
 export function describeError(error: unknown): string {
   if (error instanceof DomainError || isErrorBody(error)) return `${error.code}: ${error.message}`;
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }
 
 /** Validation failures can never succeed on retry: they go to the dead-letter topic at once. */

@@ -1,5 +1,5 @@
 import { type BeforeApplicationShutdown, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import { cloudEventHeaders, type EventEnvelope } from '@workline/contracts';
+import { cloudEventHeaders, errorMessage, type EventEnvelope } from '@workline/contracts';
 import { DbPool, type Prisma, type Sql, statement, timeOrderedUuid } from '@workline/db';
 import { type AppMetrics, withRequestIdHeader } from '@workline/observability';
 import { type KafkaProducer, MessageTooLargeError, type OutgoingMessage } from './producer';
@@ -351,13 +351,13 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
       deleted = await this.pruneChunk();
       if (deleted) this.logger.log(`outbox (${this.options.source}): ${deleted} published rows past their retention deleted`);
     } catch (error) {
-      this.logger.warn(`outbox prune (${this.options.source}) failed: ${error instanceof Error ? error.message : String(error)}`);
+      this.logger.warn(`outbox prune (${this.options.source}) failed: ${errorMessage(error)}`);
     }
     this.nextPruneAt = deleted === PRUNE_CHUNK ? 0 : Date.now() + (this.options.pruneEveryMs ?? 60_000);
   }
 
   /** The Kafka message of a row: its payload's JSON as it is, the row's headers and the CloudEvents ones. */
-  private messageOf(row: OutboxRow): OutgoingMessage {
+  private errorMessage(row: OutboxRow): OutgoingMessage {
     const headers: Record<string, string> = row.headers ? (JSON.parse(row.headers) as Record<string, string>) : {};
     Object.assign(headers, cloudEventHeaders({ id: row.id, type: row.topic, occurred_at: row.ce_time as string }, this.options.source));
     headers['event-id'] = row.id;
@@ -370,7 +370,7 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
    */
   private async publish(topic: string, rows: OutboxRow[], dead: Map<OutboxRow, string>): Promise<void> {
     let pending = rows;
-    let messages = rows.map((row) => this.messageOf(row));
+    let messages = rows.map((row) => this.errorMessage(row));
     while (pending.length) {
       try {
         await withTimeout(this.producer.send(topic, messages), 20_000, `publishing to ${topic}`);
@@ -403,9 +403,7 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
         failures = 0;
       } catch (error) {
         failures++;
-        this.logger.warn(
-          `outbox relay (${this.options.source}) failed, will retry: ${error instanceof Error ? error.message : String(error)}`,
-        );
+        this.logger.warn(`outbox relay (${this.options.source}) failed, will retry: ${errorMessage(error)}`);
       }
       if (published >= this.batchSize) continue;
       // Only when the relay has caught up: pruning never delays an event.
@@ -435,9 +433,7 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
       try {
         if ((await this.relayOnce()) === 0) return;
       } catch (error) {
-        this.logger.warn(
-          `outbox relay (${this.options.source}) could not flush before shutdown: ${error instanceof Error ? error.message : String(error)}`,
-        );
+        this.logger.warn(`outbox relay (${this.options.source}) could not flush before shutdown: ${errorMessage(error)}`);
         return;
       }
     }

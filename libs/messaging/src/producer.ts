@@ -1,5 +1,5 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { TOPIC_SPECS, type Topic } from '@workline/contracts';
+import { errorMessage, type Topic, TOPIC_SPECS } from '@workline/contracts';
 import { withRequestIdHeader } from '@workline/observability';
 import { CompressionTypes, ConfigResourceTypes, type Kafka, type Message, type Producer } from 'kafkajs';
 import { createKafka, type KafkaSettings } from './kafka.settings';
@@ -181,9 +181,7 @@ export class KafkaProducer implements OnApplicationShutdown {
       const value = Number(resources[0]?.configEntries.find((entry) => entry.configName === 'max.message.bytes')?.configValue);
       return Number.isFinite(value) && value > 0 ? { bytes: value, ok: true } : { bytes: fallback, ok: false };
     } catch (error) {
-      this.logger.warn(
-        `could not read max.message.bytes of ${topic} (assuming ${fallback}): ${error instanceof Error ? error.message : String(error)}`,
-      );
+      this.logger.warn(`could not read max.message.bytes of ${topic} (assuming ${fallback}): ${errorMessage(error)}`);
       return { bytes: fallback, ok: false };
     } finally {
       await admin.disconnect().catch(() => undefined);

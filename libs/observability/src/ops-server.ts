@@ -1,3 +1,4 @@
+import { errorMessage } from '@workline/contracts';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
@@ -12,7 +13,7 @@ const CHECK_TIMEOUT_MS = 3000;
 
 const withTimeout = (promise: Promise<string | undefined>): Promise<string | undefined> =>
   Promise.race([
-    promise.catch((error: unknown) => (error instanceof Error ? error.message : String(error))),
+    promise.catch((error: unknown) => errorMessage(error)),
     new Promise<string>((r) => setTimeout(() => r(`no answer within ${CHECK_TIMEOUT_MS} ms`), CHECK_TIMEOUT_MS).unref()),
   ]);
 
@@ -83,7 +84,7 @@ export class OpsServer {
       }
       json(404, { message: `No route ${path}` });
     } catch (error) {
-      json(500, { message: error instanceof Error ? error.message : String(error) });
+      json(500, { message: errorMessage(error) });
     }
   }
 }

@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { errorMessage } from '@workline/contracts';
 
 export interface GracefulShutdown {
   /** Called at once on SIGTERM/SIGINT: stop looking ready (readiness 503). */
@@ -40,7 +41,7 @@ export function installGracefulShutdown(app: string, shutdown: GracefulShutdown)
         logger.log({ msg: `stopped in ${Date.now() - startedAt} ms`, duration_ms: Date.now() - startedAt });
       } catch (error) {
         status = 1;
-        logger.error(`shutdown failed: ${error instanceof Error ? error.message : String(error)}`);
+        logger.error(`shutdown failed: ${errorMessage(error)}`);
       }
       process.exit(status);
     })();

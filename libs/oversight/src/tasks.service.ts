@@ -6,19 +6,20 @@ import {
   BUCKET_MEDIA_TYPES,
   DomainError,
   ErrorCode,
+  errorMessage,
   keysetPage,
   MEDIA_KEY_PATTERN,
-  type MediaLocation,
   mediaBlobKey,
+  type MediaLocation,
   type MetadataItemView,
   type TagView,
+  TASK_PAGE_DEFAULT,
   type TaskCreateReply,
   type TaskCreateRequest,
   type TaskGetRequest,
   type TaskListRequest,
-  type TaskPage,
-  TASK_PAGE_DEFAULT,
   type TaskMediaLocateRequest,
+  type TaskPage,
   type TaskState,
   type TaskView,
   UPLOAD_MEDIA_TYPES,
@@ -177,7 +178,7 @@ export class TasksService {
       const object = await openMountedBucket(bucketSpec(bucket), this.box).head(task.mediaKey);
       return object ? undefined : `media ${task.mediaKey} can no longer be read from bucket ${task.bucketId}`;
     } catch (error) {
-      return `media ${task.mediaKey} could not be read: ${error instanceof Error ? error.message : String(error)}`;
+      return `media ${task.mediaKey} could not be read: ${errorMessage(error)}`;
     }
   }
 
@@ -209,7 +210,7 @@ export class TasksService {
     } catch (error) {
       if (error instanceof MountedObjectError) throw invalid('media_key', error.message);
       // The bucket itself cannot be read (credentials revoked, bucket gone, endpoint down).
-      throw invalid('bucket_id', `bucket ${bucketId} could not be read: ${error instanceof Error ? error.message : String(error)}`);
+      throw invalid('bucket_id', `bucket ${bucketId} could not be read: ${errorMessage(error)}`);
     }
     if (!object) throw DomainError.notFound(`media ${request.media_key} not found in bucket ${bucketId}`);
     if (object.mediaType?.startsWith('video/')) {

@@ -4,14 +4,15 @@ import { type BlobStore, PeriodicSweep } from '@workline/blob-store';
 import {
   DomainError,
   ErrorCode,
+  errorMessage,
   type PerformanceUploadCheckOpenRequest,
   type PerformanceUploadCreateRequest,
+  performanceUploadFolder,
   type PerformanceUploadGetRequest,
   type PerformanceUploadKind,
   type PerformanceUploadReceivedRequest,
   type PerformanceUploadState,
   type PerformanceUploadView,
-  performanceUploadFolder,
 } from '@workline/contracts';
 import { parse } from 'csv-parse';
 import { randomUUID } from 'node:crypto';
@@ -61,8 +62,6 @@ const alreadyReceived = (id: string) =>
   new DomainError(ErrorCode.Conflict, `upload ${id} has already been received; generate a new presigned URL for another file`);
 
 class UploadFailed extends Error {}
-
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /**
  * Bulk CSV uploads: created with a presigned URL (signed by the gateway), received when the gateway has
@@ -192,7 +191,7 @@ export class UploadsService implements OnApplicationBootstrap, OnApplicationShut
         }
       } catch (error) {
         if (id && isConnectionLoss(error)) resuming = id;
-        this.logger.warn(`upload processing failed, will retry: ${messageOf(error)}`);
+        this.logger.warn(`upload processing failed, will retry: ${errorMessage(error)}`);
       }
       if ((worked && !resuming) || !this.running) continue;
       await new Promise<void>((resolve) => {
@@ -220,10 +219,12 @@ export class UploadsService implements OnApplicationBootstrap, OnApplicationShut
     } catch (error) {
       if (error instanceof UploadClaimLost) return 'ended';
       if (isConnectionLoss(error)) {
-        this.logger.warn(`upload ${id}: the database connection was lost (${messageOf(error)}); resuming after the last committed batch`);
+        this.logger.warn(
+          `upload ${id}: the database connection was lost (${errorMessage(error)}); resuming after the last committed batch`,
+        );
         return 'resume';
       }
-      const failure = error instanceof UploadFailed ? error.message : `the file could not be read as CSV: ${messageOf(error)}`;
+      const failure = error instanceof UploadFailed ? error.message : `the file could not be read as CSV: ${errorMessage(error)}`;
       this.logger.warn(`upload ${id} failed: ${failure}`);
       finished = await this.finish(id, { state: 'failed', failure });
     }
@@ -247,7 +248,7 @@ export class UploadsService implements OnApplicationBootstrap, OnApplicationShut
       await this.blobs.deleteFolder(performanceUploadFolder(id));
       await this.uploads.forgetFile(id, ['completed', 'failed']);
     } catch (error) {
-      this.logger.warn(`files of upload ${id} not deleted yet, the sweep will retry: ${messageOf(error)}`);
+      this.logger.warn(`files of upload ${id} not deleted yet, the sweep will retry: ${errorMessage(error)}`);
     }
   }
 

@@ -7,6 +7,7 @@ import {
   CompleteUnitAssignmentDto,
   DomainError,
   ErrorCode,
+  errorMessage,
   FlagAssignmentDto,
   newAssignmentId,
   type UnitAssignmentView,
@@ -113,9 +114,7 @@ export class UnitWorkService implements OnApplicationShutdown {
       };
     } catch (error) {
       // The outcome is stored and stands; the worker asks `next` again (docs/work-api.md).
-      this.logger.warn(
-        `${request.assignment_id} is ${reply.status}, but no next unit could be leased: ${error instanceof Error ? error.message : String(error)}`,
-      );
+      this.logger.warn(`${request.assignment_id} is ${reply.status}, but no next unit could be leased: ${errorMessage(error)}`);
       return { ...reply, next: null };
     }
   }

@@ -1,4 +1,5 @@
 import { type DynamicModule, Injectable, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { errorMessage } from '@workline/contracts';
 import Redis from 'ioredis';
 
 /**
@@ -24,7 +25,7 @@ export class RedisService extends Redis implements OnApplicationShutdown {
     try {
       return (await this.ping()) === 'PONG' ? undefined : 'unexpected PING answer';
     } catch (error) {
-      return error instanceof Error ? error.message : String(error);
+      return errorMessage(error);
     }
   }
 

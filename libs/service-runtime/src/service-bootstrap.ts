@@ -1,7 +1,7 @@
 import { type DynamicModule, type INestMicroservice, Logger, type LogLevel, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { BaseEnv, DEFAULT_GATEWAY_PORT, loadEnvOrExit } from '@workline/config';
-import { SERVICE_RPC_TOPIC, type ServiceName, serviceOpsPort } from '@workline/contracts';
+import { errorMessage, SERVICE_RPC_TOPIC, type ServiceName, serviceOpsPort } from '@workline/contracts';
 import { PrismaService } from '@workline/db';
 import { AppMetrics, installGracefulShutdown, JsonLogger, ObservabilityModule, OpsServer } from '@workline/observability';
 import { writeFileSync } from 'node:fs';
@@ -86,7 +86,7 @@ export function runService<E extends BaseEnv = BaseEnv>(
     return app;
   };
   start().catch((error: unknown) => {
-    logger.error(`could not start: ${error instanceof Error ? error.message : String(error)}`);
+    logger.error(`could not start: ${errorMessage(error)}`);
     process.exit(1);
   });
 }

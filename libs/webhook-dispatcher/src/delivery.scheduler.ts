@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { CallbackUrlError } from '@workline/callback-url';
+import { errorMessage } from '@workline/contracts';
 import { DbPool } from '@workline/db';
 import { OutboxRelay } from '@workline/messaging';
 import { runWithRequestId } from '@workline/observability';
@@ -34,8 +35,6 @@ const MAX_HELD_BYTES = 64 * 1024 * 1024;
 const MAX_CLAIM = 1_000;
 /** Opened secrets kept (sealed text → secret); past this many the cache starts again. */
 const MAX_OPENED_SECRETS = 1_024;
-
-const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /**
  * Makes the attempts. Deliveries reach the in-memory dispatch queue two ways, each time leased to this
@@ -179,7 +178,7 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestro
         failures = 0;
       } catch (error) {
         failures++;
-        this.logger.warn(`claiming due deliveries failed, will retry: ${message(error)}`);
+        this.logger.warn(`claiming due deliveries failed, will retry: ${errorMessage(error)}`);
       }
       if (full && this.queue.room() > 0) continue;
       await this.sleep(failures ? Math.min(10_000, this.options.pollMs * 2 ** failures) : this.options.pollMs);
@@ -244,7 +243,7 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestro
       const delivery = this.queue.next();
       if (!delivery) break;
       const attempt = this.attempt(delivery)
-        .catch((error: unknown) => this.logger.error(`the attempt of delivery ${delivery.id} failed unexpectedly: ${message(error)}`))
+        .catch((error: unknown) => this.logger.error(`the attempt of delivery ${delivery.id} failed unexpectedly: ${errorMessage(error)}`))
         .finally(() => this.attempts.delete(attempt));
       this.attempts.add(attempt);
     }
@@ -301,7 +300,7 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestro
       const { target, pool } = await this.connections.connectionFor(delivery.url);
       result = await postOnce({ target, pool, body: delivery.body, headers });
     } catch (error) {
-      const why = error instanceof CallbackUrlError ? `refused: ${error.message}` : message(error);
+      const why = error instanceof CallbackUrlError ? `refused: ${error.message}` : errorMessage(error);
       result = { statusCode: null, durationMs: Date.now() - attemptedAt.getTime(), error: why, responseExcerpt: null, retryAfter: null };
     }
     // The URL is logged without its query (it may carry a client's token); credentials never sit in it.
@@ -378,7 +377,7 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestro
       if (deliveries.length) this.backlog = true;
     } catch (error) {
       // Their leases expire instead; then any instance claims them.
-      this.logger.warn(`could not give back ${deliveries.length} delivery leases: ${message(error)}`);
+      this.logger.warn(`could not give back ${deliveries.length} delivery leases: ${errorMessage(error)}`);
     }
   }
 }

@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { errorMessage } from '@workline/contracts';
 import { runWithRequestId } from '@workline/observability';
 import type { DeliveryStore, OutcomeRow } from './delivery-store';
 
@@ -12,8 +13,6 @@ interface PendingOutcome {
 const MAX_BATCH = 500;
 const RETRY_FIRST_MS = 200;
 const RETRY_MAX_MS = 5_000;
-
-const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /**
  * Writes attempt outcomes in batches (group commit): an outcome that ends while no write is under way is
@@ -47,7 +46,7 @@ export class OutcomeRecorder {
   private startWriting(): void {
     if (this.writing) return;
     this.writing = runWithRequestId(undefined, () => this.writeAll())
-      .catch((error: unknown) => this.logger.error(`recording attempt outcomes failed: ${message(error)}`))
+      .catch((error: unknown) => this.logger.error(`recording attempt outcomes failed: ${errorMessage(error)}`))
       .finally(() => {
         this.writing = undefined;
         // Outcomes added after the last write began and before this one ended.
@@ -75,11 +74,11 @@ export class OutcomeRecorder {
         const kept = batch.filter((pending) => pending.leaseDeadline > now);
         for (const { outcome } of batch.filter((pending) => pending.leaseDeadline <= now)) {
           this.logger.error(
-            `could not record the attempt of delivery ${outcome.id} before its lease ended (${message(error)}); it will be attempted again`,
+            `could not record the attempt of delivery ${outcome.id} before its lease ended (${errorMessage(error)}); it will be attempted again`,
           );
         }
         this.buffer.unshift(...kept);
-        if (kept.length) this.logger.warn(`recording ${kept.length} attempt outcomes failed, will retry: ${message(error)}`);
+        if (kept.length) this.logger.warn(`recording ${kept.length} attempt outcomes failed, will retry: ${errorMessage(error)}`);
         await new Promise((resolve) => setTimeout(resolve, Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** (failures - 1))));
       }
     }

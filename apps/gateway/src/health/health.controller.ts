@@ -1,5 +1,5 @@
 import { type CanActivate, Controller, type ExecutionContext, Get, Injectable, Req, Res, UseGuards } from '@nestjs/common';
-import { ALL_SERVICES, type HealthReply, RpcPattern } from '@workline/contracts';
+import { ALL_SERVICES, errorMessage, type HealthReply, RpcPattern } from '@workline/contracts';
 import { PrismaService } from '@workline/db';
 import { KafkaRpcClient } from '@workline/messaging';
 import { CachedCheck } from '@workline/observability';
@@ -137,7 +137,7 @@ export class HealthController {
             problems.push(`${service}: database unreachable`);
           }
         } catch (error) {
-          components[service] = { status: 'down', detail: error instanceof Error ? error.message : String(error) };
+          components[service] = { status: 'down', detail: errorMessage(error) };
           problems.push(`${service}: no answer over Kafka`);
         }
       }),

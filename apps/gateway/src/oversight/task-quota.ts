@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
+import { errorMessage } from '@workline/contracts';
 import type { Principal } from '@workline/identity';
 import { type Pipelined, RedisScript, RedisService, roundTrip } from '@workline/redis';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -118,9 +119,7 @@ export class TaskQuota implements RoundTripRider {
       const [reservation] = await roundTrip(this.redis, this.reservation(workstreamId, now));
       return reservation;
     } catch (error) {
-      logger.warn(
-        `task quota not checked (Redis cannot answer: ${error instanceof Error ? error.message : String(error)}): creation allowed`,
-      );
+      logger.warn(`task quota not checked (Redis cannot answer: ${errorMessage(error)}): creation allowed`);
       return NOTHING_TO_RELEASE;
     }
   }

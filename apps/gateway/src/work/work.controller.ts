@@ -6,6 +6,7 @@ import {
   assignmentKindOf,
   type AssignmentNextRequest,
   DomainError,
+  errorMessage,
   FollowUpNextDto,
   NextAssignmentDto,
   RpcPattern,
@@ -131,9 +132,7 @@ export class WorkController {
       following = await this.lease(worker, next);
     } catch (error) {
       // The complete or flag is stored: its answer stands, and the worker asks `next` again.
-      this.logger.warn(
-        `${action} of ${assignmentId} stored, but no next ${next.kind} could be leased: ${error instanceof Error ? error.message : String(error)}`,
-      );
+      this.logger.warn(`${action} of ${assignmentId} stored, but no next ${next.kind} could be leased: ${errorMessage(error)}`);
     }
     return { ...result, next: following };
   }
