@@ -9,6 +9,9 @@ import { dbQuery, eventually, readWholeTopic } from '@workline/testing';
  */
 export type StoredQualityRecord = Record<string, unknown>;
 
+/** Quality records scoring under this go to QC: the default of the workstreams the scenarios create (docs/performance-api.md). */
+const QC_SCORE_THRESHOLD = 0.5;
+
 /** What the QC topic holds for one workstream, against its stored quality records (empty lists: as it should be). */
 export interface QcAudit {
   /** Stored records under the threshold, by record id: each must have exactly one "stored" event. */
@@ -31,14 +34,10 @@ export interface QcAudit {
 /**
  * Audits the QC topic of a fault scenario's workstream (the fault suites' shared check, docs/operations.md
  * "Fault tests"): once the performance outbox has published all it holds, every stored record scoring under
- * `threshold` must be on the topic as "stored" exactly once (one event id), with the stored values; more
+ * the workstream's default threshold must be on the topic as "stored" exactly once (one event id), with the stored values; more
  * events of a record are "replaced" ones (a client retry, or a redelivered request); no other record has any.
  */
-export async function auditQcEvents(
-  workstreamId: string,
-  records: StoredQualityRecord[],
-  { threshold, retriedUniqueIds }: { threshold: number; retriedUniqueIds: Set<string> },
-): Promise<QcAudit> {
+export async function auditQcEvents(workstreamId: string, records: StoredQualityRecord[], retriedUniqueIds: Set<string>): Promise<QcAudit> {
   await eventually(
     async () =>
       (
@@ -59,7 +58,7 @@ export async function auditQcEvents(
       storedEventIds.set(value.data.record_id, (storedEventIds.get(value.data.record_id) ?? new Set()).add(value.id));
   }
   const byId = new Map(records.map((row) => [String(row.id), row]));
-  const shouldQc = records.filter((row) => Number(row.review_score) < threshold).map((row) => String(row.id));
+  const shouldQc = records.filter((row) => Number(row.review_score) < QC_SCORE_THRESHOLD).map((row) => String(row.id));
   const shouldQcSet = new Set(shouldQc);
   const mismatched = messages.filter(({ value: { data } }) => {
     const row = byId.get(data.record_id);
@@ -86,6 +85,15 @@ export async function auditQcEvents(
       (id) => (eventIds.get(id)?.size ?? 0) > 1 && !retriedUniqueIds.has(String(byId.get(id)?.unique_id)),
     ),
   };
+}
+
+/** Fails unless the QC topic is as it should be: every list of the audit empty. */
+export function expectQcAsStored(qc: QcAudit): void {
+  expect(qc.storedNotOnce).toEqual([]);
+  expect(qc.unexpected).toEqual([]);
+  expect(qc.mismatched).toEqual([]);
+  // A request Kafka handed out again after a crash answers as it did and sends QC nothing more.
+  expect(qc.replacedWithoutRetry).toEqual([]);
 }
 
 /**
