@@ -254,6 +254,14 @@ describe('platform API v3 (deprecated): batches over v4 runs (real Kafka and Pos
       expect((await http('POST', `/v4/runs/${theirs.body.task_id}/abort`, { headers: other.auth })).status).toBe(202);
     });
 
+    it('a body that is not JSON is 103 at HTTP 400, as the code table says (not 415)', async () => {
+      const result = await http('POST', '/v3/tasks', { headers: acme.auth, contentType: 'text/plain', body: 'template_id=x' });
+      expect([result.status, result.body]).toEqual([
+        400,
+        { status: 103, error: 'Body is invalid: Content-Type must be application/json (got text/plain)' },
+      ]);
+    });
+
     it('every v3 answer is marked deprecated, errors included', async () => {
       for (const result of [await getBatch(acme, 'no-such-task'), await http('GET', '/v3/tasks/x')]) {
         expect(result.headers.get('deprecation')).toBe('true');

@@ -148,6 +148,9 @@ describe('per-credential rate limits and body limits (own gateways with low limi
     const v3 = await exhaust('GET', '/v3/tasks/nothing', { authorization: `Basic ${randomUUID()}` });
     expect(v3.status).toBe(429);
     expect(v3.body).toEqual({ status: 429, error: expect.stringMatching(/^Rate limit of 3 requests per minute exceeded/) });
+    // Still a v3 answer: marked deprecated like every other.
+    expect(v3.headers.get('deprecation')).toBe('true');
+    expect(v3.headers.get('sunset')).toBe('Mon, 25 Dec 2017 00:00:00 GMT');
     const admin = await exhaust('GET', '/admin/v1/api-keys', { authorization: `Bearer ${randomUUID()}` });
     expect(admin.status).toBe(429);
     expect(admin.body).toEqual({ message: expect.stringMatching(/^Rate limit/) });
@@ -186,7 +189,8 @@ describe('per-credential rate limits and body limits (own gateways with low limi
       expect({ path, status: answer.status, body: answer.body }).toEqual({ path, status: 413, body: { message: tooLarge } });
     }
     expect(await post('/v4/runs')).toMatchObject({ status: 413, body: { message: tooLarge } });
-    expect(await post('/v3/tasks')).toMatchObject({ status: 413, body: { status: 103, error: `Body is invalid: ${tooLarge}` } });
+    // v3 answers by its code table: 103 is HTTP 400 (docs/platform-api.md).
+    expect(await post('/v3/tasks')).toMatchObject({ status: 400, body: { status: 103, error: `Body is invalid: ${tooLarge}` } });
     // Just under the limit is parsed and reaches authentication.
     const small = await http('POST', `${unlimited.url}/v4/runs`, {
       headers: { authorization: 'Basic bm86bm8=' },

@@ -80,8 +80,9 @@ async function bootstrap(): Promise<void> {
   app.get(GatewayMetrics).install(fastify);
   const taskQuota = app.get(TaskQuota);
   taskQuota.install(fastify);
-  installAuthentication(fastify, app.get(Authenticator), new RateLimiter(app.get(RedisService), env.rateLimits), [taskQuota]);
+  // Before authentication: a 429 of /v3 is marked deprecated too, and a withdrawn v3 answers 410 to anyone.
   fastify.addHook('onRequest', v3Deprecation(env.v3Enabled, env.publicUrl));
+  installAuthentication(fastify, app.get(Authenticator), new RateLimiter(app.get(RedisService), env.rateLimits), [taskQuota]);
   installJsonBody(fastify, env.BODY_LIMIT_BYTES);
   closeConnectionsWhileDraining(fastify, app.get(GatewayLifecycle));
   app.useGlobalPipes(new StrictValidationPipe());

@@ -10,6 +10,8 @@ export interface HttpProblem {
   headers?: Record<string, string>;
   /** The v3 code and text, when the error knows them (spec's v3 code table). */
   v3?: { code: number; error: string };
+  /** An unexpected error's id, also in the log line that holds its stack (answered as `error_id`). */
+  errorId?: string;
 }
 
 const STATUS_OF: Record<ErrorCode, number> = {

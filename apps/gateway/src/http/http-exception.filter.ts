@@ -8,7 +8,7 @@ import { pathOf, writeProblem } from './problem';
 /**
  * The one place where errors become HTTP responses (Fastify's error handler and not-found handler end here
  * too). Unknown errors are 500 with an error id that is also logged, never a 4xx. Body shapes per API
- * group: writeProblem.
+ * group, unknown errors' too: writeProblem.
  */
 @Catch()
 export class HttpExceptionFilter implements ExceptionFilter {
@@ -25,7 +25,7 @@ export class HttpExceptionFilter implements ExceptionFilter {
         `${request.method} ${pathOf(request)} failed (error id ${errorId})`,
         error instanceof Error ? error.stack : String(error),
       );
-      if (!reply.sent) reply.code(HttpStatus.INTERNAL_SERVER_ERROR).send({ message: 'Internal error', error_id: errorId });
+      if (!reply.sent) writeProblem(request, reply, { status: HttpStatus.INTERNAL_SERVER_ERROR, message: 'Internal error', errorId });
       return;
     }
     if (problem.status === HttpStatus.NOT_FOUND && /^Cannot (GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) /.test(problem.message)) {

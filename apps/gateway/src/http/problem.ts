@@ -28,11 +28,18 @@ function v4Body(problem: HttpProblem): object {
     [HttpStatus.FORBIDDEN]: 'Forbidden',
     [HttpStatus.NOT_FOUND]: 'Not found',
   };
-  return { message: fixed[problem.status] ?? problem.message };
+  return { message: fixed[problem.status] ?? problem.message, ...errorIdOf(problem) };
 }
 
-/** Platform API v3 (deprecated): `{status: <code>, error}` with the spec's code table. */
-function v3Body(problem: HttpProblem): { httpStatus: number; body: object } {
+const errorIdOf = (problem: HttpProblem) => (problem.errorId ? { error_id: problem.errorId } : {});
+
+/**
+ * Platform API v3 (deprecated): `{status: <code>, error}` with the spec's code table, at the HTTP status the
+ * table gives the code: an oversize or non-JSON body is 103 at 400, any server-side failure (an RPC timeout's
+ * 503 too) 104 at 500 (docs/platform-api.md, "v3"). Answers the table has no code for keep their status as
+ * the code: 404 for an unknown path, 429 over a rate limit.
+ */
+export function v3Answer(problem: HttpProblem): { httpStatus: number; body: object } {
   if (problem.v3) return { httpStatus: problem.status, body: { status: problem.v3.code, error: problem.v3.error } };
   switch (problem.status) {
     case HttpStatus.UNAUTHORIZED:
@@ -40,14 +47,14 @@ function v3Body(problem: HttpProblem): { httpStatus: number; body: object } {
     case HttpStatus.BAD_REQUEST:
     case HttpStatus.UNSUPPORTED_MEDIA_TYPE:
     case HttpStatus.PAYLOAD_TOO_LARGE:
-      return { httpStatus: problem.status, body: { status: 103, error: `Body is invalid: ${problem.message}` } };
+      return { httpStatus: 400, body: { status: 103, error: `Body is invalid: ${problem.message}` } };
     case HttpStatus.UNPROCESSABLE_ENTITY:
       return { httpStatus: 400, body: { status: 102, error: `Data is invalid: ${problem.message}` } };
     case HttpStatus.NOT_FOUND:
       return { httpStatus: 404, body: { status: 404, error: 'Not found' } };
     default:
       return problem.status >= 500
-        ? { httpStatus: problem.status, body: { status: 104, error: 'Internal error' } }
+        ? { httpStatus: 500, body: { status: 104, error: 'Internal error', ...errorIdOf(problem) } }
         : { httpStatus: problem.status, body: { status: problem.status, error: problem.message } };
   }
 }
@@ -59,10 +66,12 @@ export function writeProblem(request: FastifyRequest, reply: FastifyReply, probl
     case 'v4':
       return reply.code(problem.status).send(v4Body(problem));
     case 'v3': {
-      const { httpStatus, body } = v3Body(problem);
+      const { httpStatus, body } = v3Answer(problem);
       return reply.code(httpStatus).send(body);
     }
     default:
-      return reply.code(problem.status).send({ message: problem.message, ...(problem.errors ? { errors: problem.errors } : {}) });
+      return reply
+        .code(problem.status)
+        .send({ message: problem.message, ...(problem.errors ? { errors: problem.errors } : {}), ...errorIdOf(problem) });
   }
 }

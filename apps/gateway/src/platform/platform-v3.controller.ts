@@ -31,7 +31,7 @@ export class PlatformV3Controller {
     doc: 'docs/platform-api.md',
     body: CreateV3TaskBody,
     ok: [200, 'The task', V3TaskCreatedAnswer],
-    errors: [400, 410, 413, 415, 422],
+    errors: [400, 410],
     idempotent: true,
   })
   @HttpCode(HttpStatus.OK)
