@@ -7,6 +7,7 @@ import {
   type OversightTaskEvent,
   type TaskAssignmentView,
   type TaskPage,
+  type TaskQuotaAnswer,
   type TaskView,
   Topic,
 } from '@workline/contracts';
@@ -1252,20 +1253,23 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
   describe('limits (a second gateway with small limits)', () => {
     let gateway: AppInstance;
     let base: string;
+    const redis = new Redis(testStack().redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
 
     beforeAll(async () => {
       const port = await freePort();
       base = `http://127.0.0.1:${port}`;
       gateway = startAppInstance(
         'gateway',
-        { PORT: String(port), MEDIA_MAX_BYTES: '1024', TASK_QUOTA_PER_DAY: '2' },
+        { PORT: String(port), MEDIA_MAX_BYTES: '1024', TASK_QUOTA_PER_DAY: '2', TASK_QUOTA_SYNC_SECONDS: '1' },
         `gateway-oversight-limits-${process.pid}`,
       );
       await eventually(async () => (await fetch(`${base}/health`)).status === 200, { what: 'the second gateway', timeoutMs: 90_000 });
+      await redis.connect();
     });
 
     afterAll(async () => {
       await gateway.stop();
+      redis.disconnect();
     });
 
     it('413 over MEDIA_MAX_BYTES, whether Content-Length announces it or not; nothing is stored', async () => {
@@ -1316,6 +1320,80 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
         base,
       );
       expect(otherWorkstream.status).toBe(201);
+    });
+
+    it('support raises a quota: in force on every gateway once answered, back to the default with null, rewritten when Redis loses it', async () => {
+      const fresh = await newTenant();
+      const create = async () =>
+        createTask(fresh, { media_key: await uploaded(fresh, PNG(), 'image/png'), configuration_id: fresh.configurationId }, base);
+      expect([(await create()).status, (await create()).status, (await create()).status]).toEqual([201, 201, 429]);
+      const path = `/admin/v1/workstreams/${fresh.workstreamId}/task-quota`;
+      const midnight = new Date(
+        new Date(new Date().toISOString().slice(0, 10) + 'T00:00:00.000Z').getTime() + 24 * 3600 * 1000,
+      ).toISOString();
+
+      // Set through the stack's gateway; the limits gateway (a default of 2 a day) holds it at once.
+      const raised = await http<TaskQuotaAnswer>('PUT', path, { headers: adminHeaders(), body: { day: 4, month: null } });
+      expect(raised.status).toBe(200);
+      expect(raised.body).toEqual({
+        workstream_id: fresh.workstreamId,
+        day: { limit: 4, default_limit: 10_000, custom: true, used: 2, resets_at: midnight },
+        week: { limit: 50_000, default_limit: 50_000, custom: false, used: 2, resets_at: expect.any(String) },
+        month: { limit: 200_000, default_limit: 200_000, custom: false, used: 2, resets_at: expect.any(String) },
+      });
+      expect([(await create()).status, (await create()).status]).toEqual([201, 201]);
+      const over = await create();
+      expect([over.status, over.body]).toEqual([
+        429,
+        {
+          message: `Task quota exceeded: this workstream may create 4 tasks per day; retry after ${midnight} or ask support to raise the quota`,
+        },
+      ]);
+      const read = await http<TaskQuotaAnswer>('GET', `${base}${path}`, { headers: adminHeaders() });
+      expect([read.status, read.body.day]).toEqual([200, { limit: 4, default_limit: 2, custom: true, used: 4, resets_at: midnight }]);
+
+      // Redis loses its copy (a restart, a flush): the gateways write it back from PostgreSQL.
+      expect((await http('PUT', path, { headers: adminHeaders(), body: { day: 5 } })).status).toBe(200);
+      const copy = `quota:tasks:limits:${fresh.workstreamId}`;
+      await redis.del(copy);
+      await eventually(async () => (await redis.hget(copy, 'day')) === '5', {
+        what: 'the limits copied to Redis again',
+        timeoutMs: 20_000,
+      });
+      expect((await create()).status).toBe(201);
+
+      // null (or left out) is the default again: 5 used of 2.
+      const lowered = await http<TaskQuotaAnswer>('PUT', path, { headers: adminHeaders(), body: {} });
+      expect(lowered.body.day).toEqual({ limit: 10_000, default_limit: 10_000, custom: false, used: 5, resets_at: midnight });
+      expect((await create()).status).toBe(429);
+    });
+
+    it('refuses bad task quotas with the field named, unknown workstreams with 404, and callers without the admin token', async () => {
+      const fresh = await newTenant();
+      const path = `/admin/v1/workstreams/${fresh.workstreamId}/task-quota`;
+      const put = (body: unknown, headers: Record<string, string> = adminHeaders()) =>
+        http<{ message: string; errors?: { field: string; message: string }[] }>('PUT', path, { headers, body });
+      for (const [body, field] of [
+        [{ day: 0 }, 'day'],
+        [{ week: 1.5 }, 'week'],
+        [{ month: '100' }, 'month'],
+        [{ day: 1_000_000_001 }, 'day'],
+        [{ hour: 10 }, 'hour'],
+      ] as const) {
+        const answer = await put(body);
+        expect([body, answer.status, answer.body.errors?.map((e) => e.field)]).toEqual([body, 422, [field]]);
+      }
+      expect((await put('{"day":')).status).toBe(400);
+      const unknown = await http<{ message: string }>('PUT', '/admin/v1/workstreams/ws_nope/task-quota', {
+        headers: adminHeaders(),
+        body: { day: 5 },
+      });
+      expect(unknown.status).toBe(404);
+      expect((await http('GET', '/admin/v1/workstreams/ws_nope/task-quota', { headers: adminHeaders() })).status).toBe(404);
+      expect((await put({ day: 5 }, { 'x-api-key': fresh.key })).status).toBe(401);
+      // Nothing refused changed it.
+      const read = await http<TaskQuotaAnswer>('GET', path, { headers: adminHeaders() });
+      expect(read.body.day).toMatchObject({ limit: 10_000, custom: false });
     });
 
     it('requests refused before they reach task creation (bad JSON, wrong fields, wrong content type) do not use up the quota', async () => {

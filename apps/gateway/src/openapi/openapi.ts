@@ -120,7 +120,10 @@ function complete(method: Method, path: string, op: Operation): void {
       content: declared?.content ?? jsonOf(errorClass.name),
     };
   }
-  responses.default = { description: 'Unexpected error (500), logged under error_id', content: jsonOf(InternalErrorAnswer.name) };
+  responses.default = {
+    description: 'Unexpected error (500), logged under error_id',
+    content: jsonOf(group === 'v3' ? V3ErrorAnswer.name : InternalErrorAnswer.name),
+  };
   op.responses = responses;
 }
 
@@ -131,7 +134,7 @@ const CONFIG = new DocumentBuilder()
   .setDescription(
     'Public APIs (quality and oversight v1, platform v4 and deprecated v3), the work API for workers and the admin API. ' +
       'Error bodies by group: v4 {message} (V4ErrorAnswer); v3 {status, error} with the v3 code table (V3ErrorAnswer); the others ' +
-      '{message, errors?} where a 422 names each field (ErrorAnswer); any unexpected error is a 500 {message, error_id}. ' +
+      '{message, errors?} where a 422 names each field (ErrorAnswer); any unexpected error is a 500 {message, error_id} ({status: 104, error, error_id} in v3). ' +
       'Rate limits: docs/operations.md. The Kafka topics: /docs/asyncapi.json.',
   )
   .addServer('/')

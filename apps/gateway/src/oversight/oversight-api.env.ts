@@ -32,4 +32,10 @@ export class OversightApiEnv {
   @IsInt()
   @Min(1)
   TASK_QUOTA_PER_MONTH: number = 200_000;
+
+  /** How often each gateway copies the limits support set (PostgreSQL) to Redis again, after Redis lost them. */
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  TASK_QUOTA_SYNC_SECONDS: number = 30;
 }

@@ -7,10 +7,12 @@ import { MediaController } from './media.controller';
 import { MEDIA_BLOB_STORE, OversightApiEnv } from './oversight-api.env';
 import { OversightController } from './oversight.controller';
 import { TaskQuota } from './task-quota';
+import { TaskQuotaAdminController } from './task-quota.admin-controller';
+import { TaskQuotaLimits } from './task-quota-limits';
 
-/** Oversight API area of the gateway: /v1/signed-url, /v1/tasks, presigned media URLs, mounted buckets. */
+/** Oversight API area of the gateway: /v1/signed-url, /v1/tasks, presigned media URLs, mounted buckets, task quotas. */
 @Module({
-  controllers: [OversightController, MediaController, BucketsAdminController],
+  controllers: [OversightController, MediaController, BucketsAdminController, TaskQuotaAdminController],
   providers: [
     { provide: OversightApiEnv, useFactory: () => loadEnv(OversightApiEnv) },
     { provide: MEDIA_BLOB_STORE, useFactory: () => createBlobStore(loadEnv(BlobStoreEnv)) },
@@ -22,6 +24,7 @@ import { TaskQuota } from './task-quota';
       inject: [MEDIA_BLOB_STORE],
     },
     TaskQuota,
+    TaskQuotaLimits,
   ],
 })
 export class OversightApiModule {}

@@ -55,7 +55,7 @@ export class OversightController {
     doc: 'docs/oversight-api.md',
     body: CreateMediaGrantDto,
     ok: [200, 'The upload URL', MediaGrantAnswer],
-    errors: [400, 413, 415, 422],
+    errors: [400, 404, 413, 415, 422],
   })
   @HttpCode(HttpStatus.OK)
   async createUploadGrant(@CurrentPrincipal() principal: ApiKeyPrincipal, @Body() body: CreateMediaGrantDto): Promise<MediaGrantView> {
@@ -82,7 +82,7 @@ export class OversightController {
     doc: 'docs/oversight-api.md',
     body: CreateTaskDto,
     ok: [201, 'The task', TaskCreatedAnswer],
-    errors: [400, 403, 404, 413, 415, 422],
+    errors: [400, 403, 404, 409, 413, 415, 422],
     idempotent: true,
     example: {
       body: { media_key: 'med_0123456789abcdef', configuration_id: 'cfg_…', callback_url: 'https://client.example.com/hooks/workline' },

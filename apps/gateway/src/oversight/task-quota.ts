@@ -6,8 +6,10 @@ import { type Pipelined, RedisScript, RedisService, roundTrip } from '@workline/
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { RoundTripRider } from '../auth/authentication';
 import { OversightApiEnv } from './oversight-api.env';
+import { quotaLimitsKey } from './task-quota-limits';
 
-export type QuotaWindow = 'day' | 'week' | 'month';
+export const QUOTA_WINDOWS = ['day', 'week', 'month'] as const;
+export type QuotaWindow = (typeof QUOTA_WINDOWS)[number];
 
 export interface QuotaRefusal {
   window: QuotaWindow;
@@ -16,7 +18,7 @@ export interface QuotaRefusal {
 }
 
 const DAY_MS = 24 * 3600 * 1000;
-const WINDOWS: QuotaWindow[] = ['day', 'week', 'month'];
+const WINDOWS = QUOTA_WINDOWS;
 const WINDOWS_COUNT = WINDOWS.length;
 const logger = new Logger('TaskQuota');
 const NOTHING_TO_RELEASE = { release: async () => undefined };
@@ -56,23 +58,41 @@ export function quotaWindow(window: QuotaWindow, now: Date): { id: string; endsA
   return { id: `w${monday.toISOString().slice(0, 10)}`, endsAt: new Date(monday.getTime() + 7 * DAY_MS) };
 }
 
-/** Checks every window, and counts in all of them only when none is full (atomic in Redis). */
+/**
+ * Checks every window against its limit (support's, from the workstream's limits hash, else the default
+ * passed in), and counts in all of them only when none is full (atomic in Redis). Answers the full
+ * window's number and limit, or {0, 0} when it counted.
+ */
 const RESERVE = new RedisScript(
   'taskQuotaReserve',
   `
-for i = 1, #KEYS do
-  if tonumber(redis.call('GET', KEYS[i]) or '0') >= tonumber(ARGV[2 * i - 1]) then return i end
+local counters = #KEYS - 1
+local custom = redis.call('HMGET', KEYS[#KEYS], ${WINDOWS.map((window) => `'${window}'`).join(', ')})
+for i = 1, counters do
+  local limit = tonumber(custom[i]) or tonumber(ARGV[2 * i - 1])
+  if tonumber(redis.call('GET', KEYS[i]) or '0') >= limit then return {i, limit} end
 end
-for i = 1, #KEYS do
+for i = 1, counters do
   redis.call('INCR', KEYS[i])
   redis.call('EXPIRE', KEYS[i], ARGV[2 * i])
 end
-return 0`,
-  WINDOWS_COUNT,
+return {0, 0}`,
+  WINDOWS_COUNT + 1,
 );
 
+/** A window's count key: one per workstream and calendar window. */
+const counterKey = (workstreamId: string, windowId: string) => `quota:tasks:${workstreamId}:${windowId}`;
+
+/** A window's current count and end, for a quota's reader; `used` is null when Redis cannot answer. */
+export interface QuotaUsage {
+  window: QuotaWindow;
+  used: number | null;
+  resetsAt: Date;
+}
+
 /**
- * Task-creation quota per workstream (spec "Limits": per day, week or month). A creation is counted
+ * Task-creation quota per workstream (spec "Limits": per day, week or month; support may set a workstream's
+ * own limits: TaskQuotaLimits). A creation is counted
  * before it is attempted and given back when it fails, so refused requests never use up the quota.
  * Like the rate limits, it fails open: when Redis cannot answer, the creation is allowed and not counted
  * (docs/decisions.md, "Redis outages").
@@ -88,20 +108,21 @@ export class TaskQuota implements RoundTripRider {
     private readonly env: OversightApiEnv,
   ) {}
 
-  private limitOf(window: QuotaWindow): number {
+  /** The gateway's limit of each window (TASK_QUOTA_PER_*), where support set none for a workstream. */
+  defaultLimit(window: QuotaWindow): number {
     return { day: this.env.TASK_QUOTA_PER_DAY, week: this.env.TASK_QUOTA_PER_WEEK, month: this.env.TASK_QUOTA_PER_MONTH }[window];
   }
 
   /** Counts one creation, as a command of a shared round trip: the refusal when a window is full, else a way to give it back. */
   private reservation(workstreamId: string, now = new Date()): Pipelined<QuotaReservation> {
     const windows = WINDOWS.map((window) => ({ window, ...quotaWindow(window, now) }));
-    const keys = windows.map((w) => `quota:tasks:${workstreamId}:${w.id}`);
-    const args = windows.flatMap((w) => [this.limitOf(w.window), Math.ceil((w.endsAt.getTime() - now.getTime()) / 1000) + 3600]);
-    return RESERVE.command(this.redis, [...keys, ...args], (reply): QuotaReservation => {
-      const full = Number(reply);
+    const keys = windows.map((w) => counterKey(workstreamId, w.id));
+    const args = windows.flatMap((w) => [this.defaultLimit(w.window), Math.ceil((w.endsAt.getTime() - now.getTime()) / 1000) + 3600]);
+    return RESERVE.command(this.redis, [...keys, quotaLimitsKey(workstreamId), ...args], (reply): QuotaReservation => {
+      const [full, limit] = (reply as [number, number]).map(Number);
       if (full > 0) {
         const { window, endsAt } = windows[full - 1];
-        return { refused: { window, limit: this.limitOf(window), resetsAt: endsAt } };
+        return { refused: { window, limit, resetsAt: endsAt } };
       }
       return {
         release: async () => {
@@ -122,6 +143,16 @@ export class TaskQuota implements RoundTripRider {
       logger.warn(`task quota not checked (Redis cannot answer: ${errorMessage(error)}): creation allowed`);
       return NOTHING_TO_RELEASE;
     }
+  }
+
+  /** What each window of a workstream has counted so far, and when it ends. */
+  async usage(workstreamId: string, now = new Date()): Promise<QuotaUsage[]> {
+    const windows = WINDOWS.map((window) => ({ window, ...quotaWindow(window, now) }));
+    const counts = await this.redis.mget(windows.map((w) => counterKey(workstreamId, w.id))).catch((error: unknown) => {
+      logger.warn(`task quota usage not read (Redis cannot answer: ${errorMessage(error)})`);
+      return undefined;
+    });
+    return windows.map(({ window, endsAt }, i) => ({ window, used: counts ? Number(counts[i] ?? 0) : null, resetsAt: endsAt }));
   }
 
   /** The reservation counted with the request's authentication (the caller's now, to use or give back), else a new one. */

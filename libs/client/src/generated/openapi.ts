@@ -300,6 +300,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/workstreams/{workstreamId}/task-quota": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a workstream's task-creation quota: limits in force and use in the current windows
+         * @description See docs/oversight-api.md.
+         */
+        get: operations["getAdminV1WorkstreamsWorkstreamIdTaskQuota"];
+        /**
+         * Set a workstream's task-creation limits (null or left out: the default); in force on every gateway when answered
+         * @description See docs/oversight-api.md.
+         */
+        put: operations["putAdminV1WorkstreamsWorkstreamIdTaskQuota"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/console": {
         parameters: {
             query?: never;
@@ -1425,6 +1449,11 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
+        SetTaskQuotaDto: {
+            day?: number | null;
+            week?: number | null;
+            month?: number | null;
+        };
         TagAnswer: {
             value: string;
             confidence_score: number;
@@ -1467,6 +1496,20 @@ export interface components {
         TaskPageAnswer: {
             tasks: components["schemas"]["AdminTaskAnswer"][];
             next_cursor?: string | null;
+        };
+        TaskQuotaAnswer: {
+            workstream_id: string;
+            day: components["schemas"]["TaskQuotaWindowAnswer"];
+            week: components["schemas"]["TaskQuotaWindowAnswer"];
+            month: components["schemas"]["TaskQuotaWindowAnswer"];
+        };
+        TaskQuotaWindowAnswer: {
+            limit: number;
+            default_limit: number;
+            custom: boolean;
+            used?: number | null;
+            /** Format: date-time */
+            resets_at: string;
         };
         TaskResultAnswer: {
             updated_tags: components["schemas"]["TagAnswer"][];
@@ -1532,6 +1575,7 @@ export interface components {
             /** @description The v3 error code (100-111, 401, 404, 500, or the HTTP status) */
             status: number;
             error: string;
+            error_id?: string | null;
         };
         V3TaskAnswer: {
             /** Format: date-time */
@@ -3023,6 +3067,190 @@ export interface operations {
             };
         };
     };
+    getAdminV1WorkstreamsWorkstreamIdTaskQuota: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workstreamId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The quota */
+            200: {
+                headers: {
+                    /** @description Requests per minute allowed to this credential in this API group */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until one more request is accepted */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskQuotaAnswer"];
+                };
+            };
+            /** @description Missing or bad credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description Rate limit, failed-authentication limit or quota exceeded (Retry-After) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    /** @description Requests per minute allowed to this credential in this API group */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until one more request is accepted */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description Unexpected error (500), logged under error_id */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorAnswer"];
+                };
+            };
+        };
+    };
+    putAdminV1WorkstreamsWorkstreamIdTaskQuota: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workstreamId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetTaskQuotaDto"];
+            };
+        };
+        responses: {
+            /** @description The quota */
+            200: {
+                headers: {
+                    /** @description Requests per minute allowed to this credential in this API group */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until one more request is accepted */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskQuotaAnswer"];
+                };
+            };
+            /** @description Invalid JSON or body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description Missing or bad credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description Body larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description Unsupported Content-Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description Validation failed; the message names the fields */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description Rate limit, failed-authentication limit or quota exceeded (Retry-After) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    /** @description Requests per minute allowed to this credential in this API group */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until one more request is accepted */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description Unexpected error (500), logged under error_id */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorAnswer"];
+                };
+            };
+        };
+    };
     getConsole: {
         parameters: {
             query?: never;
@@ -4001,6 +4229,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
             /** @description Body larger than the limit */
             413: {
                 headers: {
@@ -4118,6 +4355,15 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4953,33 +5199,6 @@ export interface operations {
                     "application/json": components["schemas"]["V3ErrorAnswer"];
                 };
             };
-            /** @description Body larger than the limit */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["V3ErrorAnswer"];
-                };
-            };
-            /** @description Unsupported Content-Type */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["V3ErrorAnswer"];
-                };
-            };
-            /** @description Validation failed; the message names the fields */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["V3ErrorAnswer"];
-                };
-            };
             /** @description Rate limit, failed-authentication limit or quota exceeded (Retry-After) */
             429: {
                 headers: {
@@ -5003,7 +5222,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["InternalErrorAnswer"];
+                    "application/json": components["schemas"]["V3ErrorAnswer"];
                 };
             };
         };
@@ -5093,7 +5312,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["InternalErrorAnswer"];
+                    "application/json": components["schemas"]["V3ErrorAnswer"];
                 };
             };
         };

@@ -55,9 +55,11 @@ export class V4ErrorAnswer {
 export class V3ErrorAnswer {
   @IsInt() @JSONSchema({ description: 'The v3 error code (100-111, 401, 404, 500, or the HTTP status)' }) status!: number;
   @IsString() error!: string;
+  /** With 104 for an unexpected error: the id its log line carries. */
+  @IsOptional() @IsString() error_id?: string;
 }
 
-/** An unexpected error (500) in any group: logged under error_id. */
+/** An unexpected error (500) in any group but v3: logged under error_id. */
 export class InternalErrorAnswer {
   @IsString() message!: string;
   @IsString() error_id!: string;
@@ -178,6 +180,26 @@ export class MediaStoredAnswer {
   @IsString() media_key!: string;
   @IsString() content_type!: string;
   @IsInt() @Min(0) size!: number;
+}
+
+export class TaskQuotaWindowAnswer {
+  /** The limit in force: support's, else the default. */
+  @IsInt() limit!: number;
+  /** The gateway's default for this window (TASK_QUOTA_PER_*). */
+  @IsInt() default_limit!: number;
+  /** Whether support set this window's limit. */
+  @IsBoolean() custom!: boolean;
+  /** Task creations counted in the current window; null when Redis cannot answer (the quota then fails open). */
+  @IsOptional() @IsInt() used!: number | null;
+  /** When the current window ends (UTC). */
+  @IsISO8601() resets_at!: string;
+}
+
+export class TaskQuotaAnswer {
+  @IsString() workstream_id!: string;
+  @ValidateNested() @Type(() => TaskQuotaWindowAnswer) day!: TaskQuotaWindowAnswer;
+  @ValidateNested() @Type(() => TaskQuotaWindowAnswer) week!: TaskQuotaWindowAnswer;
+  @ValidateNested() @Type(() => TaskQuotaWindowAnswer) month!: TaskQuotaWindowAnswer;
 }
 
 export class TaskCreatedAnswer {

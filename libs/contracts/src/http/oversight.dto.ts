@@ -4,6 +4,7 @@ import {
   IsArray,
   IsBoolean,
   IsIn,
+  IsInt,
   IsNotEmpty,
   IsNumber,
   IsOptional,
@@ -133,6 +134,19 @@ const s3Driver = (body: CreateBucketDto) => body.driver === 's3';
  * bucket and the credentials to read it. The secret access key is sealed by the gateway at once and is
  * never shown again.
  */
+/** The largest task-creation limit support may set for one window. */
+export const TASK_QUOTA_MAX = 1_000_000_000;
+
+/**
+ * A workstream's task-creation quota as support sets it (PUT replaces all three): a limit per window, or
+ * null (or left out) for the gateway's default.
+ */
+export class SetTaskQuotaDto {
+  @IsOptional() @IsInt() @Min(1) @Max(TASK_QUOTA_MAX) day?: number | null;
+  @IsOptional() @IsInt() @Min(1) @Max(TASK_QUOTA_MAX) week?: number | null;
+  @IsOptional() @IsInt() @Min(1) @Max(TASK_QUOTA_MAX) month?: number | null;
+}
+
 export class CreateBucketDto {
   @IsIn(BUCKET_DRIVERS, { message: 'driver must be one of: fs, s3' }) driver!: BucketDriver;
   /** Absolute directory on the hosts of the gateway and oversight (driver "fs"). */

@@ -1,0 +1,68 @@
+import { Body, Controller, Get, HttpCode, HttpStatus, Param, Put, UseGuards } from '@nestjs/common';
+import { RpcPattern, ServiceName, SetTaskQuotaDto, TaskQuotaAnswer, type WorkstreamView } from '@workline/contracts';
+import { KafkaRpcClient } from '@workline/messaging';
+import { AdminTokenGuard } from '../auth/guards';
+import { ApiArea, ApiDoc } from '../openapi/api-docs';
+import { TaskQuota } from './task-quota';
+import { type QuotaLimits, TaskQuotaLimits } from './task-quota-limits';
+
+/** Admin API: a workstream's task-creation quota, which support raises (spec "Limits": "can be raised through support"). */
+@Controller('admin/v1/workstreams/:workstreamId/task-quota')
+@ApiArea('admin', 'admin')
+@UseGuards(AdminTokenGuard)
+export class TaskQuotaAdminController {
+  constructor(
+    private readonly rpc: KafkaRpcClient,
+    private readonly quota: TaskQuota,
+    private readonly limits: TaskQuotaLimits,
+  ) {}
+
+  @Get()
+  @ApiDoc({
+    summary: "Read a workstream's task-creation quota: limits in force and use in the current windows",
+    doc: 'docs/oversight-api.md',
+    ok: [200, 'The quota', TaskQuotaAnswer],
+    errors: [404],
+  })
+  async read(@Param('workstreamId') workstreamId: string): Promise<TaskQuotaAnswer> {
+    const workstream = await this.workstream(workstreamId);
+    return this.view(workstream.id, await this.limits.get(workstream.id));
+  }
+
+  @Put()
+  @ApiDoc({
+    summary: "Set a workstream's task-creation limits (null or left out: the default); in force on every gateway when answered",
+    doc: 'docs/oversight-api.md',
+    body: SetTaskQuotaDto,
+    ok: [200, 'The quota', TaskQuotaAnswer],
+    errors: [400, 404, 413, 415, 422],
+    example: { body: { day: 20_000, week: 100_000, month: null } },
+  })
+  @HttpCode(HttpStatus.OK)
+  async set(@Param('workstreamId') workstreamId: string, @Body() body: SetTaskQuotaDto): Promise<TaskQuotaAnswer> {
+    const workstream = await this.workstream(workstreamId);
+    const limits = await this.limits.set(workstream.id, { day: body.day ?? null, week: body.week ?? null, month: body.month ?? null });
+    return this.view(workstream.id, limits);
+  }
+
+  /** The workstream (404 when performance knows none of that id). */
+  private workstream(workstreamId: string): Promise<WorkstreamView> {
+    return this.rpc.request<WorkstreamView>(ServiceName.Performance, RpcPattern.WorkstreamGet, { workstream_id: workstreamId });
+  }
+
+  private async view(workstreamId: string, limits: QuotaLimits): Promise<TaskQuotaAnswer> {
+    const answer = { workstream_id: workstreamId } as TaskQuotaAnswer;
+    for (const { window, used, resetsAt } of await this.quota.usage(workstreamId)) {
+      const defaultLimit = this.quota.defaultLimit(window);
+      const custom = limits[window];
+      answer[window] = {
+        limit: custom ?? defaultLimit,
+        default_limit: defaultLimit,
+        custom: custom !== null,
+        used,
+        resets_at: resetsAt.toISOString(),
+      };
+    }
+    return answer;
+  }
+}
