@@ -1,6 +1,6 @@
 import type { FieldError } from '@workline/contracts';
 import type { Parser } from 'csv-parse';
-import { FIELDS, type PerformanceKind } from './record-rules';
+import { FIELDS, measurementType, type PerformanceKind } from './record-rules';
 
 /**
  * CSV rows → record bodies for checkRecord (docs/csv-formats.md). A row's cells become the values the
@@ -126,8 +126,9 @@ export function csvRowToInput(kind: PerformanceKind, columns: CsvColumn[], cells
         const value = numberCell(`${column.field}.${column.key}`, cell);
         if (value !== undefined) map[column.key] = value;
       } else if (rule === 'scalarMap') {
-        // A measurement is a number when the cell is one, otherwise text (held to the text length limit).
-        map[column.key] = cellNumber(cell) ?? cell;
+        // A measurement is a number when the cell is one, otherwise text (held to the text length limit); a label
+        // (attribute_<n>_label) is text whatever it reads like.
+        map[column.key] = measurementType(column.key) === 'string' ? cell : (cellNumber(cell) ?? cell);
       } else {
         map[column.key] = cell;
       }

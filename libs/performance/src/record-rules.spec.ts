@@ -104,6 +104,33 @@ describe('checkRecord', () => {
     });
   });
 
+  it('holds the measurement keys the spec types to their type: attribute_<n>_count a number, attribute_<n>_label a string', () => {
+    const review = {
+      workstream_id: 'ws-1',
+      use_case_id: 'uc-1',
+      task_definition_id: 'td-1',
+      worker_id: 'w',
+      review_completed_at: '2024-05-01T00:00:00Z',
+      review_score: 1,
+    };
+    const measured = (review_measurements: Record<string, unknown>) =>
+      checkRecord('quality', { ...review, review_measurements }, workstream);
+    expect(measured({ attribute_1_count: 3, attribute_1_label: 'car', attribute_12_count: 0.5, colour: 'red', seen: true })).toMatchObject({
+      ok: true,
+    });
+    expect(measured({ attribute_1_count: 'three', attribute_1_label: 5, attribute_2_count: true, attribute_2_label: false })).toEqual({
+      ok: false,
+      errors: [
+        { field: 'review_measurements.attribute_1_count', message: 'review_measurements.attribute_1_count must be a number' },
+        { field: 'review_measurements.attribute_1_label', message: 'review_measurements.attribute_1_label must be a string' },
+        { field: 'review_measurements.attribute_2_count', message: 'review_measurements.attribute_2_count must be a number' },
+        { field: 'review_measurements.attribute_2_label', message: 'review_measurements.attribute_2_label must be a string' },
+      ],
+    });
+    // Keys of other shapes keep the open rule: a string, a number or a boolean.
+    expect(measured({ attribute_count: 'many', my_attribute_1_label: 7 })).toMatchObject({ ok: true });
+  });
+
   it('refuses counts past what the integer columns hold', () => {
     const completed = { worker_id: 'w', task_completed_at: '2024-05-01T00:00:00Z' };
     expect(checkRecord('throughput', { ...completed, task_count: 2_147_483_647 }, workstream)).toMatchObject({ ok: true });
@@ -184,6 +211,28 @@ describe('CSV rows', () => {
     expect(csvRowToInput('throughput', header.columns, ['w', '', 'two'])).toEqual({
       body: { worker_id: 'w', task_count: 'two' },
       errors: [],
+    });
+  });
+
+  it('reads a label column as text even when it looks like a number, and a count column as a number', () => {
+    const header = csvColumns('quality', [
+      'use_case_id',
+      'task_definition_id',
+      'worker_id',
+      'review_completed_at',
+      'review_score',
+      'measurements.attribute_1_label',
+      'measurements.attribute_1_count',
+      'measurements.other',
+    ]);
+    if ('error' in header) throw new Error(header.error);
+    const row = csvRowToInput('quality', header.columns, ['uc-1', 'td-1', 'w', '2024-05-01T00:00:00Z', '1', '42', '3', '7']);
+    expect(row.body.review_measurements).toEqual({ attribute_1_label: '42', attribute_1_count: 3, other: 7 });
+    expect(checkRecord('quality', { workstream_id: 'ws-1', ...row.body }, workstream)).toMatchObject({ ok: true });
+    const wrong = csvRowToInput('quality', header.columns, ['uc-1', 'td-1', 'w', '2024-05-01T00:00:00Z', '1', 'car', 'three', 'x']);
+    expect(checkRecord('quality', { workstream_id: 'ws-1', ...wrong.body }, workstream)).toEqual({
+      ok: false,
+      errors: [{ field: 'review_measurements.attribute_1_count', message: 'review_measurements.attribute_1_count must be a number' }],
     });
   });
 

@@ -229,6 +229,15 @@ function checkValue(field: string, rule: Rule, value: unknown): { value: unknown
   }
 }
 
+/**
+ * The review_measurements keys whose type the spec gives, `attribute_1_count` (a number) and `attribute_1_label`
+ * (a string), and the same keys of the other attributes; any other key takes a string, a number or a boolean.
+ */
+export function measurementType(key: string): 'number' | 'string' | undefined {
+  if (!key.startsWith('attribute_')) return undefined;
+  return /^attribute_\d+_count$/.test(key) ? 'number' : /^attribute_\d+_label$/.test(key) ? 'string' : undefined;
+}
+
 function checkMap(
   field: string,
   rule: 'countMap' | 'stringMap' | 'scalarMap',
@@ -245,6 +254,10 @@ function checkMap(
     } else if (rule === 'countMap' && !(Number.isSafeInteger(item) && (item as number) >= 0)) {
       errors.push({ field: path, message: `${path} must be a non-negative integer` });
     } else if (rule === 'stringMap' && typeof item !== 'string') {
+      errors.push({ field: path, message: `${path} must be a string` });
+    } else if (rule === 'scalarMap' && measurementType(key) === 'number' && !isFiniteNumber(item)) {
+      errors.push({ field: path, message: `${path} must be a number` });
+    } else if (rule === 'scalarMap' && measurementType(key) === 'string' && typeof item !== 'string') {
       errors.push({ field: path, message: `${path} must be a string` });
     } else if (rule === 'scalarMap' && !(typeof item === 'string' || typeof item === 'boolean' || isFiniteNumber(item))) {
       errors.push({ field: path, message: `${path} must be a string, a number or a boolean` });
