@@ -486,11 +486,13 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       const bytes = JPEG();
       const mediaKey = await uploaded(tenant, bytes, 'image/jpeg', tenant.extendedConfigurationId);
       const existing = [{ value: 'cat', confidence_score: 0.4 }];
+      const clientItems = [{ key: 'batch', value: 'b-17' }];
       const taskId = await created(tenant, {
         media_key: mediaKey,
         configuration_id: tenant.extendedConfigurationId,
         callback_url: 'http://hook-user:hook-pass@127.0.0.1:9/hooks/oversight?x=1',
         existing_tags: existing,
+        metadata: clientItems,
       });
 
       const assignment = await lease(worker, taskId);
@@ -503,6 +505,7 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
         ),
         media_type: 'image/jpeg',
         existing_tags: existing,
+        metadata: clientItems,
         lease_expires_at: expect.any(String),
       });
       expect((await taskStatus(tenant, taskId)).body.state).toBe('IN_PROGRESS');
@@ -518,8 +521,10 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       expect(tamperedMedia.status).toBe(403);
 
       const updated = [{ value: 'dog', confidence_score: 0.97 }];
-      const metadata = [{ key: 'reviewer', value: 'w-1' }];
-      const done = await work(worker, `/${assignment.assignment_id}/complete`, { updated_tags: updated, metadata });
+      const workerItems = [{ key: 'reviewer', value: 'w-1' }];
+      const done = await work(worker, `/${assignment.assignment_id}/complete`, { updated_tags: updated, metadata: workerItems });
+      // The client's items first, then the worker's.
+      const metadata = [...clientItems, ...workerItems];
       expect(done.status).toBe(200);
       expect(done.body).toEqual({ assignment_id: assignment.assignment_id, kind: 'task', task_id: taskId, state: 'COMPLETED' });
 

@@ -194,6 +194,14 @@ describe('platform API v4: lines, runs, abort, callbacks (real Kafka and Postgre
       expect(await runsOfLine(acme.lineId)).toBe(before);
     });
 
+    it('415 with a message for a body that is not JSON, and nothing is created', async () => {
+      for (const contentType of ['text/plain', 'application/x-www-form-urlencoded']) {
+        const result = await http('POST', '/v4/runs', { headers: acme.auth, contentType, body: `line_id=${acme.lineId}` });
+        expect([result.status, result.body]).toEqual([415, { message: `Content-Type must be application/json (got ${contentType})` }]);
+      }
+      expect(await runsOfLine(acme.lineId)).toBe(1);
+    });
+
     it('413 with a message for a body over the limit', async () => {
       const limit = Number(testStack().appEnv.BODY_LIMIT_BYTES ?? 10 * 1024 * 1024);
       const big = JSON.stringify({ line_id: acme.lineId, units: [{ blob: 'x'.repeat(limit) }] });

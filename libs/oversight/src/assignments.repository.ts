@@ -89,16 +89,17 @@ function lockedTasks(tx: Tx): LockedTasks {
   return {
     lease: (taskId, lease) => tx.oversightTask.update({ where: { id: taskId }, data: { state: 'IN_PROGRESS', ...lease } }),
     finish: async (taskId, outcome) => {
+      // The worker's items follow the client's (given at creation).
+      if (outcome.state === 'COMPLETED' && outcome.metadata.length)
+        await tx.$executeRaw`update oversight_task set metadata = coalesce(metadata, '[]'::jsonb) || ${JSON.stringify(outcome.metadata)}::jsonb
+          where id = ${taskId}`;
       const task = await tx.oversightTask.update({
         where: { id: taskId },
         data: {
           state: outcome.state,
           leaseExpiresAt: null,
           ...(outcome.state === 'COMPLETED'
-            ? {
-                updatedTags: outcome.updatedTags as unknown as Prisma.InputJsonArray,
-                metadata: outcome.metadata as unknown as Prisma.InputJsonArray,
-              }
+            ? { updatedTags: outcome.updatedTags as unknown as Prisma.InputJsonArray }
             : { error: outcome.error }),
         },
       });

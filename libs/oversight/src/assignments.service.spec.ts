@@ -51,6 +51,7 @@ describe('AssignmentsService', () => {
       media_url: `https://workline.test${signPath(urlSigningKey(TEST_SECRETS_KEY), 'GET', '/media/tasks/b', leaseExpiresAt)}`,
       media_type: 'image/jpeg',
       existing_tags: [{ value: 'cat', confidence_score: 0.4 }],
+      metadata: [],
       lease_expires_at: leaseExpiresAt.toISOString(),
     });
     expect(repository.tasks.get('b')).toMatchObject({ state: 'IN_PROGRESS', workerId: 'w-1', assignmentId: view!.assignment_id });
@@ -109,6 +110,16 @@ describe('AssignmentsService', () => {
       message: `assignment ${assignmentId} is already closed: its task is COMPLETED`,
     });
     expect(repository.events).toHaveLength(1);
+  });
+
+  it("shows the worker the client's metadata, and puts the worker's after it", async () => {
+    const clientItems = [{ key: 'batch', value: 'b-17' }];
+    repository.add(queuedTask({ id: 't1', metadata: clientItems }));
+    const view = await service.next({ worker_id: 'w-1' });
+    expect(view?.metadata).toEqual(clientItems);
+    const workerItems = [{ key: 'shelf', value: '3' }];
+    await service.complete({ worker_id: 'w-1', assignment_id: view!.assignment_id, body: { updated_tags: [], metadata: workerItems } });
+    expect(repository.tasks.get('t1')!.metadata).toEqual([...clientItems, ...workerItems]);
   });
 
   it('completes without metadata as an empty list', async () => {

@@ -7,6 +7,7 @@ import {
   DomainError,
   ErrorCode,
   FlagAssignmentDto,
+  type MetadataItemView,
   type TagView,
   type TaskAssignmentView,
   taskMediaPath,
@@ -66,6 +67,7 @@ export class AssignmentsService {
         media_url: `${this.options.publicUrl}${signPath(this.signingKey, 'GET', taskMediaPath(task.id), leaseExpiresAt)}`,
         media_type: task.mediaType,
         existing_tags: (task.existingTags as TagView[] | null) ?? [],
+        metadata: (task.metadata as MetadataItemView[] | null) ?? [],
         lease_expires_at: leaseExpiresAt.toISOString(),
       };
     }

@@ -15,6 +15,8 @@ export interface NewTask {
   sealed_authorization: string | null;
   sealed_api_key: string;
   existing_tags: { value: string; confidence_score: number | undefined }[];
+  /** The client's items; the worker's are added after them when the task is completed. */
+  metadata: { key: string; value: string }[];
   idempotency_key: string | null;
   idempotency_hash: string | null;
 }
@@ -66,14 +68,14 @@ const INSERT_TASKS = statement(
   `with batch as materialized (
      select * from jsonb_to_recordset($1::jsonb) as x(id text, workstream_id text, account_id text, configuration_id text, media_key text,
        bucket_id text, media_type text, callback_url text, sealed_authorization text, sealed_api_key text, existing_tags jsonb,
-       idempotency_key text, idempotency_hash text)
+       metadata jsonb, idempotency_key text, idempotency_hash text)
    ), held as materialized (
      select id from oversight_media_grant where id in (select media_key from batch where bucket_id is null) for share
    ), inserted as (
      insert into oversight_task (id, workstream_id, account_id, configuration_id, media_key, bucket_id, media_type, callback_url,
-       sealed_authorization, sealed_api_key, state, existing_tags, idempotency_key, idempotency_hash, created_at, updated_at)
+       sealed_authorization, sealed_api_key, state, existing_tags, metadata, idempotency_key, idempotency_hash, created_at, updated_at)
      select id, workstream_id, account_id, configuration_id, media_key, bucket_id, media_type, callback_url,
-       sealed_authorization, sealed_api_key, 'QUEUED', existing_tags, idempotency_key, idempotency_hash, now(), now()
+       sealed_authorization, sealed_api_key, 'QUEUED', existing_tags, metadata, idempotency_key, idempotency_hash, now(), now()
      from batch where bucket_id is not null or media_key in (select id from held)
      on conflict (workstream_id, idempotency_key) do nothing
      returning id

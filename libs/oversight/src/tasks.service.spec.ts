@@ -85,7 +85,11 @@ describe('TasksService', () => {
     it('queues a task for uploaded media, its callback credentials sealed apart from the URL', async () => {
       await upload(MEDIA_KEY, PNG, 'image/png');
       const reply = await service.create(
-        request({ callback_url: 'https://user:pa%20ss@hooks.example.com/done', existing_tags: [{ value: 'cat', confidence_score: 0.5 }] }),
+        request({
+          callback_url: 'https://user:pa%20ss@hooks.example.com/done',
+          existing_tags: [{ value: 'cat', confidence_score: 0.5 }],
+          metadata: [{ key: 'batch', value: 'b-17' }],
+        }),
       );
       expect(reply).toEqual({ task_id: expect.stringMatching(/^tsk_[A-Za-z0-9_-]{22}$/), replayed: false });
       const row = tasks.rows.get(reply.task_id!)!;
@@ -100,6 +104,7 @@ describe('TasksService', () => {
         callbackUrl: 'https://hooks.example.com/done',
         sealedApiKey: 'sealed-key',
         existingTags: [{ value: 'cat', confidence_score: 0.5 }],
+        metadata: [{ key: 'batch', value: 'b-17' }],
       });
       expect(new SecretBox(TEST_SECRETS_KEY).open(row.sealedAuthorization!)).toBe(`Basic ${Buffer.from('user:pa ss').toString('base64')}`);
     });

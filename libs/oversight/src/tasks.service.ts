@@ -130,6 +130,7 @@ export class TasksService {
       sealed_authorization: callback?.authorization ? this.box.seal(callback.authorization) : null,
       sealed_api_key: request.sealed_api_key,
       existing_tags: (request.existing_tags ?? []).map((t) => ({ value: t.value, confidence_score: t.confidence_score })),
+      metadata: (request.metadata ?? []).map((m) => ({ key: m.key, value: m.value })),
       idempotency_key: stamp.idempotencyKey,
       idempotency_hash: stamp.idempotencyHash,
     };

@@ -1201,6 +1201,7 @@ export interface components {
             bucket_id?: string | null;
             callback_url?: string | null;
             existing_tags?: components["schemas"]["TagDto"][] | null;
+            metadata?: components["schemas"]["MetadataItemDto"][] | null;
         };
         CreateV3TaskBody: {
             template_id: string;
@@ -1484,6 +1485,7 @@ export interface components {
             media_url: string;
             media_type: string;
             existing_tags: components["schemas"]["TagAnswer"][];
+            metadata: components["schemas"]["MetadataItemAnswer"][];
             /** Format: date-time */
             lease_expires_at: string;
         };

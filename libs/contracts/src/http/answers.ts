@@ -442,6 +442,8 @@ export class TaskAssignmentAnswer {
   @IsString() media_url!: string;
   @IsString() media_type!: string;
   @IsArray() @ValidateNested({ each: true }) @Type(() => TagAnswer) existing_tags!: TagAnswer[];
+  /** The client's key-value items given with the task. */
+  @IsArray() @ValidateNested({ each: true }) @Type(() => MetadataItemAnswer) metadata!: MetadataItemAnswer[];
   @IsISO8601() lease_expires_at!: string;
 }
 

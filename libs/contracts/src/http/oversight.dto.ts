@@ -65,6 +65,16 @@ export class CreateTaskDto {
   @ValidateNested({ each: true })
   @Type(() => TagDto)
   existing_tags?: TagDto[];
+  /**
+   * The client's own key-value items: shown to the worker, and first in the `metadata` of extended events
+   * (the worker's items follow them).
+   */
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(100)
+  @ValidateNested({ each: true })
+  @Type(() => MetadataItemDto)
+  metadata?: MetadataItemDto[];
 }
 
 export interface TaskCreatedView {
@@ -120,6 +130,8 @@ export interface TaskAssignmentView {
   media_url: string;
   media_type: string;
   existing_tags: TagView[];
+  /** The client's items given with the task. */
+  metadata: MetadataItemView[];
   lease_expires_at: string;
 }
 

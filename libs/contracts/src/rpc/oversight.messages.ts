@@ -1,6 +1,6 @@
 import { Type } from 'class-transformer';
 import { IsArray, IsBoolean, IsISO8601, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
-import { ListTasksQuery, TagDto } from '../http/oversight.dto';
+import { ListTasksQuery, MetadataItemDto, TagDto } from '../http/oversight.dto';
 
 /** RPC payloads between the gateway and oversight (RpcPattern.MediaGrantCreate, TaskCreate, ...). */
 
@@ -57,6 +57,7 @@ export class TaskCreateRequest {
   /** Already checked by the gateway (checkCallbackUrl). */
   @IsOptional() @IsString() callback_url?: string;
   @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => TagDto) existing_tags?: TagDto[];
+  @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => MetadataItemDto) metadata?: MetadataItemDto[];
   /** The client's Idempotency-Key (already checked by the gateway with parseIdempotencyKey). */
   @IsOptional() @IsString() idempotency_key?: string;
   /**

@@ -37,7 +37,14 @@ export class InMemoryAssignments implements AssignmentRows {
       finish: async (taskId, outcome) => {
         const fields: Partial<OversightTask> =
           outcome.state === 'COMPLETED'
-            ? { updatedTags: outcome.updatedTags as unknown as Prisma.JsonArray, metadata: outcome.metadata as unknown as Prisma.JsonArray }
+            ? {
+                updatedTags: outcome.updatedTags as unknown as Prisma.JsonArray,
+                // As the repository's statement: the worker's items follow the client's.
+                metadata: [
+                  ...((this.tasks.get(taskId)!.metadata as Prisma.JsonArray | null) ?? []),
+                  ...outcome.metadata,
+                ] as Prisma.JsonArray,
+              }
             : { error: outcome.error };
         this.events.push(update(taskId, { state: outcome.state, leaseExpiresAt: null, ...fields }));
       },

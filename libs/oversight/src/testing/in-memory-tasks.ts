@@ -28,6 +28,7 @@ export class InMemoryTasks implements TaskRows {
         sealedAuthorization: task.sealed_authorization,
         sealedApiKey: task.sealed_api_key,
         existingTags: task.existing_tags as unknown as Prisma.JsonArray,
+        metadata: task.metadata as unknown as Prisma.JsonArray,
         idempotencyKey: task.idempotency_key,
         idempotencyHash: task.idempotency_hash,
         createdAt: now,
