@@ -96,6 +96,11 @@ describe('real answers of every operation match docs/openapi.json', () => {
         body: { driver: 'fs', root: mkdtempSync(join(tmpdir(), 'workline-contract-')) },
       }),
     );
+    const quotaPath = { path: { workstreamId: workstream.id } };
+    ok(await admin.PUT('/admin/v1/workstreams/{workstreamId}/task-quota', { params: quotaPath, body: { day: 20_000, week: null } }));
+    ok(await admin.GET('/admin/v1/workstreams/{workstreamId}/task-quota', { params: quotaPath }));
+    await admin.PUT('/admin/v1/workstreams/{workstreamId}/task-quota', { params: quotaPath, body: { day: 0 } });
+    await admin.GET('/admin/v1/workstreams/{workstreamId}/task-quota', { params: { path: { workstreamId: 'ws_missing' } } });
     const project = ok(
       await admin.POST('/admin/v1/accounts/{accountId}/api-keys', { params: { path: { accountId: account.id } }, body: {} }),
     );
