@@ -124,11 +124,12 @@ describe('console in a browser', () => {
     await browser.screenshot(operator, 'console-operator');
   });
 
-  it('a worker flags leftovers and tags an annotation task whose image is rendered with its existing tags', async () => {
+  it("a worker flags leftovers and tags an annotation task whose image is rendered with its existing tags and the client's notes", async () => {
     const tenant = await createOversightTenant('Console oversight');
     const { taskId } = await createImageTask(tenant, {
       callbackUrl: receiver.url('/console-task'),
       existingTags: [{ value: 'animal', confidence_score: 0.5 }],
+      metadata: [{ key: 'shelf', value: 'B-3' }],
     });
 
     const worker = await browser.page();
@@ -165,6 +166,7 @@ describe('console in a browser', () => {
     });
     expect(size).toEqual([64, 48]);
     expect(await worker.textContent('#existing-tags')).toContain('animal');
+    expect(await worker.textContent('#existing-tags')).toContain('Client notes: shelf: B-3');
     await browser.screenshot(worker, 'console-worker-task');
     await worker.fill('#tags', 'cat, pet');
     // The status line names the assignment it is about: wait for ours, not for any earlier line with the word.

@@ -127,6 +127,10 @@
       $('existing-tags').append(
         el('p', { text: tags.length ? `Existing tags: ${tags.map((t) => t.value ?? JSON.stringify(t)).join(', ')}` : 'No existing tags' }),
       );
+      // The client's own items, given with the task (key: value).
+      const items = assignment.metadata || [];
+      if (items.length)
+        $('existing-tags').append(el('p', { text: `Client notes: ${items.map((m) => `${m.key}: ${m.value}`).join('; ')}` }));
       $('fields').append(el('label', {}, 'Tags (comma separated, confidence 1) ', el('input', { id: 'tags' })));
       $('add-field').hidden = true;
     }

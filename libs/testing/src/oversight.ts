@@ -42,7 +42,12 @@ export async function uploadImage(tenant: OversightTenant, color: [number, numbe
 /** Uploads a small PNG through a signed URL and creates a task for it; answers the task id and media key. */
 export async function createImageTask(
   tenant: OversightTenant,
-  options: { callbackUrl?: string; existingTags?: { value: string; confidence_score: number }[]; color?: [number, number, number] } = {},
+  options: {
+    callbackUrl?: string;
+    existingTags?: { value: string; confidence_score: number }[];
+    metadata?: { key: string; value: string }[];
+    color?: [number, number, number];
+  } = {},
 ): Promise<{ taskId: string; mediaKey: string }> {
   const mediaKey = await uploadImage(tenant, options.color);
   const task = await http<{ task_id: string }>('POST', '/v1/tasks', {
@@ -52,6 +57,7 @@ export async function createImageTask(
       configuration_id: tenant.configurationId,
       ...(options.callbackUrl ? { callback_url: options.callbackUrl } : {}),
       ...(options.existingTags ? { existing_tags: options.existingTags } : {}),
+      ...(options.metadata ? { metadata: options.metadata } : {}),
     },
   });
   if (task.status !== 201) throw new Error(`POST /v1/tasks answered ${task.status}: ${task.text}`);
