@@ -164,14 +164,13 @@ describe('checkRecord', () => {
   });
 });
 
+/** The columns a quality CSV must have (the required fields but workstream_id, which the upload gives). */
+const REQUIRED_QUALITY_COLUMNS = ['use_case_id', 'task_definition_id', 'worker_id', 'review_completed_at', 'review_score'];
+
 describe('CSV rows', () => {
   it('maps prefixed columns to map fields and reads numbers and booleans', () => {
     const header = csvColumns('quality', [
-      'use_case_id',
-      'task_definition_id',
-      'worker_id',
-      'review_completed_at',
-      'review_score',
+      ...REQUIRED_QUALITY_COLUMNS,
       'replace_duplicate',
       'errors.a',
       'metadata.m',
@@ -216,11 +215,7 @@ describe('CSV rows', () => {
 
   it('reads a label column as text even when it looks like a number, and a count column as a number', () => {
     const header = csvColumns('quality', [
-      'use_case_id',
-      'task_definition_id',
-      'worker_id',
-      'review_completed_at',
-      'review_score',
+      ...REQUIRED_QUALITY_COLUMNS,
       'measurements.attribute_1_label',
       'measurements.attribute_1_count',
       'measurements.other',
@@ -237,14 +232,7 @@ describe('CSV rows', () => {
   });
 
   it('keeps a long measurement as text, so the text limit of map values names it', () => {
-    const header = csvColumns('quality', [
-      'use_case_id',
-      'task_definition_id',
-      'worker_id',
-      'review_completed_at',
-      'review_score',
-      'measurements.size',
-    ]);
+    const header = csvColumns('quality', [...REQUIRED_QUALITY_COLUMNS, 'measurements.size']);
     if ('error' in header) throw new Error(header.error);
     const row = csvRowToInput('quality', header.columns, ['uc-1', 'td-1', 'w', '2024-05-01T00:00:00Z', '1', '7'.repeat(60_000)]);
     expect(row.errors).toEqual([]);
