@@ -357,7 +357,7 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
   }
 
   /** The Kafka message of a row: its payload's JSON as it is, the row's headers and the CloudEvents ones. */
-  private errorMessage(row: OutboxRow): OutgoingMessage {
+  private messageOf(row: OutboxRow): OutgoingMessage {
     const headers: Record<string, string> = row.headers ? (JSON.parse(row.headers) as Record<string, string>) : {};
     Object.assign(headers, cloudEventHeaders({ id: row.id, type: row.topic, occurred_at: row.ce_time as string }, this.options.source));
     headers['event-id'] = row.id;
@@ -370,7 +370,7 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
    */
   private async publish(topic: string, rows: OutboxRow[], dead: Map<OutboxRow, string>): Promise<void> {
     let pending = rows;
-    let messages = rows.map((row) => this.errorMessage(row));
+    let messages = rows.map((row) => this.messageOf(row));
     while (pending.length) {
       try {
         await withTimeout(this.producer.send(topic, messages), 20_000, `publishing to ${topic}`);
