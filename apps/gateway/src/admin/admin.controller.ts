@@ -23,6 +23,7 @@ import type { FastifyReply } from 'fastify';
 import { AdminTokenGuard } from '../auth/guards';
 import { IdempotencyKey, markReplayed } from '../http/idempotency';
 import { sendReport } from '../performance/report-response';
+import { findWorkstream } from '../performance/workstream-lookup';
 import {
   ApiKeyAnswer,
   ConfigurationAnswer,
@@ -105,7 +106,7 @@ export class AdminController {
   })
   @HttpCode(HttpStatus.CREATED)
   async createApiKey(@Param('workstreamId') workstreamId: string, @Body() _body: CreateApiKeyDto): Promise<{ id: string; key: string }> {
-    const workstream = await this.workstream(workstreamId);
+    const workstream = await findWorkstream(this.rpc, workstreamId);
     return this.identity.createApiKey(workstream.account_id, workstream.id);
   }
 
@@ -119,7 +120,7 @@ export class AdminController {
   })
   @HttpCode(HttpStatus.CREATED)
   async createConfiguration(@Param('workstreamId') workstreamId: string, @Body() body: CreateConfigurationDto): Promise<ConfigurationView> {
-    const workstream = await this.workstream(workstreamId);
+    const workstream = await findWorkstream(this.rpc, workstreamId);
     return this.rpc.request<ConfigurationView>(ServiceName.Oversight, RpcPattern.ConfigurationCreate, {
       ...body,
       workstream_id: workstream.id,
@@ -261,11 +262,7 @@ export class AdminController {
     query: ReportQueryDto,
     reply: FastifyReply,
   ): Promise<unknown> {
-    const workstream = await this.workstream(workstreamId);
+    const workstream = await findWorkstream(this.rpc, workstreamId);
     return sendReport(this.rpc, pattern, { account_id: workstream.account_id, workstream_id: workstream.id }, workstream.id, query, reply);
-  }
-
-  private workstream(workstreamId: string): Promise<WorkstreamView> {
-    return this.rpc.request<WorkstreamView>(ServiceName.Performance, RpcPattern.WorkstreamGet, { workstream_id: workstreamId });
   }
 }

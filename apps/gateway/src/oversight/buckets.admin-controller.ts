@@ -6,11 +6,11 @@ import {
   type MountedBucketSpec,
   RpcPattern,
   ServiceName,
-  type WorkstreamView,
 } from '@workline/contracts';
 import { KafkaRpcClient } from '@workline/messaging';
 import { SecretBox } from '@workline/secrets';
 import { AdminTokenGuard } from '../auth/guards';
+import { findWorkstream } from '../performance/workstream-lookup';
 import { GatewayEnv } from '../gateway.env';
 import { BucketAnswer } from '@workline/contracts';
 import { ApiArea, ApiDoc } from '../openapi/api-docs';
@@ -65,9 +65,7 @@ export class BucketsAdminController {
   })
   @HttpCode(HttpStatus.CREATED)
   async create(@Param('workstreamId') workstreamId: string, @Body() body: CreateBucketDto): Promise<BucketView> {
-    const workstream = await this.rpc.request<WorkstreamView>(ServiceName.Performance, RpcPattern.WorkstreamGet, {
-      workstream_id: workstreamId,
-    });
+    const workstream = await findWorkstream(this.rpc, workstreamId);
     const request: BucketCreateRequest = { workstream_id: workstream.id, account_id: workstream.account_id, bucket: this.spec(body) };
     return this.rpc.request<BucketView>(ServiceName.Oversight, RpcPattern.BucketCreate, request);
   }

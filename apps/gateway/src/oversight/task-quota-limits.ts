@@ -3,21 +3,15 @@ import { errorMessage } from '@workline/contracts';
 import { PrismaService } from '@workline/db';
 import { type Pipelined, RedisScript, RedisService, roundTrip } from '@workline/redis';
 import { OversightApiEnv } from './oversight-api.env';
+import { QUOTA_WINDOWS, QUOTA_WINDOWS_LUA, type QuotaWindow, quotaLimitsKey } from './task-quota';
 
 /** The limits support set for a workstream, per window; null where the gateway's default applies. */
-export interface QuotaLimits {
-  day: number | null;
-  week: number | null;
-  month: number | null;
-}
+export type QuotaLimits = Record<QuotaWindow, number | null>;
 
 interface StoredLimits extends QuotaLimits {
   workstreamId: string;
   version: number;
 }
-
-/** The Redis hash that holds a copy of a workstream's limits (version, day, week, month), read by the quota's reserve script. */
-export const quotaLimitsKey = (workstreamId: string) => `quota:tasks:limits:${workstreamId}`;
 
 /** Rows copied to Redis per round trip by the sync. */
 const SYNC_CHUNK = 500;
@@ -32,8 +26,8 @@ const WRITE_LIMITS = new RedisScript(
 if tonumber(redis.call('HGET', KEYS[1], 'version') or '0') > tonumber(ARGV[1]) then return 0 end
 redis.call('DEL', KEYS[1])
 redis.call('HSET', KEYS[1], 'version', ARGV[1])
-local windows = {'day', 'week', 'month'}
-for i = 1, 3 do
+local windows = {${QUOTA_WINDOWS_LUA}}
+for i = 1, #windows do
   if ARGV[i + 1] ~= '' then redis.call('HSET', KEYS[1], windows[i], ARGV[i + 1]) end
 end
 return 1`,
@@ -109,7 +103,7 @@ export class TaskQuotaLimits implements OnApplicationBootstrap, OnModuleDestroy 
     const limit = (value: number | null) => (value === null ? '' : value);
     return WRITE_LIMITS.command(
       this.redis,
-      [quotaLimitsKey(row.workstreamId), row.version, limit(row.day), limit(row.week), limit(row.month)],
+      [quotaLimitsKey(row.workstreamId), row.version, ...QUOTA_WINDOWS.map((window) => limit(row[window]))],
       (reply) => reply,
     );
   }

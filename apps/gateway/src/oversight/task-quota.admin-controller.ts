@@ -1,8 +1,9 @@
 import { Body, Controller, Get, HttpCode, HttpStatus, Param, Put, UseGuards } from '@nestjs/common';
-import { RpcPattern, ServiceName, SetTaskQuotaDto, TaskQuotaAnswer, type WorkstreamView } from '@workline/contracts';
+import { SetTaskQuotaDto, TaskQuotaAnswer } from '@workline/contracts';
 import { KafkaRpcClient } from '@workline/messaging';
 import { AdminTokenGuard } from '../auth/guards';
 import { ApiArea, ApiDoc } from '../openapi/api-docs';
+import { findWorkstream } from '../performance/workstream-lookup';
 import { TaskQuota } from './task-quota';
 import { type QuotaLimits, TaskQuotaLimits } from './task-quota-limits';
 
@@ -25,7 +26,7 @@ export class TaskQuotaAdminController {
     errors: [404],
   })
   async read(@Param('workstreamId') workstreamId: string): Promise<TaskQuotaAnswer> {
-    const workstream = await this.workstream(workstreamId);
+    const workstream = await findWorkstream(this.rpc, workstreamId);
     return this.view(workstream.id, await this.limits.get(workstream.id));
   }
 
@@ -40,14 +41,9 @@ export class TaskQuotaAdminController {
   })
   @HttpCode(HttpStatus.OK)
   async set(@Param('workstreamId') workstreamId: string, @Body() body: SetTaskQuotaDto): Promise<TaskQuotaAnswer> {
-    const workstream = await this.workstream(workstreamId);
+    const workstream = await findWorkstream(this.rpc, workstreamId);
     const limits = await this.limits.set(workstream.id, { day: body.day ?? null, week: body.week ?? null, month: body.month ?? null });
     return this.view(workstream.id, limits);
-  }
-
-  /** The workstream (404 when performance knows none of that id). */
-  private workstream(workstreamId: string): Promise<WorkstreamView> {
-    return this.rpc.request<WorkstreamView>(ServiceName.Performance, RpcPattern.WorkstreamGet, { workstream_id: workstreamId });
   }
 
   private async view(workstreamId: string, limits: QuotaLimits): Promise<TaskQuotaAnswer> {

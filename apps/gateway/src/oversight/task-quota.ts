@@ -6,10 +6,15 @@ import { type Pipelined, RedisScript, RedisService, roundTrip } from '@workline/
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { RoundTripRider } from '../auth/authentication';
 import { OversightApiEnv } from './oversight-api.env';
-import { quotaLimitsKey } from './task-quota-limits';
 
+/** The quota's windows, in the order the reserve script checks them (and the limits hash names its fields). */
 export const QUOTA_WINDOWS = ['day', 'week', 'month'] as const;
 export type QuotaWindow = (typeof QUOTA_WINDOWS)[number];
+/** The windows as a Lua list's items, for the scripts that read or write the limits hash. */
+export const QUOTA_WINDOWS_LUA = QUOTA_WINDOWS.map((window) => `'${window}'`).join(', ');
+
+/** The Redis hash that holds a copy of the limits support set for a workstream (TaskQuotaLimits), read by RESERVE. */
+export const quotaLimitsKey = (workstreamId: string) => `quota:tasks:limits:${workstreamId}`;
 
 export interface QuotaRefusal {
   window: QuotaWindow;
@@ -18,8 +23,7 @@ export interface QuotaRefusal {
 }
 
 const DAY_MS = 24 * 3600 * 1000;
-const WINDOWS = QUOTA_WINDOWS;
-const WINDOWS_COUNT = WINDOWS.length;
+const WINDOWS_COUNT = QUOTA_WINDOWS.length;
 const logger = new Logger('TaskQuota');
 const NOTHING_TO_RELEASE = { release: async () => undefined };
 
@@ -67,7 +71,7 @@ const RESERVE = new RedisScript(
   'taskQuotaReserve',
   `
 local counters = #KEYS - 1
-local custom = redis.call('HMGET', KEYS[#KEYS], ${WINDOWS.map((window) => `'${window}'`).join(', ')})
+local custom = redis.call('HMGET', KEYS[#KEYS], ${QUOTA_WINDOWS_LUA})
 for i = 1, counters do
   local limit = tonumber(custom[i]) or tonumber(ARGV[2 * i - 1])
   if tonumber(redis.call('GET', KEYS[i]) or '0') >= limit then return {i, limit} end
@@ -82,6 +86,9 @@ return {0, 0}`,
 
 /** A window's count key: one per workstream and calendar window. */
 const counterKey = (workstreamId: string, windowId: string) => `quota:tasks:${workstreamId}:${windowId}`;
+
+/** Every window as it stands at `now`: its id and end. */
+const windowsAt = (now: Date) => QUOTA_WINDOWS.map((window) => ({ window, ...quotaWindow(window, now) }));
 
 /** A window's current count and end, for a quota's reader; `used` is null when Redis cannot answer. */
 export interface QuotaUsage {
@@ -115,7 +122,7 @@ export class TaskQuota implements RoundTripRider {
 
   /** Counts one creation, as a command of a shared round trip: the refusal when a window is full, else a way to give it back. */
   private reservation(workstreamId: string, now = new Date()): Pipelined<QuotaReservation> {
-    const windows = WINDOWS.map((window) => ({ window, ...quotaWindow(window, now) }));
+    const windows = windowsAt(now);
     const keys = windows.map((w) => counterKey(workstreamId, w.id));
     const args = windows.flatMap((w) => [this.defaultLimit(w.window), Math.ceil((w.endsAt.getTime() - now.getTime()) / 1000) + 3600]);
     return RESERVE.command(this.redis, [...keys, quotaLimitsKey(workstreamId), ...args], (reply): QuotaReservation => {
@@ -147,7 +154,7 @@ export class TaskQuota implements RoundTripRider {
 
   /** What each window of a workstream has counted so far, and when it ends. */
   async usage(workstreamId: string, now = new Date()): Promise<QuotaUsage[]> {
-    const windows = WINDOWS.map((window) => ({ window, ...quotaWindow(window, now) }));
+    const windows = windowsAt(now);
     const counts = await this.redis.mget(windows.map((w) => counterKey(workstreamId, w.id))).catch((error: unknown) => {
       logger.warn(`task quota usage not read (Redis cannot answer: ${errorMessage(error)})`);
       return undefined;
