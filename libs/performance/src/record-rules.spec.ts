@@ -83,19 +83,18 @@ describe('parseDateTime', () => {
 });
 
 describe('checkRecord', () => {
+  /** A quality record with the required fields only. */
+  const review = {
+    workstream_id: 'ws-1',
+    use_case_id: 'uc-1',
+    task_definition_id: 'td-1',
+    worker_id: 'w',
+    review_completed_at: '2024-05-01T00:00:00Z',
+    review_score: 1,
+  };
+
   it('fills defaults for quality and throughput records', () => {
-    const quality = checkRecord(
-      'quality',
-      {
-        workstream_id: 'ws-1',
-        use_case_id: 'uc-1',
-        task_definition_id: 'td-1',
-        worker_id: 'w',
-        review_completed_at: '2024-05-01T00:00:00Z',
-        review_score: 1,
-      },
-      workstream,
-    );
+    const quality = checkRecord('quality', review, workstream);
     expect(quality).toMatchObject({ ok: true, record: { replace_duplicate: true, errors: {}, unique_id: null } });
     const throughput = checkRecord('throughput', { worker_id: 'w', task_completed_at: '2024-05-01T00:00:00Z' }, workstream);
     expect(throughput).toMatchObject({
@@ -105,14 +104,6 @@ describe('checkRecord', () => {
   });
 
   it('holds the measurement keys the spec types to their type: attribute_<n>_count a number, attribute_<n>_label a string', () => {
-    const review = {
-      workstream_id: 'ws-1',
-      use_case_id: 'uc-1',
-      task_definition_id: 'td-1',
-      worker_id: 'w',
-      review_completed_at: '2024-05-01T00:00:00Z',
-      review_score: 1,
-    };
     const measured = (review_measurements: Record<string, unknown>) =>
       checkRecord('quality', { ...review, review_measurements }, workstream);
     expect(measured({ attribute_1_count: 3, attribute_1_label: 'car', attribute_12_count: 0.5, colour: 'red', seen: true })).toMatchObject({
