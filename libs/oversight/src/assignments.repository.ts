@@ -47,6 +47,8 @@ export interface AssignedTask {
   id: string;
   state: string;
   workerId: string | null;
+  /** The client's items given at creation (the worker's follow them when it completes the task). */
+  metadata: { key: string; value: string }[];
 }
 
 /** What the work API does to a task it holds locked, in the transaction that holds it. */
@@ -78,9 +80,11 @@ export class AssignmentsRepository {
   /** Runs `work` in one transaction holding the task of an assignment (FOR UPDATE); undefined when none has it. */
   withAssignedTask<T>(assignmentId: string, work: (task: AssignedTask | undefined, tasks: LockedTasks) => Promise<T>): Promise<T> {
     return this.prisma.$transaction(async (tx) => {
-      const [row] = await tx.$queryRaw<{ id: string; state: string; worker_id: string | null }[]>`
-        select id, state, worker_id from oversight_task where assignment_id = ${assignmentId} for update`;
-      return work(row && { id: row.id, state: row.state, workerId: row.worker_id }, lockedTasks(tx));
+      const [row] = await tx.$queryRaw<
+        { id: string; state: string; worker_id: string | null; metadata: AssignedTask['metadata'] | null }[]
+      >`
+        select id, state, worker_id, metadata from oversight_task where assignment_id = ${assignmentId} for update`;
+      return work(row && { id: row.id, state: row.state, workerId: row.worker_id, metadata: row.metadata ?? [] }, lockedTasks(tx));
     });
   }
 }
@@ -89,17 +93,16 @@ function lockedTasks(tx: Tx): LockedTasks {
   return {
     lease: (taskId, lease) => tx.oversightTask.update({ where: { id: taskId }, data: { state: 'IN_PROGRESS', ...lease } }),
     finish: async (taskId, outcome) => {
-      // The worker's items follow the client's (given at creation).
-      if (outcome.state === 'COMPLETED' && outcome.metadata.length)
-        await tx.$executeRaw`update oversight_task set metadata = coalesce(metadata, '[]'::jsonb) || ${JSON.stringify(outcome.metadata)}::jsonb
-          where id = ${taskId}`;
       const task = await tx.oversightTask.update({
         where: { id: taskId },
         data: {
           state: outcome.state,
           leaseExpiresAt: null,
           ...(outcome.state === 'COMPLETED'
-            ? { updatedTags: outcome.updatedTags as unknown as Prisma.InputJsonArray }
+            ? {
+                updatedTags: outcome.updatedTags as unknown as Prisma.InputJsonArray,
+                metadata: outcome.metadata as unknown as Prisma.InputJsonArray,
+              }
             : { error: outcome.error }),
         },
       });

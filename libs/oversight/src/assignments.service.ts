@@ -94,7 +94,11 @@ export class AssignmentsService {
       if (task.state !== 'IN_PROGRESS') {
         throw new DomainError(ErrorCode.Conflict, `assignment ${request.assignment_id} is already closed: its task is ${task.state}`);
       }
-      await locked.finish(task.id, outcome);
+      // The worker's items follow the client's, given at creation.
+      await locked.finish(
+        task.id,
+        outcome.state === 'COMPLETED' ? { ...outcome, metadata: [...task.metadata, ...outcome.metadata] } : outcome,
+      );
       return { assignment_id: request.assignment_id, kind: 'task', task_id: task.id, state: outcome.state };
     });
     this.outbox.poke();

@@ -23,7 +23,15 @@ export class InMemoryAssignments implements AssignmentRows {
 
   async withAssignedTask<T>(assignmentId: string, work: (task: AssignedTask | undefined, tasks: LockedTasks) => Promise<T>): Promise<T> {
     const task = [...this.tasks.values()].find((row) => row.assignmentId === assignmentId);
-    return work(task && { id: task.id, state: task.state, workerId: task.workerId }, this.lockedTasks());
+    return work(
+      task && {
+        id: task.id,
+        state: task.state,
+        workerId: task.workerId,
+        metadata: (task.metadata as AssignedTask['metadata'] | null) ?? [],
+      },
+      this.lockedTasks(),
+    );
   }
 
   private lockedTasks(): LockedTasks {
@@ -39,11 +47,7 @@ export class InMemoryAssignments implements AssignmentRows {
           outcome.state === 'COMPLETED'
             ? {
                 updatedTags: outcome.updatedTags as unknown as Prisma.JsonArray,
-                // As the repository's statement: the worker's items follow the client's.
-                metadata: [
-                  ...((this.tasks.get(taskId)!.metadata as Prisma.JsonArray | null) ?? []),
-                  ...outcome.metadata,
-                ] as Prisma.JsonArray,
+                metadata: outcome.metadata as unknown as Prisma.JsonArray,
               }
             : { error: outcome.error };
         this.events.push(update(taskId, { state: outcome.state, leaseExpiresAt: null, ...fields }));
