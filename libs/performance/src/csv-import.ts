@@ -91,7 +91,8 @@ export class ImportBatch {
     }
     const input = csvRowToInput(this.kind, columns, cells);
     // A CSV row may leave workstream_id out: the upload's workstream is meant (a value must still match).
-    const checked = checkRecord(this.kind, { workstream_id: this.workstream.id, ...input.body }, this.workstream);
+    input.body.workstream_id ??= this.workstream.id;
+    const checked = checkRecord(this.kind, input.body, this.workstream);
     if (checked.ok && !input.errors.length) {
       this.accept(checked.record);
       return;

@@ -20,6 +20,8 @@ describe('parseDateTime', () => {
     ['2024-02-29T00:00:00Z', '2024-02-29T00:00:00.000Z'],
     ['0001-01-01T00:00:00Z', '0001-01-01T00:00:00.000Z'],
     ['9999-12-31T23:59:59.9999Z', '9999-12-31T23:59:59.999Z'],
+    ['2024-05-01T12:00:00.123Z', '2024-05-01T12:00:00.123Z'],
+    ['2024-05-01t12:00:00.123z', '2024-05-01T12:00:00.123Z'],
   ])('reads %s as %s', (input, expected) => expect(parseDateTime(input)).toBe(expected));
 
   it.each([
@@ -77,6 +79,27 @@ describe('parseDateTime', () => {
       });
     fc.assert(
       fc.property(fc.oneof(dateTime, fc.string()), (value) => expect(parseDateTime(value)).toBe(reference(value))),
+      { numRuns: 5_000 },
+    );
+  });
+
+  it('reads the canonical UTC form (checked digit by digit, no pattern) as the reference does, valid or not', () => {
+    const digits = (n: number, max: number) => fc.integer({ min: 0, max }).map((v) => String(v).padStart(n, '0'));
+    const canonical = fc
+      .tuple(
+        fc.oneof(digits(4, 9999), fc.constantFrom('0000', '0001', '2000', '1900', '2023', '2024')),
+        digits(2, 13),
+        digits(2, 32),
+        digits(2, 25),
+        digits(2, 61),
+        digits(2, 61),
+        fc.constantFrom('', '.000', '.999', '.5x1', '.123', ',123'),
+        fc.constantFrom('Z', 'z', 'Z ', ''),
+        fc.constantFrom('-', '/'),
+      )
+      .map(([y, mo, d, h, mi, s, fraction, zone, dash]) => `${y}${dash}${mo}-${d}T${h}:${mi}:${s}${fraction}${zone}`);
+    fc.assert(
+      fc.property(canonical, (value) => expect(parseDateTime(value)).toBe(reference(value))),
       { numRuns: 5_000 },
     );
   });
