@@ -11,8 +11,12 @@ export class EventLoopTurns {
 
   constructor(private readonly sliceMs: number) {}
 
-  async take(): Promise<void> {
-    if (Date.now() - this.since < this.sliceMs) return;
+  /** A promise to await when the slice is used up; undefined (nothing to await, no microtask) before. */
+  take(): Promise<void> | undefined {
+    return Date.now() - this.since < this.sliceMs ? undefined : this.turn();
+  }
+
+  private async turn(): Promise<void> {
     await nextTurn();
     this.since = Date.now();
   }

@@ -308,21 +308,26 @@ export class UploadsService implements OnApplicationBootstrap, OnApplicationShut
       writing.push(commit);
     };
     try {
-      for await (const cells of parser as AsyncIterable<string[]>) {
-        const line = lineOfNextRecord();
-        if (!columns) {
-          const header = csvColumns(kind, cells);
-          if ('error' in header) throw new UploadFailed(header.error);
-          columns = header.columns;
-          continue;
-        }
-        records++;
-        await turns.take();
-        if (records <= upload.rowsProcessed) continue;
-        batch.add(line, columns, cells);
-        if (batch.size >= UPLOAD_LIMITS.batchRows) {
-          await write(batch);
-          batch = new ImportBatch(kind, workstream);
+      for await (const first of parser as AsyncIterable<string[]>) {
+        // The records the parser holds already are read here, as its iterator would but without a promise
+        // each; a destroyed parser (it failed) hands out nothing more, as with the iterator.
+        for (let cells: string[] | null = first; cells !== null; cells = parser.destroyed ? null : (parser.read() as string[] | null)) {
+          const line = lineOfNextRecord();
+          if (!columns) {
+            const header = csvColumns(kind, cells);
+            if ('error' in header) throw new UploadFailed(header.error);
+            columns = header.columns;
+            continue;
+          }
+          records++;
+          const turn = turns.take();
+          if (turn) await turn;
+          if (records <= upload.rowsProcessed) continue;
+          batch.add(line, columns, cells);
+          if (batch.size >= UPLOAD_LIMITS.batchRows) {
+            await write(batch);
+            batch = new ImportBatch(kind, workstream);
+          }
         }
       }
       if (!columns) throw new UploadFailed('the file is empty: a CSV upload starts with a header row of field names');
