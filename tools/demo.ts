@@ -107,7 +107,10 @@ async function provision(receiverUrl: string) {
   const account = okCall('POST', await admin.POST('/admin/v1/accounts', { body: { name: `Demo ${tag}` } }));
   const line = okCall(
     'POST',
-    await admin.POST('/admin/v1/accounts/{accountId}/lines', { params: { path: { accountId: account.id } }, body: { name: 'Demo line' } }),
+    await admin.POST('/admin/v1/accounts/{account_id}/lines', {
+      params: { path: { account_id: account.id } },
+      body: { name: 'Demo line' },
+    }),
   );
   const workstream = okCall(
     'POST',
@@ -115,11 +118,11 @@ async function provision(receiverUrl: string) {
       body: { account_id: account.id, name: `Demo ${tag}`, use_cases: [{ id: 'demo', task_definition_ids: ['label'] }] },
     }),
   );
-  const forWorkstream = { params: { path: { workstreamId: workstream.id } } };
-  const { key } = okCall('POST', await admin.POST('/admin/v1/workstreams/{workstreamId}/api-keys', { ...forWorkstream, body: {} }));
+  const forWorkstream = { params: { path: { workstream_id: workstream.id } } };
+  const { key } = okCall('POST', await admin.POST('/admin/v1/workstreams/{workstream_id}/api-keys', { ...forWorkstream, body: {} }));
   const configuration = okCall(
     'POST',
-    await admin.POST('/admin/v1/workstreams/{workstreamId}/configurations', {
+    await admin.POST('/admin/v1/workstreams/{workstream_id}/configurations', {
       ...forWorkstream,
       body: { name: 'Demo', extended_events: true },
     }),
@@ -163,14 +166,14 @@ const DAYS = 7;
 
 /** Quality reviews and completed-task records for the last DAYS days, so the console's report charts have data. */
 async function performanceRecords(api: WorklineClient, workstreamId: string): Promise<void> {
-  const params = { path: { workstreamId } };
+  const params = { path: { workstream_id: workstreamId } };
   const today = Date.parse(new Date().toISOString().slice(0, 10));
   for (let day = 0; day < DAYS; day++) {
     const at = (hour: number) => new Date(today - (DAYS - 1 - day) * 86400000 + hour * 3600000).toISOString();
     for (const [i, worker] of ['ann@example.com', 'bob@example.com'].entries()) {
       okCall(
         'POST',
-        await api.POST('/v1/workstreams/{workstreamId}/task_reviewed', {
+        await api.POST('/v1/workstreams/{workstream_id}/task_reviewed', {
           params,
           body: {
             workstream_id: workstreamId,
@@ -185,7 +188,7 @@ async function performanceRecords(api: WorklineClient, workstreamId: string): Pr
     }
     okCall(
       'POST',
-      await api.POST('/v1/workstreams/{workstreamId}/task_completed', {
+      await api.POST('/v1/workstreams/{workstream_id}/task_completed', {
         params,
         body: {
           worker_id: 'ann@example.com',
@@ -201,14 +204,14 @@ async function performanceRecords(api: WorklineClient, workstreamId: string): Pr
 /** Bot workers: complete every unit of the demo line and every demo task (other tasks are left alone). */
 async function finishAll(demo: Demo): Promise<void> {
   const bot = client({ bearer: demo.worker.token });
-  const assignment = (assignmentId: string) => ({ params: { path: { assignmentId } } });
+  const assignment = (assignmentId: string) => ({ params: { path: { id: assignmentId } } });
   for (;;) {
     const unit = okCall('POST', await bot.POST('/workforce/v1/assignments/next', { body: { kind: 'unit', line_id: demo.line.id } }));
     if (!unit) break;
     if (unit.kind !== 'unit') throw new Error(`asked for a unit, got a ${unit.kind}`);
     okCall(
       'POST',
-      await bot.POST('/workforce/v1/assignments/{assignmentId}/complete', {
+      await bot.POST('/workforce/v1/assignments/{id}/complete', {
         ...assignment(unit.assignment_id),
         body: { output: { label: `bot-${unit.input.identifier}` } },
       }),
@@ -223,7 +226,7 @@ async function finishAll(demo: Demo): Promise<void> {
     if (task.kind !== 'task' || !open.has(task.task_id)) continue;
     okCall(
       'POST',
-      await bot.POST('/workforce/v1/assignments/{assignmentId}/complete', {
+      await bot.POST('/workforce/v1/assignments/{id}/complete', {
         ...assignment(task.assignment_id),
         body: { updated_tags: [{ value: 'checkerboard', confidence_score: 0.9 }] },
       }),

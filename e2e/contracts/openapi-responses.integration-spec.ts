@@ -74,11 +74,11 @@ describe('real answers of every operation match docs/openapi.json', () => {
       }),
     );
     const { key } = ok(
-      await admin.POST('/admin/v1/workstreams/{workstreamId}/api-keys', { params: { path: { workstreamId: workstream.id } }, body: {} }),
+      await admin.POST('/admin/v1/workstreams/{workstream_id}/api-keys', { params: { path: { workstream_id: workstream.id } }, body: {} }),
     );
     const configuration = ok(
-      await admin.POST('/admin/v1/workstreams/{workstreamId}/configurations', {
-        params: { path: { workstreamId: workstream.id } },
+      await admin.POST('/admin/v1/workstreams/{workstream_id}/configurations', {
+        params: { path: { workstream_id: workstream.id } },
         body: { name: 'Contract' },
       }),
     );
@@ -91,27 +91,27 @@ describe('real answers of every operation match docs/openapi.json', () => {
     };
 
     ok(
-      await admin.POST('/admin/v1/workstreams/{workstreamId}/buckets', {
-        params: { path: { workstreamId: workstream.id } },
+      await admin.POST('/admin/v1/workstreams/{workstream_id}/buckets', {
+        params: { path: { workstream_id: workstream.id } },
         body: { driver: 'fs', root: mkdtempSync(join(tmpdir(), 'workline-contract-')) },
       }),
     );
-    const quotaPath = { path: { workstreamId: workstream.id } };
-    ok(await admin.PUT('/admin/v1/workstreams/{workstreamId}/task-quota', { params: quotaPath, body: { day: 20_000, week: null } }));
-    ok(await admin.GET('/admin/v1/workstreams/{workstreamId}/task-quota', { params: quotaPath }));
-    await admin.PUT('/admin/v1/workstreams/{workstreamId}/task-quota', { params: quotaPath, body: { day: 0 } });
-    await admin.GET('/admin/v1/workstreams/{workstreamId}/task-quota', { params: { path: { workstreamId: 'ws_missing' } } });
+    const quotaPath = { path: { workstream_id: workstream.id } };
+    ok(await admin.PUT('/admin/v1/workstreams/{workstream_id}/task-quota', { params: quotaPath, body: { day: 20_000, week: null } }));
+    ok(await admin.GET('/admin/v1/workstreams/{workstream_id}/task-quota', { params: quotaPath }));
+    await admin.PUT('/admin/v1/workstreams/{workstream_id}/task-quota', { params: quotaPath, body: { day: 0 } });
+    await admin.GET('/admin/v1/workstreams/{workstream_id}/task-quota', { params: { path: { workstream_id: 'ws_missing' } } });
     const project = ok(
-      await admin.POST('/admin/v1/accounts/{accountId}/api-keys', { params: { path: { accountId: account.id } }, body: {} }),
+      await admin.POST('/admin/v1/accounts/{account_id}/api-keys', { params: { path: { account_id: account.id } }, body: {} }),
     );
     ok(await admin.GET('/admin/v1/api-keys', { params: { query: { account_id: account.id } } }));
     const rotated = ok(
-      await admin.POST('/admin/v1/api-keys/{keyId}/rotate', { params: { path: { keyId: project.id } }, body: { overlap_seconds: 0 } }),
+      await admin.POST('/admin/v1/api-keys/{key_id}/rotate', { params: { path: { key_id: project.id } }, body: { overlap_seconds: 0 } }),
     );
-    await admin.DELETE('/admin/v1/api-keys/{keyId}', { params: { path: { keyId: rotated.id } } });
-    await admin.DELETE('/admin/v1/api-keys/{keyId}', { params: { path: { keyId: 'key_missing' } } });
+    await admin.DELETE('/admin/v1/api-keys/{key_id}', { params: { path: { key_id: rotated.id } } });
+    await admin.DELETE('/admin/v1/api-keys/{key_id}', { params: { path: { key_id: 'key_missing' } } });
     const other = ok(await admin.POST('/admin/v1/accounts', { body: { name: `Contract reset ${suffix}` } }));
-    ok(await admin.POST('/admin/v1/accounts/{accountId}/credentials/reset', { params: { path: { accountId: other.id } } }));
+    ok(await admin.POST('/admin/v1/accounts/{account_id}/credentials/reset', { params: { path: { account_id: other.id } } }));
     ok(await admin.POST('/admin/v1/workers', { body: { email: `contract.${suffix}@example.com`, name: 'Contract worker' } }));
     ok(await admin.GET('/admin/v1/tasks', { params: { query: { workstream_id: workstream.id, limit: 5 } } }));
     await admin.GET('/admin/v1/tasks', { params: { query: { state: 'NOPE' as 'QUEUED' } } });
@@ -121,9 +121,9 @@ describe('real answers of every operation match docs/openapi.json', () => {
     const { api, workstreamId } = tenant;
     ok(await api.GET('/v1/api-key'));
     await anonymous.GET('/v1/api-key');
-    const path = { workstreamId };
+    const path = { workstream_id: workstreamId };
     ok(
-      await api.POST('/v1/workstreams/{workstreamId}/task_reviewed', {
+      await api.POST('/v1/workstreams/{workstream_id}/task_reviewed', {
         params: { path },
         body: {
           workstream_id: workstreamId,
@@ -135,7 +135,7 @@ describe('real answers of every operation match docs/openapi.json', () => {
         },
       }),
     );
-    const refused = await api.POST('/v1/workstreams/{workstreamId}/task_reviewed', {
+    const refused = await api.POST('/v1/workstreams/{workstream_id}/task_reviewed', {
       params: { path },
       body: { use_case_id: 'uc-1', review_score: 7 },
     });
@@ -144,28 +144,28 @@ describe('real answers of every operation match docs/openapi.json', () => {
       errors: expect.arrayContaining([expect.objectContaining({ field: 'review_score' })]),
     });
     ok(
-      await api.POST('/v1/workstreams/{workstreamId}/task_completed', {
+      await api.POST('/v1/workstreams/{workstream_id}/task_completed', {
         params: { path },
         body: { worker_id: 'bob@example.com', task_completed_at: '2024-05-01T12:00:00Z', duration_seconds: 60 },
       }),
     );
     const presigned = ok(
-      await api.POST('/v1/workstreams/{workstreamId}/performance/generate-presigned-url', {
+      await api.POST('/v1/workstreams/{workstream_id}/performance/generate-presigned-url', {
         params: { path },
         body: { kind: 'quality', file_name: 'contract.csv' },
       }),
     );
     const upload = signed(presigned.upload_url);
     ok(
-      await anonymous.PUT('/uploads/performance/{uploadId}', {
-        params: { path: { uploadId: upload.id }, query: upload.query },
+      await anonymous.PUT('/uploads/performance/{upload_id}', {
+        params: { path: { upload_id: upload.id }, query: upload.query },
         body: CSV,
         bodySerializer: (body) => body,
         headers: { 'content-type': 'text/csv' },
       }),
     );
-    await anonymous.PUT('/uploads/performance/{uploadId}', {
-      params: { path: { uploadId: upload.id }, query: { ...upload.query, signature: 'bad' } },
+    await anonymous.PUT('/uploads/performance/{upload_id}', {
+      params: { path: { upload_id: upload.id }, query: { ...upload.query, signature: 'bad' } },
       body: CSV,
       bodySerializer: (body) => body,
       headers: { 'content-type': 'text/csv' },
@@ -173,18 +173,18 @@ describe('real answers of every operation match docs/openapi.json', () => {
     await eventually(
       async () =>
         ok(
-          await api.GET('/v1/workstreams/{workstreamId}/performance/uploads/{uploadId}', {
-            params: { path: { workstreamId, uploadId: upload.id } },
+          await api.GET('/v1/workstreams/{workstream_id}/performance/uploads/{upload_id}', {
+            params: { path: { workstream_id: workstreamId, upload_id: upload.id } },
           }),
         ).state === 'completed',
       { what: 'the CSV upload to complete' },
     );
-    ok(await api.GET('/v1/workstreams/{workstreamId}/reports/quality', { params: { path, query: { group_by: 'day' } } }));
-    ok(await api.GET('/v1/workstreams/{workstreamId}/reports/quality', { params: { path, query: { format: 'csv' } }, parseAs: 'text' }));
-    await api.GET('/v1/workstreams/{workstreamId}/reports/quality', { params: { path, query: { from: 'yesterday' } } });
-    ok(await api.GET('/v1/workstreams/{workstreamId}/reports/throughput', { params: { path } }));
-    ok(await admin.GET('/admin/v1/workstreams/{workstreamId}/reports/quality', { params: { path } }));
-    ok(await admin.GET('/admin/v1/workstreams/{workstreamId}/reports/throughput', { params: { path, query: { group_by: 'worker' } } }));
+    ok(await api.GET('/v1/workstreams/{workstream_id}/reports/quality', { params: { path, query: { group_by: 'day' } } }));
+    ok(await api.GET('/v1/workstreams/{workstream_id}/reports/quality', { params: { path, query: { format: 'csv' } }, parseAs: 'text' }));
+    await api.GET('/v1/workstreams/{workstream_id}/reports/quality', { params: { path, query: { from: 'yesterday' } } });
+    ok(await api.GET('/v1/workstreams/{workstream_id}/reports/throughput', { params: { path } }));
+    ok(await admin.GET('/admin/v1/workstreams/{workstream_id}/reports/quality', { params: { path } }));
+    ok(await admin.GET('/admin/v1/workstreams/{workstream_id}/reports/throughput', { params: { path, query: { group_by: 'worker' } } }));
   });
 
   it('oversight API and the work API on tasks: upload, create, read, lease, download, complete', async () => {
@@ -192,15 +192,15 @@ describe('real answers of every operation match docs/openapi.json', () => {
     const grant = ok(await api.POST('/v1/signed-url', { body: { configuration_id: configurationId } }));
     const media = signed(grant.media_upload_url);
     ok(
-      await anonymous.PUT('/uploads/media/{mediaKey}', {
-        params: { path: { mediaKey: media.id }, query: media.query },
+      await anonymous.PUT('/uploads/media/{media_key}', {
+        params: { path: { media_key: media.id }, query: media.query },
         body: '',
         bodySerializer: () => PNG,
         headers: { 'content-type': 'image/png' },
       }),
     );
-    await anonymous.PUT('/uploads/media/{mediaKey}', {
-      params: { path: { mediaKey: media.id }, query: media.query },
+    await anonymous.PUT('/uploads/media/{media_key}', {
+      params: { path: { media_key: media.id }, query: media.query },
       body: '',
       bodySerializer: () => PNG,
       headers: { 'content-type': 'image/bmp' },
@@ -211,8 +211,8 @@ describe('real answers of every operation match docs/openapi.json', () => {
         headers: { 'Idempotency-Key': `contract-${suffix}` },
       }),
     );
-    ok(await api.GET('/v1/tasks/{taskId}', { params: { path: { taskId: task_id } } }));
-    await api.GET('/v1/tasks/{taskId}', { params: { path: { taskId: 'tsk_missing' } } });
+    ok(await api.GET('/v1/tasks/{id}', { params: { path: { id: task_id } } }));
+    await api.GET('/v1/tasks/{id}', { params: { path: { id: 'tsk_missing' } } });
 
     const worker = ok(await admin.POST('/admin/v1/workers', { body: { email: `tasks.${suffix}@example.com`, name: 'Task worker' } }));
     const work = check.client({ bearer: worker.token });
@@ -226,19 +226,19 @@ describe('real answers of every operation match docs/openapi.json', () => {
     );
     const download = signed(mine.media_url);
     ok(
-      await anonymous.GET('/media/tasks/{taskId}', {
-        params: { path: { taskId: download.id }, query: download.query },
+      await anonymous.GET('/media/tasks/{task_id}', {
+        params: { path: { task_id: download.id }, query: download.query },
         parseAs: 'arrayBuffer',
       }),
     );
     ok(
-      await work.POST('/workforce/v1/assignments/{assignmentId}/complete', {
-        params: { path: { assignmentId: mine.assignment_id } },
+      await work.POST('/workforce/v1/assignments/{id}/complete', {
+        params: { path: { id: mine.assignment_id } },
         body: { updated_tags: [{ value: 'blue', confidence_score: 0.9 }] },
       }),
     );
-    await work.POST('/workforce/v1/assignments/{assignmentId}/complete', {
-      params: { path: { assignmentId: 'asgt_missing' } },
+    await work.POST('/workforce/v1/assignments/{id}/complete', {
+      params: { path: { id: 'asgt_missing' } },
       body: { updated_tags: [] },
     });
   });
@@ -246,8 +246,8 @@ describe('real answers of every operation match docs/openapi.json', () => {
   it('platform API v4 and v3, the work API on units, and the delivery API on the run callback', async () => {
     const account = ok(await admin.POST('/admin/v1/accounts', { body: { name: `Contract platform ${suffix}` } }));
     const line = ok(
-      await admin.POST('/admin/v1/accounts/{accountId}/lines', {
-        params: { path: { accountId: account.id } },
+      await admin.POST('/admin/v1/accounts/{account_id}/lines', {
+        params: { path: { account_id: account.id } },
         body: { name: 'Contract line' },
       }),
     );
@@ -271,19 +271,19 @@ describe('real answers of every operation match docs/openapi.json', () => {
     await work.POST('/workforce/v1/assignments/next', { body: { kind: 'robot' as 'unit' } });
     const first = ok(await work.POST('/workforce/v1/assignments/next', { body: { kind: 'unit', line_id: line.id } }));
     ok(
-      await work.POST('/workforce/v1/assignments/{assignmentId}/complete', {
-        params: { path: { assignmentId: first.assignment_id } },
+      await work.POST('/workforce/v1/assignments/{id}/complete', {
+        params: { path: { id: first.assignment_id } },
         body: { output: { label: 'yes' } },
       }),
     );
-    await work.POST('/workforce/v1/assignments/{assignmentId}/complete', {
-      params: { path: { assignmentId: first.assignment_id } },
+    await work.POST('/workforce/v1/assignments/{id}/complete', {
+      params: { path: { id: first.assignment_id } },
       body: { output: { label: 'again' } },
     });
     const second = ok(await work.POST('/workforce/v1/assignments/next', { body: { kind: 'unit', line_id: line.id } }));
     ok(
-      await work.POST('/workforce/v1/assignments/{assignmentId}/flag', {
-        params: { path: { assignmentId: second.assignment_id } },
+      await work.POST('/workforce/v1/assignments/{id}/flag', {
+        params: { path: { id: second.assignment_id } },
         body: { reason: 'unreadable' },
       }),
     );
@@ -300,10 +300,10 @@ describe('real answers of every operation match docs/openapi.json', () => {
     ok(await platform.POST('/v4/runs/{id}/abort', { params: { path: { id: aborted.id } } }));
 
     const v3 = ok(await platform.POST('/v3/tasks', { body: { template_id: line.id, resources: [{ identifier: 'r1' }] } }));
-    ok(await platform.GET('/v3/tasks/{taskId}', { params: { path: { taskId: v3.task_id } } }));
+    ok(await platform.GET('/v3/tasks/{task_id}', { params: { path: { task_id: v3.task_id } } }));
     await platform.POST('/v3/tasks', { body: {} as never });
-    await platform.GET('/v3/tasks/{taskId}', { params: { path: { taskId: 'run_missing' } } });
-    await anonymous.GET('/v3/tasks/{taskId}', { params: { path: { taskId: v3.task_id } } });
+    await platform.GET('/v3/tasks/{task_id}', { params: { path: { task_id: 'run_missing' } } });
+    await anonymous.GET('/v3/tasks/{task_id}', { params: { path: { task_id: v3.task_id } } });
 
     await anonymous.GET('/v1/deliveries');
     await platform.GET('/v1/deliveries', { params: { query: { status: 'lost' as 'dead' } } });

@@ -43,8 +43,8 @@ describe('callbacks and webhooks reach a real receiver', () => {
       const { data: unit, response } = await worker.POST('/workforce/v1/assignments/next', { body: { kind: 'unit', line_id: lineId } });
       if (response.status === 204) return;
       if (unit?.kind !== 'unit') throw new Error(`next answered ${response.status}`);
-      const done = await worker.POST('/workforce/v1/assignments/{assignmentId}/complete', {
-        params: { path: { assignmentId: unit.assignment_id } },
+      const done = await worker.POST('/workforce/v1/assignments/{id}/complete', {
+        params: { path: { id: unit.assignment_id } },
         body: { output: output(unit.input) },
       });
       expect(done.response.status).toBe(200);
@@ -88,8 +88,8 @@ describe('callbacks and webhooks reach a real receiver', () => {
   });
 
   it('posts a completed v3 batch with completed_at as "YYYY-MM-DD HH:MM:SS UTC"', async () => {
-    const { data: line } = await admin.POST('/admin/v1/accounts/{accountId}/lines', {
-      params: { path: { accountId: acme.id } },
+    const { data: line } = await admin.POST('/admin/v1/accounts/{account_id}/lines', {
+      params: { path: { account_id: acme.id } },
       body: { name: 'v3 line' },
     });
     const created = await platform.POST('/v3/tasks', {
@@ -118,10 +118,10 @@ describe('callbacks and webhooks reach a real receiver', () => {
       const workstream = (await admin.POST('/admin/v1/workstreams', { body: { account_id: account.id, name: 'E2E', use_cases: [] } }))
         .data!;
       ({ key } = (
-        await admin.POST('/admin/v1/workstreams/{workstreamId}/api-keys', { params: { path: { workstreamId: workstream.id } }, body: {} })
+        await admin.POST('/admin/v1/workstreams/{workstream_id}/api-keys', { params: { path: { workstream_id: workstream.id } }, body: {} })
       ).data!);
-      const configuration = await admin.POST('/admin/v1/workstreams/{workstreamId}/configurations', {
-        params: { path: { workstreamId: workstream.id } },
+      const configuration = await admin.POST('/admin/v1/workstreams/{workstream_id}/configurations', {
+        params: { path: { workstream_id: workstream.id } },
         body: { name: 'E2E', extended_events: true, tool_project_id: 'tp-e2e' },
       });
       configurationId = configuration.data!.id;
@@ -153,8 +153,8 @@ describe('callbacks and webhooks reach a real receiver', () => {
         const next = await annotator.POST('/workforce/v1/assignments/next', { body: { kind: 'task' } });
         expect(next.response.status).toBe(200);
         if (next.data?.kind === 'task' && next.data.task_id === taskId) return next.data.assignment_id;
-        await annotator.POST('/workforce/v1/assignments/{assignmentId}/flag', {
-          params: { path: { assignmentId: next.data!.assignment_id } },
+        await annotator.POST('/workforce/v1/assignments/{id}/flag', {
+          params: { path: { id: next.data!.assignment_id } },
           body: { reason: 'left over by another test' },
         });
       }
@@ -166,8 +166,8 @@ describe('callbacks and webhooks reach a real receiver', () => {
     it('task.result_available: verifies with libs/signature and with an independent HMAC, body per the spec', async () => {
       const taskId = await createTask('/task-done');
       const assignment = await lease(taskId);
-      const done = await annotator.POST('/workforce/v1/assignments/{assignmentId}/complete', {
-        params: { path: { assignmentId: assignment } },
+      const done = await annotator.POST('/workforce/v1/assignments/{id}/complete', {
+        params: { path: { id: assignment } },
         body: { updated_tags: [{ value: 'cat', confidence_score: 0.93 }], metadata: [{ key: 'reviewer', value: 'r1' }] },
       });
       expect(done.response.status).toBe(200);
@@ -191,15 +191,15 @@ describe('callbacks and webhooks reach a real receiver', () => {
         task_details: { state: 'COMPLETED', updated_tags: [{ value: 'cat', confidence_score: 0.93 }], existing_tags: [] },
         metadata: [{ key: 'reviewer', value: 'r1' }],
       });
-      const status = await api.GET('/v1/tasks/{taskId}', { params: { path: { taskId } } });
+      const status = await api.GET('/v1/tasks/{id}', { params: { path: { id: taskId } } });
       expect(status.data?.state).toBe('COMPLETED');
     });
 
     it('task.error when a worker flags the task', async () => {
       const taskId = await createTask('/task-flagged');
       const assignment = await lease(taskId);
-      const flagged = await annotator.POST('/workforce/v1/assignments/{assignmentId}/flag', {
-        params: { path: { assignmentId: assignment } },
+      const flagged = await annotator.POST('/workforce/v1/assignments/{id}/flag', {
+        params: { path: { id: assignment } },
         body: { reason: 'blurry' },
       });
       expect(flagged.response.status).toBe(200);

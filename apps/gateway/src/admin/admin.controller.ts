@@ -67,7 +67,7 @@ export class AdminController {
     return this.identity.createAccount(body.name);
   }
 
-  @Post('accounts/:accountId/lines')
+  @Post('accounts/:account_id/lines')
   @ApiDoc({
     summary: 'Create a line for an account',
     doc: 'docs/admin-api.md',
@@ -76,7 +76,7 @@ export class AdminController {
     errors: [400, 404, 413, 415, 422],
   })
   @HttpCode(HttpStatus.CREATED)
-  async createLine(@Param('accountId') accountId: string, @Body() body: CreateLineDto): Promise<LineView> {
+  async createLine(@Param('account_id') accountId: string, @Body() body: CreateLineDto): Promise<LineView> {
     await this.identity.requireAccount(accountId);
     return this.rpc.request<LineView>(ServiceName.PlatformRuns, RpcPattern.LineCreate, { account_id: accountId, name: body.name });
   }
@@ -96,7 +96,7 @@ export class AdminController {
     return this.rpc.request<WorkstreamView>(ServiceName.Performance, RpcPattern.WorkstreamCreate, body);
   }
 
-  @Post('workstreams/:workstreamId/api-keys')
+  @Post('workstreams/:workstream_id/api-keys')
   @ApiDoc({
     summary: 'Issue a workstream API key',
     doc: 'docs/admin-api.md',
@@ -105,12 +105,12 @@ export class AdminController {
     errors: [400, 404, 413, 415, 422],
   })
   @HttpCode(HttpStatus.CREATED)
-  async createApiKey(@Param('workstreamId') workstreamId: string, @Body() _body: CreateApiKeyDto): Promise<{ id: string; key: string }> {
+  async createApiKey(@Param('workstream_id') workstreamId: string, @Body() _body: CreateApiKeyDto): Promise<{ id: string; key: string }> {
     const workstream = await findWorkstream(this.rpc, workstreamId);
     return this.identity.createApiKey(workstream.account_id, workstream.id);
   }
 
-  @Post('workstreams/:workstreamId/configurations')
+  @Post('workstreams/:workstream_id/configurations')
   @ApiDoc({
     summary: 'Set a workstream configuration',
     doc: 'docs/performance-api.md',
@@ -119,7 +119,10 @@ export class AdminController {
     errors: [400, 404, 413, 415, 422],
   })
   @HttpCode(HttpStatus.CREATED)
-  async createConfiguration(@Param('workstreamId') workstreamId: string, @Body() body: CreateConfigurationDto): Promise<ConfigurationView> {
+  async createConfiguration(
+    @Param('workstream_id') workstreamId: string,
+    @Body() body: CreateConfigurationDto,
+  ): Promise<ConfigurationView> {
     const workstream = await findWorkstream(this.rpc, workstreamId);
     return this.rpc.request<ConfigurationView>(ServiceName.Oversight, RpcPattern.ConfigurationCreate, {
       ...body,
@@ -129,7 +132,7 @@ export class AdminController {
   }
 
   /** A project-level key: valid for every workstream of the account (and their configurations and tasks). */
-  @Post('accounts/:accountId/api-keys')
+  @Post('accounts/:account_id/api-keys')
   @ApiDoc({
     summary: 'Issue a project-level API key',
     doc: 'docs/admin-api.md',
@@ -138,7 +141,7 @@ export class AdminController {
     errors: [400, 404, 413, 415, 422],
   })
   @HttpCode(HttpStatus.CREATED)
-  async createProjectApiKey(@Param('accountId') accountId: string, @Body() _body: CreateApiKeyDto): Promise<{ id: string; key: string }> {
+  async createProjectApiKey(@Param('account_id') accountId: string, @Body() _body: CreateApiKeyDto): Promise<{ id: string; key: string }> {
     await this.identity.requireAccount(accountId);
     return this.identity.createApiKey(accountId, null);
   }
@@ -155,14 +158,14 @@ export class AdminController {
     return this.identity.listApiKeys({ accountId: query.account_id, workstreamId: query.workstream_id });
   }
 
-  @Delete('api-keys/:keyId')
+  @Delete('api-keys/:key_id')
   @ApiDoc({ summary: 'Revoke an API key', doc: 'docs/admin-api.md', ok: [204, 'Revoked'], errors: [404] })
   @HttpCode(HttpStatus.NO_CONTENT)
-  revokeApiKey(@Param('keyId') keyId: string): Promise<void> {
+  revokeApiKey(@Param('key_id') keyId: string): Promise<void> {
     return this.identity.revokeApiKey(keyId);
   }
 
-  @Post('api-keys/:keyId/rotate')
+  @Post('api-keys/:key_id/rotate')
   @ApiDoc({
     summary: 'Rotate an API key',
     doc: 'docs/admin-api.md',
@@ -173,7 +176,7 @@ export class AdminController {
   })
   @HttpCode(HttpStatus.CREATED)
   async rotateApiKey(
-    @Param('keyId') keyId: string,
+    @Param('key_id') keyId: string,
     @Body() body: RotateApiKeyDto,
     @IdempotencyKey() key: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
@@ -184,7 +187,7 @@ export class AdminController {
   }
 
   /** New Basic password for the platform API; the old one stops at once. */
-  @Post('accounts/:accountId/credentials/reset')
+  @Post('accounts/:account_id/credentials/reset')
   @ApiDoc({
     summary: "Reset an account's password",
     doc: 'docs/admin-api.md',
@@ -192,7 +195,7 @@ export class AdminController {
     errors: [404],
   })
   @HttpCode(HttpStatus.OK)
-  resetCredentials(@Param('accountId') accountId: string): Promise<{ id: string; username: string; password: string }> {
+  resetCredentials(@Param('account_id') accountId: string): Promise<{ id: string; username: string; password: string }> {
     return this.identity.resetPassword(accountId);
   }
 
@@ -223,7 +226,7 @@ export class AdminController {
   }
 
   /** The workstream API's quality report, for any workstream (the console's operator charts). */
-  @Get('workstreams/:workstreamId/reports/quality')
+  @Get('workstreams/:workstream_id/reports/quality')
   @ApiDoc({
     summary: 'Quality report of any workstream',
     doc: 'docs/admin-api.md',
@@ -232,14 +235,14 @@ export class AdminController {
     errors: [404, 422],
   })
   qualityReport(
-    @Param('workstreamId') workstreamId: string,
+    @Param('workstream_id') workstreamId: string,
     @Query() query: ReportQueryDto,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<unknown> {
     return this.report(RpcPattern.QualityReport, workstreamId, query, reply);
   }
 
-  @Get('workstreams/:workstreamId/reports/throughput')
+  @Get('workstreams/:workstream_id/reports/throughput')
   @ApiDoc({
     summary: 'Throughput report of any workstream',
     doc: 'docs/admin-api.md',
@@ -248,7 +251,7 @@ export class AdminController {
     errors: [404, 422],
   })
   throughputReport(
-    @Param('workstreamId') workstreamId: string,
+    @Param('workstream_id') workstreamId: string,
     @Query() query: ReportQueryDto,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<unknown> {

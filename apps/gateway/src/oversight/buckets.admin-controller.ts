@@ -44,7 +44,7 @@ export class BucketsAdminController {
     };
   }
 
-  @Post('workstreams/:workstreamId/buckets')
+  @Post('workstreams/:workstream_id/buckets')
   @ApiDoc({
     summary: 'Mount a bucket (driver fs or s3) for oversight tasks',
     doc: 'docs/oversight-api.md',
@@ -64,7 +64,7 @@ export class BucketsAdminController {
     },
   })
   @HttpCode(HttpStatus.CREATED)
-  async create(@Param('workstreamId') workstreamId: string, @Body() body: CreateBucketDto): Promise<BucketView> {
+  async create(@Param('workstream_id') workstreamId: string, @Body() body: CreateBucketDto): Promise<BucketView> {
     const workstream = await findWorkstream(this.rpc, workstreamId);
     const request: BucketCreateRequest = { workstream_id: workstream.id, account_id: workstream.account_id, bucket: this.spec(body) };
     return this.rpc.request<BucketView>(ServiceName.Oversight, RpcPattern.BucketCreate, request);

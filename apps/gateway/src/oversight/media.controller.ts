@@ -45,7 +45,7 @@ export class MediaController {
     this.box = new SecretBox(env.secretsKey);
   }
 
-  @Put('uploads/media/:mediaKey')
+  @Put('uploads/media/:media_key')
   @ApiDoc({
     summary: 'Upload media to a presigned URL',
     doc: 'docs/oversight-api.md',
@@ -57,7 +57,7 @@ export class MediaController {
   @StreamedBody()
   @HttpCode(HttpStatus.OK)
   async upload(
-    @Param('mediaKey') mediaKey: string,
+    @Param('media_key') mediaKey: string,
     @Req() request: FastifyRequest,
   ): Promise<{ media_key: string; content_type: string; size: number }> {
     assertSignedRequest(this.signingKey, 'PUT', mediaUploadPath(mediaKey), request, 'upload');
@@ -83,7 +83,7 @@ export class MediaController {
     return { media_key: mediaKey, content_type: meta.contentType, size: meta.size };
   }
 
-  @Get('media/tasks/:taskId')
+  @Get('media/tasks/:task_id')
   @ApiDoc({
     summary: 'Download the media of a task (signed URL given to workers)',
     doc: 'docs/oversight-api.md',
@@ -91,7 +91,7 @@ export class MediaController {
     ok: [200, 'The media bytes', { '*/*': { type: 'string', format: 'binary' } }],
     errors: [404],
   })
-  async download(@Param('taskId') taskId: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+  async download(@Param('task_id') taskId: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     assertSignedRequest(this.signingKey, 'GET', taskMediaPath(taskId), request, 'media');
     const location = await this.rpc.request<MediaLocation>(ServiceName.Oversight, RpcPattern.TaskMediaLocate, { task_id: taskId });
     const found = await this.open(location);

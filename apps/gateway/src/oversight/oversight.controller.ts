@@ -145,9 +145,9 @@ export class OversightController {
     return created;
   }
 
-  @Get('tasks/:taskId')
+  @Get('tasks/:id')
   @ApiDoc({ summary: 'Read an oversight task', doc: 'docs/oversight-api.md', ok: [200, 'The task', TaskAnswer], errors: [404] })
-  getTask(@CurrentPrincipal() principal: ApiKeyPrincipal, @Param('taskId') taskId: string): Promise<TaskView> {
+  getTask(@CurrentPrincipal() principal: ApiKeyPrincipal, @Param('id') taskId: string): Promise<TaskView> {
     const request: TaskGetRequest = {
       account_id: principal.accountId,
       ...(principal.workstreamId ? { workstream_id: principal.workstreamId } : {}),

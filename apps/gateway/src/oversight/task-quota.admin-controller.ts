@@ -8,7 +8,7 @@ import { TaskQuota } from './task-quota';
 import { type QuotaLimits, TaskQuotaLimits } from './task-quota-limits';
 
 /** Admin API: a workstream's task-creation quota, which support raises (spec "Limits": "can be raised through support"). */
-@Controller('admin/v1/workstreams/:workstreamId/task-quota')
+@Controller('admin/v1/workstreams/:workstream_id/task-quota')
 @ApiArea('admin', 'admin')
 @UseGuards(AdminTokenGuard)
 export class TaskQuotaAdminController {
@@ -25,7 +25,7 @@ export class TaskQuotaAdminController {
     ok: [200, 'The quota', TaskQuotaAnswer],
     errors: [404],
   })
-  async read(@Param('workstreamId') workstreamId: string): Promise<TaskQuotaAnswer> {
+  async read(@Param('workstream_id') workstreamId: string): Promise<TaskQuotaAnswer> {
     const workstream = await findWorkstream(this.rpc, workstreamId);
     return this.view(workstream.id, await this.limits.get(workstream.id));
   }
@@ -40,7 +40,7 @@ export class TaskQuotaAdminController {
     example: { body: { day: 20_000, week: 100_000, month: null } },
   })
   @HttpCode(HttpStatus.OK)
-  async set(@Param('workstreamId') workstreamId: string, @Body() body: SetTaskQuotaDto): Promise<TaskQuotaAnswer> {
+  async set(@Param('workstream_id') workstreamId: string, @Body() body: SetTaskQuotaDto): Promise<TaskQuotaAnswer> {
     const workstream = await findWorkstream(this.rpc, workstreamId);
     const limits = await this.limits.set(workstream.id, { day: body.day ?? null, week: body.week ?? null, month: body.month ?? null });
     return this.view(workstream.id, limits);

@@ -38,7 +38,7 @@ export class CsvUploadController {
     this.blobs = new FsBlobStore(env.BLOB_DIR);
   }
 
-  @Put(':uploadId')
+  @Put(':upload_id')
   @ApiDoc({
     summary: 'Upload a CSV file to a presigned URL',
     doc: 'docs/performance-api.md',
@@ -49,7 +49,7 @@ export class CsvUploadController {
   })
   @StreamedBody()
   @HttpCode(HttpStatus.OK)
-  async upload(@Param('uploadId') uploadId: string, @Req() request: FastifyRequest): Promise<PerformanceUploadView> {
+  async upload(@Param('upload_id') uploadId: string, @Req() request: FastifyRequest): Promise<PerformanceUploadView> {
     const check = checkSignedPath(uploadSigningKey(this.env), 'PUT', csvUploadPath(uploadId), request.query as Record<string, unknown>);
     if (!check.ok) throw new DomainError(ErrorCode.Forbidden, REFUSED[check.reason]);
     const contentType = request.headers['content-type'] ?? '';

@@ -32,7 +32,7 @@ const callerOf = (key: PrincipalOf<'api-key'>): PerformanceCaller => ({ account_
  * Workstream performance API (docs/performance-api.md, spec group A). The performance service checks the
  * bodies (one set of rules for JSON and CSV rows) and whether the key may use the workstream.
  */
-@Controller('v1/workstreams/:workstreamId')
+@Controller('v1/workstreams/:workstream_id')
 @ApiArea('performance', 'apiKey')
 @UseGuards(ApiKeyGuard)
 export class PerformanceController {
@@ -53,7 +53,7 @@ export class PerformanceController {
   @HttpCode(HttpStatus.ACCEPTED)
   taskReviewed(
     @CurrentPrincipal() key: PrincipalOf<'api-key'>,
-    @Param('workstreamId') workstreamId: string,
+    @Param('workstream_id') workstreamId: string,
     @Body() body: unknown,
   ): Promise<{ message: string }> {
     return this.submit(RpcPattern.QualityRecordSubmit, key, workstreamId, body);
@@ -71,7 +71,7 @@ export class PerformanceController {
   @HttpCode(HttpStatus.ACCEPTED)
   taskCompleted(
     @CurrentPrincipal() key: PrincipalOf<'api-key'>,
-    @Param('workstreamId') workstreamId: string,
+    @Param('workstream_id') workstreamId: string,
     @Body() body: unknown,
   ): Promise<{ message: string }> {
     return this.submit(RpcPattern.ThroughputRecordSubmit, key, workstreamId, body);
@@ -89,7 +89,7 @@ export class PerformanceController {
   @HttpCode(HttpStatus.CREATED)
   async generatePresignedUrl(
     @CurrentPrincipal() key: PrincipalOf<'api-key'>,
-    @Param('workstreamId') workstreamId: string,
+    @Param('workstream_id') workstreamId: string,
     @Body() body: GeneratePresignedUrlDto,
   ): Promise<{ upload_url: string; upload_id: string; expires_at: string; method: 'PUT'; content_type: 'text/csv' }> {
     const upload = await this.rpc.request<PerformanceUploadView>(ServiceName.Performance, RpcPattern.PerformanceUploadCreate, {
@@ -109,7 +109,7 @@ export class PerformanceController {
     };
   }
 
-  @Get('performance/uploads/:uploadId')
+  @Get('performance/uploads/:upload_id')
   @ApiDoc({
     summary: 'State of a bulk CSV upload',
     doc: 'docs/performance-api.md',
@@ -118,8 +118,8 @@ export class PerformanceController {
   })
   getUpload(
     @CurrentPrincipal() key: PrincipalOf<'api-key'>,
-    @Param('workstreamId') workstreamId: string,
-    @Param('uploadId') uploadId: string,
+    @Param('workstream_id') workstreamId: string,
+    @Param('upload_id') uploadId: string,
   ): Promise<PerformanceUploadView> {
     return this.rpc.request(ServiceName.Performance, RpcPattern.PerformanceUploadGet, {
       caller: callerOf(key),
@@ -138,7 +138,7 @@ export class PerformanceController {
   })
   qualityReport(
     @CurrentPrincipal() key: PrincipalOf<'api-key'>,
-    @Param('workstreamId') workstreamId: string,
+    @Param('workstream_id') workstreamId: string,
     @Query() query: ReportQueryDto,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<unknown> {
@@ -155,7 +155,7 @@ export class PerformanceController {
   })
   throughputReport(
     @CurrentPrincipal() key: PrincipalOf<'api-key'>,
-    @Param('workstreamId') workstreamId: string,
+    @Param('workstream_id') workstreamId: string,
     @Query() query: ReportQueryDto,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<unknown> {

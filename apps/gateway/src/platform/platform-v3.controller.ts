@@ -49,7 +49,7 @@ export class PlatformV3Controller {
     });
   }
 
-  @Get('tasks/:taskId')
+  @Get('tasks/:task_id')
   @ApiDoc({
     summary: 'Read a task (deprecated: use GET /v4/runs/{id})',
     doc: 'docs/platform-api.md',
@@ -58,7 +58,7 @@ export class PlatformV3Controller {
   })
   get(
     @CurrentPrincipal() caller: PrincipalOf<'account'>,
-    @Param('taskId') taskId: string,
+    @Param('task_id') taskId: string,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<string | StreamableFile> {
     const request: RunGetRequest = { account_id: caller.accountId, api: 'v3', run_id: taskId };

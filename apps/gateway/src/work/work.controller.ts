@@ -73,7 +73,7 @@ export class WorkController {
     await (assignment ? reply.code(HttpStatus.OK).send(assignment) : reply.code(HttpStatus.NO_CONTENT).send());
   }
 
-  @Post(':assignmentId/complete')
+  @Post(':id/complete')
   @ApiDoc({
     summary: 'Complete an assignment',
     doc: 'docs/work-api.md',
@@ -82,15 +82,11 @@ export class WorkController {
     errors: [400, 404, 409, 413, 415, 422],
   })
   @HttpCode(HttpStatus.OK)
-  complete(
-    @CurrentPrincipal() worker: PrincipalOf<'worker'>,
-    @Param('assignmentId') assignmentId: string,
-    @Body() body: unknown,
-  ): Promise<unknown> {
+  complete(@CurrentPrincipal() worker: PrincipalOf<'worker'>, @Param('id') assignmentId: string, @Body() body: unknown): Promise<unknown> {
     return this.act('complete', worker, assignmentId, body);
   }
 
-  @Post(':assignmentId/flag')
+  @Post(':id/flag')
   @ApiDoc({
     summary: 'Flag an assignment',
     doc: 'docs/work-api.md',
@@ -99,11 +95,7 @@ export class WorkController {
     errors: [400, 404, 409, 413, 415, 422],
   })
   @HttpCode(HttpStatus.OK)
-  flag(
-    @CurrentPrincipal() worker: PrincipalOf<'worker'>,
-    @Param('assignmentId') assignmentId: string,
-    @Body() body: unknown,
-  ): Promise<unknown> {
+  flag(@CurrentPrincipal() worker: PrincipalOf<'worker'>, @Param('id') assignmentId: string, @Body() body: unknown): Promise<unknown> {
     return this.act('flag', worker, assignmentId, body);
   }
 

@@ -20,7 +20,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/admin/v1/accounts/{accountId}/api-keys": {
+    "/admin/v1/accounts/{account_id}/api-keys": {
         parameters: {
             query?: never;
             header?: never;
@@ -40,7 +40,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/admin/v1/accounts/{accountId}/credentials/reset": {
+    "/admin/v1/accounts/{account_id}/credentials/reset": {
         parameters: {
             query?: never;
             header?: never;
@@ -60,7 +60,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/admin/v1/accounts/{accountId}/lines": {
+    "/admin/v1/accounts/{account_id}/lines": {
         parameters: {
             query?: never;
             header?: never;
@@ -100,7 +100,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/admin/v1/api-keys/{keyId}": {
+    "/admin/v1/api-keys/{key_id}": {
         parameters: {
             query?: never;
             header?: never;
@@ -120,7 +120,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/admin/v1/api-keys/{keyId}/rotate": {
+    "/admin/v1/api-keys/{key_id}/rotate": {
         parameters: {
             query?: never;
             header?: never;
@@ -200,7 +200,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/admin/v1/workstreams/{workstreamId}/api-keys": {
+    "/admin/v1/workstreams/{workstream_id}/api-keys": {
         parameters: {
             query?: never;
             header?: never;
@@ -220,7 +220,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/admin/v1/workstreams/{workstreamId}/buckets": {
+    "/admin/v1/workstreams/{workstream_id}/buckets": {
         parameters: {
             query?: never;
             header?: never;
@@ -240,7 +240,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/admin/v1/workstreams/{workstreamId}/configurations": {
+    "/admin/v1/workstreams/{workstream_id}/configurations": {
         parameters: {
             query?: never;
             header?: never;
@@ -260,7 +260,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/admin/v1/workstreams/{workstreamId}/reports/quality": {
+    "/admin/v1/workstreams/{workstream_id}/reports/quality": {
         parameters: {
             query?: never;
             header?: never;
@@ -280,7 +280,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/admin/v1/workstreams/{workstreamId}/reports/throughput": {
+    "/admin/v1/workstreams/{workstream_id}/reports/throughput": {
         parameters: {
             query?: never;
             header?: never;
@@ -300,7 +300,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/admin/v1/workstreams/{workstreamId}/task-quota": {
+    "/admin/v1/workstreams/{workstream_id}/task-quota": {
         parameters: {
             query?: never;
             header?: never;
@@ -544,7 +544,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/media/tasks/{taskId}": {
+    "/media/tasks/{task_id}": {
         parameters: {
             query?: never;
             header?: never;
@@ -584,7 +584,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/uploads/media/{mediaKey}": {
+    "/uploads/media/{media_key}": {
         parameters: {
             query?: never;
             header?: never;
@@ -604,7 +604,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/uploads/performance/{uploadId}": {
+    "/uploads/performance/{upload_id}": {
         parameters: {
             query?: never;
             header?: never;
@@ -744,7 +744,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/tasks/{taskId}": {
+    "/v1/tasks/{id}": {
         parameters: {
             query?: never;
             header?: never;
@@ -755,7 +755,7 @@ export interface paths {
          * Read an oversight task
          * @description See docs/oversight-api.md.
          */
-        get: operations["getV1TasksTaskId"];
+        get: operations["getV1TasksId"];
         put?: never;
         post?: never;
         delete?: never;
@@ -764,7 +764,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/workstreams/{workstreamId}/performance/generate-presigned-url": {
+    "/v1/workstreams/{workstream_id}/performance/generate-presigned-url": {
         parameters: {
             query?: never;
             header?: never;
@@ -784,7 +784,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/workstreams/{workstreamId}/performance/uploads/{uploadId}": {
+    "/v1/workstreams/{workstream_id}/performance/uploads/{upload_id}": {
         parameters: {
             query?: never;
             header?: never;
@@ -804,7 +804,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/workstreams/{workstreamId}/reports/quality": {
+    "/v1/workstreams/{workstream_id}/reports/quality": {
         parameters: {
             query?: never;
             header?: never;
@@ -824,7 +824,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/workstreams/{workstreamId}/reports/throughput": {
+    "/v1/workstreams/{workstream_id}/reports/throughput": {
         parameters: {
             query?: never;
             header?: never;
@@ -844,7 +844,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/workstreams/{workstreamId}/task_completed": {
+    "/v1/workstreams/{workstream_id}/task_completed": {
         parameters: {
             query?: never;
             header?: never;
@@ -864,7 +864,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/workstreams/{workstreamId}/task_reviewed": {
+    "/v1/workstreams/{workstream_id}/task_reviewed": {
         parameters: {
             query?: never;
             header?: never;
@@ -904,7 +904,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v3/tasks/{taskId}": {
+    "/v3/tasks/{task_id}": {
         parameters: {
             query?: never;
             header?: never;
@@ -1012,7 +1012,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/workforce/v1/assignments/{assignmentId}/complete": {
+    "/workforce/v1/assignments/{id}/complete": {
         parameters: {
             query?: never;
             header?: never;
@@ -1025,14 +1025,14 @@ export interface paths {
          * Complete an assignment
          * @description See docs/work-api.md.
          */
-        post: operations["postWorkforceV1AssignmentsAssignmentIdComplete"];
+        post: operations["postWorkforceV1AssignmentsIdComplete"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/workforce/v1/assignments/{assignmentId}/flag": {
+    "/workforce/v1/assignments/{id}/flag": {
         parameters: {
             query?: never;
             header?: never;
@@ -1045,7 +1045,7 @@ export interface paths {
          * Flag an assignment
          * @description See docs/work-api.md.
          */
-        post: operations["postWorkforceV1AssignmentsAssignmentIdFlag"];
+        post: operations["postWorkforceV1AssignmentsIdFlag"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1731,7 +1731,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                accountId: string;
+                account_id: string;
             };
             cookie?: never;
         };
@@ -1843,7 +1843,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                accountId: string;
+                account_id: string;
             };
             cookie?: never;
         };
@@ -1915,7 +1915,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                accountId: string;
+                account_id: string;
             };
             cookie?: never;
         };
@@ -2100,7 +2100,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                keyId: string;
+                key_id: string;
             };
             cookie?: never;
         };
@@ -2173,7 +2173,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                keyId: string;
+                key_id: string;
             };
             cookie?: never;
         };
@@ -2555,7 +2555,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                workstreamId: string;
+                workstream_id: string;
             };
             cookie?: never;
         };
@@ -2667,7 +2667,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                workstreamId: string;
+                workstream_id: string;
             };
             cookie?: never;
         };
@@ -2788,7 +2788,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                workstreamId: string;
+                workstream_id: string;
             };
             cookie?: never;
         };
@@ -2905,7 +2905,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                workstreamId: string;
+                workstream_id: string;
             };
             cookie?: never;
         };
@@ -2992,7 +2992,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                workstreamId: string;
+                workstream_id: string;
             };
             cookie?: never;
         };
@@ -3074,7 +3074,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                workstreamId: string;
+                workstream_id: string;
             };
             cookie?: never;
         };
@@ -3146,7 +3146,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                workstreamId: string;
+                workstream_id: string;
             };
             cookie?: never;
         };
@@ -3662,7 +3662,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                taskId: string;
+                task_id: string;
             };
             cookie?: never;
         };
@@ -3743,7 +3743,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                mediaKey: string;
+                media_key: string;
             };
             cookie?: never;
         };
@@ -3812,7 +3812,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                uploadId: string;
+                upload_id: string;
             };
             cookie?: never;
         };
@@ -4428,12 +4428,12 @@ export interface operations {
             };
         };
     };
-    getV1TasksTaskId: {
+    getV1TasksId: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                taskId: string;
+                id: string;
             };
             cookie?: never;
         };
@@ -4505,7 +4505,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                workstreamId: string;
+                workstream_id: string;
             };
             cookie?: never;
         };
@@ -4626,8 +4626,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                workstreamId: string;
-                uploadId: string;
+                workstream_id: string;
+                upload_id: string;
             };
             cookie?: never;
         };
@@ -4713,7 +4713,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                workstreamId: string;
+                workstream_id: string;
             };
             cookie?: never;
         };
@@ -4809,7 +4809,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                workstreamId: string;
+                workstream_id: string;
             };
             cookie?: never;
         };
@@ -4900,7 +4900,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                workstreamId: string;
+                workstream_id: string;
             };
             cookie?: never;
         };
@@ -5023,7 +5023,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                workstreamId: string;
+                workstream_id: string;
             };
             cookie?: never;
         };
@@ -5234,7 +5234,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                taskId: string;
+                task_id: string;
             };
             cookie?: never;
         };
@@ -5858,12 +5858,12 @@ export interface operations {
             };
         };
     };
-    postWorkforceV1AssignmentsAssignmentIdComplete: {
+    postWorkforceV1AssignmentsIdComplete: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                assignmentId: string;
+                id: string;
             };
             cookie?: never;
         };
@@ -5979,12 +5979,12 @@ export interface operations {
             };
         };
     };
-    postWorkforceV1AssignmentsAssignmentIdFlag: {
+    postWorkforceV1AssignmentsIdFlag: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                assignmentId: string;
+                id: string;
             };
             cookie?: never;
         };
