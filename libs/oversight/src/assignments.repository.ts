@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { TagView } from '@workline/contracts';
+import type { MetadataItemView, TagView } from '@workline/contracts';
 import { type OversightTask, PLAN_ALONG_INDEXES, Prisma, PrismaService, type PublicSurface } from '@workline/db';
 import type { Tx } from '@workline/messaging';
 import { enqueueTaskEvent } from './task-events';
@@ -48,7 +48,7 @@ export interface AssignedTask {
   state: string;
   workerId: string | null;
   /** The client's items given at creation (the worker's follow them when it completes the task). */
-  metadata: { key: string; value: string }[];
+  metadata: MetadataItemView[];
 }
 
 /** What the work API does to a task it holds locked, in the transaction that holds it. */

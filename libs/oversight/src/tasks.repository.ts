@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { afterCursor, type TaskState } from '@workline/contracts';
+import { afterCursor, type MetadataItemView, type TaskState } from '@workline/contracts';
 import { type Batcher, DbPool, type OversightTask, type Prisma, PrismaService, type PublicSurface, statement } from '@workline/db';
 
 /** A task row as task creation inserts it (state QUEUED, created and updated now). */
@@ -16,7 +16,7 @@ export interface NewTask {
   sealed_api_key: string;
   existing_tags: { value: string; confidence_score: number | undefined }[];
   /** The client's items; the worker's are added after them when the task is completed. */
-  metadata: { key: string; value: string }[];
+  metadata: MetadataItemView[];
   idempotency_key: string | null;
   idempotency_hash: string | null;
 }

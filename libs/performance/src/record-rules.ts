@@ -291,15 +291,16 @@ function checkMap(field: string, rule: 'countMap' | 'stringMap' | 'scalarMap', v
   const errors: FieldError[] = [];
   for (const [key, item] of entries) {
     const path = `${field}.${key}`;
+    const measurement = rule === 'scalarMap' ? measurementType(key) : undefined;
     if (!key.trim() || key.length > LIMITS.mapKeyLength) {
       errors.push({ field: path, message: `${field} keys must be 1 to ${LIMITS.mapKeyLength} characters long` });
     } else if (rule === 'countMap' && !(Number.isSafeInteger(item) && (item as number) >= 0)) {
       errors.push({ field: path, message: `${path} must be a non-negative integer` });
     } else if (rule === 'stringMap' && typeof item !== 'string') {
       errors.push({ field: path, message: `${path} must be a string` });
-    } else if (rule === 'scalarMap' && measurementType(key) === 'number' && !isFiniteNumber(item)) {
+    } else if (measurement === 'number' && !isFiniteNumber(item)) {
       errors.push({ field: path, message: `${path} must be a number` });
-    } else if (rule === 'scalarMap' && measurementType(key) === 'string' && typeof item !== 'string') {
+    } else if (measurement === 'string' && typeof item !== 'string') {
       errors.push({ field: path, message: `${path} must be a string` });
     } else if (rule === 'scalarMap' && !(typeof item === 'string' || typeof item === 'boolean' || isFiniteNumber(item))) {
       errors.push({ field: path, message: `${path} must be a string, a number or a boolean` });
