@@ -4,7 +4,7 @@ import { Client } from 'pg';
 import { UnitStatus } from './run-views';
 import { UNIT_CLAIMS } from './unit-reservations';
 import { COUNT_LEASED_UNITS } from './unit-lease.metrics';
-import { LEASE_UNITS, LOCK_ASSIGNMENTS } from './unit-work.repository';
+import { FINISH_ASSIGNMENTS, LEASE_UNITS, LOCK_ASSIGNMENTS } from './unit-work.repository';
 
 // It reads plans from PostgreSQL only (libs/testing/src/stack-turns.ts).
 callsOnly([]);
@@ -105,6 +105,24 @@ describe('the unit queue statements under stale statistics', () => {
       expect(reads(plan, 'platform_unit_assignment')).toEqual([['Index Scan', 'platform_unit_assignment_pkey']]);
       expect(reads(plan)).toEqual([['Index Scan', 'platform_unit_pkey']]);
       expect(plan.map((node) => node['Node Type'])).toContain('Sort');
+    }
+  });
+
+  it('outcomes tried in one statement lock by primary key and write units by primary key, whatever the statistics', async () => {
+    // One statement of its own, outside any transaction: planned as PostgreSQL sees fit, like a lease.
+    const ids = Array.from({ length: 10 }, (_, i) => `run-new-${i * 7_000 + 1}`);
+    const rows = ids.map((id) => ({ id, worker_id: 'w', status: UnitStatus.Completed, outcome: 'completed', output: {}, reason: null }));
+    const values = [client.escapeLiteral(JSON.stringify(rows)), client.escapeLiteral(`{${ids.join(',')}}`), 'now()'];
+    for (const plan of [
+      ...(await plansOf(FINISH_ASSIGNMENTS, values, 'statistics', 'none')),
+      ...(await plansOf(FINISH_ASSIGNMENTS, values, 'statistics', 'stale')),
+    ]) {
+      expect(reads(plan, 'platform_unit_assignment').length).toBeGreaterThan(0);
+      expect(reads(plan, 'platform_unit_assignment')).toEqual(
+        reads(plan, 'platform_unit_assignment').map(() => ['Index Scan', 'platform_unit_assignment_pkey']),
+      );
+      expect(reads(plan).length).toBeGreaterThan(0);
+      expect(reads(plan)).toEqual(reads(plan).map(() => ['Index Scan', 'platform_unit_pkey']));
     }
   });
 

@@ -78,6 +78,67 @@ export const LOCK_ASSIGNMENTS = statement(
    for update of a, u`,
 );
 
+/** A complete or flag to try in one statement (FINISH_ASSIGNMENTS). */
+export interface FinishRow {
+  id: string;
+  worker_id: string;
+  status: string;
+  outcome: string;
+  output: Record<string, unknown> | null;
+  reason: string | null;
+}
+
+/** Where an assignment stood before its outcome was tried, and whether the statement wrote the outcome. */
+export interface TriedAssignment extends AssignmentState {
+  written: boolean;
+}
+
+/**
+ * The outcomes of a batch in one statement, outside any transaction: lock the assignments and their units
+ * (as LOCK_ASSIGNMENTS), accept those that `refusal` in unit-work.service.ts would accept, and write them
+ * with each run's counter changed once; an autocommit statement is one round trip where the transaction
+ * takes four. It writes nothing for a run that the batch would finish (or that is no longer Processing):
+ * the run's move to Processed must commit with its callback, so those outcomes are decided again in a
+ * transaction (APPLY_OUTCOMES). Answers every assignment found, with where it stood and whether it was
+ * written. Each run's counter is read under its row lock (an UPDATE re-reads a row changed meanwhile), so
+ * `pending_units - n > 0` holds against concurrent batches too.
+ */
+export const FINISH_ASSIGNMENTS = statement(
+  'platform_assignments_finish',
+  `with x as (
+     select * from jsonb_to_recordset($1::jsonb) as x(id text, worker_id text, status text, outcome text, output jsonb, reason text)
+   ), locked as materialized (
+     select a.id, a.run_id, a.seq, a.worker_id, a.outcome, a.expires_at, u.status as unit_status, u.lease_assignment_id
+     from unnest($2::text[]) as k(id)
+     join platform_unit_assignment a on a.id = k.id
+     join platform_unit u on u.run_id = a.run_id and u.seq = a.seq
+     order by a.run_id, a.seq
+     for update of a, u
+   ), accepted as (
+     select x.*, l.run_id, l.seq from x join locked l on l.id = x.id
+     where l.worker_id = x.worker_id
+       and l.outcome is distinct from 'completed' and l.outcome is distinct from 'flagged'
+       and l.unit_status <> '${UnitStatus.Aborted}'
+       and l.lease_assignment_id = x.id and l.expires_at >= $3
+   ), counts as (
+     select run_id, count(*)::int as n from accepted group by run_id
+   ), runs as (
+     update platform_run r set pending_units = r.pending_units - c.n
+     from counts c
+     where r.id = c.run_id and r.status = '${RunStatus.Processing}' and r.pending_units - c.n > 0
+     returning r.id
+   ), written as (
+     select accepted.* from accepted join runs on runs.id = accepted.run_id
+   ), units as (
+     update platform_unit u set status = w.status, output = w.output, flag_reason = w.reason, processed_at = $3,
+       lease_assignment_id = null, lease_expires_at = null
+     from written w where u.run_id = w.run_id and u.seq = w.seq
+   ), assignments as (
+     update platform_unit_assignment a set outcome = w.outcome, ended_at = $3 from written w where a.id = w.id
+   )
+   select l.*, exists (select 1 from written w where w.id = l.id) as written from locked l`,
+);
+
 /**
  * The outcomes of a batch from arrays: units, assignments, and each run's counter once (the last unit
  * makes the run Processed). Answers the runs that became Processed.
@@ -147,6 +208,11 @@ export class UnitWorkRepository {
   /** A transaction planned along indexes: outcomes lock and write rows by key, whatever the statistics say. */
   transaction<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
     return this.db.transaction(work, 'along-indexes');
+  }
+
+  /** Tries the outcomes of a batch in one statement (FINISH_ASSIGNMENTS); `rows` must name each assignment once. */
+  finish(rows: FinishRow[], now: Date): Promise<TriedAssignment[]> {
+    return this.db.query<TriedAssignment>(FINISH_ASSIGNMENTS, [JSON.stringify(rows), rows.map((row) => row.id), now]);
   }
 
   async lockAssignments(sql: Sql, assignmentIds: string[]): Promise<AssignmentState[]> {

@@ -6,7 +6,7 @@ import type { PlatformSettings } from './platform.settings';
 import { UnitStatus } from './run-views';
 import type { RunsService } from './runs.service';
 import type { ReservedUnit } from './unit-reservations';
-import type { AssignmentState, LeaseRow, OutcomeRow, UnitWorkRepository } from './unit-work.repository';
+import type { AssignmentState, FinishRow, LeaseRow, OutcomeRow, TriedAssignment, UnitWorkRepository } from './unit-work.repository';
 import { UnitWorkService } from './unit-work.service';
 
 const NOW = Date.parse('2026-05-06T07:00:00.000Z');
@@ -57,6 +57,37 @@ class InMemoryUnitWorkRepository implements PublicSurface<UnitWorkRepository> {
     return leased.map((row) => row.id);
   }
 
+  /** As FINISH_ASSIGNMENTS: writes the accepted outcomes of runs they do not finish. */
+  async finish(rows: FinishRow[], now: Date): Promise<TriedAssignment[]> {
+    const states = rows.flatMap((row) => (this.assignments.has(row.id) ? [{ ...this.assignments.get(row.id)! }] : []));
+    const accepted = rows.filter((row) => {
+      const state = this.assignments.get(row.id);
+      return (
+        state?.worker_id === row.worker_id &&
+        state.outcome !== 'completed' &&
+        state.outcome !== 'flagged' &&
+        state.unit_status !== UnitStatus.Aborted &&
+        state.lease_assignment_id === row.id &&
+        state.expires_at.getTime() >= now.getTime()
+      );
+    });
+    const counts = new Map<string, number>();
+    for (const row of accepted)
+      counts.set(this.assignments.get(row.id)!.run_id, (counts.get(this.assignments.get(row.id)!.run_id) ?? 0) + 1);
+    const written = accepted.filter((row) => {
+      const runId = this.assignments.get(row.id)!.run_id;
+      return (this.pending.get(runId) ?? 1) - counts.get(runId)! > 0;
+    });
+    const outcomes = written.map((row) => ({
+      ...row,
+      run_id: this.assignments.get(row.id)!.run_id,
+      seq: this.assignments.get(row.id)!.seq,
+    }));
+    for (const row of outcomes) this.pending.set(row.run_id, this.pending.get(row.run_id)! - 1);
+    this.record(outcomes.map(({ worker_id: _, ...row }) => row));
+    return states.map((state) => ({ ...state, written: written.some((row) => row.id === state.id) }));
+  }
+
   transaction<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
     return work({} as Sql);
   }
@@ -66,15 +97,21 @@ class InMemoryUnitWorkRepository implements PublicSurface<UnitWorkRepository> {
   }
 
   async applyOutcomes(_sql: Sql, rows: OutcomeRow[]): Promise<string[]> {
-    this.written.push(...rows);
+    this.record(rows);
     const processed: string[] = [];
     for (const row of rows) {
-      Object.assign(this.assignments.get(row.id)!, { outcome: row.outcome, unit_status: row.status, lease_assignment_id: null });
       const left = (this.pending.get(row.run_id) ?? 1) - 1;
       this.pending.set(row.run_id, left);
       if (left === 0) processed.push(row.run_id);
     }
     return processed;
+  }
+
+  private record(rows: OutcomeRow[]): void {
+    this.written.push(...rows);
+    for (const row of rows) {
+      Object.assign(this.assignments.get(row.id)!, { outcome: row.outcome, unit_status: row.status, lease_assignment_id: null });
+    }
   }
 }
 
@@ -150,7 +187,7 @@ describe('UnitWorkService', () => {
     expect(pokes()).toBe(1);
   });
 
-  it('flags a unit with its reason; a run with units left is not finished', async () => {
+  it('flags a unit with its reason; a run with units left is not finished, nor opened in a transaction', async () => {
     const { repository, work, callbacks, pokes } = setup();
     repository.reserved.push(unit('run-1', 3));
     repository.pending.set('run-1', 2);
@@ -160,7 +197,8 @@ describe('UnitWorkService', () => {
       status: UnitStatus.Flagged,
     });
     expect(repository.written[0]).toMatchObject({ seq: 3, status: UnitStatus.Flagged, output: null, reason: 'blurry' });
-    expect(callbacks).toEqual([[]]);
+    expect(repository.pending.get('run-1')).toBe(1);
+    expect(callbacks).toEqual([]);
     expect(pokes()).toBe(0);
   });
 

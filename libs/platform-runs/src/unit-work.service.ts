@@ -154,11 +154,44 @@ export class UnitWorkService implements OnApplicationShutdown {
   }
 
   /**
-   * One transaction for the batch: lock and read, decide each outcome as if they came one after the other
-   * (the same checks, in the same order, as one alone), then write the accepted ones from arrays.
+   * A batch's outcomes in one statement (FINISH_ASSIGNMENTS): it decides each as `refusal` does and writes
+   * the accepted ones, except those that would finish their run; those, and every outcome of a batch that
+   * names an assignment twice, are decided again in a transaction (writeOutcomesWithRuns).
    */
   private async writeOutcomes(items: OutcomeItem[]): Promise<OutcomeResult[]> {
     const now = this.clock.now();
+    if (new Set(items.map((item) => item.assignment_id)).size < items.length) return this.writeOutcomesWithRuns(items, now);
+    const tried = await this.work.finish(
+      items.map((item) => ({
+        id: item.assignment_id,
+        worker_id: item.worker_id,
+        status: STATUS_OF[item.outcome],
+        outcome: item.outcome,
+        output: item.output,
+        reason: item.reason,
+      })),
+      new Date(now),
+    );
+    const states = new Map(tried.map((state) => [state.id, state]));
+    const results = items.map((item): OutcomeResult | undefined => {
+      const state = states.get(item.assignment_id);
+      if (state?.written) return accept(item);
+      const error = refusal(item, state, now);
+      // Accepted but not written: it finishes its run, which must commit with the run's callback.
+      return error ? { error } : undefined;
+    });
+    const left = items.filter((_, i) => !results[i]);
+    if (!left.length) return results as OutcomeResult[];
+    const decided = await this.writeOutcomesWithRuns(left, now);
+    return results.map((result) => result ?? decided.shift()!);
+  }
+
+  /**
+   * One transaction for the batch: lock and read, decide each outcome as if they came one after the other
+   * (the same checks, in the same order, as one alone), then write the accepted ones from arrays, with the
+   * callbacks of the runs they finish.
+   */
+  private async writeOutcomesWithRuns(items: OutcomeItem[], now: number): Promise<OutcomeResult[]> {
     const { results, processed } = await this.work.transaction(async (sql) => {
       const locked = await this.work.lockAssignments(sql, [...new Set(items.map((item) => item.assignment_id))]);
       const states = new Map(locked.map((state) => [state.id, state]));
@@ -170,7 +203,7 @@ export class UnitWorkService implements OnApplicationShutdown {
         // A second outcome for the same assignment in this batch finds it already decided.
         state!.outcome = item.outcome;
         accepted.push({ ...item, state: state! });
-        return { reply: { assignment_id: item.assignment_id, status: STATUS_OF[item.outcome] } };
+        return accept(item);
       });
       return { results, processed: accepted.length ? await this.applyOutcomes(sql, accepted, now) : [] };
     });
@@ -199,6 +232,10 @@ export class UnitWorkService implements OnApplicationShutdown {
     return processed;
   }
 }
+
+const accept = (item: OutcomeItem): OutcomeResult => ({
+  reply: { assignment_id: item.assignment_id, status: STATUS_OF[item.outcome] },
+});
 
 /** Why a complete or flag is refused, checked in the order docs/work-api.md gives; undefined when it is accepted. */
 function refusal(item: OutcomeItem, state: AssignmentState | undefined, now: number): DomainError | undefined {
