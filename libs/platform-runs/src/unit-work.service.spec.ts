@@ -1,6 +1,6 @@
 import type { PublicSurface } from '@workline/db';
 import { Batcher, type Sql } from '@workline/db';
-import { ErrorCode } from '@workline/contracts';
+import { ErrorCode, type UnitAssignmentView } from '@workline/contracts';
 import { REQUEST_ID_KAFKA_HEADER, runWithRequestId } from '@workline/observability';
 import type { PlatformSettings } from './platform.settings';
 import { UnitStatus } from './run-views';
@@ -71,21 +71,13 @@ class InMemoryUnitWorkRepository implements PublicSurface<UnitWorkRepository> {
         state.expires_at.getTime() >= now.getTime()
       );
     });
+    const found = accepted.map((row) => ({ row, state: this.assignments.get(row.id)! }));
     const counts = new Map<string, number>();
-    for (const row of accepted)
-      counts.set(this.assignments.get(row.id)!.run_id, (counts.get(this.assignments.get(row.id)!.run_id) ?? 0) + 1);
-    const written = accepted.filter((row) => {
-      const runId = this.assignments.get(row.id)!.run_id;
-      return (this.pending.get(runId) ?? 1) - counts.get(runId)! > 0;
-    });
-    const outcomes = written.map((row) => ({
-      ...row,
-      run_id: this.assignments.get(row.id)!.run_id,
-      seq: this.assignments.get(row.id)!.seq,
-    }));
-    for (const row of outcomes) this.pending.set(row.run_id, this.pending.get(row.run_id)! - 1);
-    this.record(outcomes.map(({ worker_id: _, ...row }) => row));
-    return states.map((state) => ({ ...state, written: written.some((row) => row.id === state.id) }));
+    for (const { state } of found) counts.set(state.run_id, (counts.get(state.run_id) ?? 0) + 1);
+    const written = found.filter(({ state }) => (this.pending.get(state.run_id) ?? 1) - counts.get(state.run_id)! > 0);
+    for (const { state } of written) this.pending.set(state.run_id, this.pending.get(state.run_id)! - 1);
+    this.record(written.map(({ row: { worker_id: _, ...row }, state }) => ({ ...row, run_id: state.run_id, seq: state.seq })));
+    return states.map((state) => ({ ...state, written: written.some(({ row }) => row.id === state.id) }));
   }
 
   transaction<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
@@ -200,6 +192,33 @@ describe('UnitWorkService', () => {
     expect(repository.pending.get('run-1')).toBe(1);
     expect(callbacks).toEqual([]);
     expect(pokes()).toBe(0);
+  });
+
+  it('writes a batch in one statement, except the outcomes that finish their run: those commit with its callback', async () => {
+    const { repository, work, callbacks, pokes } = setup();
+    repository.reserved.push(unit('run-long', 0), unit('run-last', 0), unit('run-long', 1));
+    repository.pending.set('run-long', 5);
+    repository.pending.set('run-last', 1);
+    const leased: UnitAssignmentView[] = [];
+    for (let i = 0; i < 3; i++) leased.push((await work.next({ worker_id: 'w-1' }))!);
+    // One batch: the three are submitted in the same turn of the event loop.
+    const replies = await runWithRequestId('req-9', () =>
+      Promise.all(leased.map(({ assignment_id }) => work.complete({ worker_id: 'w-1', assignment_id, body: { output: {} } }))),
+    );
+    expect(replies).toEqual(leased.map(({ assignment_id }) => ({ assignment_id, status: UnitStatus.Completed })));
+    expect(repository.written.map((row) => [row.run_id, row.seq])).toEqual([
+      ['run-long', 0],
+      ['run-long', 1],
+      ['run-last', 0],
+    ]);
+    expect(repository.pending).toEqual(
+      new Map([
+        ['run-long', 3],
+        ['run-last', 0],
+      ]),
+    );
+    expect(callbacks).toEqual([[{ id: 'run-last', headers: { [REQUEST_ID_KAFKA_HEADER]: 'req-9' } }]]);
+    expect(pokes()).toBe(1);
   });
 
   describe('refuses an outcome', () => {
