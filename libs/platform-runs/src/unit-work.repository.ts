@@ -67,10 +67,27 @@ export const LEASE_UNITS = statement(
    select id from leased`,
 );
 
+/** The columns of an AssignmentState, from an assignment `a` joined to its unit `u`. */
+const ASSIGNMENT_STATE = 'a.id, a.run_id, a.seq, a.worker_id, a.outcome, a.expires_at, u.status as unit_status, u.lease_assignment_id';
+
+/**
+ * The two CTEs (`units`, `assignments`) that write accepted outcomes, read from `rows` (id, run_id, seq,
+ * status, outcome, output, reason), at the time in parameter `at`: one definition for every statement that
+ * writes them.
+ */
+const writeOutcomeRows = (rows: string, at: string) =>
+  `units as (
+     update platform_unit u set status = o.status, output = o.output, flag_reason = o.reason, processed_at = ${at},
+       lease_assignment_id = null, lease_expires_at = null
+     from ${rows} o where u.run_id = o.run_id and u.seq = o.seq
+   ), assignments as (
+     update platform_unit_assignment a set outcome = o.outcome, ended_at = ${at} from ${rows} o where a.id = o.id
+   )`;
+
 /** Locks the assignments of a batch and their units (in one order, so concurrent batches do not deadlock) and reads where they stand. */
 export const LOCK_ASSIGNMENTS = statement(
   'platform_assignments_lock',
-  `select a.id, a.run_id, a.seq, a.worker_id, a.outcome, a.expires_at, u.status as unit_status, u.lease_assignment_id
+  `select ${ASSIGNMENT_STATE}
    from platform_unit_assignment a
    join platform_unit u on u.run_id = a.run_id and u.seq = a.seq
    where a.id = any($1::text[])
@@ -108,7 +125,7 @@ export const FINISH_ASSIGNMENTS = statement(
   `with x as (
      select * from jsonb_to_recordset($1::jsonb) as x(id text, worker_id text, status text, outcome text, output jsonb, reason text)
    ), locked as materialized (
-     select a.id, a.run_id, a.seq, a.worker_id, a.outcome, a.expires_at, u.status as unit_status, u.lease_assignment_id
+     select ${ASSIGNMENT_STATE}
      from unnest($2::text[]) as k(id)
      join platform_unit_assignment a on a.id = k.id
      join platform_unit u on u.run_id = a.run_id and u.seq = a.seq
@@ -129,13 +146,7 @@ export const FINISH_ASSIGNMENTS = statement(
      returning r.id
    ), written as (
      select accepted.* from accepted join runs on runs.id = accepted.run_id
-   ), units as (
-     update platform_unit u set status = w.status, output = w.output, flag_reason = w.reason, processed_at = $3,
-       lease_assignment_id = null, lease_expires_at = null
-     from written w where u.run_id = w.run_id and u.seq = w.seq
-   ), assignments as (
-     update platform_unit_assignment a set outcome = w.outcome, ended_at = $3 from written w where a.id = w.id
-   )
+   ), ${writeOutcomeRows('written', '$3')}
    select l.*, exists (select 1 from written w where w.id = l.id) as written from locked l`,
 );
 
@@ -147,13 +158,7 @@ const APPLY_OUTCOMES = statement(
   'platform_outcomes_apply',
   `with x as (
      select * from jsonb_to_recordset($1::jsonb) as x(id text, run_id text, seq int, status text, outcome text, output jsonb, reason text)
-   ), units as (
-     update platform_unit u set status = x.status, output = x.output, flag_reason = x.reason, processed_at = $2,
-       lease_assignment_id = null, lease_expires_at = null
-     from x where u.run_id = x.run_id and u.seq = x.seq
-   ), assignments as (
-     update platform_unit_assignment a set outcome = x.outcome, ended_at = $2 from x where a.id = x.id
-   ), counts as (
+   ), ${writeOutcomeRows('x', '$2')}, counts as (
      select run_id, count(*)::int as n from x group by run_id
    ), runs as (
      update platform_run r set pending_units = r.pending_units - c.n,

@@ -162,14 +162,7 @@ export class UnitWorkService implements OnApplicationShutdown {
     const now = this.clock.now();
     if (new Set(items.map((item) => item.assignment_id)).size < items.length) return this.writeOutcomesWithRuns(items, now);
     const tried = await this.work.finish(
-      items.map((item) => ({
-        id: item.assignment_id,
-        worker_id: item.worker_id,
-        status: STATUS_OF[item.outcome],
-        outcome: item.outcome,
-        output: item.output,
-        reason: item.reason,
-      })),
+      items.map((item) => ({ id: item.assignment_id, worker_id: item.worker_id, ...outcomeColumns(item) })),
       new Date(now),
     );
     const states = new Map(tried.map((state) => [state.id, state]));
@@ -216,10 +209,7 @@ export class UnitWorkService implements OnApplicationShutdown {
       id: item.assignment_id,
       run_id: item.state.run_id,
       seq: item.state.seq,
-      status: STATUS_OF[item.outcome],
-      outcome: item.outcome,
-      output: item.output,
-      reason: item.reason,
+      ...outcomeColumns(item),
     }));
     const processed = await this.work.applyOutcomes(sql, rows, new Date(now));
     // The run's move to Processed and its callback commit together, once: only this update saw the counter
@@ -232,6 +222,14 @@ export class UnitWorkService implements OnApplicationShutdown {
     return processed;
   }
 }
+
+/** What an accepted complete or flag writes on its unit and assignment. */
+const outcomeColumns = (item: OutcomeItem) => ({
+  status: STATUS_OF[item.outcome],
+  outcome: item.outcome,
+  output: item.output,
+  reason: item.reason,
+});
 
 const accept = (item: OutcomeItem): OutcomeResult => ({
   reply: { assignment_id: item.assignment_id, status: STATUS_OF[item.outcome] },
