@@ -121,17 +121,24 @@ export class Fleet {
   private async balance(): Promise<void> {
     await Promise.all(
       this.gatewayUrls.map(async (url) => {
+        let failedInARow = 0;
         while (this.balancing) {
           let probe: { status: number; text: string } | undefined;
           try {
             const response = await fetch(`${url}/health/ready`, { signal: AbortSignal.timeout(1000) });
             probe = { status: response.status, text: await response.text() };
+            failedInARow = 0;
           } catch (error) {
             // A probe that timed out (a loaded gateway) tells nothing new: the gateway keeps what its last
             // answer said. (Taking it for "serving" once put a draining gateway back in the pool, and clients
-            // met its closed port.) A refused or reset one is gone. Caught here, the body read included: a
-            // failed probe must never end the loop.
-            probe = error instanceof Error && error.name === 'TimeoutError' ? undefined : { status: 0, text: '' };
+            // met its closed port.) A refused or reset one is gone once it fails twice in a row, as a load
+            // balancer's unhealthy threshold has it: a single reset (a kept-alive socket the gateway closed as
+            // the probe reused it) took the one gateway serving out of the pool, and clients fell back to the
+            // other, still starting (ECONNREFUSED in a rolling restart of a fresh-clone run, 2026-11-28).
+            // Caught here, the body read included: a failed probe must never end the loop.
+            const timedOut = error instanceof Error && error.name === 'TimeoutError';
+            failedInARow = timedOut ? failedInARow : failedInARow + 1;
+            probe = timedOut || failedInARow < 2 ? undefined : { status: 0, text: '' };
           }
           if (!probe) {
             await new Promise((resolve) => setTimeout(resolve, BALANCER_POLL_MS));
