@@ -46,6 +46,13 @@ class Pipe {
       this.queue.push({ due: Date.now() + this.proxy.latencyMs(), chunk: Buffer.alloc(0) });
       this.pump();
     });
+    // Nothing queued can be written once `to` is gone; a pending delay would otherwise keep the process alive
+    // for up to the latency set (a minute in a test), after stop().
+    to.on('close', () => {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+      this.queue.length = 0;
+    });
   }
 
   /** Stops forwarding (black hole): nothing more is read from `from` and nothing queued is written. */
@@ -63,7 +70,7 @@ class Pipe {
   }
 
   private pump(): void {
-    if (this.held || this.timer) return;
+    if (this.held || this.timer || this.to.destroyed) return;
     while (this.queue.length) {
       const wait = this.queue[0].due - Date.now();
       if (wait > 0) {
