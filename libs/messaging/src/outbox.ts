@@ -262,6 +262,7 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
   private readonly lockKey: string;
   private readonly retentionMs: number;
   private nextPruneAt = 0;
+  private pokedWhileBusy = false;
 
   constructor(
     private readonly db: DbPool,
@@ -292,9 +293,14 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
     this.loop = this.run();
   }
 
-  /** Asks the relay to look now, instead of at its next poll (call after committing an event). */
+  /**
+   * Asks the relay to look now, instead of at its next poll (call after committing an event). A poke while a
+   * batch is under way is remembered: its rows may have committed after that batch's read, and would otherwise
+   * wait for the next poll.
+   */
   poke(): void {
-    this.wake?.();
+    if (this.wake) this.wake();
+    else this.pokedWhileBusy = true;
   }
 
   /**
@@ -397,6 +403,7 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
   private async run(): Promise<void> {
     let failures = 0;
     while (this.running) {
+      this.pokedWhileBusy = false;
       let published = 0;
       try {
         published = await this.relayOnce();
@@ -408,6 +415,8 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
       if (published >= this.batchSize) continue;
       // Only when the relay has caught up: pruning never delays an event.
       if (!failures) await this.pruneWhenDue();
+      if (!this.running) break;
+      if (this.pokedWhileBusy && !failures) continue;
       const wait = failures ? Math.min(30_000, this.pollMs * 2 ** failures) : this.pollMs;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, wait);
