@@ -419,7 +419,7 @@ async function main(): Promise<void> {
             `batched raw produce ${fmt((kafkaBatched.cpuMs ?? NaN) / Math.max(1, kafkaBatched.count), 3)} ms per message.`,
         );
       } finally {
-        echo.stop();
+        await echo.stop();
       }
     }
     rows.push({
