@@ -60,20 +60,23 @@ export async function startApps({
   quiet,
   logDir,
   timeoutMs = 120_000,
+  signal,
 }: {
   env: NodeJS.ProcessEnv;
   gatewayUrl: string;
   quiet?: boolean;
   logDir?: string;
   timeoutMs?: number;
+  /** Aborted: stop waiting, stop the apps started and throw (npm start interrupted during start-up). */
+  signal?: AbortSignal;
 }): Promise<Apps> {
   if (logDir) fs.mkdirSync(logDir, { recursive: true });
   step('starting gateway, performance, oversight, platform-runs and webhook-dispatcher');
   const children: Apps = new Map();
   for (const app of ALL_APPS) children.set(app, spawnApp(app, env, { quiet, logDir }));
   for (const [app, child] of children) {
-    child.on('exit', (code, signal) => {
-      if (!child.expectedExit) console.error(`[${app}] exited (${signal ?? `status ${code}`})`);
+    child.on('exit', (code, exitSignal) => {
+      if (!child.expectedExit) console.error(`[${app}] exited (${exitSignal ?? `status ${code}`})`);
     });
   }
   let last: HealthAnswer | undefined;
@@ -85,11 +88,12 @@ export async function startApps({
       last = await gatewayHealth(gatewayUrl, env.ADMIN_TOKEN);
       return last.status === 200;
     },
-    { timeoutMs, intervalMs: 500 },
+    { timeoutMs, intervalMs: 500, signal },
   ).catch(async (error: Error) => {
-    if (last) error.message += `\n  last /health answer: ${JSON.stringify(last.body)}`;
     // The caller never gets the children, so the ones that did start must not outlive this failure.
     await stopApps(children);
+    // An interruption's AbortError has a read-only message, and needs no answer to explain it.
+    if (last && !signal?.aborted) error.message += `\n  last /health answer: ${JSON.stringify(last.body)}`;
     throw error;
   });
   ok(`all five apps are up; /health is 200`);

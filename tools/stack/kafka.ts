@@ -127,12 +127,15 @@ export async function startLocalKafka({
   controllerPort,
   fresh = false,
   extraListeners = [],
+  signal,
 }: {
   profile: string;
   port: number;
   controllerPort: number;
   fresh?: boolean;
   extraListeners?: ExtraListener[];
+  /** Aborted: stop waiting for the broker, stop it and throw (npm start interrupted during start-up). */
+  signal?: AbortSignal;
 }): Promise<LocalKafka> {
   const profileDir = path.join(cacheDir, profile);
   const dataDir = path.join(profileDir, 'data');
@@ -196,8 +199,12 @@ export async function startLocalKafka({
       return brokerAnswers(brokers);
     },
     // Seconds on a quiet machine; a JVM start under a load of 30 on two cores has taken over 90 s.
-    { timeoutMs: 180_000, intervalMs: 500 },
-  );
+    { timeoutMs: 180_000, intervalMs: 500, signal },
+  ).catch(async (error: unknown) => {
+    // The caller never gets the broker's stop(), so a broker that did start must not outlive this failure.
+    await stopProcess(child);
+    throw error;
+  });
   ok(`Kafka ready (${brokers[0]})`);
   return {
     brokers,

@@ -52,11 +52,12 @@ export function portOpen(host: string, port: number, timeoutMs = 500): Promise<b
 export async function waitFor<T>(
   description: string,
   check: () => T | Promise<T>,
-  { timeoutMs = 60_000, intervalMs = 250 } = {},
+  { timeoutMs = 60_000, intervalMs = 250, signal }: { timeoutMs?: number; intervalMs?: number; signal?: AbortSignal } = {},
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   while (Date.now() < deadline) {
+    signal?.throwIfAborted();
     try {
       const value = await check();
       if (value) return value;

@@ -26,7 +26,19 @@ export interface Stack {
  */
 export async function startStack(
   profile: Profile,
-  { quietApps = false, extraEnv = {} }: { quietApps?: boolean; extraEnv?: Record<string, string> } = {},
+  {
+    quietApps = false,
+    extraEnv = {},
+    signal,
+  }: {
+    quietApps?: boolean;
+    extraEnv?: Record<string, string>;
+    /**
+     * Aborted while starting: what has started is stopped and the promise rejects (npm start's Ctrl-C or a
+     * SIGTERM during start-up; otherwise the apps outlived it and held their ports).
+     */
+    signal?: AbortSignal;
+  } = {},
 ): Promise<Stack> {
   const started: (() => Promise<void>)[] = [];
   const stop = async () => {
@@ -42,7 +54,10 @@ export async function startStack(
       embeddedDir: profile.embeddedPostgresDir,
     });
     started.push(postgres.stop);
+    signal?.throwIfAborted();
     const migrations = startMigrations(profile.databaseUrl);
+    // Awaited below; an interrupted start gives up before that, and its failure then must not go unhandled.
+    migrations.catch(() => undefined);
     const redis = await ensureRedis(profile.redisUrl);
     if (redis) started.push(() => stopProcess(redis));
     let brokers = profile.kafkaBrokers;
@@ -52,14 +67,17 @@ export async function startStack(
         port: profile.kafkaPort,
         controllerPort: profile.kafkaControllerPort,
         fresh: profile.freshData,
+        signal,
       });
       started.push(kafka.stop);
       brokers = kafka.brokers.join(',');
     } else {
       ok(`using Kafka at ${brokers}`);
     }
+    signal?.throwIfAborted();
     build();
     await migrations;
+    signal?.throwIfAborted();
     const gatewayUrl = `http://127.0.0.1:${profile.gatewayPort}`;
     const env: Stack['env'] = {
       ...process.env,
@@ -71,7 +89,7 @@ export async function startStack(
       BLOB_DIR: process.env.BLOB_DIR ?? path.join(root, '.cache', 'blobs', profile.name),
       ...extraEnv,
     };
-    const apps = await startApps({ env, gatewayUrl, quiet: quietApps, logDir: path.join(root, '.cache', 'logs', profile.name) });
+    const apps = await startApps({ env, gatewayUrl, quiet: quietApps, logDir: path.join(root, '.cache', 'logs', profile.name), signal });
     started.push(() => stopApps(apps));
     return { env, gatewayUrl, apps, stop, embeddedPostgres: postgres.embedded };
   } catch (error) {

@@ -46,12 +46,19 @@ async function start(): Promise<void> {
   await takeLock(profile);
   const token = adminToken();
   let stack: Stack | undefined;
+  let starting: Promise<Stack> | undefined;
+  const interrupt = new AbortController();
   let stopping = false;
   const shutdown = async (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
     step(`${signal}: stopping everything npm start started`);
-    await stack?.stop();
+    if (stack) await stack.stop();
+    else {
+      // Still starting: startStack stops what it has started so far, then gives up.
+      interrupt.abort();
+      await starting?.catch(() => undefined);
+    }
     fs.rmSync(lockFile, { force: true });
     process.exit(0);
   };
@@ -59,11 +66,15 @@ async function start(): Promise<void> {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   try {
     // A local stack accepts loopback callback URLs (npm run demo's receiver); production leaves this off.
-    stack = await startStack(profile, {
+    starting = startStack(profile, {
       extraEnv: { ADMIN_TOKEN: token, WEBHOOK_ALLOW_PRIVATE: process.env.WEBHOOK_ALLOW_PRIVATE ?? '1' },
+      signal: interrupt.signal,
     });
+    stack = await starting;
   } catch (error) {
     fs.rmSync(lockFile, { force: true });
+    // Interrupted: shutdown() waits for the start to give up, then exits.
+    if (stopping) return;
     throw error;
   }
   if (stopping) return;
