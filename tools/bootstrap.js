@@ -16,8 +16,6 @@ const path = require('node:path');
 const root = path.resolve(__dirname, '..');
 const outDir = path.join(root, '.cache', 'tools-dist');
 const stampFile = path.join(outDir, '.sources');
-/** tools/tsconfig.json's tsBuildInfoFile. */
-const toolsBuildInfo = path.join(root, '.cache', 'tsc', 'tools.tsbuildinfo');
 const bin = (name) => path.join(root, 'node_modules', '.bin', name);
 // The same markers as tools/stack/log.ts, which cannot be loaded before the compile.
 const useColour = process.stdout.isTTY && !process.env.NO_COLOR;
@@ -85,8 +83,6 @@ function compileTools() {
   fs.rmSync(stampFile, { force: true });
   // On standard error: standard output may be the entry's product.
   console.error(`${useColour ? '\x1b[36m▸ \x1b[0m' : '▸ '}compiling the tools (tools/tsconfig.json into .cache/tools-dist)`);
-  // tsc's incremental state lives outside the output: with the output deleted it would emit nothing.
-  if (!fs.existsSync(path.join(outDir, 'tools'))) fs.rmSync(toolsBuildInfo, { force: true });
   run(bin('tsc'), ['-p', 'tools/tsconfig.json']);
   run(bin('tsc-alias'), ['-p', 'tools/tsconfig.json']);
   fs.writeFileSync(stampFile, fingerprint);

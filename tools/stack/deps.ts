@@ -37,8 +37,6 @@ export function generatePrismaClient(): void {
 /** Compiles apps and libs into dist/ (incremental). */
 export function build(): void {
   step('building apps and libraries (tsc)');
-  // tsc's incremental state lives outside dist/: with dist/ deleted it would emit nothing.
-  if (!fs.existsSync(path.join(root, 'dist', 'apps'))) fs.rmSync(path.join(root, '.cache', 'tsc', 'build.tsbuildinfo'), { force: true });
   run('npm', ['run', '--silent', 'build'], { cwd: root });
   ok('build complete');
 }
