@@ -45,7 +45,7 @@ async function start(): Promise<void> {
   const startedAt = Date.now();
   await takeLock(profile);
   const token = adminToken();
-  let stack: Stack | undefined;
+  let stack: Stack;
   let starting: Promise<Stack> | undefined;
   const interrupt = new AbortController();
   let stopping = false;
@@ -53,12 +53,9 @@ async function start(): Promise<void> {
     if (stopping) return;
     stopping = true;
     step(`${signal}: stopping everything npm start started`);
-    if (stack) await stack.stop();
-    else {
-      // Still starting: startStack stops what it has started so far, then gives up.
-      interrupt.abort();
-      await starting?.catch(() => undefined);
-    }
+    // Still starting, startStack stops what it has started so far and rejects; started, it answers the stack.
+    interrupt.abort();
+    await (await starting?.catch(() => undefined))?.stop();
     fs.rmSync(lockFile, { force: true });
     process.exit(0);
   };
