@@ -1,24 +1,16 @@
-import { applyDecorators } from '@nestjs/common';
-import { BaseEnv, DEFAULT_GATEWAY_PORT } from '@workline/config';
-import { IsIn, IsInt, IsString, Matches, Max, Min, MinLength, ValidateIf } from 'class-validator';
+import { GatewayAddressEnv, IntSetting } from '@workline/config';
+import { IsIn, IsString, MinLength } from 'class-validator';
 
-const PerMinute = () => applyDecorators(IsInt(), Min(0), Max(10_000_000));
+const PerMinute = () => IntSetting(0, 10_000_000);
 
-/** Gateway settings on top of BaseEnv; see the README's configuration table. */
-export class GatewayEnv extends BaseEnv {
-  @IsInt()
-  @Min(1)
-  @Max(65535)
-  PORT: number = DEFAULT_GATEWAY_PORT;
-
+/** Gateway settings on top of BaseEnv and its address (PORT, PUBLIC_URL); see the README's configuration table. */
+export class GatewayEnv extends GatewayAddressEnv {
   @IsString({ message: 'ADMIN_TOKEN must be set: the bearer token of the admin API' })
   @MinLength(16, { message: 'ADMIN_TOKEN must be at least 16 characters long' })
   ADMIN_TOKEN!: string;
 
   /** Largest JSON body accepted, in bytes (also the limit behind 413). */
-  @IsInt()
-  @Min(1024)
-  @Max(256 * 1024 * 1024)
+  @IntSetting(1024, 256 * 1024 * 1024)
   BODY_LIMIT_BYTES: number = 10 * 1024 * 1024;
 
   /**
@@ -26,9 +18,7 @@ export class GatewayEnv extends BaseEnv {
    * (60 s on common load balancers): a server that closes first races the client's next request on that
    * connection, which then fails with "socket hang up" (or a load balancer's 502).
    */
-  @IsInt()
-  @Min(1000)
-  @Max(600_000)
+  @IntSetting(1000, 600_000)
   HTTP_KEEP_ALIVE_MS: number = 65_000;
 
   /** false withdraws the deprecated platform API v3: /v3 answers 410. */
@@ -39,28 +29,18 @@ export class GatewayEnv extends BaseEnv {
     return this.V3_ENABLED === '1' || this.V3_ENABLED === 'true';
   }
 
-  @Matches(/^https?:\/\/\S+$/, { message: 'PUBLIC_URL must be an http(s) URL' })
-  @ValidateIf((env: GatewayEnv) => env.PUBLIC_URL !== undefined)
-  PUBLIC_URL?: string;
-
   /** Failed authentications one client address may make per window before it gets 429. */
-  @IsInt()
-  @Min(1)
-  @Max(1_000_000)
+  @IntSetting(1, 1_000_000)
   AUTH_FAILURE_LIMIT: number = 20;
 
-  @IsInt()
-  @Min(1)
-  @Max(86_400)
+  @IntSetting(1, 86_400)
   AUTH_FAILURE_WINDOW_SECONDS: number = 300;
 
   /**
    * Proxies trusted for the client address (Fastify trustProxy, a hop count): 0 (default) uses the socket address; 1 (or more hops) trusts
    * X-Forwarded-For.
    */
-  @IsInt()
-  @Min(0)
-  @Max(10)
+  @IntSetting(0, 10)
   TRUST_PROXY: number = 0;
 
   /** Requests per minute one credential (or, without one, one client address) may make per API group; 0 = unlimited. */
@@ -78,9 +58,5 @@ export class GatewayEnv extends BaseEnv {
       work: this.RATE_LIMIT_WORK_PER_MINUTE,
       admin: this.RATE_LIMIT_ADMIN_PER_MINUTE,
     };
-  }
-
-  get publicUrl(): string {
-    return this.PUBLIC_URL ?? `http://127.0.0.1:${this.PORT}`;
   }
 }

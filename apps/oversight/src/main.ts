@@ -6,10 +6,8 @@ import { runService } from '@workline/service-runtime';
 import { OversightEnv } from './oversight.env';
 import { OversightModule } from './oversight.module';
 
-runService(ServiceName.Oversight, (_env, settings) =>
-  OversightModule.register(
-    loadEnvOrExit(OversightEnv, ServiceName.Oversight),
-    createBlobStore(loadEnvOrExit(BlobStoreEnv, ServiceName.Oversight)),
-    settings,
-  ),
+runService(
+  ServiceName.Oversight,
+  (env) => OversightModule.register(env, createBlobStore(loadEnvOrExit(BlobStoreEnv, ServiceName.Oversight))),
+  OversightEnv,
 );

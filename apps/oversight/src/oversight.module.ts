@@ -1,7 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import type { BlobStore } from '@workline/blob-store';
-import { DbModule } from '@workline/db';
-import { KafkaModule, type KafkaSettings } from '@workline/messaging';
 import {
   AssignmentsRepository,
   AssignmentsService,
@@ -24,7 +22,7 @@ import { TasksRpcController } from './tasks.rpc-controller';
 
 @Module({})
 export class OversightModule {
-  static register(env: OversightEnv, blobs: BlobStore, settings: KafkaSettings): DynamicModule {
+  static register(env: OversightEnv, blobs: BlobStore): DynamicModule {
     const options: OversightOptions = {
       publicUrl: env.publicUrl,
       secretsKey: env.secretsKey,
@@ -35,10 +33,6 @@ export class OversightModule {
     };
     return {
       module: OversightModule,
-      imports: [
-        DbModule.forRoot(env.DATABASE_URL, env.DATABASE_POOL_SIZE),
-        KafkaModule.forRoot({ settings, outbox: { retentionHours: env.OUTBOX_RETENTION_HOURS } }),
-      ],
       controllers: [ConfigurationsRpcController, TasksRpcController, AssignmentsRpcController],
       providers: [
         { provide: OVERSIGHT_OPTIONS, useValue: options },

@@ -11,4 +11,4 @@ import { PerformanceModule } from './performance.module';
 // "The import's heap"). Set for the whole process: set only while an import ran, the heap had already grown.
 setFlagsFromString('--heap-growing-percent=100');
 
-runService(ServiceName.Performance, (env, settings) => PerformanceModule.register(env, settings), PerformanceEnv);
+runService(ServiceName.Performance, (env) => PerformanceModule.register(env), PerformanceEnv);

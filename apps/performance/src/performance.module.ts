@@ -1,7 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { FsBlobStore } from '@workline/blob-store';
-import { DbModule } from '@workline/db';
-import { KafkaModule, type KafkaSettings } from '@workline/messaging';
 import {
   BLOB_STORE,
   INSTANCE_ID,
@@ -21,13 +19,9 @@ import { WorkstreamsRpcController } from './workstreams.rpc-controller';
 
 @Module({})
 export class PerformanceModule {
-  static register(env: PerformanceEnv, settings: KafkaSettings): DynamicModule {
+  static register(env: PerformanceEnv): DynamicModule {
     return {
       module: PerformanceModule,
-      imports: [
-        DbModule.forRoot(env.DATABASE_URL, env.DATABASE_POOL_SIZE),
-        KafkaModule.forRoot({ settings, outbox: { retentionHours: env.OUTBOX_RETENTION_HOURS } }),
-      ],
       controllers: [WorkstreamsRpcController, PerformanceApiRpcController],
       providers: [
         WorkstreamsRepository,

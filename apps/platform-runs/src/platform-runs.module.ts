@@ -1,9 +1,8 @@
 import { type DynamicModule, Logger, Module } from '@nestjs/common';
 import { BlobReplies, BlobStoreEnv, createBlobStore } from '@workline/blob-store';
-import { type BaseEnv, loadEnvOrExit } from '@workline/config';
+import { loadEnvOrExit } from '@workline/config';
 import { ServiceName } from '@workline/contracts';
-import { DbModule } from '@workline/db';
-import { KafkaModule, type KafkaSettings } from '@workline/messaging';
+import type { KafkaSettings } from '@workline/messaging';
 import {
   LinesRepository,
   LinesService,
@@ -18,21 +17,20 @@ import {
   UnitWorkService,
 } from '@workline/platform-runs';
 import { LinesRpcController } from './lines.rpc-controller';
-import { PlatformRunsEnv } from './platform-runs.env';
+import type { PlatformRunsEnv } from './platform-runs.env';
 import { RunAbortEventController } from './run-abort.event-controller';
 import { RunsRpcController } from './runs.rpc-controller';
 import { UnitWorkRpcController } from './unit-work.rpc-controller';
 
 @Module({})
 export class PlatformRunsModule {
-  static register(env: BaseEnv, settings: KafkaSettings): DynamicModule {
-    const own = loadEnvOrExit(PlatformRunsEnv, 'platform-runs');
+  static register(env: PlatformRunsEnv, settings: KafkaSettings): DynamicModule {
     const platform: PlatformSettings = {
       secretsKey: env.secretsKey,
       callbackPolicy: env.callbackPolicy,
-      unitLeaseSeconds: own.UNIT_LEASE_SECONDS,
-      unitReservationSeconds: own.UNIT_RESERVATION_SECONDS,
-      unitClaimAhead: own.UNIT_CLAIM_AHEAD,
+      unitLeaseSeconds: env.UNIT_LEASE_SECONDS,
+      unitReservationSeconds: env.UNIT_RESERVATION_SECONDS,
+      unitClaimAhead: env.UNIT_CLAIM_AHEAD,
       instanceId: settings.instanceId,
     };
     const blobs = createBlobStore(loadEnvOrExit(BlobStoreEnv, ServiceName.PlatformRuns));
@@ -40,17 +38,13 @@ export class PlatformRunsModule {
     // An answer is read within the RPC timeout or never: what is left after ten minutes is swept.
     const replies = new BlobReplies(blobs, {
       service: ServiceName.PlatformRuns,
-      inlineBytes: own.RPC_REPLY_INLINE_BYTES,
+      inlineBytes: env.RPC_REPLY_INLINE_BYTES,
       keepSeconds: 600,
       sweepSeconds: 300,
       warn: (m) => logger.warn(m),
     });
     return {
       module: PlatformRunsModule,
-      imports: [
-        DbModule.forRoot(env.DATABASE_URL, env.DATABASE_POOL_SIZE),
-        KafkaModule.forRoot({ settings, outbox: { retentionHours: env.OUTBOX_RETENTION_HOURS } }),
-      ],
       controllers: [LinesRpcController, RunsRpcController, UnitWorkRpcController, RunAbortEventController],
       providers: [
         { provide: PLATFORM_SETTINGS, useValue: platform },

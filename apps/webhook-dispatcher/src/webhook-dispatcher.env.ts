@@ -1,4 +1,4 @@
-import { BaseEnv } from '@workline/config';
+import { BaseEnv, IntSetting } from '@workline/config';
 import { DEFAULT_LEASE_MS, DEFAULT_RETRY_BASE_MS, MIN_LEASE_MS } from '@workline/webhook-dispatcher';
 import { IsInt, Max, Min } from 'class-validator';
 
@@ -11,21 +11,15 @@ export class WebhookDispatcherEnv extends BaseEnv {
   WEBHOOK_RETRY_BASE_MS: number = DEFAULT_RETRY_BASE_MS;
 
   /** How often an idle instance looks for due deliveries. */
-  @IsInt()
-  @Min(20)
-  @Max(60_000)
+  @IntSetting(20, 60_000)
   WEBHOOK_POLL_MS: number = 500;
 
   /** Attempts one instance makes at once. */
-  @IsInt()
-  @Min(1)
-  @Max(1000)
+  @IntSetting(1, 1000)
   WEBHOOK_CONCURRENCY: number = 32;
 
   /** Attempts one instance makes at once to one origin (scheme, host, port): one slow receiver holds no more. */
-  @IsInt()
-  @Min(1)
-  @Max(1000)
+  @IntSetting(1, 1000)
   WEBHOOK_ORIGIN_CONCURRENCY: number = 8;
 
   /**

@@ -1,7 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { DbModule } from '@workline/db';
 import { WebhookDispatcherDomainModule } from '@workline/webhook-dispatcher';
-import { KafkaModule, type KafkaSettings } from '@workline/messaging';
+import type { KafkaSettings } from '@workline/messaging';
 import { DeliveriesRpcController } from './deliveries.rpc-controller';
 import type { WebhookDispatcherEnv } from './webhook-dispatcher.env';
 import { DeliveryRequestedEventController } from './delivery-requested.event-controller';
@@ -13,8 +12,6 @@ export class WebhookDispatcherModule {
     return {
       module: WebhookDispatcherModule,
       imports: [
-        DbModule.forRoot(env.DATABASE_URL, env.DATABASE_POOL_SIZE),
-        KafkaModule.forRoot({ settings, outbox: { retentionHours: env.OUTBOX_RETENTION_HOURS } }),
         WebhookDispatcherDomainModule.register({
           source: settings.app,
           instanceId: settings.instanceId,

@@ -1,11 +1,11 @@
-import { IsInt, Max, Min } from 'class-validator';
-import { BaseEnv, EnvError, loadEnv } from './env';
+import { BaseEnv, EnvError, GatewayAddressEnv, IntSetting, loadEnv } from './env';
 
 class AppEnv extends BaseEnv {
-  @IsInt()
-  @Min(1)
-  @Max(65535)
+  @IntSetting(1, 65535)
   PORT: number = 3000;
+
+  @IntSetting(5)
+  BATCH_SIZE: number = 10;
 }
 
 describe('loadEnv', () => {
@@ -75,5 +75,38 @@ describe('loadEnv', () => {
 
   it('rejects a port out of range', () => {
     expect(() => loadEnv(AppEnv, { PORT: '70000' })).toThrow(/PORT/);
+  });
+
+  it('checks an integer setting against its bounds, in the messages class-validator gives', () => {
+    const problems = (source: Record<string, string>) => {
+      try {
+        loadEnv(AppEnv, source);
+        return '';
+      } catch (e) {
+        return (e as Error).message;
+      }
+    };
+    expect(problems({ PORT: '70000' })).toContain('  PORT: PORT must not be greater than 65535');
+    expect(problems({ PORT: '0' })).toContain('  PORT: PORT must not be less than 1');
+    expect(problems({ PORT: '1.5' })).toMatch(/ {2}PORT: .*PORT must be an integer number/);
+    expect(problems({ BATCH_SIZE: '4' })).toContain('  BATCH_SIZE: BATCH_SIZE must not be less than 5');
+    expect(loadEnv(AppEnv, { BATCH_SIZE: '9000000' }).BATCH_SIZE).toBe(9_000_000);
+  });
+});
+
+describe('GatewayAddressEnv', () => {
+  it('derives the public URL from PORT when PUBLIC_URL is unset', () => {
+    expect(loadEnv(GatewayAddressEnv, {}).publicUrl).toBe('http://127.0.0.1:3000');
+    expect(loadEnv(GatewayAddressEnv, { PORT: '3100' }).publicUrl).toBe('http://127.0.0.1:3100');
+  });
+
+  it('drops trailing slashes of PUBLIC_URL, since paths are appended to it', () => {
+    expect(loadEnv(GatewayAddressEnv, { PUBLIC_URL: 'https://api.example.com/workline//' }).publicUrl).toBe(
+      'https://api.example.com/workline',
+    );
+  });
+
+  it('refuses a PUBLIC_URL that is not http(s)', () => {
+    expect(() => loadEnv(GatewayAddressEnv, { PUBLIC_URL: 'ftp://files.example.com' })).toThrow(/PUBLIC_URL must be an http\(s\) URL/);
   });
 });

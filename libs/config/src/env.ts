@@ -6,6 +6,18 @@ import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 
+/**
+ * An integer setting within [min, max] (no upper bound when max is left out), with class-validator's
+ * messages. Applied bottom-up like the stacked decorators it stands for, so the messages keep their order.
+ */
+export const IntSetting =
+  (min: number, max?: number): PropertyDecorator =>
+  (target, property) => {
+    if (max !== undefined) Max(max)(target, property as string);
+    Min(min)(target, property as string);
+    IsInt()(target, property as string);
+  };
+
 const DEVELOPMENT_SECRETS_KEY = 'workline-development-secrets-key-do-not-use-in-production';
 
 const listOf = (text: string) =>
@@ -62,9 +74,7 @@ export class BaseEnv {
   DATABASE_URL: string = DEFAULT_DATABASE_URL;
 
   /** Connections of the app's PostgreSQL pool (shared by Prisma and the raw-SQL hot paths). */
-  @IsInt()
-  @Min(1)
-  @Max(1000)
+  @IntSetting(1, 1000)
   DATABASE_POOL_SIZE: number = 10;
 
   @Matches(/^[^\s,]+:\d+(,[^\s,]+:\d+)*$/, { message: 'KAFKA_BROKERS must be a comma-separated list of host:port' })
@@ -85,9 +95,7 @@ export class BaseEnv {
    * service's default (performance 3001, oversight 3002, platform-runs 3003, webhook-dispatcher 3004);
    * 0: a free port picked by the OS (see HTTP_PORT_FILE). The gateway serves them on PORT.
    */
-  @IsInt()
-  @Min(0)
-  @Max(65535)
+  @IntSetting(0, 65535)
   HTTP_PORT: number = 0;
 
   /** When set, a service writes the port its operational endpoints listen on into this file (tests). */
@@ -95,33 +103,25 @@ export class BaseEnv {
   HTTP_PORT_FILE: string = '';
 
   /** After SIGTERM: how long readiness answers 503 while the app still works, before it stops intake. */
-  @IsInt()
-  @Min(0)
-  @Max(120_000)
+  @IntSetting(0, 120_000)
   SHUTDOWN_DELAY_MS: number = 0;
 
   /** Distinguishes instances of one app (Kafka client ids, reply routing). */
   @IsString()
   INSTANCE_ID: string = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
 
-  @IsInt()
-  @Min(100)
-  @Max(120_000)
+  @IntSetting(100, 120_000)
   RPC_TIMEOUT_MS: number = 10_000;
 
   /**
    * How long a service keeps an outbox row after publishing it (what it sent, for audits and support),
    * before its relay deletes it; 0 keeps them for ever. Default: the event topics' retention, 7 days.
    */
-  @IsInt()
-  @Min(0)
-  @Max(24 * 365)
+  @IntSetting(0, 24 * 365)
   OUTBOX_RETENTION_HOURS: number = 168;
 
   /** How long Kafka waits for a silent consumer (a crashed instance) before giving its partitions to the others. */
-  @IsInt()
-  @Min(6_000)
-  @Max(300_000)
+  @IntSetting(6_000, 300_000)
   KAFKA_SESSION_TIMEOUT_MS: number = 30_000;
 
   /** Directory of the filesystem blob store (uploaded media and CSV files); shared by the apps. */
@@ -162,6 +162,24 @@ export class BaseEnv {
 
   get kafkaBrokers(): string[] {
     return this.KAFKA_BROKERS.split(',');
+  }
+}
+
+/**
+ * Where clients reach the gateway (PORT, PUBLIC_URL). Read by the gateway and by oversight, which builds the
+ * media URLs workers fetch through the gateway: one definition, so the two agree on the default and the form.
+ */
+export class GatewayAddressEnv extends BaseEnv {
+  @IntSetting(1, 65535)
+  PORT: number = DEFAULT_GATEWAY_PORT;
+
+  @Matches(/^https?:\/\/\S+$/, { message: 'PUBLIC_URL must be an http(s) URL' })
+  @ValidateIf((env: GatewayAddressEnv) => env.PUBLIC_URL !== undefined)
+  PUBLIC_URL?: string = undefined;
+
+  /** PUBLIC_URL without trailing slashes (paths are appended to it), else the gateway's loopback address. */
+  get publicUrl(): string {
+    return (this.PUBLIC_URL ?? `http://127.0.0.1:${this.PORT}`).replace(/\/+$/, '');
   }
 }
 

@@ -2,10 +2,10 @@ import { type DynamicModule, type INestMicroservice, Logger, type LogLevel, Modu
 import { NestFactory } from '@nestjs/core';
 import { BaseEnv, DEFAULT_GATEWAY_PORT, loadEnvOrExit } from '@workline/config';
 import { errorMessage, SERVICE_RPC_TOPIC, type ServiceName, serviceOpsPort } from '@workline/contracts';
-import { PrismaService } from '@workline/db';
+import { DbModule, PrismaService } from '@workline/db';
 import { AppMetrics, installGracefulShutdown, JsonLogger, ObservabilityModule, OpsServer } from '@workline/observability';
 import { writeFileSync } from 'node:fs';
-import { DomainErrorRpcFilter, ensureTopics, KafkaTransport, type KafkaSettings } from '@workline/messaging';
+import { DomainErrorRpcFilter, ensureTopics, KafkaModule, KafkaTransport, type KafkaSettings } from '@workline/messaging';
 import { HealthRpcController } from './health.rpc-controller';
 
 const LEVELS: LogLevel[] = ['error', 'warn', 'log', 'debug', 'verbose'];
@@ -51,11 +51,18 @@ export function runService<E extends BaseEnv = BaseEnv>(
     await ensureTopics(settings);
     const transport = new KafkaTransport({ settings, rpcTopic: SERVICE_RPC_TOPIC[service], metrics });
     const app = await NestFactory.createMicroservice(
-      // Every service answers the gateway's health probe over request-reply.
+      // Every service answers the gateway's health probe over request-reply, and owns tables whose events
+      // leave through its outbox: the database and the Kafka plumbing (producer, inbox, outbox relay) are
+      // wired here once, global to the service's own module.
       {
         module: ServiceRootModule,
         controllers: [HealthRpcController],
-        imports: [ObservabilityModule.forRoot(metrics), moduleFor(env, settings)],
+        imports: [
+          ObservabilityModule.forRoot(metrics),
+          DbModule.forRoot(env.DATABASE_URL, env.DATABASE_POOL_SIZE),
+          KafkaModule.forRoot({ settings, outbox: { retentionHours: env.OUTBOX_RETENTION_HOURS } }),
+          moduleFor(env, settings),
+        ],
       },
       { strategy: transport, logger: jsonLogger },
     );

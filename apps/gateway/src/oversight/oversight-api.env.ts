@@ -1,4 +1,4 @@
-import { IsInt, Max, Min } from 'class-validator';
+import { IntSetting } from '@workline/config';
 
 /** The blob store of uploaded media (driver chosen by BLOB_DRIVER, see BlobStoreEnv). */
 export const MEDIA_BLOB_STORE = Symbol('MEDIA_BLOB_STORE');
@@ -9,33 +9,24 @@ export const MEDIA_BLOB_STORE = Symbol('MEDIA_BLOB_STORE');
  */
 export class OversightApiEnv {
   /** Largest media upload, in bytes (413 above it). */
-  @IsInt()
-  @Min(1)
-  @Max(5 * 1024 * 1024 * 1024)
+  @IntSetting(1, 5 * 1024 * 1024 * 1024)
   MEDIA_MAX_BYTES: number = 100 * 1024 * 1024;
 
   /** How long a media_upload_url stays valid. */
-  @IsInt()
-  @Min(1)
-  @Max(7 * 24 * 3600)
+  @IntSetting(1, 7 * 24 * 3600)
   MEDIA_UPLOAD_URL_TTL_SECONDS: number = 3600;
 
   /** Task creations per workstream per UTC day, ISO week and calendar month (429 above any of them). */
-  @IsInt()
-  @Min(1)
+  @IntSetting(1)
   TASK_QUOTA_PER_DAY: number = 10_000;
 
-  @IsInt()
-  @Min(1)
+  @IntSetting(1)
   TASK_QUOTA_PER_WEEK: number = 50_000;
 
-  @IsInt()
-  @Min(1)
+  @IntSetting(1)
   TASK_QUOTA_PER_MONTH: number = 200_000;
 
   /** How often each gateway copies the limits support set (PostgreSQL) to Redis again, after Redis lost them. */
-  @IsInt()
-  @Min(1)
-  @Max(3600)
+  @IntSetting(1, 3600)
   TASK_QUOTA_SYNC_SECONDS: number = 30;
 }

@@ -69,7 +69,7 @@ export class OversightController {
     };
     const { media_key } = await this.rpc.request<MediaGrantCreateReply>(ServiceName.Oversight, RpcPattern.MediaGrantCreate, request);
     return {
-      media_upload_url: `${this.env.publicUrl.replace(/\/+$/, '')}${signPath(this.signingKey, 'PUT', mediaUploadPath(media_key), expiresAt)}`,
+      media_upload_url: `${this.env.publicUrl}${signPath(this.signingKey, 'PUT', mediaUploadPath(media_key), expiresAt)}`,
       media_key,
       expires_at: expiresAt.toISOString(),
     };

@@ -1,5 +1,5 @@
+import { IntSetting } from '@workline/config';
 import type { PerformanceUploadKind } from '@workline/contracts';
-import { IsInt, Max, Min } from 'class-validator';
 
 const GIB = 1024 * 1024 * 1024;
 
@@ -9,15 +9,11 @@ const GIB = 1024 * 1024 * 1024;
  */
 export class PerformanceApiEnv {
   /** Largest quality CSV file on an upload URL, in bytes (413 above it). */
-  @IsInt()
-  @Min(1)
-  @Max(64 * GIB)
+  @IntSetting(1, 64 * GIB)
   QUALITY_CSV_MAX_BYTES: number = 2 * GIB;
 
   /** Largest throughput CSV file on an upload URL, in bytes (413 above it). */
-  @IsInt()
-  @Min(1)
-  @Max(64 * GIB)
+  @IntSetting(1, 64 * GIB)
   THROUGHPUT_CSV_MAX_BYTES: number = 2 * GIB;
 
   csvMaxBytes(kind: PerformanceUploadKind): number {
