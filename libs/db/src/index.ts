@@ -9,3 +9,4 @@ export * from './immutable-row-cache';
 export * from './public-surface';
 export * from './time-ordered-id';
 export * from './connection-loss';
+export * from './poll-wait';

@@ -1,6 +1,6 @@
 import { type BeforeApplicationShutdown, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { cloudEventHeaders, errorMessage, type EventEnvelope } from '@workline/contracts';
-import { DbPool, type Prisma, type Sql, statement, timeOrderedUuid } from '@workline/db';
+import { DbPool, PollWait, type Prisma, type Sql, statement, timeOrderedUuid } from '@workline/db';
 import { type AppMetrics, withRequestIdHeader } from '@workline/observability';
 import { type KafkaProducer, MessageTooLargeError, type OutgoingMessage } from './producer';
 import { PRUNE_CHUNK, pruneAll } from './prune';
@@ -256,13 +256,12 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
   private readonly logger = new Logger(OutboxRelay.name);
   private running = false;
   private loop?: Promise<void>;
-  private wake?: () => void;
+  private readonly poll = new PollWait();
   private readonly pollMs: number;
   private readonly batchSize: number;
   private readonly lockKey: string;
   private readonly retentionMs: number;
   private nextPruneAt = 0;
-  private pokedWhileBusy = false;
 
   constructor(
     private readonly db: DbPool,
@@ -299,8 +298,7 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
    * wait for the next poll.
    */
   poke(): void {
-    if (this.wake) this.wake();
-    else this.pokedWhileBusy = true;
+    this.poll.wake();
   }
 
   /**
@@ -403,7 +401,7 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
   private async run(): Promise<void> {
     let failures = 0;
     while (this.running) {
-      this.pokedWhileBusy = false;
+      this.poll.forget();
       let published = 0;
       try {
         published = await this.relayOnce();
@@ -416,16 +414,9 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
       // Only when the relay has caught up: pruning never delays an event.
       if (!failures) await this.pruneWhenDue();
       if (!this.running) break;
-      if (this.pokedWhileBusy && !failures) continue;
-      const wait = failures ? Math.min(30_000, this.pollMs * 2 ** failures) : this.pollMs;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, wait);
-        this.wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.wake = undefined;
+      // After a failure the backoff holds against a poke kept from the pass (a poke during the wait still ends it).
+      if (failures) this.poll.forget();
+      await this.poll.wait(failures ? Math.min(30_000, this.pollMs * 2 ** failures) : this.pollMs);
     }
   }
 
@@ -435,7 +426,7 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
    */
   async beforeApplicationShutdown(): Promise<void> {
     this.running = false;
-    this.wake?.();
+    this.poll.wake();
     await this.loop;
     const deadline = Date.now() + FLUSH_MS;
     while (Date.now() < deadline) {

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { isConnectionLoss, type PublicSurface } from '@workline/db';
+import { isConnectionLoss, PollWait, type PublicSurface } from '@workline/db';
 import { type BlobStore, PeriodicSweep } from '@workline/blob-store';
 import {
   DomainError,
@@ -73,7 +73,7 @@ export class UploadsService implements OnApplicationBootstrap, OnApplicationShut
   private readonly logger = new Logger(UploadsService.name);
   private running = false;
   private loop?: Promise<void>;
-  private wake?: () => void;
+  private readonly pollWait = new PollWait();
   private readonly sweeper: PeriodicSweep;
 
   constructor(
@@ -123,7 +123,7 @@ export class UploadsService implements OnApplicationBootstrap, OnApplicationShut
     const row = await this.uploads.find(request.upload_id);
     if (!row) throw DomainError.notFound(`upload ${request.upload_id} not found`);
     if (!queued) throw closedUpload(row) ?? alreadyReceived(row.id);
-    this.wake?.();
+    this.pollWait.wake();
     return this.view(row);
   }
 
@@ -171,7 +171,7 @@ export class UploadsService implements OnApplicationBootstrap, OnApplicationShut
 
   async onApplicationShutdown(): Promise<void> {
     this.running = false;
-    this.wake?.();
+    this.pollWait.wake();
     await Promise.all([this.loop, this.sweeper.stop()]);
   }
 
@@ -194,14 +194,7 @@ export class UploadsService implements OnApplicationBootstrap, OnApplicationShut
         this.logger.warn(`upload processing failed, will retry: ${errorMessage(error)}`);
       }
       if ((worked && !resuming) || !this.running) continue;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, UPLOAD_LIMITS.pollMs);
-        this.wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.wake = undefined;
+      await this.pollWait.wait(UPLOAD_LIMITS.pollMs);
     }
   }
 

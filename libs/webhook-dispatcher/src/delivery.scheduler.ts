@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { CallbackUrlError } from '@workline/callback-url';
 import { errorMessage } from '@workline/contracts';
-import { DbPool } from '@workline/db';
+import { DbPool, PollWait } from '@workline/db';
 import { OutboxRelay } from '@workline/messaging';
 import { runWithRequestId } from '@workline/observability';
 import { SecretBox } from '@workline/secrets';
@@ -58,8 +58,7 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestro
   private readonly attempts = new Set<Promise<void>>();
   private running = false;
   private loop?: Promise<void>;
-  private wake?: () => void;
-  private woken = false;
+  private readonly pollWait = new PollWait();
   /** Due deliveries may be waiting in PostgreSQL beyond what the last claim took. */
   private backlog = true;
   /**
@@ -105,7 +104,7 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestro
    */
   async onModuleDestroy(): Promise<void> {
     this.running = false;
-    this.wake?.();
+    this.pollWait.wake();
     await this.loop;
     await this.release(this.queue.takeWaiting(() => true));
     while (this.attempts.size) await Promise.allSettled([...this.attempts]);
@@ -115,8 +114,7 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestro
 
   /** Look for due deliveries now instead of at the next poll (after a redelivery). */
   poke(): void {
-    this.woken = true;
-    this.wake?.();
+    this.pollWait.wake();
   }
 
   /**
@@ -181,7 +179,7 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestro
         this.logger.warn(`claiming due deliveries failed, will retry: ${errorMessage(error)}`);
       }
       if (full && this.queue.room() > 0) continue;
-      await this.sleep(failures ? Math.min(10_000, this.options.pollMs * 2 ** failures) : this.options.pollMs);
+      await this.pollWait.wait(failures ? Math.min(10_000, this.options.pollMs * 2 ** failures) : this.options.pollMs);
     }
   }
 
@@ -218,23 +216,6 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestro
     this.pump();
     this.backlog = rows.length >= limit;
     return this.backlog;
-  }
-
-  private sleep(ms: number): Promise<void> {
-    if (this.woken) {
-      this.woken = false;
-      return Promise.resolve();
-    }
-    return new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.wake = undefined;
-        this.woken = false;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.wake = done;
-    });
   }
 
   /** Starts every attempt the queue lets start now. */
