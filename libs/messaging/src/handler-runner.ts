@@ -33,13 +33,13 @@ export class HandlerRunner {
   }
 
   /** The handler's result for `data` (`whenEmpty` if it completes without one), timed under `pattern`. */
-  run<T>(
+  run(
     kind: HandlerKind,
     pattern: string,
     handler: MessageHandler,
     data: unknown,
     context: BaseRpcContext,
-    whenEmpty: T,
+    whenEmpty: unknown,
   ): Promise<unknown> {
     return this.timed(kind, pattern, async () =>
       lastValueFrom(this.server.transformToObservable(await handler(data, context)), { defaultValue: whenEmpty }),
