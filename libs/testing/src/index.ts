@@ -17,3 +17,4 @@ export * from './tcp-proxy';
 export * from './stack-turns';
 export * from './performance';
 export * from './plans';
+export * from './performance-uploads';
