@@ -1,3 +1,9 @@
+import type { S3Settings } from '@workline/blob-store';
+import type { TaskAssignmentView } from '@workline/contracts';
+import S3rver from 's3rver';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { solidPng } from './browser';
 import { adminCreate, http } from './http';
 
@@ -62,4 +68,40 @@ export async function createImageTask(
   });
   if (task.status !== 201) throw new Error(`POST /v1/tasks answered ${task.status}: ${task.text}`);
   return { taskId: task.body.task_id, mediaKey };
+}
+
+/** A call to the work API's assignments as the worker holding `token`. */
+export const workCall = (token: string, path: string, body: unknown) =>
+  http<TaskAssignmentView & { message?: string; state?: string }>('POST', `/workforce/v1/assignments${path}`, {
+    headers: { authorization: `Bearer ${token}` },
+    body,
+  });
+
+/**
+ * Leases until the worker holds `taskId`. Tasks are offered oldest first, and earlier tests may leave
+ * tasks queued on purpose (quota, refusals): those are flagged out of the way, so a file that leases takes
+ * its turn on the queue (`takesTurnOn('oversight task queue')`).
+ */
+export async function leaseTask(token: string, taskId: string): Promise<TaskAssignmentView> {
+  for (let i = 0; i < 200; i++) {
+    const next = await workCall(token, '/next', { kind: 'task' });
+    if (next.status !== 200) throw new Error(`next answered ${next.status} before task ${taskId} was offered`);
+    if (next.body.task_id === taskId) return next.body;
+    await workCall(token, `/${next.body.assignment_id}/flag`, { reason: 'left over by another test' });
+  }
+  throw new Error(`task ${taskId} was never offered`);
+}
+
+/** An S3-compatible server on loopback (s3rver) with one bucket; it knows the access key id S3RVER and checks no signature. */
+export async function startS3Server(bucket: string, secretAccessKey: string): Promise<{ settings: S3Settings; close(): Promise<void> }> {
+  const directory = mkdtempSync(join(tmpdir(), 'workline-s3rver-'));
+  const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory, configureBuckets: [{ name: bucket, configs: [] }] });
+  const { port } = await server.run();
+  return {
+    settings: { endpoint: `http://127.0.0.1:${port}`, bucket, region: 'us-east-1', accessKeyId: 'S3RVER', secretAccessKey },
+    close: async () => {
+      await server.close();
+      rmSync(directory, { recursive: true, force: true });
+    },
+  };
 }

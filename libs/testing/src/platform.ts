@@ -41,10 +41,14 @@ export async function createPlatformAccount(lineName = 'Line'): Promise<Platform
   };
 }
 
+/** A worker of the work API: its bearer token. */
+export async function newWorkerToken(): Promise<string> {
+  return (await adminCreate<{ token: string }>('/workers', { email: `w.${randomUUID()}@example.com`, name: 'Worker' })).token;
+}
+
 /** A worker of the work API: its bearer header. */
 export async function createWorker(): Promise<Record<string, string>> {
-  const { token } = await adminCreate<{ token: string }>('/workers', { email: `w.${randomUUID()}@example.com`, name: 'Worker' });
-  return { authorization: `Bearer ${token}` };
+  return { authorization: `Bearer ${await newWorkerToken()}` };
 }
 
 export interface UnitAssignment {
