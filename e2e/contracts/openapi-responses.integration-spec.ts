@@ -262,6 +262,8 @@ describe('real answers of every operation match docs/openapi.json', () => {
       }),
     );
     ok(await platform.GET('/v4/runs/{id}', { params: { path: { id: run.id }, query: { units_offset: 0, units_limit: 1 } } }));
+    ok(await admin.GET('/admin/v1/runs', { params: { query: { account_id: account.id, limit: 5 } } }));
+    await admin.GET('/admin/v1/runs', { params: { query: { status: 'NOPE' as 'Processing' } } });
     await platform.GET('/v4/runs/{id}', { params: { path: { id: 'run_missing' } } });
     await platform.DELETE('/v4/runs/{id}', { params: { path: { id: run.id } } });
 

@@ -8,6 +8,7 @@ import {
   createWorker,
   eventually,
   http,
+  listedRuns,
   LoopbackReceiver,
   nextUnit,
   type OversightTenant,
@@ -98,7 +99,7 @@ describe('SSRF guard: callback URLs to non-public addresses are refused, at crea
     expect(await tasksOf(tenant.workstreamId)).toBe(0);
   });
 
-  it('refuses platform run callbacks of v4 (422) and v3 (400, code 102); names never reveal what they resolve to', async () => {
+  it('refuses platform run callbacks of v4 (422) and v3 (400, code 102); no run is created', async () => {
     for (const [url, reason, hidden] of CASES) {
       const v4 = await http<{ message: string }>('POST', '/v4/runs', {
         headers: platform.auth,
@@ -120,6 +121,7 @@ describe('SSRF guard: callback URLs to non-public addresses are refused, at crea
       });
       if (hidden) expect(v4.text + v3.text).not.toContain(hidden);
     }
+    expect(await listedRuns({ account_id: platform.id })).toEqual([]);
   });
 
   describe('at delivery time, when DNS answers differently than at creation', () => {

@@ -8,6 +8,9 @@ import {
   type RunCreateReply,
   type RunCreateRequest,
   type RunGetRequest,
+  RunListRequest,
+  type RunPage,
+  validateContract,
 } from '@workline/contracts';
 import { IdempotentPattern, type KafkaMessageContext } from '@workline/messaging';
 import { LinesService, RunsService } from '@workline/platform-runs';
@@ -33,6 +36,11 @@ export class RunsRpcController {
   @IdempotentPattern(RpcPattern.RunGet)
   get(@Payload() payload: RunGetRequest): Promise<JsonReply> {
     return this.runs.get(payload);
+  }
+
+  @IdempotentPattern(RpcPattern.RunList)
+  list(@Payload() payload: unknown): Promise<RunPage> {
+    return this.runs.list(validateContract(RunListRequest, payload));
   }
 
   @MessagePattern(RpcPattern.RunAbort)

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { type DeliveryRequestedEvent, type PlatformApi, type RunAbortRequestedEvent, Topic } from '@workline/contracts';
-import { type Batcher, DbPool, PrismaService, type Sql, statement } from '@workline/db';
+import { afterCursor, type DeliveryRequestedEvent, type PlatformApi, type RunAbortRequestedEvent, Topic } from '@workline/contracts';
+import { type Batcher, DbPool, type Prisma, PrismaService, type ProductionRun, type Sql, statement } from '@workline/db';
 import { enqueueEvent, enqueueEvents, OutboxRelay, type Tx } from '@workline/messaging';
 import { PLATFORM_OUTBOX_SOURCE } from './platform.settings';
 import { type RunRecord, RunStatus, type UnitRecord, UnitStatus } from './run-views';
@@ -102,6 +102,28 @@ export interface RunToAbort {
   status: string;
   abort_requested_at: Date | null;
 }
+
+export interface RunListFilter {
+  accountId?: string;
+  lineId?: string;
+  status?: string;
+  cursor?: string;
+}
+
+const LISTED_RUN_COLUMNS = {
+  id: true,
+  accountId: true,
+  lineId: true,
+  api: true,
+  status: true,
+  unitCount: true,
+  pendingUnits: true,
+  abortRequestedAt: true,
+  createdAt: true,
+  processedAt: true,
+} as const;
+
+export type ListedRun = Pick<ProductionRun, keyof typeof LISTED_RUN_COLUMNS>;
 
 /** A delivery to write to the outbox, with the request id of the request that caused it. */
 export interface DeliveryToEnqueue {
@@ -216,6 +238,21 @@ export class RunsRepository {
 
   async enqueueDeliveries(sql: Sql, deliveries: DeliveryToEnqueue[]): Promise<void> {
     await enqueueEvents(sql, PLATFORM_OUTBOX_SOURCE, Topic.DeliveryRequested, deliveries);
+  }
+
+  /** Runs of every account, newest first (created_at, then id), for the admin API. */
+  async list(filter: RunListFilter, take: number): Promise<ListedRun[]> {
+    const where: Prisma.ProductionRunWhereInput[] = [];
+    if (filter.accountId !== undefined) where.push({ accountId: filter.accountId });
+    if (filter.lineId !== undefined) where.push({ lineId: filter.lineId });
+    if (filter.status !== undefined) where.push({ status: filter.status });
+    if (filter.cursor !== undefined) where.push(afterCursor(filter.cursor));
+    return this.prisma.productionRun.findMany({
+      where: { AND: where },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      take,
+      select: LISTED_RUN_COLUMNS,
+    });
   }
 
   /** Tells the outbox relay that events were committed. */

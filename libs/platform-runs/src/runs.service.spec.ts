@@ -1,12 +1,12 @@
 import type { PublicSurface } from '@workline/db';
 import { BlobReplies, type BlobStore } from '@workline/blob-store';
-import { ErrorCode, type PlatformApi, type RunAbortRequestedEvent } from '@workline/contracts';
+import { decodeCursor, ErrorCode, type PlatformApi, type RunAbortRequestedEvent } from '@workline/contracts';
 import type { Sql } from '@workline/db';
 import type { Tx } from '@workline/messaging';
 import type { PlatformSettings } from './platform.settings';
 import { V3 } from './run-request';
 import { RunStatus, type UnitRecord, UnitStatus } from './run-views';
-import type { DeliveryToEnqueue, NewRun, OwnedRun, RunRow, RunsRepository, RunToAbort } from './runs.repository';
+import type { DeliveryToEnqueue, ListedRun, NewRun, OwnedRun, RunListFilter, RunRow, RunsRepository, RunToAbort } from './runs.repository';
 import { ABORT_ACCEPTED, ALREADY_PROCESSED, RunsService } from './runs.service';
 
 type StoredRun = RunRow & {
@@ -132,6 +132,23 @@ class InMemoryRunsRepository implements PublicSurface<RunsRepository> {
   pokeRelay(): void {
     this.pokes++;
   }
+
+  async list(filter: RunListFilter, take: number): Promise<ListedRun[]> {
+    const after = filter.cursor === undefined ? undefined : decodeCursor(filter.cursor);
+    const newestFirst = (a: StoredRun, b: StoredRun) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : -1);
+    return [...this.runs.values()]
+      .filter((run) => filter.accountId === undefined || run.accountId === filter.accountId)
+      .filter((run) => filter.lineId === undefined || run.lineId === filter.lineId)
+      .filter((run) => filter.status === undefined || run.status === filter.status)
+      .filter(
+        (run) =>
+          !after ||
+          run.createdAt.getTime() < after.createdAt.getTime() ||
+          (run.createdAt.getTime() === after.createdAt.getTime() && run.id < after.id),
+      )
+      .sort(newestFirst)
+      .slice(0, take);
+  }
 }
 
 const settings = { secretsKey: 'k'.repeat(64), callbackPolicy: {} } as PlatformSettings;
@@ -245,6 +262,66 @@ describe('RunsService', () => {
       await expect(read('nope')).rejects.toMatchObject({ code: ErrorCode.NotFound, message: 'Not found' });
       await expect(read(id, { api: 'v3', account: 'acc-2' })).rejects.toMatchObject({ code: ErrorCode.Forbidden, v3Code: V3.NotOwned });
       await expect(read('nope', { api: 'v3' })).rejects.toMatchObject({ code: ErrorCode.NotFound, v3Code: V3.TaskNotFound });
+    });
+  });
+
+  describe('list (admin API)', () => {
+    it('pages through every run newest first, each once, and filters by account, line and status', async () => {
+      const { repository, service, create } = setup();
+      const ids: string[] = [];
+      for (const [line, api, account] of [
+        ['line-1', 'v4', 'acc-1'],
+        ['line-2', 'v4', 'acc-2'],
+        ['line-1', 'v3', 'acc-1'],
+        ['line-1', 'v4', 'acc-1'],
+        ['line-2', 'v4', 'acc-2'],
+      ] as const) {
+        const body = api === 'v4' ? { line_id: line, units } : { template_id: line, resources: units };
+        const { view } = await create(body, { api, account });
+        const id = (view as { id?: string; task_id?: string }).id ?? (view as { task_id: string }).task_id;
+        // Distinct creation times, oldest first, so that newest first is the reverse of `ids`.
+        repository.runs.get(id)!.createdAt = new Date(Date.UTC(2026, 0, 1, 0, 0, ids.length));
+        ids.push(id);
+      }
+      await service.requestAbort({ account_id: 'acc-1', run_id: ids[3] });
+      repository.runs.get(ids[0])!.status = RunStatus.Processed;
+
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await service.list({ limit: 2, ...(cursor ? { cursor } : {}) });
+        expect(page.runs.length).toBeLessThanOrEqual(2);
+        seen.push(...page.runs.map((run) => run.id));
+        cursor = page.next_cursor ?? undefined;
+      } while (cursor);
+      expect(seen).toEqual([...ids].reverse());
+
+      const { runs } = await service.list({ account_id: 'acc-1' });
+      expect(runs.map((run) => run.id)).toEqual([ids[3], ids[2], ids[0]]);
+      expect(runs[0]).toEqual({
+        id: ids[3],
+        account_id: 'acc-1',
+        line_id: 'line-1',
+        api: 'v4',
+        status: 'Processing',
+        unit_count: 3,
+        pending_units: 3,
+        abort_requested: true,
+        created_at: '2026-01-01T00:00:03.000Z',
+        processed_at: null,
+      });
+      expect(runs[1]).toMatchObject({ api: 'v3', abort_requested: false });
+      expect((await service.list({ line_id: 'line-2' })).runs.map((run) => run.id)).toEqual([ids[4], ids[1]]);
+      expect((await service.list({ status: 'Processed' })).runs.map((run) => run.id)).toEqual([ids[0]]);
+      expect(await service.list({ account_id: 'nobody' })).toEqual({ runs: [], next_cursor: null });
+    });
+
+    it('refuses a cursor it did not return', async () => {
+      const { service } = setup();
+      await expect(service.list({ cursor: 'not-a-cursor' })).rejects.toMatchObject({
+        code: ErrorCode.Validation,
+        message: 'Invalid request: cursor is not a cursor this API returned',
+      });
     });
   });
 

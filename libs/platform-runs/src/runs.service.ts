@@ -11,6 +11,11 @@ import {
   type RunCreateReply,
   type RunCreateRequest,
   type RunGetRequest,
+  keysetPage,
+  RUN_PAGE_DEFAULT,
+  type RunListRequest,
+  type RunPage,
+  type RunStatusValue,
 } from '@workline/contracts';
 import { AlreadyCreated, createOnce, type IdempotencyStamp, ImmutableRowCache, type Sql, type PublicSurface } from '@workline/db';
 import type { Tx } from '@workline/messaging';
@@ -117,6 +122,26 @@ export class RunsService {
   }
 
   /** The run as JSON text: a 10,000-unit run is ~2 MB, which travels through the blob store (JsonReply). */
+  /** Every account's runs, newest first, a page at a time (GET /admin/v1/runs). */
+  async list(request: RunListRequest): Promise<RunPage> {
+    const limit = request.limit ?? RUN_PAGE_DEFAULT;
+    const filter = { accountId: request.account_id, lineId: request.line_id, status: request.status, cursor: request.cursor };
+    const { page, next_cursor } = keysetPage(await this.runs.list(filter, limit + 1), limit);
+    const runs = page.map((run) => ({
+      id: run.id,
+      account_id: run.accountId,
+      line_id: run.lineId,
+      api: run.api as PlatformApi,
+      status: run.status as RunStatusValue,
+      unit_count: run.unitCount,
+      pending_units: run.pendingUnits,
+      abort_requested: run.abortRequestedAt !== null,
+      created_at: run.createdAt.toISOString(),
+      processed_at: run.processedAt?.toISOString() ?? null,
+    }));
+    return { runs, next_cursor };
+  }
+
   async get(request: RunGetRequest): Promise<JsonReply> {
     return this.replies.reply(JSON.stringify(await this.view(request)));
   }

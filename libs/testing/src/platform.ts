@@ -1,10 +1,10 @@
 import 'reflect-metadata';
-import { type DeliveryRequestedEvent, type EventEnvelope, Topic } from '@workline/contracts';
+import { type AdminRunView, type DeliveryRequestedEvent, type EventEnvelope, type RunPage, Topic } from '@workline/contracts';
 import { createKafka } from '@workline/messaging';
 import { SecretBox } from '@workline/secrets';
 import { randomUUID } from 'node:crypto';
 import { eventually } from './eventually';
-import { adminCreate, http, type HttpResult } from './http';
+import { adminCreate, adminHeaders, http, type HttpResult } from './http';
 import { testStack } from './stack';
 
 /** The platform API's timestamps: YYYY-MM-DDTHH:MM:SSZ. */
@@ -39,6 +39,20 @@ export async function createPlatformAccount(lineName = 'Line'): Promise<Platform
     lineId: line.id,
     auth: basicHeader(account.username, account.password),
   };
+}
+
+/** Every run the admin API lists for an account or a line (all pages), newest first. */
+export async function listedRuns(filter: { account_id?: string; line_id?: string }): Promise<AdminRunView[]> {
+  const runs: AdminRunView[] = [];
+  let cursor: string | null = null;
+  do {
+    const query = new URLSearchParams({ ...filter, limit: '100', ...(cursor ? { cursor } : {}) });
+    const page: HttpResult<RunPage> = await http<RunPage>('GET', `/admin/v1/runs?${query}`, { headers: adminHeaders() });
+    if (page.status !== 200) throw new Error(`GET /admin/v1/runs answered ${page.status}: ${page.text}`);
+    runs.push(...page.body.runs);
+    cursor = page.body.next_cursor;
+  } while (cursor);
+  return runs;
 }
 
 /** A worker of the work API: its bearer token. */

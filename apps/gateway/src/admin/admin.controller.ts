@@ -9,11 +9,13 @@ import {
   CreateWorkstreamDto,
   type LineView,
   ListApiKeysQuery,
+  ListRunsQuery,
   ListTasksQuery,
   ReportQueryDto,
   RotateApiKeyDto,
   RpcPattern,
   ServiceName,
+  type RunPage,
   type TaskPage,
   type WorkstreamView,
 } from '@workline/contracts';
@@ -33,6 +35,7 @@ import {
   NewApiKeyAnswer,
   NewWorkerAnswer,
   QualityReportAnswer,
+  RunPageAnswer,
   TaskPageAnswer,
   ThroughputReportAnswer,
   WorkstreamAnswer,
@@ -223,6 +226,19 @@ export class AdminController {
   })
   listTasks(@Query() query: ListTasksQuery): Promise<TaskPage> {
     return this.rpc.request<TaskPage>(ServiceName.Oversight, RpcPattern.TaskList, { ...query });
+  }
+
+  /** Every production run (v4 and v3), optionally of one account or line and in one status, newest first (docs/admin-api.md). */
+  @Get('runs')
+  @ApiDoc({
+    summary: 'List production runs of every account, newest first (filter by account, line and status)',
+    doc: 'docs/admin-api.md',
+    query: ListRunsQuery,
+    ok: [200, 'A page of runs', RunPageAnswer],
+    errors: [422],
+  })
+  listRuns(@Query() query: ListRunsQuery): Promise<RunPage> {
+    return this.rpc.request<RunPage>(ServiceName.PlatformRuns, RpcPattern.RunList, { ...query });
   }
 
   /** The workstream API's quality report, for any workstream (the console's operator charts). */

@@ -140,6 +140,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List production runs of every account, newest first (filter by account, line and status)
+         * @description See docs/admin-api.md.
+         */
+        get: operations["getAdminV1Runs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/tasks": {
         parameters: {
             query?: never;
@@ -1076,6 +1096,22 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        AdminRunAnswer: {
+            id: string;
+            account_id: string;
+            line_id: string;
+            /** @enum {string} */
+            api: "v4" | "v3";
+            /** @enum {string} */
+            status: "Processing" | "Processed";
+            unit_count: number;
+            pending_units: number;
+            abort_requested: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            processed_at?: string | null;
+        };
         AdminTaskAnswer: {
             workstream_id: string;
             account_id: string;
@@ -1449,6 +1485,10 @@ export interface components {
             status: "Processing" | "Processed";
             /** Format: date-time */
             created_at: string;
+        };
+        RunPageAnswer: {
+            runs: components["schemas"]["AdminRunAnswer"][];
+            next_cursor?: string | null;
         };
         SetTaskQuotaDto: {
             day?: number | null;
@@ -2220,6 +2260,82 @@ export interface operations {
             };
             /** @description Conflict with the current state */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description Validation failed; the message names the fields */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description Rate limit, failed-authentication limit or quota exceeded (Retry-After) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    /** @description Requests per minute allowed to this credential in this API group */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until one more request is accepted */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description Unexpected error (500), logged under error_id */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorAnswer"];
+                };
+            };
+        };
+    };
+    getAdminV1Runs: {
+        parameters: {
+            query?: {
+                account_id?: string;
+                line_id?: string;
+                status?: "Processing" | "Processed";
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of runs */
+            200: {
+                headers: {
+                    /** @description Requests per minute allowed to this credential in this API group */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until one more request is accepted */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunPageAnswer"];
+                };
+            };
+            /** @description Missing or bad credentials */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -11,6 +11,7 @@ import type {
   MediaGrantAnswer,
   PerformanceUploadAnswer,
   QualityReportAnswer,
+  RunPageAnswer,
   TaskAnswer,
   TaskAssignmentAnswer,
   TaskCreatedAnswer,
@@ -20,6 +21,7 @@ import type {
   WorkstreamAnswer,
 } from './answers';
 import type { BucketView, MediaGrantView, TaskAssignmentView, TaskCreatedView, TaskPage, TaskView } from './oversight.dto';
+import type { RunPage } from './platform.dto';
 import type { UnitAssignmentView } from './work.dto';
 
 /**
@@ -31,6 +33,7 @@ type Fits<View, Answer> = [View] extends [Answer] ? ([keyof View] extends [keyof
 export const VIEWS_FIT_THEIR_ANSWERS: [
   Fits<TaskView, TaskAnswer>,
   Fits<TaskPage, TaskPageAnswer>,
+  Fits<RunPage, RunPageAnswer>,
   Fits<TaskCreatedView, TaskCreatedAnswer>,
   Fits<MediaGrantView, MediaGrantAnswer>,
   Fits<BucketView, BucketAnswer>,
@@ -45,4 +48,4 @@ export const VIEWS_FIT_THEIR_ANSWERS: [
   Fits<PerformanceUploadView, PerformanceUploadAnswer>,
   Fits<PerformanceReport<QualityReportGroup> & { kind: 'quality' }, QualityReportAnswer>,
   Fits<PerformanceReport<ThroughputReportGroup> & { kind: 'throughput' }, ThroughputReportAnswer>,
-] = [true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true];
+] = [true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true];

@@ -18,6 +18,8 @@ import { DELIVERY_STATUSES, type DeliveryStatus } from '../rpc/delivery.messages
 import { BUCKET_DRIVERS, type BucketDriver, TASK_STATES, type TaskState } from './oversight.dto';
 import { PERFORMANCE_UPLOAD_KINDS, type PerformanceUploadKind } from './performance.dto';
 import { UseCaseDto } from './admin.dto';
+import { RUN_STATUSES, type RunStatusValue } from './platform.dto';
+import type { PlatformApi } from '../rpc/platform.messages';
 import { SCHEMA_REF_PREFIX } from '../asyncapi/json-schema';
 
 /**
@@ -379,7 +381,7 @@ export class MessageAnswer {
 export class RunCreatedAnswer {
   @IsString() id!: string;
   @IsString() line_id!: string;
-  @IsIn(['Processing', 'Processed']) status!: string;
+  @IsIn(RUN_STATUSES) status!: string;
   @IsISO8601() created_at!: string;
 }
 
@@ -420,6 +422,27 @@ export class V3TaskAnswer extends V3TaskCreatedAnswer {
     },
   })
   resources!: Record<string, unknown>[];
+}
+
+export class AdminRunAnswer {
+  @IsString() id!: string;
+  @IsString() account_id!: string;
+  @IsString() line_id!: string;
+  /** The API that created the run. */
+  @IsIn(['v4', 'v3']) api!: PlatformApi;
+  @IsIn(RUN_STATUSES) status!: RunStatusValue;
+  @IsInt() unit_count!: number;
+  /** Units not yet completed, flagged or aborted. */
+  @IsInt() pending_units!: number;
+  @IsBoolean() abort_requested!: boolean;
+  @IsISO8601() created_at!: string;
+  @IsOptional() @IsISO8601() processed_at!: string | null;
+}
+
+export class RunPageAnswer {
+  @IsArray() @ValidateNested({ each: true }) @Type(() => AdminRunAnswer) runs!: AdminRunAnswer[];
+  /** Pass as `cursor` for the next page; null on the last one. */
+  @IsOptional() @IsString() next_cursor!: string | null;
 }
 
 // ---- work ----

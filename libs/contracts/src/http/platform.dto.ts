@@ -1,5 +1,7 @@
-import { ArrayMinSize, IsArray, IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
+import { ArrayMinSize, IsArray, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
+import { PageQuery } from '../keyset-cursor';
+import type { PlatformApi } from '../rpc/platform.messages';
 
 /**
  * Platform API request shapes, for the API description (docs/openapi.json) and its typed client. The
@@ -31,4 +33,49 @@ export class CreateV3TaskBody {
 export class RunUnitsQuery {
   @IsOptional() @IsInt() @Min(0) units_offset?: number;
   @IsOptional() @IsInt() @Min(1) @Max(10_000) units_limit?: number;
+}
+
+/** A run's status as v4 shows it (v3 shows Processing as In-Progress, Processed as Completed). */
+export const RUN_STATUSES = ['Processing', 'Processed'] as const;
+export type RunStatusValue = (typeof RUN_STATUSES)[number];
+
+export const RUN_PAGE_DEFAULT = 20;
+
+/** GET /admin/v1/runs query string: the production runs of every account (v4 and v3), newest first. */
+export class ListRunsQuery extends PageQuery {
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  account_id?: string;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  line_id?: string;
+
+  @IsOptional()
+  @IsIn(RUN_STATUSES, { message: `status must be one of: ${RUN_STATUSES.join(', ')}` })
+  status?: RunStatusValue;
+}
+
+/** A run as the admin API lists it: what support asks first, without its units (GET /v4/runs/:id has those). */
+export interface AdminRunView {
+  id: string;
+  account_id: string;
+  line_id: string;
+  /** The API that created it. */
+  api: PlatformApi;
+  status: RunStatusValue;
+  unit_count: number;
+  /** Units not yet completed, flagged or aborted. */
+  pending_units: number;
+  abort_requested: boolean;
+  created_at: string;
+  processed_at: string | null;
+}
+
+export interface RunPage {
+  runs: AdminRunView[];
+  /** Pass as `cursor` for the next page; null on the last one. */
+  next_cursor: string | null;
 }

@@ -33,6 +33,7 @@ export enum RpcPattern {
   RunCreate = 'platform.run.create',
   RunGet = 'platform.run.get',
   RunAbort = 'platform.run.abort',
+  RunList = 'platform.run.list',
   /** Work API: lease the next unit or task for a worker; complete or flag a leased one. */
   UnitAssignmentNext = 'platform.assignment.next',
   UnitAssignmentComplete = 'platform.assignment.complete',

@@ -1,4 +1,5 @@
 import { IsString } from 'class-validator';
+import { ListRunsQuery } from '../http/platform.dto';
 
 /**
  * Platform API (v4, and the deprecated v3 over the same runs). The gateway authenticates the account and
@@ -48,3 +49,6 @@ export class RunAbortRequestedEvent {
   @IsString() run_id!: string;
   @IsString() account_id!: string;
 }
+
+/** RpcPattern.RunList: the admin API's listing of every account's runs. */
+export class RunListRequest extends ListRunsQuery {}
