@@ -20,6 +20,9 @@ const depConstraints = [
   { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:lib', 'type:test'] },
 ];
 
+const E2E_READS_NO_TABLE =
+  "e2e suites are black-box: check what a service stores beside it (apps/<app>/src) or through an API, never in its tables.";
+
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', '**/generated/**', '.cache/**', 'bench/**'] },
   js.configs.recommended,
@@ -66,6 +69,26 @@ export default tseslint.config(
         'error',
         {
           paths: [{ name: 'kafkajs', message: 'Use @workline/messaging: apps never touch the Kafka client directly.' }],
+          patterns: [{ group: ['@workline/*/*'], message: 'Import libraries by their package root only.' }],
+        },
+      ],
+    },
+  },
+  // The end-to-end suites see what a client sees: what a service keeps in its tables is checked beside the service
+  // (apps/<app>/src) or through an API. The fault audits read the tables on purpose (e2e/faults/fault-audit.ts),
+  // and the embedded-PostgreSQL check is about the database itself.
+  {
+    files: ['e2e/**/*.ts'],
+    ignores: ['e2e/faults/**', 'e2e/operations/embedded-postgres.integration-spec.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            { name: '@workline/db', message: E2E_READS_NO_TABLE },
+            { name: 'pg', message: E2E_READS_NO_TABLE },
+            { name: '@workline/testing', importNames: ['dbQuery'], message: E2E_READS_NO_TABLE },
+          ],
           patterns: [{ group: ['@workline/*/*'], message: 'Import libraries by their package root only.' }],
         },
       ],
