@@ -36,7 +36,7 @@ const levels: Record<number, 'error' | 'warn' | 'log' | 'debug'> = {
 };
 
 const NOISE =
-  /rebalancing|Not leader|coordinator is loading|coordinator is not available|Limiting retries for the idempotent producer|switched default partitioner/i;
+  /rebalancing|Not leader|coordinator is loading|coordinator is not available|Limiting retries for the idempotent producer|switched default partitioner|^Response CreateTopics\(/i;
 
 /** kafkajs logs through Nest's logger, warnings and errors only (its info level is very chatty). */
 function nestLogCreator() {
@@ -45,7 +45,9 @@ function nestLogCreator() {
     const { message, ...extra } = log;
     // Transient states kafkajs retries by itself (a broker still loading, a rebalance) are logged as
     // errors; so is the warning that finite retries weaken idempotence (we bound them on purpose: every
-    // send has a caller waiting with a deadline).
+    // send has a caller waiting with a deadline). Apps starting together all create the missing topics, and all
+    // but the first are told they exist: kafkajs logs that answer as an error, then accepts it; any other
+    // creation error fails ensureTopics, which names each topic and reason.
     if (NOISE.test(`${message} ${String(extra.error ?? '')}`)) return;
     logger[levels[level] ?? 'log'](`${message}${extra.error ? `: ${extra.error}` : ''}`);
   };

@@ -611,7 +611,7 @@ describe('A consumer that hears nothing from Kafka (real Kafka, its connections 
   }, 180_000);
 });
 
-describe('kafkajs connections at rest (real Kafka)', () => {
+describe('kafkajs clients: connections at rest, topic creation (real Kafka)', () => {
   const stack = testStack();
 
   it('an idle client does not spin its request queues, and sends as soon as asked', async () => {
@@ -637,5 +637,18 @@ describe('kafkajs connections at rest (real Kafka)', () => {
       RequestQueue.prototype.checkPendingRequests = original;
       await producer.disconnect();
     }
+  });
+
+  it('creates missing topics from many instances at once, and names each topic and reason when the broker refuses one', async () => {
+    const settings: KafkaSettings = { brokers: stack.kafkaBrokers, app: `test-topics-${suffix}`, instanceId: 'jest' };
+    const fresh = { [`workline.test.ensure-${suffix}.v1`]: { partitions: 2, retentionHours: 1 } };
+    // Five apps starting together, as npm start starts them: one creates the topic, the others are told it exists.
+    const created = await Promise.all(Array.from({ length: 5 }, () => ensureTopics(settings, fresh)));
+    expect(created.flat().length).toBeGreaterThanOrEqual(1);
+    expect(await ensureTopics(settings, fresh)).toEqual([]);
+    const refused = `workline.test.refused-${suffix}.v1`;
+    await expect(ensureTopics(settings, { [refused]: { partitions: 0, retentionHours: 1 } })).rejects.toThrow(
+      `creating Kafka topics failed: ${refused}: INVALID_PARTITIONS`,
+    );
   });
 });
