@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
-import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 
 /** Debian's Chromium (tools/stack/deps.ts installs it); never a browser downloaded by Playwright. */
 export const CHROMIUM_PATH = '/usr/bin/chromium';
@@ -22,6 +22,8 @@ export class TestBrowser {
   ) {}
 
   static async launch(): Promise<TestBrowser> {
+    // Loaded here, not with libs/testing: a third of a second of every integration file's start, for the console suites only.
+    const { chromium } = await import('playwright-core');
     const browser = await chromium.launch({
       executablePath: CHROMIUM_PATH,
       headless: true,
