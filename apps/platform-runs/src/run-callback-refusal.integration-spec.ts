@@ -1,4 +1,4 @@
-import { callsOnly, createPlatformAccount, dbQuery, http, testDnsName } from '@workline/testing';
+import { callsOnly, createPlatformAccount, http, listedRuns, testDnsName } from '@workline/testing';
 
 // It calls the gateway and the platform-runs service only (libs/testing/src/stack-turns.ts).
 callsOnly(['gateway', 'platform-runs']);
@@ -11,7 +11,7 @@ const REFUSED = [
 /**
  * platform-runs checks a run's callback_url where it creates the run (the SSRF guard, e2e/security/ssrf):
  * a refused callback must create nothing, and must not fail the runs created beside it in the same batch.
- * No API lists an account's runs, so the check counts platform-runs' own table.
+ * The account's runs are read as support reads them (GET /admin/v1/runs).
  */
 describe('runs refused for their callback_url (v4 and v3, real gateway, Kafka and PostgreSQL)', () => {
   it('create no run, while the runs sent at the same moment are created', async () => {
@@ -40,7 +40,7 @@ describe('runs refused for their callback_url (v4 and v3, real gateway, Kafka an
     }
     expect([...createdV4.map((r) => r.status), createdV3.status]).toEqual([201, 201, 200]);
 
-    const runs = await dbQuery<{ id: string }>('select id from platform_run where account_id = $1 order by id', [account.id]);
-    expect(runs.map((run) => run.id)).toEqual([...createdV4.map((r) => r.body.id), createdV3.body.task_id].sort());
+    const runs = await listedRuns({ account_id: account.id });
+    expect(runs.map((run) => run.id).sort()).toEqual([...createdV4.map((r) => r.body.id), createdV3.body.task_id].sort());
   });
 });

@@ -8,7 +8,7 @@ const configEntriesOf = (spec: TopicSpec) => [
 ];
 
 /** The topics and reasons of a failed createTopics (kafkajs aggregates them under one "Topic creation errors"). */
-export function describeTopicErrors(error: unknown): string {
+function describeTopicErrors(error: unknown): string {
   const inner = (error as { errors?: unknown }).errors;
   if (!Array.isArray(inner) || !inner.length) return error instanceof Error ? error.message : String(error);
   return inner

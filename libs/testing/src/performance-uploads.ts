@@ -1,6 +1,7 @@
 import type { PerformanceUploadView } from '@workline/contracts';
 import { eventually } from './eventually';
 import { adminCreate, http } from './http';
+import { RECORD_USE_CASES } from './performance';
 
 /** A workstream and a key of it, as the bulk suites pass them around. */
 export interface WorkstreamKey {
@@ -17,7 +18,7 @@ export interface Presigned {
 export const QUALITY_CSV_HEADER =
   'use_case_id,task_definition_id,unique_id,worker_id,review_completed_at,review_score,review_type,replace_duplicate,errors.missing_box,errors.wrong_label,metadata.shift,measurements.attribute_1_count,review_explanation';
 
-/** A workstream of the account with use cases uc-1 (td-1, td-2) and uc-2 (td-3), and a key of it. */
+/** A workstream of the account with RECORD_USE_CASES, and a key of it. */
 export async function newBulkWorkstream(
   accountId: string,
   settings: Record<string, number> = { qc_score_threshold: 0, qc_sample_rate: 0 },
@@ -25,10 +26,7 @@ export async function newBulkWorkstream(
   const { id } = await adminCreate<{ id: string }>('/workstreams', {
     account_id: accountId,
     name: 'Bulk',
-    use_cases: [
-      { id: 'uc-1', task_definition_ids: ['td-1', 'td-2'] },
-      { id: 'uc-2', task_definition_ids: ['td-3'] },
-    ],
+    use_cases: RECORD_USE_CASES,
     ...settings,
   });
   const { key } = await adminCreate<{ key: string }>(`/workstreams/${id}/api-keys`, {});

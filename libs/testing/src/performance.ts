@@ -49,14 +49,16 @@ export interface PerformanceAccount {
   ): Promise<HttpResult<T>>;
 }
 
+/** The use cases of the records and bulk suites' workstreams: uc-1 (td-1, td-2) and uc-2 (td-3). */
+export const RECORD_USE_CASES = [
+  { id: 'uc-1', task_definition_ids: ['td-1', 'td-2'] },
+  { id: 'uc-2', task_definition_ids: ['td-3'] },
+];
+
 export async function newPerformanceAccount(name: string): Promise<PerformanceAccount> {
   const accountId = (await adminCreate<{ id: string }>('/accounts', { name })).id;
-  const useCases = [
-    { id: 'uc-1', task_definition_ids: ['td-1', 'td-2'] },
-    { id: 'uc-2', task_definition_ids: ['td-3'] },
-  ];
   const workstream = (settings: Record<string, unknown>) =>
-    adminCreate<{ id: string }>('/workstreams', { account_id: accountId, use_cases: useCases, ...settings });
+    adminCreate<{ id: string }>('/workstreams', { account_id: accountId, use_cases: RECORD_USE_CASES, ...settings });
   const ws = (await workstream({ name: 'Quality', qc_score_threshold: 0.6, qc_sample_rate: 0 })).id;
   const otherWs = (await workstream({ name: 'Other' })).id;
   const key = (await adminCreate<{ key: string }>(`/workstreams/${ws}/api-keys`, {})).key;
