@@ -187,8 +187,11 @@ async function main(): Promise<void> {
         (await db.query('select count(*)::int as n from performance_quality_record where upload_id = $1', [presigned.upload_id])).rows[0].n,
       );
       const qcEvents = Number(
-        (await db.query(`select count(*)::int as n from messaging_outbox where payload->'data'->>'upload_id' = $1`, [presigned.upload_id]))
-          .rows[0].n,
+        (
+          await db.query(`select count(*)::int as n from messaging_outbox_events where payload->'data'->>'upload_id' = $1`, [
+            presigned.upload_id,
+          ])
+        ).rows[0].n,
       );
       const figures = {
         import: label,

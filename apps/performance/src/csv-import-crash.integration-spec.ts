@@ -143,7 +143,7 @@ async function expectImportedOnce(upload: { workstreamId: string; headers: Recor
   expect(stored).toEqual({ total: want.stored, without_id: want.withoutId, distinct_ids: want.stored - want.withoutId, other_upload: 0 });
   const [events] = await dbQuery<{ n: number; records: number }>(
     `select count(*)::int as n, count(distinct (payload->'data'->'record'->>'review_explanation'))::int as records
-     from messaging_outbox where topic = $1 and payload->'data'->>'upload_id' = $2`,
+     from messaging_outbox_events where topic = $1 and payload->'data'->>'upload_id' = $2`,
     [Topic.QualityReviewForQc, uploadId],
   );
   expect(events).toEqual({ n: want.qcEvents, records: want.qcEvents });

@@ -315,7 +315,7 @@ describe('CSV import: golden comparison against the import before the COPY pipel
     const { rows: events } = await db.query<{
       key: string;
       payload: { data: Record<string, unknown> & { record: Record<string, unknown> } };
-    }>(`select key, payload from messaging_outbox where topic = $1 and payload->'data'->>'upload_id' = $2 order by seq`, [
+    }>(`select key, payload from messaging_outbox_events where topic = $1 and payload->'data'->>'upload_id' = $2 order by seq, ord`, [
       Topic.QualityReviewForQc,
       uploadId,
     ]);

@@ -119,7 +119,7 @@ describe('CSV imports as stored: rows, QC events, upload files (real gateway, Ka
       // Below the threshold of 0.5: the replaced u1 (0.4) goes to QC, from the upload.
       const qc = await prisma.$queryRaw<{ unique_id: string; upload_id: string; reason: string }[]>`
         select payload->'data'->'record'->>'unique_id' as unique_id, payload->'data'->>'upload_id' as upload_id, payload->'data'->>'reason' as reason
-        from messaging_outbox where topic = 'workline.performance.quality-review.for-qc.v1' and payload->'data'->>'workstream_id' = ${ws.id}`;
+        from messaging_outbox_events where topic = 'workline.performance.quality-review.for-qc.v1' and payload->'data'->>'workstream_id' = ${ws.id}`;
       expect(qc).toEqual([{ unique_id: 'u1', upload_id: upload.upload_id, reason: 'below_threshold' }]);
     });
 

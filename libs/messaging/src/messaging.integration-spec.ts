@@ -11,7 +11,7 @@ import { connect } from 'node:net';
 import { Inbox, INBOX_RETENTION_MS, InboxPruner } from './inbox';
 import { KafkaModule } from './kafka.module';
 import { createKafka, type KafkaSettings } from './kafka.settings';
-import { enqueueEvent, OutboxRelay } from './outbox';
+import { enqueueEvent, enqueueEventBatch, OutboxRelay } from './outbox';
 import { KafkaProducer } from './producer';
 import { RequestQueue, type RequestQueueInternals } from './kafkajs-request-queue';
 import { DomainErrorRpcFilter } from './rpc-error.filter';
@@ -41,6 +41,8 @@ const poisonTopicCalls = new Map<string, number>();
 const poisonTopicHandled: string[] = [];
 let handlerDelayMs = 0;
 const limitedReceived: string[] = [];
+/** Each limited-topic event's key and headers, by event id. */
+const limitedMeta = new Map<string, { key: string | null; headers: Record<string, string>; envelope: EventEnvelope<unknown> }>();
 /** The batch handler: the ids of each call, what it handled, and a gate that holds its calls. */
 const batchCalls: { ids: string[]; attempt: number; requestIds: (string | undefined)[] }[] = [];
 const batchHandled: string[] = [];
@@ -62,8 +64,9 @@ class ProbeConsumer {
   }
 
   @EventPattern(LIMITED_TOPIC)
-  onLimited(@Payload() envelope: EventEnvelope<unknown>): void {
+  onLimited(@Payload() envelope: EventEnvelope<unknown>, @Ctx() context: KafkaMessageContext): void {
     limitedReceived.push(envelope.id);
+    limitedMeta.set(envelope.id, { key: context.meta.key, headers: context.meta.headers, envelope });
   }
 
   @EventBatchPattern(BATCH_TOPIC)
@@ -273,6 +276,53 @@ describe('Kafka plumbing: outbox relay, inbox dedupe, dead letters (real Kafka a
     expect(row.deadLetteredAt).toBeInstanceOf(Date);
     expect(row.deadLetterReason).toContain(`larger than ${LIMITED_TOPIC}'s max.message.bytes (${LIMITED_MAX_BYTES})`);
     // Dead-lettered rows are not taken again: the relay has nothing left.
+    expect(await relay.relayOnce()).toBe(0);
+  });
+
+  it("sends a batch row's events one message each, in order, with their own ids and the row's key and headers, counted as events", async () => {
+    await relayAll();
+    const data = Array.from({ length: 600 }, (_, n) => ({ n, text: 'tab\tnewline\nquote" backslash\\ é' }));
+    const batchIds = await relayDb.transaction((sql) =>
+      enqueueEventBatch(sql, SOURCE, LIMITED_TOPIC, data, { key: 'batched', headers: { 'x-upload': 'u-1' } }),
+    );
+    const singleId = await enqueueEvent(prisma, SOURCE, LIMITED_TOPIC, { n: 600 }, { key: 'batched' });
+    expect(new Set(batchIds).size).toBe(600);
+    // The batch row alone is over the 500 events a pass takes: it is taken whole, and the row behind it waits.
+    expect(await relay.relayOnce()).toBe(600);
+    expect(await relay.relayOnce()).toBe(1);
+    const all = [...batchIds, singleId];
+    await eventually(() => all.every((id) => limitedReceived.includes(id)) || undefined, { what: 'the 601 events' });
+    expect(limitedReceived.filter((id) => all.includes(id))).toEqual(all);
+    const first = limitedMeta.get(batchIds[0])!;
+    expect(first.key).toBe('batched');
+    expect(first.headers).toMatchObject({ 'x-upload': 'u-1', 'event-id': batchIds[0], ce_id: batchIds[0], ce_type: LIMITED_TOPIC });
+    expect(first.envelope).toEqual({ id: batchIds[0], type: LIMITED_TOPIC, occurred_at: first.headers.ce_time, data: data[0] });
+    expect(limitedMeta.get(batchIds[599])!.envelope.data).toEqual(data[599]);
+    // One row per event in the view, in the order sent.
+    const listed = await prisma.$queryRaw<{ id: string; n: number; published: boolean }[]>`
+      select id, (payload->'data'->>'n')::int as n, published_at is not null as published
+      from messaging_outbox_events where source = ${SOURCE} and key = 'batched' order by seq, ord`;
+    expect(listed.map((row) => row.id)).toEqual(all);
+    expect(listed.map((row) => row.n)).toEqual([...Array(601).keys()]);
+    expect(listed.every((row) => row.published)).toBe(true);
+  });
+
+  it('dead-letters an event of a batch row larger than its topic allows as a row of its own, and sends the others', async () => {
+    await relayAll();
+    const [before, oversized, after] = await relayDb.transaction((sql) =>
+      enqueueEventBatch(sql, SOURCE, LIMITED_TOPIC, [{ n: 1 }, { n: 2, pad: 'o'.repeat(LIMITED_MAX_BYTES + 10_000) }, { n: 3 }], {
+        key: 'batched-dead',
+      }),
+    );
+    expect(await relay.relayOnce()).toBe(3);
+    await eventually(() => limitedReceived.includes(after) || undefined, { what: 'the event behind the oversized one' });
+    expect(limitedReceived).toContain(before);
+    expect(limitedReceived).not.toContain(oversized);
+    const row = await prisma.outboxEvent.findUniqueOrThrow({ where: { id: oversized } });
+    expect(row).toMatchObject({ source: SOURCE, topic: LIMITED_TOPIC, key: 'batched-dead', publishedAt: null, events: null });
+    expect(row.deadLetteredAt).toBeInstanceOf(Date);
+    expect(row.deadLetterReason).toContain(`larger than ${LIMITED_TOPIC}'s max.message.bytes (${LIMITED_MAX_BYTES})`);
+    expect((row.payload as { data: { n: number } }).data.n).toBe(2);
     expect(await relay.relayOnce()).toBe(0);
   });
 

@@ -120,12 +120,65 @@ export async function enqueueEvents<T>(sql: Sql, source: string, topic: string, 
   return rows.map((row) => row.id);
 }
 
+/**
+ * Where a batch row's events are split: one event a line, its fields by tabs. JSON.stringify escapes every
+ * line break and tab inside a string, and event ids and ISO times hold none, so neither can occur in a field.
+ */
+const EVENT_SEPARATOR = '\n';
+const FIELD_SEPARATOR = '\t';
+
+const INSERT_OUTBOX_BATCH = statement(
+  'outbox_insert_batch',
+  `insert into ${OUTBOX_TABLE} (id, source, topic, key, headers, events, event_count) values ($1, $2, $3, $4, $5::jsonb, $6, $7)`,
+);
+
+/**
+ * Many events of one topic and key as ONE outbox row (bulk writers: a CSV import's QC events), in the
+ * caller's raw-SQL transaction: one row to insert, read and mark whatever the number of events, where
+ * enqueueEvents writes a row each (docs/decisions.md, "Event batches in the outbox"). The relay sends them
+ * as separate Kafka messages, in the order given, each with its own event id; `headers` (else the current
+ * request's) go with every one. Returns the event ids in the order given.
+ */
+export async function enqueueEventBatch<T>(
+  sql: Sql,
+  source: string,
+  topic: string,
+  events: T[],
+  options: { key: string | null; headers?: Record<string, string> },
+): Promise<string[]> {
+  if (!events.length) return [];
+  const occurredAt = new Date().toISOString();
+  const ids = new Array<string>(events.length);
+  const lines = new Array<string>(events.length);
+  for (let i = 0; i < events.length; i++) {
+    const id = timeOrderedUuid();
+    const envelope: EventEnvelope<T> = { id, type: topic, occurred_at: occurredAt, data: events[i] };
+    ids[i] = id;
+    lines[i] = id + FIELD_SEPARATOR + occurredAt + FIELD_SEPARATOR + JSON.stringify(envelope);
+  }
+  const headers = options.headers ?? withRequestIdHeader(undefined);
+  await sql.query(INSERT_OUTBOX_BATCH, [
+    timeOrderedUuid(),
+    source,
+    topic,
+    options.key,
+    headers ? JSON.stringify(headers) : null,
+    lines.join(EVENT_SEPARATOR),
+    events.length,
+  ]);
+  return ids;
+}
+
 export interface OutboxRelayOptions {
   /** The outbox rows this relay publishes: those written with this source (the app's name). */
   source: string;
   pollMs?: number;
+  /**
+   * How many events one relay transaction takes at most (default 500), counted in events: a batch row counts
+   * as its events, and is always taken whole (a first row larger than this is taken alone).
+   */
   batchSize?: number;
-  /** Where to publish the `outbox_backlog` gauge (rows of this source not yet relayed). */
+  /** Where to publish the `outbox_backlog` gauge (events of this source not yet relayed). */
   metrics?: AppMetrics;
   /**
    * How long a published row stays in the outbox (what was sent, for audits and support) before the relay
@@ -148,7 +201,16 @@ export interface OutboxRow {
   key: string | null;
   payload: string;
   headers: string | null;
+  /** A batch row's events (enqueueEventBatch), else null. */
+  events: string | null;
   ce_time: string | null;
+}
+
+/** One event of a relayed row: a row of one event, or a line of a batch row. */
+interface RelayedEvent {
+  row: OutboxRow;
+  id: string;
+  message: OutgoingMessage;
 }
 
 /** Longest final flush of the outbox at shutdown; what is left is relayed by another instance or the next start. */
@@ -159,16 +221,32 @@ const withTimeout = <T>(promise: Promise<T>, ms: number, what: string) =>
 
 /**
  * The relay's read, in the transaction that publishes the rows: the source's advisory lock (taken once,
- * an InitPlan; no rows when another relay holds it) and the oldest due rows, payloads as text.
+ * an InitPlan; no rows when another relay holds it) and the oldest due rows, payloads as text, as many as
+ * hold $3 events (a batch row counts as its events; the first row is always taken).
  */
 export const RELAY_READ = statement(
   'outbox_relay_read',
-  `with relay_lock as (select pg_try_advisory_xact_lock(hashtext($1)) as locked)
-   select seq::text as seq, id, topic, key, payload::text as payload, headers::text as headers,
+  `with relay_lock as (select pg_try_advisory_xact_lock(hashtext($1)) as locked),
+   due as (
+     select seq, id, topic, key, payload, headers, events, coalesce(event_count, 1) as event_count
+     from messaging_outbox
+     where (select locked from relay_lock) and source = $2 and published_at is null and dead_lettered_at is null
+     order by messaging_outbox.seq limit $3),
+   counted as (select *, sum(event_count) over (order by seq) - event_count as events_before from due)
+   select seq::text as seq, id, topic, key, payload::text as payload, headers::text as headers, events,
      payload->>'occurred_at' as ce_time
-   from messaging_outbox
-   where (select locked from relay_lock) and source = $2 and published_at is null and dead_lettered_at is null
-   order by messaging_outbox.seq limit $3`,
+   from counted where events_before < $3 order by counted.seq`,
+);
+
+/**
+ * Events of batch rows that can never be published, each as a dead-lettered row of its own (the batch row
+ * itself is marked published with the rest of its events).
+ */
+const RELAY_DEAD_EVENTS = statement(
+  'outbox_relay_dead_events',
+  `insert into messaging_outbox (id, source, topic, key, payload, headers, dead_lettered_at, dead_letter_reason)
+   select x.id, $1, x.topic, x.key, x.payload::json, x.headers::jsonb, now(), x.reason
+   from unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[]) as x(id, topic, key, payload, headers, reason)`,
 );
 
 /** Marks a batch's rows, one statement: published, or dead-lettered with the reason (reason not null). */
@@ -201,7 +279,8 @@ const PRUNE_PUBLISHED = statement(
 
 const BACKLOG = statement(
   'outbox_backlog',
-  'select count(*)::int as count from messaging_outbox where source = $1 and published_at is null and dead_lettered_at is null',
+  `select coalesce(sum(coalesce(event_count, 1)), 0)::int as count
+   from messaging_outbox where source = $1 and published_at is null and dead_lettered_at is null`,
 );
 const DEAD_LETTERS = statement(
   'outbox_dead_letters',
@@ -302,32 +381,78 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
   }
 
   /**
-   * Publishes one batch; returns how many rows it took (published or dead-lettered; 0 when another relay
-   * holds the lock). A row that can never be published (larger than its topic's max.message.bytes) is
-   * dead-lettered in the outbox with the reason, so the rows behind it flow.
+   * Publishes one batch; returns how many events it took (published or dead-lettered; 0 when another relay
+   * holds the lock). An event that can never be published (larger than its topic's max.message.bytes) is
+   * dead-lettered in the outbox with the reason, so the events behind it flow: its row, or a row of its own
+   * when it came in a batch row.
    */
   async relayOnce(): Promise<number> {
     return this.db.transaction(async (sql) => {
       const rows = await sql.query<OutboxRow>(RELAY_READ, [this.lockKey, this.options.source, this.batchSize]);
       if (!rows.length) return 0;
-      const byTopic = new Map<string, OutboxRow[]>();
+      const byTopic = new Map<string, RelayedEvent[]>();
+      let taken = 0;
       for (const row of rows) {
-        let topicRows = byTopic.get(row.topic);
-        if (!topicRows) byTopic.set(row.topic, (topicRows = []));
-        topicRows.push(row);
+        let topicEvents = byTopic.get(row.topic);
+        if (!topicEvents) byTopic.set(row.topic, (topicEvents = []));
+        taken += this.eventsOf(row, topicEvents);
       }
       // The topics' sends start in one turn of the event loop: the producer merges them into one request.
-      const dead = new Map<OutboxRow, string>();
-      await Promise.all([...byTopic].map(([topic, topicRows]) => this.publish(topic, topicRows, dead)));
+      const dead = new Map<RelayedEvent, string>();
+      await Promise.all([...byTopic].map(([topic, events]) => this.publish(topic, events, dead)));
       const seqs = new Array<string>(rows.length);
       const reasons = new Array<string | null>(rows.length);
+      const deadOfRow = new Map<OutboxRow, string>();
+      const deadInBatches: [RelayedEvent, string][] = [];
+      for (const [event, reason] of dead) {
+        if (event.row.events === null) deadOfRow.set(event.row, reason);
+        else deadInBatches.push([event, reason]);
+      }
       for (let i = 0; i < rows.length; i++) {
         seqs[i] = rows[i].seq;
-        reasons[i] = dead.get(rows[i]) ?? null;
+        reasons[i] = deadOfRow.get(rows[i]) ?? null;
       }
+      if (deadInBatches.length) await this.deadLetterBatchEvents(sql, deadInBatches);
       await sql.query(RELAY_MARK, [seqs, reasons]);
-      return rows.length;
+      return taken;
     });
+  }
+
+  /** Appends the events of `row` to `into`, each with its Kafka message; returns how many. */
+  private eventsOf(row: OutboxRow, into: RelayedEvent[]): number {
+    const rowHeaders: Record<string, string> | null = row.headers ? (JSON.parse(row.headers) as Record<string, string>) : null;
+    const message = (id: string, occurredAt: string, value: string): RelayedEvent => {
+      const headers: Record<string, string> = rowHeaders ? { ...rowHeaders } : {};
+      Object.assign(headers, cloudEventHeaders({ id, type: row.topic, occurred_at: occurredAt }, this.options.source));
+      headers['event-id'] = id;
+      return { row, id, message: { key: row.key, value, headers } };
+    };
+    if (row.events === null) {
+      into.push(message(row.id, row.ce_time as string, compactPayload(row.payload)));
+      return 1;
+    }
+    // A batch row's envelopes were written by JSON.stringify: compact already, sent as they are.
+    let count = 0;
+    for (const line of row.events.split(EVENT_SEPARATOR)) {
+      const idEnd = line.indexOf(FIELD_SEPARATOR);
+      const timeEnd = line.indexOf(FIELD_SEPARATOR, idEnd + 1);
+      into.push(message(line.slice(0, idEnd), line.slice(idEnd + 1, timeEnd), line.slice(timeEnd + 1)));
+      count++;
+    }
+    return count;
+  }
+
+  /** Gives each event of a batch row that can never be published a dead-lettered row of its own, with the reason. */
+  private async deadLetterBatchEvents(sql: Sql, events: [RelayedEvent, string][]): Promise<void> {
+    await sql.query(RELAY_DEAD_EVENTS, [
+      this.options.source,
+      events.map(([event]) => event.id),
+      events.map(([event]) => event.row.topic),
+      events.map(([event]) => event.row.key),
+      events.map(([event]) => event.message.value as string),
+      events.map(([event]) => event.row.headers),
+      events.map(([, reason]) => reason),
+    ]);
   }
 
   /**
@@ -360,35 +485,27 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
     this.nextPruneAt = deleted === PRUNE_CHUNK ? 0 : Date.now() + (this.options.pruneEveryMs ?? 60_000);
   }
 
-  /** The Kafka message of a row: its payload's JSON as it is, the row's headers and the CloudEvents ones. */
-  private messageOf(row: OutboxRow): OutgoingMessage {
-    const headers: Record<string, string> = row.headers ? (JSON.parse(row.headers) as Record<string, string>) : {};
-    Object.assign(headers, cloudEventHeaders({ id: row.id, type: row.topic, occurred_at: row.ce_time as string }, this.options.source));
-    headers['event-id'] = row.id;
-    return { key: row.key, value: compactPayload(row.payload), headers };
-  }
-
   /**
-   * Sends a topic's rows in order (the producer splits them into requests within the topic's
+   * Sends a topic's events in order (the producer splits them into requests within the topic's
    * max.message.bytes); adds those that can never be sent to `dead`, with the reason, having sent the others.
    */
-  private async publish(topic: string, rows: OutboxRow[], dead: Map<OutboxRow, string>): Promise<void> {
-    let pending = rows;
-    let messages = rows.map((row) => this.messageOf(row));
+  private async publish(topic: string, events: RelayedEvent[], dead: Map<RelayedEvent, string>): Promise<void> {
+    let pending = events;
+    let messages = events.map((event) => event.message);
     while (pending.length) {
       try {
         await withTimeout(this.producer.send(topic, messages), 20_000, `publishing to ${topic}`);
         break;
       } catch (error) {
         // A message larger than the topic allows: refused by send() before anything was produced, or by the
-        // broker although it looked small enough (its limit is lower than read; the rows before it may be
+        // broker although it looked small enough (its limit is lower than read; the events before it may be
         // published again with the rest, consumers dedupe on the event id). It alone is dead-lettered.
         if (!(error instanceof MessageTooLargeError) || !pending[error.index]) throw error;
-        const row = pending[error.index];
-        dead.set(row, error.message);
+        const event = pending[error.index];
+        dead.set(event, error.message);
         this.logger.error({
-          msg: `outbox event ${row.id} (${topic}) dead-lettered: ${error.message}`,
-          event_id: row.id,
+          msg: `outbox event ${event.id} (${topic}) dead-lettered: ${error.message}`,
+          event_id: event.id,
           topic,
           reason: error.message,
         });

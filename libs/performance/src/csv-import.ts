@@ -1,6 +1,6 @@
 import { type FieldError, type QcReason, Topic } from '@workline/contracts';
 import { type Sql, statement, timeOrderedUuid } from '@workline/db';
-import { enqueueEvents } from '@workline/messaging';
+import { enqueueEventBatch } from '@workline/messaging';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { PoolClient } from 'pg';
@@ -199,11 +199,13 @@ export class ImportBatch {
     counts.ignored = this.accepted - counts.stored - counts.replaced;
     if (events.length) {
       events.sort((a, b) => a.index - b.index);
-      await enqueueEvents(
+      // One outbox row for the batch's events (all keyed by the workstream): docs/decisions.md, "Event batches in the outbox".
+      await enqueueEventBatch(
         sql,
         PERFORMANCE_SOURCE,
         Topic.QualityReviewForQc,
-        events.map((e) => e.event),
+        events.map((e) => e.event.data),
+        { key: this.workstream.id },
       );
     }
     return counts;
