@@ -1,3 +1,5 @@
+// Before kafkajs loads: its producers take the linear partition grouping when they load.
+import './kafkajs-partition-grouping';
 import { Logger } from '@nestjs/common';
 import { type ISocketFactory, Kafka, logLevel, type LogEntry } from 'kafkajs';
 // Before any client exists: every kafkajs connection of the app gets the fixed request queue, and every
