@@ -1,11 +1,17 @@
-import { Partitioners } from 'kafkajs';
+import { type Message, type PartitionMetadata, Partitioners } from 'kafkajs';
 import { groupMessagesPerPartition } from './kafkajs-partition-grouping';
 
 // kafkajs's own grouping (Jest's module registry is not Node's cache, so this is the original module).
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const kafkajsGrouping = require('kafkajs/src/producer/groupMessagesPerPartition') as typeof groupMessagesPerPartition;
 
-const partitionMetadata = Array.from({ length: 6 }, (_, partitionId) => ({ partitionId, leader: 1 }));
+const partitionMetadata: PartitionMetadata[] = Array.from({ length: 6 }, (_, partitionId) => ({
+  partitionErrorCode: 0,
+  partitionId,
+  leader: 1,
+  replicas: [1],
+  isr: [1],
+}));
 const topic = 'workline.test.grouping.v1';
 
 describe('groupMessagesPerPartition (linear, one hash per run of a key)', () => {
@@ -27,17 +33,19 @@ describe('groupMessagesPerPartition (linear, one hash per run of a key)', () => 
   it('asks the partitioner once per run of a key, and for every message without a key', () => {
     const asked: unknown[] = [];
     let next = 0;
-    const partitioner = ({ message }: { message: unknown }) => {
+    const partitioner = ({ message }: { message: Message }) => {
       asked.push(message);
       return next++ % 3;
     };
-    const messages = [{ key: 'a' }, { key: 'a' }, { key: null }, { key: null }, { key: 'a' }, { key: 'a' }, { key: 'b' }];
+    const messages: Message[] = ['a', 'a', null, null, 'a', 'a', 'b'].map((key) => ({ key, value: null }));
     const groups = groupMessagesPerPartition({ topic, partitionMetadata, messages, partitioner });
     expect(asked).toEqual([messages[0], messages[2], messages[3], messages[4], messages[6]]);
     expect(groups).toEqual({ 0: [messages[0], messages[1], messages[4], messages[5]], 1: [messages[2], messages[6]], 2: [messages[3]] });
   });
 
   it('groups nothing when the topic has no partitions known', () => {
-    expect(groupMessagesPerPartition({ topic, partitionMetadata: [], messages: [{ key: 'a' }], partitioner: () => 0 })).toEqual({});
+    expect(
+      groupMessagesPerPartition({ topic, partitionMetadata: [], messages: [{ key: 'a', value: null }], partitioner: () => 0 }),
+    ).toEqual({});
   });
 });

@@ -15,20 +15,21 @@
  * kafka.settings.ts does, first). Loaded later (a script that required kafkajs first, or Jest, whose module
  * registry is its own), kafkajs keeps its own grouping: the same result, at its cost.
  */
+import type { Message, PartitionerArgs, PartitionMetadata } from 'kafkajs';
 import Module from 'node:module';
 
-/** What kafkajs's partitioner is asked, and the message fields it reads. */
+/** What sendMessages hands kafkajs's grouping. */
 interface GroupingInput {
   topic: string;
-  partitionMetadata: unknown[];
-  messages: { key?: unknown; partition?: number | null }[];
-  partitioner: (args: { topic: string; partitionMetadata: unknown[]; message: unknown }) => number;
+  partitionMetadata: PartitionMetadata[];
+  messages: Message[];
+  partitioner: (args: PartitionerArgs) => number;
 }
 
-export function groupMessagesPerPartition({ topic, partitionMetadata, messages, partitioner }: GroupingInput): Record<number, unknown[]> {
-  const groups: Record<number, unknown[]> = {};
+export function groupMessagesPerPartition({ topic, partitionMetadata, messages, partitioner }: GroupingInput): Record<number, Message[]> {
+  const groups: Record<number, Message[]> = {};
   if (partitionMetadata.length === 0) return groups;
-  let lastKey: unknown;
+  let lastKey: Message['key'];
   let lastPartition = -1;
   for (const message of messages) {
     const keyed =

@@ -139,22 +139,43 @@ const INSERT_OUTBOX_BATCH = statement(
  * as separate Kafka messages, in the order given, each with its own event id; `headers` (else the current
  * request's) go with every one. Returns the event ids in the order given.
  */
-export async function enqueueEventBatch<T>(
+export function enqueueEventBatch<T>(sql: Sql, source: string, topic: string, events: T[], options: EventBatchOptions): Promise<string[]> {
+  return enqueueEventBatchJson(
+    sql,
+    source,
+    topic,
+    events.map((data) => JSON.stringify(data)),
+    options,
+  );
+}
+
+export interface EventBatchOptions {
+  key: string | null;
+  headers?: Record<string, string>;
+}
+
+/**
+ * enqueueEventBatch for events whose data the caller has as JSON text already (JSON.stringify's form):
+ * each envelope is written around it, the same text as JSON.stringify of the whole envelope.
+ */
+export async function enqueueEventBatchJson(
   sql: Sql,
   source: string,
   topic: string,
-  events: T[],
-  options: { key: string | null; headers?: Record<string, string> },
+  dataJson: string[],
+  options: EventBatchOptions,
 ): Promise<string[]> {
-  if (!events.length) return [];
+  if (!dataJson.length) return [];
   const occurredAt = new Date().toISOString();
-  const ids = new Array<string>(events.length);
-  const lines = new Array<string>(events.length);
-  for (let i = 0; i < events.length; i++) {
+  const type = JSON.stringify(topic);
+  const ids = new Array<string>(dataJson.length);
+  const lines = new Array<string>(dataJson.length);
+  for (let i = 0; i < dataJson.length; i++) {
     const id = timeOrderedUuid();
-    const envelope: EventEnvelope<T> = { id, type: topic, occurred_at: occurredAt, data: events[i] };
     ids[i] = id;
-    lines[i] = id + FIELD_SEPARATOR + occurredAt + FIELD_SEPARATOR + JSON.stringify(envelope);
+    // Ids and ISO times need no escaping; the key order is EventEnvelope's.
+    lines[i] =
+      `${id}${FIELD_SEPARATOR}${occurredAt}${FIELD_SEPARATOR}{"id":"${id}","type":${type},"occurred_at":"${occurredAt}","data":${dataJson[i]}}`;
   }
   const headers = options.headers ?? withRequestIdHeader(undefined);
   await sql.query(INSERT_OUTBOX_BATCH, [
@@ -164,7 +185,7 @@ export async function enqueueEventBatch<T>(
     options.key,
     headers ? JSON.stringify(headers) : null,
     lines.join(EVENT_SEPARATOR),
-    events.length,
+    dataJson.length,
   ]);
   return ids;
 }

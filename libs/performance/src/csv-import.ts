@@ -1,13 +1,13 @@
 import { type FieldError, type QcReason, Topic } from '@workline/contracts';
 import { type Sql, statement, timeOrderedUuid } from '@workline/db';
-import { enqueueEventBatch } from '@workline/messaging';
+import { enqueueEventBatchJson } from '@workline/messaging';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { PoolClient } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { type CsvColumn, csvRowToInput } from './csv-rows';
 import { checkRecord, type PerformanceKind, type QualityRecordInput, type RecordInputOf, type WorkstreamConfig } from './record-rules';
-import { KEY_COLUMNS, qcEvent, type QcEventRow, qcReason, TABLES } from './record-store';
+import { KEY_COLUMNS, qcEventDataJson, qcReason, qcRecordJson, TABLES } from './record-store';
 import { PERFORMANCE_SOURCE } from './workstreams.repository';
 
 /**
@@ -61,8 +61,8 @@ export interface BatchCounts {
 export class ImportBatch {
   /** Accepted records so far. */
   private accepted = 0;
-  /** The accepted records QC sees if they are written (by index), and why: the only records kept whole. */
-  private readonly forQc = new Map<number, { record: QualityRecordInput; reason: QcReason }>();
+  /** The accepted records QC sees if they are written (by index), as JSON text (qcRecordJson), and why. */
+  private readonly forQc = new Map<number, { recordJson: string; reason: QcReason }>();
   readonly rejections: { row: number; errors: FieldError[] }[] = [];
   readonly groups: Group[] = [];
   private readonly byKey = new Map<string, Group>();
@@ -105,7 +105,7 @@ export class ImportBatch {
   private accept(record: AnyRecord): void {
     const index = this.accepted++;
     const reason = this.kind === 'quality' ? qcReason(record as QualityRecordInput, this.workstream, this.random) : undefined;
-    if (reason !== undefined) this.forQc.set(index, { record: record as QualityRecordInput, reason });
+    if (reason !== undefined) this.forQc.set(index, { recordJson: qcRecordJson(record as QualityRecordInput), reason });
     const key = record.unique_id === null ? undefined : keyOf(record.use_case_id, record.task_definition_id, record.unique_id);
     const earlier = key === undefined ? undefined : this.byKey.get(key);
     if (!earlier) {
@@ -179,10 +179,10 @@ export class ImportBatch {
       STAGES[this.kind].upsert,
     );
     counts.stored = result.inserted;
-    const events: { index: number; event: QcEventRow }[] = [];
+    const events: { index: number; dataJson: string }[] = [];
     const eventFor = (index: number, id: string, outcome: 'stored' | 'replaced') => {
       const qc = this.forQc.get(index);
-      if (qc) events.push({ index, event: qcEvent(qc.record, this.workstream, qc.reason, { id, outcome }, uploadId) });
+      if (qc) events.push({ index, dataJson: qcEventDataJson(qc.recordJson, this.workstream, qc.reason, { id, outcome }, uploadId) });
     };
     for (const group of this.groups) counts.replaced += group.replacers.length;
     const written = (group: Group, id: string, inserted: boolean) => {
@@ -200,11 +200,11 @@ export class ImportBatch {
     if (events.length) {
       events.sort((a, b) => a.index - b.index);
       // One outbox row for the batch's events (all keyed by the workstream): docs/decisions.md, "Event batches in the outbox".
-      await enqueueEventBatch(
+      await enqueueEventBatchJson(
         sql,
         PERFORMANCE_SOURCE,
         Topic.QualityReviewForQc,
-        events.map((e) => e.event.data),
+        events.map((e) => e.dataJson),
         { key: this.workstream.id },
       );
     }

@@ -1,6 +1,15 @@
 import 'reflect-metadata';
-import type { WorkstreamConfig } from './record-rules';
-import { planStore, prepareStore, type RecordToStore, type ReturnedRow, settleStore } from './record-store';
+import type { QualityRecordInput, WorkstreamConfig } from './record-rules';
+import {
+  planStore,
+  prepareStore,
+  qcEvent,
+  qcEventDataJson,
+  qcRecordJson,
+  type RecordToStore,
+  type ReturnedRow,
+  settleStore,
+} from './record-store';
 
 type Rec = {
   workstream_id: string;
@@ -177,5 +186,48 @@ describe('prepareStore: the reason QC should see each record', () => {
   it('throughput records cause no QC event', () => {
     const record = { ...quality('a', 0.9).record } as unknown as RecordToStore<'throughput'>['record'];
     expect(prepareStore('throughput', [{ record, workstream }]).qcReasons).toEqual([]);
+  });
+});
+
+describe('qcEventDataJson: the QC event data as JSON text around the record kept as text', () => {
+  const workstream: WorkstreamConfig = { id: 'ws-"1"', account_id: 'acc\n1', use_cases: [], qc_score_threshold: 0.5, qc_sample_rate: 0.05 };
+  const record = {
+    workstream_id: 'ws-"1"',
+    use_case_id: 'uc',
+    task_definition_id: 'td',
+    dataset_id: null,
+    asset_id: 'a\t1',
+    task_id: 't',
+    unique_id: 'u-é',
+    task_url: null,
+    task_completed_at: '2024-05-01T10:00:00.000Z',
+    worker_id: 'w',
+    review_completed_at: '2024-05-01T11:00:00.000Z',
+    review_duration: 12.5,
+    reviewed_by: 'r',
+    review_score: 0.25,
+    review_explanation: 'line\nbreak "quoted" \\ backslash',
+    errors: { typo: 2 },
+    review_type: null,
+    task_review_count: 1,
+    subtask_review_count: null,
+    review_metadata: { nested: { a: [1, 2] } },
+    review_measurements: null,
+    replace_duplicate: true,
+  } as unknown as QualityRecordInput;
+
+  it.each([
+    ['stored', 'upload-1'],
+    ['replaced', null],
+  ] as const)('is JSON.stringify of qcEvent’s data (%s, upload %s)', (outcome, uploadId) => {
+    const written = { id: 'rec-1', outcome };
+    const text = qcEventDataJson(qcRecordJson(record), workstream, 'below_threshold', written, uploadId);
+    expect(text).toBe(JSON.stringify(qcEvent(record, workstream, 'below_threshold', written, uploadId).data));
+    expect(JSON.parse(text)).toMatchObject({
+      record_id: 'rec-1',
+      outcome,
+      upload_id: uploadId,
+      record: { unique_id: 'u-é', errors: { typo: 2 } },
+    });
   });
 });

@@ -458,6 +458,40 @@ function qcRecordData(record: QualityRecordInput): QualityReviewRecordData {
   };
 }
 
+/**
+ * The record as a QC event carries it, as JSON text: what a CSV import keeps of a record QC will see, from
+ * the row's check until its batch commits (a string is no object graph for the garbage collector to trace
+ * and promote while the batch waits; docs/benchmarks.md, "Event batches in the outbox").
+ */
+export function qcRecordJson(record: QualityRecordInput): string {
+  return JSON.stringify(qcRecordData(record));
+}
+
+/**
+ * The data of a written record's QC event as JSON text, around its record's JSON text (qcRecordJson): the
+ * same text as JSON.stringify of qcEvent's data, whose last field is the record.
+ */
+export function qcEventDataJson(
+  recordJson: string,
+  workstream: WorkstreamConfig,
+  reason: QcReason,
+  written: { id: string; outcome: 'stored' | 'replaced' },
+  uploadId: string | null,
+): string {
+  const head: Omit<QualityReviewForQcEvent, 'record'> = {
+    record_id: written.id,
+    workstream_id: workstream.id,
+    account_id: workstream.account_id,
+    reason,
+    qc_score_threshold: workstream.qc_score_threshold,
+    qc_sample_rate: workstream.qc_sample_rate,
+    outcome: written.outcome,
+    upload_id: uploadId,
+  };
+  const text = JSON.stringify(head);
+  return `${text.slice(0, -1)},"record":${recordJson}}`;
+}
+
 /** The QC event of one written record. */
 export function qcEvent(
   record: QualityRecordInput,
