@@ -467,18 +467,20 @@ export function qcRecordJson(record: QualityRecordInput): string {
   return JSON.stringify(qcRecordData(record));
 }
 
-/**
- * The data of a written record's QC event as JSON text, around its record's JSON text (qcRecordJson): the
- * same text as JSON.stringify of qcEvent's data, whose last field is the record.
- */
-export function qcEventDataJson(
-  recordJson: string,
+/** Where a written record went, as its QC event says. */
+export interface WrittenRecord {
+  id: string;
+  outcome: 'stored' | 'replaced';
+}
+
+/** A QC event's data before its record (the record is its last field). */
+function qcEventHead(
   workstream: WorkstreamConfig,
   reason: QcReason,
-  written: { id: string; outcome: 'stored' | 'replaced' },
+  written: WrittenRecord,
   uploadId: string | null,
-): string {
-  const head: Omit<QualityReviewForQcEvent, 'record'> = {
+): Omit<QualityReviewForQcEvent, 'record'> {
+  return {
     record_id: written.id,
     workstream_id: workstream.id,
     account_id: workstream.account_id,
@@ -488,8 +490,21 @@ export function qcEventDataJson(
     outcome: written.outcome,
     upload_id: uploadId,
   };
-  const text = JSON.stringify(head);
-  return `${text.slice(0, -1)},"record":${recordJson}}`;
+}
+
+/**
+ * The data of a written record's QC event as JSON text, around its record's JSON text (qcRecordJson): the
+ * same text as JSON.stringify of qcEvent's data.
+ */
+export function qcEventDataJson(
+  recordJson: string,
+  workstream: WorkstreamConfig,
+  reason: QcReason,
+  written: WrittenRecord,
+  uploadId: string | null,
+): string {
+  const head = JSON.stringify(qcEventHead(workstream, reason, written, uploadId));
+  return `${head.slice(0, -1)},"record":${recordJson}}`;
 }
 
 /** The QC event of one written record. */
@@ -497,22 +512,12 @@ export function qcEvent(
   record: QualityRecordInput,
   workstream: WorkstreamConfig,
   reason: QcReason,
-  written: { id: string; outcome: 'stored' | 'replaced' },
+  written: WrittenRecord,
   uploadId: string | null,
   headers?: Record<string, string>,
 ): QcEventRow {
   return {
-    data: {
-      record_id: written.id,
-      workstream_id: workstream.id,
-      account_id: workstream.account_id,
-      reason,
-      qc_score_threshold: workstream.qc_score_threshold,
-      qc_sample_rate: workstream.qc_sample_rate,
-      outcome: written.outcome,
-      upload_id: uploadId,
-      record: qcRecordData(record),
-    },
+    data: { ...qcEventHead(workstream, reason, written, uploadId), record: qcRecordData(record) },
     key: workstream.id,
     ...(headers ? { headers } : {}),
   };
