@@ -443,9 +443,10 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
   private eventsOf(row: OutboxRow, into: RelayedEvent[]): number {
     const rowHeaders: Record<string, string> | null = row.headers ? (JSON.parse(row.headers) as Record<string, string>) : null;
     const message = (id: string, occurredAt: string, value: string): RelayedEvent => {
-      const headers: Record<string, string> = rowHeaders ? { ...rowHeaders } : {};
-      Object.assign(headers, cloudEventHeaders({ id, type: row.topic, occurred_at: occurredAt }, this.options.source));
+      // The CloudEvents attributes and the event id win over a row header of the same name.
+      const headers: Record<string, string> = cloudEventHeaders({ id, type: row.topic, occurred_at: occurredAt }, this.options.source);
       headers['event-id'] = id;
+      if (rowHeaders) for (const name in rowHeaders) if (!(name in headers)) headers[name] = rowHeaders[name];
       return { row, id, message: { key: row.key, value, headers } };
     };
     if (row.events === null) {

@@ -149,3 +149,12 @@ describe('KafkaProducer', () => {
     await expect(queuedOutcome).resolves.toMatch(/shutting down/);
   }, 20_000);
 });
+
+describe('recordSize', () => {
+  it('counts each header once, each value of a multi-valued header, and the bytes of UTF-8 text', () => {
+    const bare = recordSize({ key: 'k', value: 'v' });
+    expect(recordSize({ key: 'k', value: 'v', headers: { ce_id: 'abc' } })).toBe(bare + 10 + 5 + 3);
+    expect(recordSize({ key: 'k', value: 'v', headers: { tag: ['x', 'yz'] } })).toBe(bare + (10 + 3 + 1) + (10 + 3 + 2));
+    expect(recordSize({ key: 'k', value: 'é', headers: { h: Buffer.from('1234') } })).toBe(bare + 1 + 10 + 1 + 4);
+  });
+});

@@ -87,8 +87,12 @@ export function recordSize(message: Message): number {
   const bytes = (value: Message['value'] | string | undefined) =>
     value == null ? 0 : Buffer.isBuffer(value) ? value.length : Buffer.byteLength(value);
   let size = 5 + 1 + 10 + 5 + 5 + bytes(message.key) + 5 + bytes(message.value) + 5;
-  for (const [name, value] of Object.entries(message.headers ?? {})) {
-    for (const v of Array.isArray(value) ? value : [value]) size += 10 + Buffer.byteLength(name) + bytes(v as string | Buffer | undefined);
+  const headers = message.headers;
+  // No array per header or per message (a QC-heavy import sizes half a million messages).
+  for (const name in headers) {
+    const value = headers[name];
+    if (!Array.isArray(value)) size += 10 + Buffer.byteLength(name) + bytes(value as string | Buffer | undefined);
+    else for (const v of value) size += 10 + Buffer.byteLength(name) + bytes(v as string | Buffer | undefined);
   }
   return size;
 }
