@@ -4,7 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { Ctx, EventPattern, MessagePattern, Payload } from '@nestjs/microservices';
 import { Topic, TOPIC_SPECS, type EventEnvelope } from '@workline/contracts';
 import { DbModule, DbPool, PrismaService } from '@workline/db';
-import { REQUEST_ID_KAFKA_HEADER } from '@workline/observability';
+import { AppMetrics, REQUEST_ID_KAFKA_HEADER } from '@workline/observability';
 import { eventually, testStack, callsOnly, TcpProxy } from '@workline/testing';
 import { randomUUID } from 'node:crypto';
 import { connect } from 'node:net';
@@ -287,9 +287,15 @@ describe('Kafka plumbing: outbox relay, inbox dedupe, dead letters (real Kafka a
     );
     const singleId = await enqueueEvent(prisma, SOURCE, LIMITED_TOPIC, { n: 600 }, { key: 'batched' });
     expect(new Set(batchIds).size).toBe(600);
+    // The backlog gauge counts events, not rows.
+    const metrics = new AppMetrics();
+    new OutboxRelay(relayDb, producer, { source: SOURCE, metrics });
+    const backlog = async () => (await metrics.registry.getSingleMetric('outbox_backlog')!.get()).values[0]?.value;
+    expect(await backlog()).toBe(601);
     // The batch row alone is over the 500 events a pass takes: it is taken whole, and the row behind it waits.
     expect(await relay.relayOnce()).toBe(600);
     expect(await relay.relayOnce()).toBe(1);
+    expect(await backlog()).toBe(0);
     const all = [...batchIds, singleId];
     await eventually(() => all.every((id) => limitedReceived.includes(id)) || undefined, { what: 'the 601 events' });
     expect(limitedReceived.filter((id) => all.includes(id))).toEqual(all);
