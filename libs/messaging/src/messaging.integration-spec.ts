@@ -11,7 +11,7 @@ import { connect } from 'node:net';
 import { Inbox, INBOX_RETENTION_MS, InboxPruner } from './inbox';
 import { KafkaModule } from './kafka.module';
 import { createKafka, type KafkaSettings } from './kafka.settings';
-import { enqueueEvent, enqueueEventBatch, OutboxRelay } from './outbox';
+import { BATCH_ROW_MAX_CHARS, enqueueEvent, enqueueEventBatch, OutboxRelay } from './outbox';
 import { KafkaProducer } from './producer';
 import { RequestQueue, type RequestQueueInternals } from './kafkajs-request-queue';
 import { DomainErrorRpcFilter } from './rpc-error.filter';
@@ -330,6 +330,22 @@ describe('Kafka plumbing: outbox relay, inbox dedupe, dead letters (real Kafka a
     expect(row.deadLetterReason).toContain(`larger than ${LIMITED_TOPIC}'s max.message.bytes (${LIMITED_MAX_BYTES})`);
     expect((row.payload as { data: { n: number } }).data.n).toBe(2);
     expect(await relay.relayOnce()).toBe(0);
+  });
+
+  it('cuts a batch of very large events into rows of at most BATCH_ROW_MAX_CHARS, and dead-letters each that cannot be sent', async () => {
+    await relayAll();
+    const big = (n: number) => ({ n, pad: String(n).repeat(1_500_000) });
+    const ids = await relayDb.transaction((sql) =>
+      enqueueEventBatch(sql, SOURCE, LIMITED_TOPIC, [big(1), big(2), big(3)], { key: 'huge' }),
+    );
+    const rows = await prisma.$queryRaw<{ event_count: number; chars: number }[]>`
+      select event_count, length(events) as chars from messaging_outbox where source = ${SOURCE} and key = 'huge' and events is not null order by seq`;
+    expect(rows.map((row) => row.event_count)).toEqual([2, 1]);
+    expect(rows.every((row) => row.chars <= BATCH_ROW_MAX_CHARS)).toBe(true);
+    expect(await relay.relayOnce()).toBe(3);
+    const dead = await prisma.outboxEvent.findMany({ where: { id: { in: ids } }, select: { id: true, deadLetteredAt: true } });
+    expect(dead.map((row) => row.id).sort()).toEqual([...ids].sort());
+    expect(dead.every((row) => row.deadLetteredAt instanceof Date)).toBe(true);
   });
 
   it('prunes the rows published longer ago than the retention, and keeps young, unpublished and dead-lettered ones', async () => {

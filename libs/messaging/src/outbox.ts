@@ -129,8 +129,36 @@ const FIELD_SEPARATOR = '\t';
 
 const INSERT_OUTBOX_BATCH = statement(
   'outbox_insert_batch',
-  `insert into ${OUTBOX_TABLE} (id, source, topic, key, headers, events, event_count) values ($1, $2, $3, $4, $5::jsonb, $6, $7)`,
+  `insert into ${OUTBOX_TABLE} (id, source, topic, key, headers, events, event_count)
+   select x.id, $1, $2, $3, $4::jsonb, x.events, x.event_count
+   from unnest($5::text[], $6::text[], $7::int[]) with ordinality as x(id, events, event_count, n)
+   order by n`,
 );
+
+/**
+ * Most characters of events one batch row holds (a few thousand typical events): records of up to a million
+ * characters each (a CSV import's limit) must not add up to a row, or a string, larger than PostgreSQL or V8
+ * take. An event larger than this alone gets a row of its own.
+ */
+export const BATCH_ROW_MAX_CHARS = 4_000_000;
+
+/** Lines in order, cut into runs of at most maxChars characters (separators counted); a longer line is a run alone. */
+export function batchRowsOf(lines: string[], maxChars = BATCH_ROW_MAX_CHARS): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let chars = 0;
+  for (const line of lines) {
+    if (row.length && chars + 1 + line.length > maxChars) {
+      rows.push(row);
+      row = [];
+      chars = 0;
+    }
+    chars += (row.length ? 1 : 0) + line.length;
+    row.push(line);
+  }
+  if (row.length) rows.push(row);
+  return rows;
+}
 
 /**
  * Many events of one topic and key as ONE outbox row (bulk writers: a CSV import's QC events), in the
@@ -178,14 +206,15 @@ export async function enqueueEventBatchJson(
       `${id}${FIELD_SEPARATOR}${occurredAt}${FIELD_SEPARATOR}{"id":"${id}","type":${type},"occurred_at":"${occurredAt}","data":${dataJson[i]}}`;
   }
   const headers = options.headers ?? withRequestIdHeader(undefined);
+  const rows = batchRowsOf(lines);
   await sql.query(INSERT_OUTBOX_BATCH, [
-    timeOrderedUuid(),
     source,
     topic,
     options.key,
     headers ? JSON.stringify(headers) : null,
-    lines.join(EVENT_SEPARATOR),
-    dataJson.length,
+    rows.map(() => timeOrderedUuid()),
+    rows.map((row) => row.join(EVENT_SEPARATOR)),
+    rows.map((row) => row.length),
   ]);
   return ids;
 }
