@@ -1,5 +1,5 @@
 import type { DbPool, Sql, Statement } from '@workline/db';
-import { batchRowsOf, compactJsonbText, compactPayload, OutboxRelay, type OutboxRow, RELAY_READ } from './outbox';
+import { batchRowsOf, compactJsonbText, compactPayload, enqueueEventBatchJson, OutboxRelay, type OutboxRow, RELAY_READ } from './outbox';
 import type { KafkaProducer } from './producer';
 
 describe('compactJsonbText', () => {
@@ -107,5 +107,21 @@ describe('batchRowsOf: the lines of an event batch cut into rows of bounded size
 
   it('makes no row of no lines', () => {
     expect(batchRowsOf([], 5)).toEqual([]);
+  });
+});
+
+describe('enqueueEventBatchJson', () => {
+  it('refuses data that is not compact JSON (a raw line break or tab would cut its line), writing nothing', async () => {
+    const query = jest.fn();
+    const sql = { query } as unknown as Sql;
+    const pretty = JSON.stringify({ a: 1 }, null, 2);
+    await expect(enqueueEventBatchJson(sql, 'test', 'workline.test.v1', ['{"a":1}', pretty], { key: 'k' })).rejects.toThrow(
+      'event 1 of the batch is not compact JSON: it holds a raw line break or tab',
+    );
+    // A tab escaped inside a string is compact JSON; a tab as whitespace between tokens is not.
+    const escapedTab = JSON.stringify({ a: 'x\ty' });
+    const rawTab = '{"b":' + String.fromCharCode(9) + '1}';
+    await expect(enqueueEventBatchJson(sql, 'test', 'workline.test.v1', [escapedTab, rawTab], { key: 'k' })).rejects.toThrow('event 1');
+    expect(query).not.toHaveBeenCalled();
   });
 });

@@ -196,6 +196,9 @@ export async function enqueueEventBatchJson(
   options: EventBatchOptions,
 ): Promise<string[]> {
   if (!dataJson.length) return [];
+  // A raw line break or tab (pretty-printed JSON) would cut the line or its fields where the relay and the view split them.
+  const unsplittable = dataJson.findIndex((json) => json.includes(EVENT_SEPARATOR) || json.includes(FIELD_SEPARATOR));
+  if (unsplittable >= 0) throw new Error(`event ${unsplittable} of the batch is not compact JSON: it holds a raw line break or tab`);
   const occurredAt = new Date().toISOString();
   const type = JSON.stringify(topic);
   const ids = new Array<string>(dataJson.length);
