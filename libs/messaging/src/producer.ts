@@ -91,8 +91,9 @@ export function recordSize(message: Message): number {
   // No array per header or per message (a QC-heavy import sizes half a million messages).
   for (const name in headers) {
     const value = headers[name];
-    if (!Array.isArray(value)) size += 10 + Buffer.byteLength(name) + bytes(value as string | Buffer | undefined);
-    else for (const v of value) size += 10 + Buffer.byteLength(name) + bytes(v as string | Buffer | undefined);
+    const perValue = 10 + Buffer.byteLength(name);
+    if (!Array.isArray(value)) size += perValue + bytes(value as string | Buffer | undefined);
+    else for (const v of value) size += perValue + bytes(v as string | Buffer | undefined);
   }
   return size;
 }
