@@ -8,10 +8,27 @@
  * Two shapes: a QC event as the outbox relay sends it (about 1.1 KB of JSON, eight headers) and an RPC request
  * as the gateway sends it (about 600 bytes, four headers). Each is encoded in batches of 500 records (the
  * relay's batch), the CRC taken over the batch's bytes as the record batch does.
+ * Then whole produce requests as the connection writes them (framed): a full record batch of QC events (1,000,
+ * about 1.1 MB) through kafkajs's produce request and framing (with the record encoder above, as before
+ * kafkajs-produce-request.ts) against produceRequest and frameRequest.
  * Settings: BENCH_ENCODING_BATCHES (default 400) batches per measure, after 50 of warm-up.
  */
 import { cloudEventHeaders, Topic } from '@workline/contracts';
-import { crc32c, encodeRecord, kafkajsCrc32c, type KafkaRecordInput, kafkajsRecord } from '@workline/messaging';
+import {
+  crc32c,
+  encodeRecord,
+  frameRequest,
+  type FramingInput,
+  kafkajsCrc32c,
+  kafkajsProduceRequest,
+  type KafkaRecordInput,
+  kafkajsRecord,
+  produceRequest,
+  type ProduceRequestInput,
+} from '@workline/messaging';
+import fs from 'node:fs';
+import Module from 'node:module';
+import path from 'node:path';
 
 const BATCHES = Number(process.env.BENCH_ENCODING_BATCHES ?? 400);
 const BATCH = 500;
@@ -76,3 +93,53 @@ for (const shape of shapes) {
   const ours = measure(messages, encodeRecord, crc32c);
   console.log(`| ${shape.name} | ${kafkajs.toFixed(2)} | ${ours.toFixed(2)} | ${(ours / kafkajs).toFixed(2)} |`);
 }
+
+/** kafkajs's own framing: libs/messaging placed frameRequest in the module cache in its stead, so it is compiled afresh here. */
+function kafkajsFraming(): (input: FramingInput) => Promise<{ buf: Buffer; offset: number }> {
+  const file = require.resolve('kafkajs/src/protocol/request');
+  const fresh = new Module(file) as Module & { _compile(source: string, file: string): void };
+  fresh.filename = file;
+  fresh.paths = [path.join(path.dirname(file), 'node_modules'), ...(module.paths ?? [])];
+  fresh._compile(fs.readFileSync(file, 'utf8'), file);
+  return fresh.exports;
+}
+
+type Produce = (input: ProduceRequestInput) => FramingInput['request'];
+type Frame = (input: FramingInput) => Promise<{ buf: Buffer; offset: number }>;
+
+/** CPU µs per record of building and framing `requests` produce requests of `input`. */
+async function measureRequests(
+  input: ProduceRequestInput,
+  records: number,
+  requests: number,
+  produce: Produce,
+  frame: Frame,
+): Promise<number> {
+  const once = () => frame({ correlationId: 1, clientId: 'workline-performance-3f2a9c', request: produce(input) });
+  for (let i = 0; i < 20; i++) await once();
+  const start = process.cpuUsage();
+  for (let i = 0; i < requests; i++) await once();
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / (requests * records);
+}
+
+void (async () => {
+  const REQUEST_RECORDS = 1_000;
+  const requests = Math.max(20, Math.round((BATCHES * BATCH) / REQUEST_RECORDS));
+  const messages = Array.from({ length: REQUEST_RECORDS }, (_, index) => shapes[0].record(index));
+  const input: ProduceRequestInput = {
+    acks: -1,
+    timeout: 30_000,
+    producerId: 4_711,
+    producerEpoch: 0,
+    topicData: [{ topic: Topic.QualityReviewForQc, partitions: [{ partition: 0, firstSequence: 0, messages }] }],
+  };
+  console.log(`\n== Produce requests, framed: ${requests} requests of ${REQUEST_RECORDS} QC events per measure`);
+  console.log('| request | kafkajs 2.2.4 request and framing (µs CPU per record) | libs/messaging (µs CPU per record) | ÷ |');
+  console.log('|---|---:|---:|---:|');
+  const kafkajs = await measureRequests(input, REQUEST_RECORDS, requests, kafkajsProduceRequest as Produce, kafkajsFraming());
+  const ours = await measureRequests(input, REQUEST_RECORDS, requests, produceRequest as Produce, frameRequest);
+  console.log(
+    `| ${REQUEST_RECORDS} QC events, one partition | ${kafkajs.toFixed(2)} | ${ours.toFixed(2)} | ${(ours / kafkajs).toFixed(2)} |`,
+  );
+})();

@@ -11,3 +11,5 @@ export * from './kafka.module';
 export * from './rpc-error.filter';
 export { RpcHeader, type RpcReply } from './rpc.protocol';
 export { crc32c, encodeRecord, kafkajsCrc32c, kafkajsRecord, type KafkaRecordInput } from './kafkajs-record-encoder';
+export { kafkajsProduceRequest, produceRequest, type ProduceRequestInput } from './kafkajs-produce-request';
+export { frameRequest, type FramingInput } from './kafkajs-request-framing';

@@ -1,11 +1,14 @@
-// Before kafkajs loads: its producers take the linear partition grouping when they load.
+// Before kafkajs loads: its producers take the linear partition grouping, its connections the one-buffer
+// request framing, when they load.
 import './kafkajs-partition-grouping';
+import './kafkajs-request-framing';
 import { Logger } from '@nestjs/common';
 import { type ISocketFactory, Kafka, logLevel, type LogEntry } from 'kafkajs';
 // Before any client exists: every kafkajs connection of the app gets the fixed request queue, and every
-// produce request the one-buffer record encoder.
+// produce request the one-buffer encoding.
 import './kafkajs-request-queue';
 import './kafkajs-record-encoder';
+import './kafkajs-produce-request';
 
 /** What an app needs to talk to Kafka. One consumer group per app; a unique client id per instance. */
 export interface KafkaSettings {

@@ -16,7 +16,7 @@
  * registry is its own), kafkajs keeps its own grouping: the same result, at its cost.
  */
 import type { Message, PartitionerArgs, PartitionMetadata } from 'kafkajs';
-import Module from 'node:module';
+import { installBeforeLoad } from './kafkajs-modules';
 
 /** What sendMessages hands kafkajs's grouping. */
 interface GroupingInput {
@@ -54,15 +54,4 @@ const sameKey = (a: unknown, b: unknown): boolean => a === b || (Buffer.isBuffer
 const GROUPING_MODULE = require.resolve('kafkajs/src/producer/groupMessagesPerPartition');
 const SEND_MESSAGES_MODULE = require.resolve('kafkajs/src/producer/sendMessages');
 
-/** Places groupMessagesPerPartition in Node's module cache for sendMessages to take, unless kafkajs is loaded already. */
-function install(): void {
-  const cache = require.cache as Record<string, NodeModule | undefined>;
-  if (cache[SEND_MESSAGES_MODULE]) return;
-  const replacement = new Module(GROUPING_MODULE);
-  replacement.filename = GROUPING_MODULE;
-  replacement.loaded = true;
-  replacement.exports = groupMessagesPerPartition;
-  cache[GROUPING_MODULE] = replacement;
-}
-
-install();
+installBeforeLoad(GROUPING_MODULE, groupMessagesPerPartition, SEND_MESSAGES_MODULE);

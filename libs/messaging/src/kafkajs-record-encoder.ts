@@ -16,6 +16,8 @@
  * records took one buffer); crc32c reads eight bytes a step from eight tables, the same checksum.
  */
 
+import { replaceExport } from './kafkajs-modules';
+
 /** A record as kafkajs's produce request hands it to the encoder. */
 export interface KafkaRecordInput {
   offsetDelta?: number;
@@ -26,7 +28,7 @@ export interface KafkaRecordInput {
 }
 
 /** The part of kafkajs's Encoder the record batch reads: the bytes (`buf`, up to `offset`). */
-interface EncoderLike {
+export interface EncoderLike {
   buf: Buffer;
   offset: number;
 }
@@ -93,47 +95,88 @@ function writeBytes(buf: Buffer, offset: number, bytes: Buffer | string | null |
   return offset + length;
 }
 
-/** One record in kafkajs's v0 record format (Length, Attributes, deltas, key, value, headers). */
-export function encodeRecord(record: KafkaRecordInput): EncoderLike {
+/** What writing a record needs to know first: its sizes, measured once. */
+export interface RecordLayout {
+  /** Bytes of the whole record, its length varint included. */
+  size: number;
+  bodySize: number;
+  offsetDelta: number;
+  timestampDelta: number;
+  keyLength: number;
+  valueLength: number;
+  headerNames: string[];
+  /** Per header: its name's byte length, then its value's. */
+  headerLengths: number[];
+}
+
+/**
+ * Measures a record in kafkajs's v0 record format; undefined for a shape left to kafkajs's own encoder (a
+ * header with several values or a null one, a number as a value, a delta beyond int32).
+ */
+export function measureRecord(record: KafkaRecordInput): RecordLayout | undefined {
   const { offsetDelta = 0, timestampDelta = 0, key, value, headers = {} } = record;
   const keyLength = byteLengthOf(key);
   const valueLength = byteLengthOf(value);
-  if (!isInt32(offsetDelta) || !isInt32(timestampDelta) || keyLength === undefined || valueLength === undefined) {
-    return kafkajsRecord(record);
-  }
-  const names = Object.keys(headers);
-  const lengths = new Array<number>(names.length * 2);
-  let headersSize = varintSize(names.length);
-  for (let i = 0; i < names.length; i++) {
-    const headerValue = headers[names[i]];
+  if (!isInt32(offsetDelta) || !isInt32(timestampDelta) || keyLength === undefined || valueLength === undefined) return undefined;
+  const headerNames = Object.keys(headers);
+  const headerLengths = new Array<number>(headerNames.length * 2);
+  let headersSize = varintSize(headerNames.length);
+  for (let i = 0; i < headerNames.length; i++) {
+    const headerValue = headers[headerNames[i]];
     // A null header value is written by kafkajs's own encoder (it measures its length first, and fails).
-    if (typeof headerValue !== 'string' && !Buffer.isBuffer(headerValue)) return kafkajsRecord(record);
-    const nameLength = Buffer.byteLength(names[i], 'utf8');
+    if (typeof headerValue !== 'string' && !Buffer.isBuffer(headerValue)) return undefined;
+    const nameLength = Buffer.byteLength(headerNames[i], 'utf8');
     const headerValueLength = byteLengthOf(headerValue) as number;
-    lengths[2 * i] = nameLength;
-    lengths[2 * i + 1] = headerValueLength;
+    headerLengths[2 * i] = nameLength;
+    headerLengths[2 * i + 1] = headerValueLength;
     headersSize += sizeWithLength(nameLength) + sizeWithLength(headerValueLength);
   }
   const bodySize =
     1 + varintSize(timestampDelta) + varintSize(offsetDelta) + sizeWithLength(keyLength) + sizeWithLength(valueLength) + headersSize;
-  const size = varintSize(bodySize) + bodySize;
-  const buf = Buffer.allocUnsafe(size);
-  let offset = writeVarint(buf, 0, bodySize);
+  return {
+    size: varintSize(bodySize) + bodySize,
+    bodySize,
+    offsetDelta,
+    timestampDelta,
+    keyLength,
+    valueLength,
+    headerNames,
+    headerLengths,
+  };
+}
+
+/** Writes a measured record at `offset` of `buf` (which has room for layout.size bytes); returns the offset after it. */
+export function writeRecord(buf: Buffer, offset: number, record: KafkaRecordInput, layout: RecordLayout): number {
+  offset = writeVarint(buf, offset, layout.bodySize);
   buf[offset++] = 0; // attributes: none used
-  offset = writeVarint(buf, offset, timestampDelta);
-  offset = writeVarint(buf, offset, offsetDelta);
-  offset = writeBytes(buf, offset, key, keyLength);
-  offset = writeBytes(buf, offset, value, valueLength);
-  offset = writeVarint(buf, offset, names.length);
-  for (let i = 0; i < names.length; i++) {
-    offset = writeBytes(buf, offset, names[i], lengths[2 * i]);
-    offset = writeBytes(buf, offset, headers[names[i]] as Buffer | string, lengths[2 * i + 1]);
+  offset = writeVarint(buf, offset, layout.timestampDelta);
+  offset = writeVarint(buf, offset, layout.offsetDelta);
+  offset = writeBytes(buf, offset, record.key, layout.keyLength);
+  offset = writeBytes(buf, offset, record.value, layout.valueLength);
+  const { headerNames, headerLengths } = layout;
+  const headers = record.headers as Record<string, Buffer | string>;
+  offset = writeVarint(buf, offset, headerNames.length);
+  for (let i = 0; i < headerNames.length; i++) {
+    offset = writeBytes(buf, offset, headerNames[i], headerLengths[2 * i]);
+    offset = writeBytes(buf, offset, headers[headerNames[i]], headerLengths[2 * i + 1]);
   }
-  // An Encoder of kafkajs's class (the record batch checks its `buf`), without the buffer its constructor allocates.
+  return offset;
+}
+
+/** An Encoder of kafkajs's class over `buf` (kafkajs checks an encoder's `buf`), without the buffer its constructor allocates. */
+export function encoderOver(buf: Buffer, offset: number): EncoderLike {
   const encoder = Object.create(kafkajsEncoder.prototype) as EncoderLike;
   encoder.buf = buf;
   encoder.offset = offset;
   return encoder;
+}
+
+/** One record in kafkajs's v0 record format (Length, Attributes, deltas, key, value, headers). */
+export function encodeRecord(record: KafkaRecordInput): EncoderLike {
+  const layout = measureRecord(record);
+  if (!layout) return kafkajsRecord(record);
+  const buf = Buffer.allocUnsafe(layout.size);
+  return encoderOver(buf, writeRecord(buf, 0, record, layout));
 }
 
 /** CRC-32C (Castagnoli, reflected polynomial 0x82f63b78): table k maps a byte k positions before the end. */
@@ -169,17 +212,6 @@ export function crc32c(bytes: Buffer): number {
   }
   for (; i < bytes.length; i++) crc = t[(crc ^ bytes[i]) & 0xff] ^ (crc >>> 8);
   return ~crc >>> 0;
-}
-
-/** Replaces a kafkajs module's export; `users` are the modules that take it when they load, which must not have yet. */
-function replaceExport(module: string, replacement: unknown, users: string[]): void {
-  const cached = require.cache[module];
-  if (!cached) throw new Error(`kafkajs module ${module} is not loaded`);
-  // A module that took the export already would keep kafkajs's own, silently.
-  if (users.some((user) => require.cache[user])) {
-    throw new Error(`kafkajs encoding was loaded before ${module} could be replaced (import @workline/messaging first)`);
-  }
-  cached.exports = replacement;
 }
 
 replaceExport(RECORD_MODULE, encodeRecord, [PRODUCE_REQUEST_MODULE]);
