@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
 import { root } from './deps';
-import { fail, ok, step } from './log';
+import { fail, ok, step, warn } from './log';
 import { startEmbeddedPostgres } from './embedded-postgres';
 import { clusterRunning } from './pg-cluster';
 import { runCollecting, waitFor } from './process';
@@ -84,6 +84,24 @@ export function postgresSource({
   return mode === 'fallback' ? 'embedded' : 'missing';
 }
 
+/**
+ * TOAST compresses values over 2 KB, the outbox's batch rows (a CSV import's QC events, about 1 MB each) above
+ * all; lz4 does it in a sixth of pglz's CPU, at about the same size (docs/operations.md, "PostgreSQL's TOAST
+ * compression"). A setting of the database, so every session of the apps takes it; left alone where the server
+ * was built without lz4 (the embedded PostgreSQL) or the database is not ours to alter.
+ */
+async function preferLz4(client: Client, database: string): Promise<void> {
+  const { rows } = await client.query<{ lz4: boolean }>(
+    `select 'lz4' = any(enumvals) as lz4 from pg_settings where name = 'default_toast_compression'`,
+  );
+  if (!rows[0]?.lz4) return;
+  try {
+    await client.query(`alter database "${database}" set default_toast_compression = 'lz4'`);
+  } catch (error) {
+    warn(`could not set lz4 as ${database}'s TOAST compression (${(error as Error).message}); it keeps the server's default`);
+  }
+}
+
 async function createDatabase(url: string, { fresh }: { fresh: boolean }): Promise<void> {
   const database = new URL(url).pathname.replace(/^\//, '');
   const client = new Client({ connectionString: maintenanceUrl(url) });
@@ -96,6 +114,7 @@ async function createDatabase(url: string, { fresh }: { fresh: boolean }): Promi
     if (exists.rowCount === 0) {
       await client.query(`create database "${database}"`);
     }
+    await preferLz4(client, database);
   } finally {
     await client.end();
   }

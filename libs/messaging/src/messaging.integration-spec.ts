@@ -313,6 +313,17 @@ describe('Kafka plumbing: outbox relay, inbox dedupe, dead letters (real Kafka a
     expect(listed.every((row) => row.published)).toBe(true);
   });
 
+  it("compresses a batch row's events with lz4 where the server offers it (the stack sets it on the database), else pglz", async () => {
+    const [{ offered }] = await prisma.$queryRaw<{ offered: boolean }[]>`
+      select 'lz4' = any(enumvals) as offered from pg_settings where name = 'default_toast_compression'`;
+    const data = Array.from({ length: 2_000 }, (_, n) => ({ n, worker_id: `worker-${n}@example.com`, review_score: 0.25 }));
+    await relayDb.transaction((sql) => enqueueEventBatch(sql, SOURCE, LIMITED_TOPIC, data, { key: 'compressed' }));
+    const [{ method }] = await prisma.$queryRaw<{ method: string | null }[]>`
+      select pg_column_compression(events) as method from messaging_outbox where source = ${SOURCE} and key = 'compressed'`;
+    expect(method).toBe(offered ? 'lz4' : 'pglz');
+    await relayAll();
+  });
+
   it('dead-letters an event of a batch row larger than its topic allows as a row of its own, and sends the others', async () => {
     await relayAll();
     const [before, oversized, after] = await relayDb.transaction((sql) =>
