@@ -78,11 +78,13 @@ const Long = require('kafkajs/src/utils/long') as { fromValue(value: unknown): L
 const NO_COMPRESSION = 0;
 const MAGIC_BYTE = 2;
 const TRANSACTIONAL_ATTRIBUTE = 16;
+/** A record set's FirstOffset and Length: the batch's Length counts the bytes after them. */
+const RECORD_SET_PREFIX_BYTES = 8 + 4;
 /**
- * A record set before its records: FirstOffset, Length, PartitionLeaderEpoch, Magic, CRC, Attributes, LastOffsetDelta,
+ * A record set before its records: the prefix, then PartitionLeaderEpoch, Magic, CRC, Attributes, LastOffsetDelta,
  * FirstTimestamp, MaxTimestamp, ProducerId, ProducerEpoch, FirstSequence, the record count.
  */
-const RECORD_BATCH_HEADER_BYTES = 8 + 4 + 4 + 1 + 4 + 2 + 4 + 8 + 8 + 8 + 2 + 4 + 4;
+const RECORD_BATCH_HEADER_BYTES = RECORD_SET_PREFIX_BYTES + 4 + 1 + 4 + 2 + 4 + 8 + 8 + 8 + 2 + 4 + 4;
 
 function writeInt64(buf: Buffer, offset: number, value: LongLike | number | string): number {
   const long = Long.fromValue(value);
@@ -154,9 +156,9 @@ export function encodeProduceRequest(input: ProduceRequestInput): RoomyEncoder |
     offset = room.writeInt32BE(partitions.length, offset);
     for (let p = 0; p < partitions.length; p++) {
       const { partition, firstSequence = 0, messages } = partitions[p];
-      const batchLength = RECORD_BATCH_HEADER_BYTES - 12 + recordBytes[t][p];
+      const batchLength = RECORD_BATCH_HEADER_BYTES - RECORD_SET_PREFIX_BYTES + recordBytes[t][p];
       offset = room.writeInt32BE(partition, offset);
-      offset = room.writeInt32BE(batchLength + 12, offset); // the record set: FirstOffset, Length, the batch
+      offset = room.writeInt32BE(RECORD_SET_PREFIX_BYTES + batchLength, offset); // the record set's size
       offset = writeInt64(room, offset, 0); // FirstOffset
       offset = room.writeInt32BE(batchLength, offset);
       offset = room.writeInt32BE(0, offset); // PartitionLeaderEpoch
