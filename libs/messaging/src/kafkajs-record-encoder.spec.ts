@@ -28,6 +28,13 @@ describe('encodeRecord (kafkajs record format in one buffer)', () => {
     ['a value over 16 KB (three-byte length varints)', event('x'.repeat(20_000))],
     ['a value over 2 MB (four-byte length varints)', event('y'.repeat(2_200_000))],
     ['non-ASCII text in key, value and headers', { ...event('{"name":"Zoë ✓ 𝄞"}', 'clé-ü'), headers: { ключ: 'значение ✓' } }],
+    // Strings up to 64 characters are measured and written in JS when ASCII: both sides of that line, and strings that are not.
+    [
+      'ASCII strings of 64 and 65 characters',
+      { key: 'k'.repeat(64), value: 'v'.repeat(65), headers: { ['n'.repeat(64)]: 'h'.repeat(65) } },
+    ],
+    ['short strings ending in a non-ASCII character', { key: `${'k'.repeat(63)}é`, value: '✓', headers: { ['n'.repeat(10) + 'ü']: 'a𝄞' } }],
+    ['a lone surrogate in a short string', { key: 'k\ud800', value: '\udfff', headers: { h: 'x\ud83dy' } }],
     ['no key', event('{}', null)],
     ['an undefined key and value', { offsetDelta: 0, timestampDelta: 0 }],
     ['an empty value and an empty header value', { key: '', value: '', headers: { empty: '' } }],

@@ -77,10 +77,24 @@ function writeVarint(buf: Buffer, offset: number, value: number): number {
   return offset;
 }
 
+/**
+ * Strings up to this many characters are measured and written by a loop here: a record has sixteen of them
+ * (header names, ids, times), and for those a call into Buffer's native UTF-8 code cost more than the bytes
+ * (docs/benchmarks.md, "Short strings of a record").
+ */
+const SHORT_STRING = 64;
+
+/** UTF-8 byte length of a string; a short one is measured here (its length when it is ASCII). */
+function utf8Length(text: string): number {
+  if (text.length > SHORT_STRING) return Buffer.byteLength(text, 'utf8');
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) >= 0x80) return Buffer.byteLength(text, 'utf8');
+  return text.length;
+}
+
 /** Byte length of a key, value or header value: -1 for none (null), undefined when not a shape handled here. */
 function byteLengthOf(bytes: unknown): number | undefined {
   if (bytes === null || bytes === undefined) return -1;
-  if (typeof bytes === 'string') return Buffer.byteLength(bytes, 'utf8');
+  if (typeof bytes === 'string') return utf8Length(bytes);
   if (Buffer.isBuffer(bytes)) return bytes.length;
   return undefined;
 }
@@ -90,8 +104,10 @@ const sizeWithLength = (length: number): number => varintSize(length) + (length 
 function writeBytes(buf: Buffer, offset: number, bytes: Buffer | string | null | undefined, length: number): number {
   offset = writeVarint(buf, offset, length);
   if (length <= 0 || bytes === null || bytes === undefined) return offset;
-  if (typeof bytes === 'string') buf.write(bytes, offset, length, 'utf8');
-  else bytes.copy(buf, offset);
+  if (typeof bytes !== 'string') bytes.copy(buf, offset);
+  // As many bytes as characters: ASCII, one byte each.
+  else if (length === bytes.length && length <= SHORT_STRING) for (let i = 0; i < length; i++) buf[offset + i] = bytes.charCodeAt(i);
+  else buf.write(bytes, offset, length, 'utf8');
   return offset + length;
 }
 
@@ -125,7 +141,7 @@ export function measureRecord(record: KafkaRecordInput): RecordLayout | undefine
     const headerValue = headers[headerNames[i]];
     // A null header value is written by kafkajs's own encoder (it measures its length first, and fails).
     if (typeof headerValue !== 'string' && !Buffer.isBuffer(headerValue)) return undefined;
-    const nameLength = Buffer.byteLength(headerNames[i], 'utf8');
+    const nameLength = utf8Length(headerNames[i]);
     const headerValueLength = byteLengthOf(headerValue) as number;
     headerLengths[2 * i] = nameLength;
     headerLengths[2 * i + 1] = headerValueLength;
