@@ -238,6 +238,11 @@ async function main(): Promise<void> {
       'api key',
     );
     const withoutQc = await importFile(quietWs.id, quietKey.key, 'QC off');
+    // The first import runs on a stack just started (CSV_ONLY): the broker's JIT compilers were then as busy as
+    // its request handlers (a JFR recording, docs/benchmarks.md "A warm broker"). The same import again, into a
+    // new workstream with the default QC settings, shows what a stack that has been running does.
+    const warmWs = await newWorkstream(stack.gatewayUrl, 'Bench QC, warm');
+    const warmQc = await importFile(warmWs.workstreamId, warmWs.key, 'default QC settings, again (warm stack)');
 
     console.log('\n== summary');
     if (gateway && baseline) {
@@ -249,13 +254,13 @@ async function main(): Promise<void> {
     console.log(
       `CSV baselines on the same file (${CSV_ROWS} rows, ${(bytes / 1e6).toFixed(0)} MB): csv-parse alone ${Math.round(parsed.rows / parsed.seconds)} rows/s; psql COPY ${Math.round(CSV_ROWS / copied.seconds)} rows/s`,
     );
-    for (const f of [withQc, withoutQc]) {
+    for (const f of [withQc, withoutQc, warmQc]) {
       console.log(
         `CSV import, ${f.import}: ${f.import_rows_per_second} rows/s (${f.import_seconds.toFixed(1)} s, ${f.qc_events} QC events, relayed ${f.relay_tail_seconds.toFixed(1)} s after), ` +
           `performance service ${f.performance_cpu_ms_per_row} ms CPU per row and ${f.performance_sql_statements_per_1000_rows} SQL statements per 1,000 rows (import and relay), peak RSS ${f.performance_peak_rss_mb} MB; load ${f.load_average_at_start}; CPU ms per 1,000 rows (import and relay): ${f.stack_cpu_ms_per_1000_rows}`,
       );
     }
-    if ((gateway && gateway.lost !== 0) || [withQc, withoutQc].some((f) => f.state !== 'completed' || f.rows_in_db !== CSV_ROWS))
+    if ((gateway && gateway.lost !== 0) || [withQc, withoutQc, warmQc].some((f) => f.state !== 'completed' || f.rows_in_db !== CSV_ROWS))
       process.exitCode = 1;
   } finally {
     await db.end();
