@@ -84,7 +84,7 @@ export class KafkaRpcClient implements OnModuleInit, OnApplicationShutdown {
         for (const message of batch.messages) this.settle(message);
       },
     });
-    await Promise.race([ready, new Promise((r) => setTimeout(r, 15_000))]);
+    await settledWithin(ready, 15_000);
   }
 
   /**
