@@ -1,14 +1,5 @@
 import type { DbPool, Sql, Statement } from '@workline/db';
-import {
-  batchRowsOf,
-  compactJsonbText,
-  compactPayload,
-  enqueueEventBatchJson,
-  OutboxRelay,
-  type OutboxRow,
-  RELAY_READ,
-  withTimeout,
-} from './outbox';
+import { batchRowsOf, compactJsonbText, compactPayload, enqueueEventBatchJson, OutboxRelay, type OutboxRow, RELAY_READ } from './outbox';
 import type { KafkaProducer } from './producer';
 
 describe('compactJsonbText', () => {
@@ -132,25 +123,5 @@ describe('enqueueEventBatchJson', () => {
     const rawTab = '{"b":' + String.fromCharCode(9) + '1}';
     await expect(enqueueEventBatchJson(sql, 'test', 'workline.test.v1', [escapedTab, rawTab], { key: 'k' })).rejects.toThrow('event 1');
     expect(query).not.toHaveBeenCalled();
-  });
-});
-
-describe('withTimeout', () => {
-  afterEach(() => jest.useRealTimers());
-
-  it('settles as its promise does and leaves no timer behind', async () => {
-    jest.useFakeTimers();
-    await expect(withTimeout(Promise.resolve(7), 20_000, 'publishing to t')).resolves.toBe(7);
-    await expect(withTimeout(Promise.reject(new Error('broker gone')), 20_000, 'publishing to t')).rejects.toThrow('broker gone');
-    expect(jest.getTimerCount()).toBe(0);
-  });
-
-  it('rejects, naming what took too long, once the time has passed', async () => {
-    jest.useFakeTimers();
-    const outcome = expect(withTimeout(new Promise(() => undefined), 20_000, 'publishing to t')).rejects.toThrow(
-      'publishing to t took over 20000 ms',
-    );
-    jest.advanceTimersByTime(20_000);
-    await outcome;
   });
 });

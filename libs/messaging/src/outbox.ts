@@ -2,7 +2,7 @@ import { type BeforeApplicationShutdown, Injectable, Logger, type OnApplicationB
 import { cloudEventHeaders, errorMessage, type EventEnvelope } from '@workline/contracts';
 import { DbPool, PollWait, type Prisma, type Sql, statement, timeOrderedUuid } from '@workline/db';
 import { type AppMetrics, withRequestIdHeader } from '@workline/observability';
-import { type KafkaProducer, MessageTooLargeError, type OutgoingMessage } from './producer';
+import { type KafkaProducer, MessageTooLargeError, type OutgoingMessage, withTimeout } from './producer';
 import { PRUNE_CHUNK, pruneAll } from './prune';
 
 export type Tx = Prisma.TransactionClient;
@@ -273,24 +273,6 @@ interface RelayedEvent {
 
 /** Longest final flush of the outbox at shutdown; what is left is relayed by another instance or the next start. */
 const FLUSH_MS = 10_000;
-
-/**
- * `promise`, or a rejection naming `what` once `ms` have passed. The timer ends with the promise: a relay
- * publishing hundreds of times a second would otherwise keep as many 20 s timers (and what they hold) alive.
- */
-export async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      promise,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`${what} took over ${ms} ms`)), ms);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /**
  * The relay's read, in the transaction that publishes the rows: the source's advisory lock (taken once,

@@ -267,12 +267,7 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
         await this.starting?.catch(() => undefined);
         if (this.consumer && !this.joined) await this.joinedOnce;
       })();
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        joinEnded,
-        new Promise((r) => (timer = setTimeout(r, Math.min(10_000, consumerTimeouts(this.options.settings).sessionTimeout)))),
-      ]);
-      clearTimeout(timer);
+      await settledWithin(joinEnded, Math.min(10_000, consumerTimeouts(this.options.settings).sessionTimeout));
       // Each stage is bounded (their sum stays under the app's 60 s shutdown limit): a kafkajs client that lived
       // through a broker restart may never settle a disconnect or a flush (docs/operations.md, "Fault tests").
       // Giving up is safe: an event's offset is committed only after its handler finished, so what did not
