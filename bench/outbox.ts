@@ -11,10 +11,25 @@
  * written in one transaction, then read, prepared and marked published in another, as the relay does.
  * Node's CPU from process.cpuUsage, the backend's from /proc (so PostgreSQL must run on this machine).
  * Settings: BENCH_OUTBOX_BATCHES (default 40) batches per measure.
+ *
+ * Then a CSV import's QC events as batch rows (enqueueEventBatchJson): 1,040 events a batch (a 2,000-row
+ * import batch), written in one transaction, then relayed 500 events a pass (RELAY_READ, each row's lines split
+ * as the relay splits them, every value copied into one buffer as a produce request would be, RELAY_MARK), in
+ * libs/messaging's rows of at most BATCH_ROW_MAX_CHARS and in one row a batch (the form before 2026-11-29), with
+ * the app's minor page faults per event beside its CPU.
  */
 import { cloudEventHeaders, Topic } from '@workline/contracts';
 import { DbPool, type Sql, statement } from '@workline/db';
-import { compactJsonbText, compactPayload, enqueueEvents, type OutboxRow, RELAY_MARK, RELAY_READ } from '@workline/messaging';
+import {
+  BATCH_ROW_MAX_CHARS,
+  compactJsonbText,
+  compactPayload,
+  enqueueEventBatchJson,
+  enqueueEvents,
+  type OutboxRow,
+  RELAY_MARK,
+  RELAY_READ,
+} from '@workline/messaging';
 import { randomUUID } from 'node:crypto';
 import { ensurePostgres, startMigrations } from '../tools/stack/postgres';
 import { profiles } from '../tools/stack/profiles';
@@ -137,6 +152,44 @@ const forms: Record<'before' | 'after', { write: (sql: Sql, batch: number) => Pr
   },
 };
 
+/** The QC events of one 2,000-row import batch, as the import hands them over: each event's data as JSON text. */
+const IMPORT_BATCH_EVENTS = 1_040;
+const importBatchData = (batch: number) =>
+  Array.from({ length: IMPORT_BATCH_EVENTS }, (_, i) => JSON.stringify(qcEventData(batch * IMPORT_BATCH_EVENTS + i)));
+
+/** The form before 2026-11-29: a batch's events as one row, whatever its length (libs/messaging's line format). */
+const WRITE_ONE_ROW = statement(
+  'bench_outbox_write_one_row',
+  `insert into messaging_outbox (id, source, topic, key, headers, events, event_count) values ($1, $2, $3, $4, $5::jsonb, $6, $7)`,
+);
+
+const batchForms: Record<'oneRow' | 'bounded', (sql: Sql, batch: number) => Promise<void>> = {
+  oneRow: async (sql, batch) => {
+    const occurredAt = new Date().toISOString();
+    const type = JSON.stringify(Topic.QualityReviewForQc);
+    const lines = importBatchData(batch).map((data) => {
+      const id = randomUUID();
+      return `${id}\t${occurredAt}\t{"id":"${id}","type":${type},"occurred_at":"${occurredAt}","data":${data}}`;
+    });
+    await sql.query(WRITE_ONE_ROW, [randomUUID(), SOURCE, Topic.QualityReviewForQc, 'ws-bench-0001', null, lines.join('\n'), lines.length]);
+  },
+  bounded: async (sql, batch) => {
+    await enqueueEventBatchJson(sql, SOURCE, Topic.QualityReviewForQc, importBatchData(batch), { key: 'ws-bench-0001' });
+  },
+};
+
+/** One relay pass over batch rows: the events' values copied into one buffer, as a produce request holds them. */
+async function relayBatchRows(sql: Sql): Promise<number> {
+  const rows = await sql.query<ReadRow>(RELAY_READ, [`outbox:${SOURCE}`, SOURCE, BATCH]);
+  const values: string[] = [];
+  for (const row of rows)
+    for (const line of (row.events as string).split('\n')) values.push(line.slice(line.indexOf('\t', line.indexOf('\t') + 1) + 1));
+  const request = Buffer.allocUnsafe(values.reduce((bytes, value) => bytes + Buffer.byteLength(value), 0));
+  values.reduce((offset, value) => offset + request.write(value, offset), 0);
+  await sql.query(RELAY_MARK, [rows.map((row) => row.seq), rows.map(() => null)]);
+  return values.length;
+}
+
 async function main(): Promise<void> {
   const url = profiles.bench.databaseUrl;
   const { stop } = await ensurePostgres(url);
@@ -177,6 +230,45 @@ async function main(): Promise<void> {
   console.log('|---|---:|---:|');
   console.log(`| the app: write, read, the Kafka message | ${range(figures.before.node)} | ${range(figures.after.node)} |`);
   console.log(`| PostgreSQL backend: insert, read, mark, commits | ${range(figures.before.postgres)} | ${range(figures.after.postgres)} |`);
+
+  const batchFigures: Record<'oneRow' | 'bounded', { node: number[]; postgres: number[]; faults: number[] }> = {
+    oneRow: { node: [], postgres: [], faults: [] },
+    bounded: { node: [], postgres: [], faults: [] },
+  };
+  const importBatches = Math.ceil((BATCHES * BATCH) / IMPORT_BATCH_EVENTS);
+  for (let round = 0; round < 4; round++) {
+    for (const form of ['oneRow', 'bounded'] as const) {
+      const node = process.cpuUsage();
+      const faults = process.resourceUsage().minorPageFault;
+      const backend = processCpuMs(pid);
+      for (let batch = 0; batch < importBatches; batch++) {
+        await db.transaction((sql) => batchForms[form](sql, batch));
+        let relayed = 0;
+        for (let pass; (pass = await db.transaction(relayBatchRows)) > 0;) relayed += pass;
+        if (relayed !== IMPORT_BATCH_EVENTS)
+          throw new Error(`the relay read ${relayed} events of a batch row, expected ${IMPORT_BATCH_EVENTS}`);
+      }
+      const used = process.cpuUsage(node);
+      const events = importBatches * IMPORT_BATCH_EVENTS;
+      batchFigures[form].node.push((used.user + used.system) / events);
+      batchFigures[form].faults.push(((process.resourceUsage().minorPageFault - faults) * 1000) / events);
+      batchFigures[form].postgres.push(((processCpuMs(pid) - backend) * 1000) / events);
+    }
+  }
+  console.log(
+    `\n== QC event batches: ${importBatches} batches of ${IMPORT_BATCH_EVENTS} events per measure, four rounds (µs of CPU per event)`,
+  );
+  console.log(`| | one row a batch (before 2026-11-29) | rows of at most ${BATCH_ROW_MAX_CHARS.toLocaleString('en-US')} characters |`);
+  console.log('|---|---:|---:|');
+  console.log(
+    `| the app: write, read, split, the request's bytes | ${range(batchFigures.oneRow.node)} | ${range(batchFigures.bounded.node)} |`,
+  );
+  console.log(
+    `| the app's minor page faults per 1,000 events | ${range(batchFigures.oneRow.faults)} | ${range(batchFigures.bounded.faults)} |`,
+  );
+  console.log(
+    `| PostgreSQL backend: insert, read, mark, commits | ${range(batchFigures.oneRow.postgres)} | ${range(batchFigures.bounded.postgres)} |`,
+  );
   await setup(`drop schema ${SCHEMA} cascade`);
   await db.end();
   await admin.end();

@@ -209,6 +209,7 @@ async function main(): Promise<void> {
         relay_tail_seconds: relayTailSeconds,
         performance_cpu_ms_per_row: Number((used.cpuMs / CSV_ROWS).toFixed(4)),
         performance_sql_statements_per_1000_rows: Number(((used.statements * 1000) / CSV_ROWS).toFixed(2)),
+        performance_minor_faults_per_1000_rows: Math.round((used.minorFaults * 1000) / CSV_ROWS),
         stack_cpu_ms_per_1000_rows: stackCpuPer1000Rows,
         performance_rss_mb_before: Math.round(rssBefore),
         performance_peak_rss_mb: Math.round(peakRss),
@@ -257,7 +258,7 @@ async function main(): Promise<void> {
     for (const f of [withQc, withoutQc, warmQc]) {
       console.log(
         `CSV import, ${f.import}: ${f.import_rows_per_second} rows/s (${f.import_seconds.toFixed(1)} s, ${f.qc_events} QC events, relayed ${f.relay_tail_seconds.toFixed(1)} s after), ` +
-          `performance service ${f.performance_cpu_ms_per_row} ms CPU per row and ${f.performance_sql_statements_per_1000_rows} SQL statements per 1,000 rows (import and relay), peak RSS ${f.performance_peak_rss_mb} MB; load ${f.load_average_at_start}; CPU ms per 1,000 rows (import and relay): ${f.stack_cpu_ms_per_1000_rows}`,
+          `performance service ${f.performance_cpu_ms_per_row} ms CPU per row and ${f.performance_sql_statements_per_1000_rows} SQL statements and ${f.performance_minor_faults_per_1000_rows} minor page faults per 1,000 rows (import and relay), peak RSS ${f.performance_peak_rss_mb} MB; load ${f.load_average_at_start}; CPU ms per 1,000 rows (import and relay): ${f.stack_cpu_ms_per_1000_rows}`,
       );
     }
     if ((gateway && gateway.lost !== 0) || [withQc, withoutQc, warmQc].some((f) => f.state !== 'completed' || f.rows_in_db !== CSV_ROWS))

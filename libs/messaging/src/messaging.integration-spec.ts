@@ -343,20 +343,25 @@ describe('Kafka plumbing: outbox relay, inbox dedupe, dead letters (real Kafka a
     expect(await relay.relayOnce()).toBe(0);
   });
 
-  it('cuts a batch of very large events into rows of at most BATCH_ROW_MAX_CHARS, and dead-letters each that cannot be sent', async () => {
+  it('cuts a batch into rows of at most BATCH_ROW_MAX_CHARS in one statement, a larger event alone, and dead-letters each event that cannot be sent', async () => {
     await relayAll();
-    const big = (n: number) => ({ n, pad: String(n).repeat(1_500_000) });
-    const ids = await relayDb.transaction((sql) =>
-      enqueueEventBatch(sql, SOURCE, LIMITED_TOPIC, [big(1), big(2), big(3)], { key: 'huge' }),
-    );
-    const rows = await prisma.$queryRaw<{ event_count: number; chars: number }[]>`
-      select event_count, length(events) as chars from messaging_outbox where source = ${SOURCE} and key = 'huge' and events is not null order by seq`;
-    expect(rows.map((row) => row.event_count)).toEqual([2, 1]);
-    expect(rows.every((row) => row.chars <= BATCH_ROW_MAX_CHARS)).toBe(true);
-    expect(await relay.relayOnce()).toBe(3);
-    const dead = await prisma.outboxEvent.findMany({ where: { id: { in: ids } }, select: { id: true, deadLetteredAt: true } });
-    expect(dead.map((row) => row.id).sort()).toEqual([...ids].sort());
-    expect(dead.every((row) => row.deadLetteredAt instanceof Date)).toBe(true);
+    // About a third of a row each: three share a row; the large one is a row of its own and too big for the topic.
+    const medium = (n: number) => ({ n, pad: String(n).repeat(Math.floor(BATCH_ROW_MAX_CHARS / 3) - 500) });
+    const large = (n: number) => ({ n, pad: String(n).repeat(1_500_000) });
+    const events = [medium(1), medium(2), medium(3), medium(4), large(5), medium(6)];
+    const ids = await relayDb.transaction((sql) => enqueueEventBatch(sql, SOURCE, LIMITED_TOPIC, events, { key: 'huge' }));
+    const rows = await prisma.$queryRaw<{ event_count: number; chars: number; created_at: Date }[]>`
+      select event_count, length(events) as chars, created_at from messaging_outbox
+      where source = ${SOURCE} and key = 'huge' and events is not null order by seq`;
+    expect(rows.map((row) => row.event_count)).toEqual([3, 1, 1, 1]);
+    expect(rows.filter((row) => row.event_count > 1).every((row) => row.chars <= BATCH_ROW_MAX_CHARS)).toBe(true);
+    expect(rows[2].chars).toBeGreaterThan(BATCH_ROW_MAX_CHARS);
+    expect(await relay.relayOnce()).toBe(6);
+    const sent = ids.filter((_, index) => index !== 4);
+    await eventually(() => sent.every((id) => limitedReceived.includes(id)) || undefined, { what: 'the five medium events' });
+    expect(limitedReceived.filter((id) => ids.includes(id))).toEqual(sent);
+    const dead = await prisma.outboxEvent.findMany({ where: { id: { in: ids }, deadLetteredAt: { not: null } }, select: { id: true } });
+    expect(dead.map((row) => row.id)).toEqual([ids[4]]);
   });
 
   it('prunes the rows published longer ago than the retention, and keeps young, unpublished and dead-lettered ones', async () => {

@@ -1,6 +1,6 @@
 import { type BeforeApplicationShutdown, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { cloudEventHeaders, errorMessage, type EventEnvelope } from '@workline/contracts';
-import { DbPool, PollWait, type Prisma, type Sql, statement, timeOrderedUuid } from '@workline/db';
+import { DbPool, PollWait, type Prisma, type Sql, type Statement, statement, timeOrderedUuid } from '@workline/db';
 import { type AppMetrics, withRequestIdHeader } from '@workline/observability';
 import { type KafkaProducer, MessageTooLargeError, type OutgoingMessage, withTimeout } from './producer';
 import { PRUNE_CHUNK, pruneAll } from './prune';
@@ -128,21 +128,34 @@ const EVENT_SEPARATOR = '\n';
 const FIELD_SEPARATOR = '\t';
 
 /**
- * One batch row. The events travel as a plain text parameter: in a text[] parameter node-postgres would
- * escape every quote of the JSON (an array literal), and PostgreSQL parse it back, about a third more CPU
- * for the import in both (measured, docs/benchmarks.md "Event batches in the outbox").
+ * Most characters of events one batch row holds: below V8's large-object size (128 KB for a one-byte string),
+ * so neither the row's text as the writer joins it nor as the relay reads it back is a large object. Each of
+ * those gets pages mapped for it and unmapped when it is collected, and on a VM every page touched afresh
+ * costs a fault: a CSV import's 1 MB rows cost it about 14 µs of CPU per QC event that way (docs/benchmarks.md,
+ * "Outbox rows below V8's large-object size"). An event larger than this alone gets a row of its own.
  */
-const INSERT_OUTBOX_BATCH = statement(
-  'outbox_insert_batch',
-  `insert into ${OUTBOX_TABLE} (id, source, topic, key, headers, events, event_count) values ($1, $2, $3, $4, $5::jsonb, $6, $7)`,
-);
+export const BATCH_ROW_MAX_CHARS = 100_000;
+
+/** Batch rows one INSERT writes at most: a prepared statement for each count up to this. */
+const BATCH_ROWS_PER_STATEMENT = 16;
 
 /**
- * Most characters of events one batch row holds (a few thousand typical events): records of up to a million
- * characters each (a CSV import's limit) must not add up to a row, or a string, larger than PostgreSQL or V8
- * take. An event larger than this alone gets a row of its own.
+ * An INSERT of `rows` batch rows sharing their source ($1), topic ($2), key ($3) and headers ($4), each with
+ * its id, events and count after them; rows get their seq in the order written. The events travel as plain
+ * text parameters: in a text[] parameter node-postgres would escape every quote of the JSON (an array
+ * literal), and PostgreSQL parse it back, about a third more CPU for the import in both (measured,
+ * docs/benchmarks.md "Event batches in the outbox").
  */
-export const BATCH_ROW_MAX_CHARS = 4_000_000;
+const insertOutboxBatches = (rows: number): Statement =>
+  statement(
+    `outbox_insert_batch_${rows}`,
+    `insert into ${OUTBOX_TABLE} (id, source, topic, key, headers, events, event_count) values ${Array.from(
+      { length: rows },
+      (_, row) => `($${5 + 3 * row}, $1, $2, $3, $4::jsonb, $${6 + 3 * row}, $${7 + 3 * row})`,
+    ).join(', ')}`,
+  );
+/** By the number of rows less one. */
+const INSERT_OUTBOX_BATCHES = Array.from({ length: BATCH_ROWS_PER_STATEMENT }, (_, index) => insertOutboxBatches(index + 1));
 
 /** Lines in order, cut into runs of at most maxChars characters (separators counted); a longer line is a run alone. */
 export function batchRowsOf(lines: string[], maxChars = BATCH_ROW_MAX_CHARS): string[][] {
@@ -212,17 +225,13 @@ export async function enqueueEventBatchJson(
   }
   const headers = options.headers ?? withRequestIdHeader(undefined);
   const headersJson = headers ? JSON.stringify(headers) : null;
-  // One row, one statement, nearly always (a batch of events over BATCH_ROW_MAX_CHARS is rare).
-  for (const row of batchRowsOf(lines)) {
-    await sql.query(INSERT_OUTBOX_BATCH, [
-      timeOrderedUuid(),
-      source,
-      topic,
-      options.key,
-      headersJson,
-      row.join(EVENT_SEPARATOR),
-      row.length,
-    ]);
+  const rows = batchRowsOf(lines);
+  // All of a batch's rows in one statement, nearly always (more than BATCH_ROWS_PER_STATEMENT rows is rare).
+  for (let first = 0; first < rows.length; first += BATCH_ROWS_PER_STATEMENT) {
+    const written = rows.slice(first, first + BATCH_ROWS_PER_STATEMENT);
+    const values: unknown[] = [source, topic, options.key, headersJson];
+    for (const row of written) values.push(timeOrderedUuid(), row.join(EVENT_SEPARATOR), row.length);
+    await sql.query(INSERT_OUTBOX_BATCHES[written.length - 1], values);
   }
   return ids;
 }
