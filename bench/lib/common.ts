@@ -113,10 +113,12 @@ export async function newWorkstream(base: string, name = 'Bench'): Promise<{ acc
 /** Linux's USER_HZ (`getconf CLK_TCK`): the unit of utime and stime in /proc/<pid>/stat. */
 const CLOCK_TICKS = 100;
 
-/** utime + stime of a /proc/<pid>/stat line, in ms. */
+/** The fields of a /proc/<pid>/stat line after the command name (which may hold spaces): index 0 is field 3. */
+const statFields = (stat: string): string[] => stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+
+/** utime + stime of a /proc/<pid>/stat line (fields 14 and 15), in ms. */
 function cpuMsOfStat(stat: string): number {
-  // Fields after the command name (which may hold spaces), from field 3: utime and stime are fields 14 and 15.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const fields = statFields(stat);
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
 }
 
@@ -209,7 +211,6 @@ export async function usageOf(
  * Minor page faults of a process so far (/proc/<pid>/stat field 10): on a VM each page touched afresh costs
  * far more than its bytes, so the count explains CPU that a profile spreads over whatever touched the page.
  */
-export function processMinorFaults(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[7]);
+function processMinorFaults(pid: number): number {
+  return Number(statFields(readFileSync(`/proc/${pid}/stat`, 'utf8'))[7]);
 }
