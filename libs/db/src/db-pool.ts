@@ -83,6 +83,32 @@ export const beginTransaction = (planning: Planning): string => BEGIN[planning];
  */
 export const PLAN_ALONG_INDEXES = `select ${PLANS_OFF_ALONG_INDEXES.map((plan) => `set_config('enable_${plan}', 'off', true)`).join(', ')}`;
 
+/**
+ * The server option every connection of a pool takes when it opens (DbPoolOptions.sequentialScans). A prepared
+ * statement keeps the generic plan PostgreSQL made for it after its fifth execution until the table is next
+ * analyzed; made while a queue table was a few pages, that plan reads the whole table, and keeps reading it
+ * as the table grows (docs/decisions.md, "A queue's plans made while it was small").
+ */
+const NO_SEQUENTIAL_SCANS = '-c enable_seqscan=off';
+
+/** The connection URL with `settings` added to the server options it may already carry (`?options=`). */
+export function withServerOptions(databaseUrl: string, settings: string): string {
+  const url = new URL(databaseUrl);
+  url.searchParams.set('options', [url.searchParams.get('options'), settings].filter(Boolean).join(' '));
+  return url.toString();
+}
+
+export interface DbPoolOptions {
+  size?: number;
+  metrics?: AppMetrics;
+  /**
+   * false: the pool's statements never read a table sequentially when an index can serve them, whatever
+   * the table's size was when they were planned. For an app whose statements all take rows by key or in
+   * index order (the webhook dispatcher's queue); not for one that aggregates whole tables (reports).
+   */
+  sequentialScans?: boolean;
+}
+
 const clientSql = (client: PoolClient): Sql => ({
   query: async <R extends object>(s: Statement, values: unknown[] = []) =>
     (await client.query<R>({ name: s.name, text: s.text, values })).rows,
@@ -100,8 +126,10 @@ export class DbPool implements Sql {
   statementsSent = 0;
   private readonly metrics?: AppMetrics;
 
-  constructor(databaseUrl: string, options: { size?: number; metrics?: AppMetrics } = {}) {
-    this.pool = new Pool({ connectionString: databaseUrl, max: options.size ?? DEFAULT_POOL_SIZE });
+  constructor(databaseUrl: string, options: DbPoolOptions = {}) {
+    // Sent when each connection opens (startup options): no round trip of its own.
+    const connectionString = options.sequentialScans === false ? withServerOptions(databaseUrl, NO_SEQUENTIAL_SCANS) : databaseUrl;
+    this.pool = new Pool({ connectionString, max: options.size ?? DEFAULT_POOL_SIZE });
     this.metrics = options.metrics;
     // An idle connection that breaks (the server restarted) is dropped by the pool; it must not crash the app.
     this.pool.on('error', (error) => this.logger.warn(`an idle database connection failed: ${error.message}`));

@@ -1,6 +1,6 @@
 import { type DynamicModule, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { AppMetrics } from '@workline/observability';
-import { DbPool, DEFAULT_POOL_SIZE } from './db-pool';
+import { DbPool, type DbPoolOptions, DEFAULT_POOL_SIZE } from './db-pool';
 import { PrismaService } from './prisma.service';
 
 /** The app's one PostgreSQL pool (DbPool) and the Prisma client running on it. */
@@ -8,7 +8,7 @@ import { PrismaService } from './prisma.service';
 export class DbModule implements OnApplicationShutdown {
   constructor(private readonly pool: DbPool) {}
 
-  static forRoot(databaseUrl: string, poolSize = DEFAULT_POOL_SIZE): DynamicModule {
+  static forRoot(databaseUrl: string, poolSize = DEFAULT_POOL_SIZE, options: Pick<DbPoolOptions, 'sequentialScans'> = {}): DynamicModule {
     return {
       module: DbModule,
       global: true,
@@ -16,7 +16,7 @@ export class DbModule implements OnApplicationShutdown {
         {
           provide: DbPool,
           inject: [{ token: AppMetrics, optional: true }],
-          useFactory: (metrics?: AppMetrics) => new DbPool(databaseUrl, { size: poolSize, metrics }),
+          useFactory: (metrics?: AppMetrics) => new DbPool(databaseUrl, { ...options, size: poolSize, metrics }),
         },
         { provide: PrismaService, inject: [DbPool], useFactory: (pool: DbPool) => new PrismaService(pool) },
       ],

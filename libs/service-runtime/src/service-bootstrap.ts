@@ -2,7 +2,7 @@ import { type DynamicModule, type INestMicroservice, Logger, type LogLevel, Modu
 import { NestFactory } from '@nestjs/core';
 import { BaseEnv, DEFAULT_GATEWAY_PORT, loadEnvOrExit } from '@workline/config';
 import { errorMessage, SERVICE_RPC_TOPIC, type ServiceName, serviceOpsPort } from '@workline/contracts';
-import { DbModule, PrismaService } from '@workline/db';
+import { DbModule, type DbPoolOptions, PrismaService } from '@workline/db';
 import { AppMetrics, installGracefulShutdown, JsonLogger, ObservabilityModule, OpsServer } from '@workline/observability';
 import { writeFileSync } from 'node:fs';
 import { DomainErrorRpcFilter, ensureTopics, KafkaModule, KafkaTransport, type KafkaSettings } from '@workline/messaging';
@@ -41,6 +41,7 @@ export function runService<E extends BaseEnv = BaseEnv>(
   service: ServiceName,
   moduleFor: (env: E, settings: KafkaSettings) => DynamicModule,
   envClass: new () => E = BaseEnv as new () => E,
+  database: Pick<DbPoolOptions, 'sequentialScans'> = {},
 ): void {
   const env = loadEnvOrExit(envClass, service);
   const settings = kafkaSettingsFrom(env, service);
@@ -59,7 +60,7 @@ export function runService<E extends BaseEnv = BaseEnv>(
         controllers: [HealthRpcController],
         imports: [
           ObservabilityModule.forRoot(metrics),
-          DbModule.forRoot(env.DATABASE_URL, env.DATABASE_POOL_SIZE),
+          DbModule.forRoot(env.DATABASE_URL, env.DATABASE_POOL_SIZE, database),
           KafkaModule.forRoot({ settings, outbox: { retentionHours: env.OUTBOX_RETENTION_HOURS } }),
           moduleFor(env, settings),
         ],

@@ -146,7 +146,9 @@ const RECORD = statement(
       delivered_at = case when o.success then now() else d.delivered_at end,
       dead_at = case when o.status = 'dead' and not d.redeliver_requested then now() else null end
     from outcome o
-    where d.id = o.id and d.lease_token = o.lease_token
+    -- The ids as an array too: a condition on the delivery alone, which its primary key serves, however few
+    -- rows the planner takes the table to hold (with a join alone it may read the table whole to join it).
+    where d.id = any (array(select id from outcome)) and d.id = o.id and d.lease_token = o.lease_token
     returning d.id, d.attempt_count, d.status
   ), attempts as (
     insert into delivery_attempt (delivery_id, number, attempted_at, duration_ms, status_code, error, response_excerpt, instance_id)
@@ -163,9 +165,10 @@ const RECORD = statement(
 const RELEASE = statement(
   'delivery_release',
   `
+  with lease as (select * from jsonb_to_recordset($1::jsonb) as r(id text, lease_token text))
   update delivery d set lease_token = null, lease_until = null, redeliver_requested = false
-  from jsonb_to_recordset($1::jsonb) as r(id text, lease_token text)
-  where d.id = r.id and d.lease_token = r.lease_token
+  from lease r
+  where d.id = any (array(select id from lease)) and d.id = r.id and d.lease_token = r.lease_token
   returning d.id`,
 );
 
