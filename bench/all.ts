@@ -357,7 +357,7 @@ async function main(): Promise<void> {
       step(`webhook delivery: ${DELIVERIES} deliveries`);
       const box = new SecretBox(loadEnv(BaseEnv, stack.env).secretsKey);
       const cold = await warmUpDispatcher(receiver, producer, box, Math.min(200, DELIVERIES));
-      const paced = await pacedDispatcherRun(receiver, producer, box);
+      const paced = await withCpuNote(`delivery, paced ${PACED_RATE}/s`, () => pacedDispatcherRun(receiver, producer, box));
       const pacedBaseline = strip(await pacedPostLoop(receiver));
       const pacedBaselineName = `bare HTTP POST loop, paced, keep-alive, ${ORIGIN_CONCURRENCY} at once`;
       if (cold)
@@ -377,7 +377,7 @@ async function main(): Promise<void> {
         baselineName: pacedBaselineName,
         baseline: pacedBaseline,
       });
-      const delivered = await dispatcherRun(receiver, producer, box, 0, DELIVERIES);
+      const delivered = await withCpuNote(`delivery, ${CONCURRENCY} at once`, () => dispatcherRun(receiver, producer, box, 0, DELIVERIES));
       rows.push({
         measure: `webhook delivery: DeliveryRequested → receiver 2xx, ${CONCURRENCY} at once`,
         unit: 'deliveries',
