@@ -130,7 +130,7 @@ export const CLAIM_DUE = statement(
  * now, whatever the outcome. An outcome whose lease was lost (another instance owns the delivery now)
  * matches no row and is dropped.
  */
-const RECORD = statement(
+export const RECORD = statement(
   'delivery_record',
   `
   with outcome as (
@@ -171,6 +171,10 @@ const RELEASE = statement(
   where d.id = any (array(select id from lease)) and d.id = r.id and d.lease_token = r.lease_token
   returning d.id`,
 );
+
+/** RECORD's outcome rows ($1): each outcome without what only the dispatcher reads (its dead event, its request id). */
+export const outcomeRowsJson = (outcomes: OutcomeRow[]): string =>
+  JSON.stringify(outcomes.map(({ dead: _dead, request_id: _requestId, ...row }) => row));
 
 /**
  * The dispatcher's statements: intake with its claim, claims of due deliveries, outcomes, releases, as
@@ -220,7 +224,7 @@ export class DeliveryStore {
    */
   async record(outcomes: OutcomeRow[]): Promise<RecordedRow[]> {
     if (!outcomes.length) return [];
-    const values = [JSON.stringify(outcomes.map(({ dead: _dead, request_id: _requestId, ...row }) => row)), this.options.instanceId];
+    const values = [outcomeRowsJson(outcomes), this.options.instanceId];
     if (!outcomes.some((outcome) => outcome.status === 'dead')) return this.db.query<RecordedRow>(RECORD, values);
     return this.db.transaction(async (sql) => {
       const recorded = await sql.query<RecordedRow>(RECORD, values);
