@@ -1,4 +1,12 @@
-import { crc32c, encodeRecord, type KafkaRecordInput, kafkajsCrc32c, kafkajsRecord } from './kafkajs-record-encoder';
+import {
+  crc32c,
+  crc32cInJs,
+  encodeRecord,
+  type KafkaRecordInput,
+  kafkajsCrc32c,
+  kafkajsRecord,
+  nativeCrc32c,
+} from './kafkajs-record-encoder';
 
 /* eslint-disable @typescript-eslint/no-require-imports -- kafkajs's internal modules, as its clients load them */
 type EncoderLike = { buf: Buffer; offset: number };
@@ -80,15 +88,23 @@ describe('encodeRecord (kafkajs record format in one buffer)', () => {
     }
   });
 
-  it('computes the CRC-32C kafkajs computes, at every length and offset', () => {
+  it.each([
+    ['the CPU instruction', nativeCrc32c as (bytes: Buffer) => number],
+    ['the tables', crc32cInJs],
+  ])('computes with %s the CRC-32C kafkajs computes, at every length and offset', (_, checksum) => {
     // The check value of CRC-32C (RFC 3720, B.4): "123456789" -> 0xe3069283.
-    expect(crc32c(Buffer.from('123456789'))).toBe(0xe3069283);
-    expect(crc32c(Buffer.alloc(0))).toBe(kafkajsCrc32c(Buffer.alloc(0)));
+    expect(checksum(Buffer.from('123456789'))).toBe(0xe3069283);
+    expect(checksum(Buffer.alloc(0))).toBe(kafkajsCrc32c(Buffer.alloc(0)));
     const bytes = Buffer.from(Array.from({ length: 5_000 }, (_, i) => (i * 131 + (i >> 3)) & 0xff));
     for (let length = 0; length < 40; length++)
-      expect(crc32c(bytes.subarray(3, 3 + length))).toBe(kafkajsCrc32c(bytes.subarray(3, 3 + length)));
-    expect(crc32c(bytes)).toBe(kafkajsCrc32c(bytes));
-    expect(crc32c(bytes.subarray(1))).toBe(kafkajsCrc32c(bytes.subarray(1)));
+      expect(checksum(bytes.subarray(3, 3 + length))).toBe(kafkajsCrc32c(bytes.subarray(3, 3 + length)));
+    expect(checksum(bytes)).toBe(kafkajsCrc32c(bytes));
+    expect(checksum(bytes.subarray(1))).toBe(kafkajsCrc32c(bytes.subarray(1)));
+  });
+
+  it("uses the CPU instruction: @node-rs/crc32's prebuilt binary for this platform loads", () => {
+    expect(nativeCrc32c).toBeDefined();
+    expect(crc32c).toBe(nativeCrc32c);
   });
 
   it('is the record encoder of kafkajs produce requests, which encode byte for byte as before', async () => {
