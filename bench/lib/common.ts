@@ -158,6 +158,26 @@ export function stackCpuMs(): StackCpu {
 }
 
 /**
+ * CPU time (ms) the bench stack's Kafka broker has spent in its JIT compiler threads (HotSpot's "C1 CompilerThre…"
+ * and "C2 CompilerThre…", from /proc/<pid>/task), or undefined when the broker is not the stack's own (an existing
+ * Kafka, BENCH_KAFKA_BROKERS). While this grows under load, the broker's code is still being compiled.
+ */
+export function brokerCompilerCpuMs(): number | undefined {
+  const broker = [...stackCpuMs()].find(([, { name }]) => name === 'kafka')?.[0];
+  if (!broker) return undefined;
+  let ms = 0;
+  for (const thread of readdirSync(`/proc/${broker}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${broker}/task/${thread}/stat`, 'utf8');
+      if (/^\d+ \(C\d CompilerThre/.test(stat)) ms += cpuMsOfStat(stat);
+    } catch {
+      // a compiler thread HotSpot stopped meanwhile: its time is gone with it
+    }
+  }
+  return ms;
+}
+
+/**
  * CPU ms per operation of each stack process between two `stackCpuMs` readings, as one line of text. A
  * process started meanwhile counts from 0; one that exited meanwhile (a PostgreSQL backend) is left out.
  */
