@@ -41,7 +41,7 @@ import { auditQcEvents, expectQcAsStored, withScenarioContext, writeFaultReport 
  * the clients got
  * as 2xx is checked, field by field, against the database, the receivers and the QC topic. The same
  * scenario runs with one and with two instances of every app (two gateways behind a readiness-driven
- * balancer, clients spreading requests over both); with two, it ends with a rolling restart of every
+ * layer-4 balancer that spreads the clients' connections over both); with two, it ends with a rolling restart of every
  * instance that must cost no client attempt a 5xx or a connection error. Each run writes its fault table to
  * .cache/faults/report-<instances>.md.
  *
@@ -101,8 +101,8 @@ describe.each([
   const receiver = new LoopbackReceiver();
   let fleet: Fleet;
   /**
-   * The gateway for the next request: clients spread their requests (and their retries) over the gateways
-   * a load balancer would send them to (those whose readiness answers 200; all when none does).
+   * Where clients send their requests: the fleet's load balancer, which spreads their connections over the
+   * gateways whose readiness answers 200 (Fleet.gatewayUrl).
    */
   const gw = () => fleet.gatewayUrl();
 
@@ -708,12 +708,14 @@ describe.each([
       // (SIGTERM, each exits 0), the streams going on through the balancer, must cost no client a 5xx or a
       // connection error (the requests in flight included). Right before the Kafka outage, which a gateway it has
       // just started must live through (docs/operations.md, "Fault tests"). FAULTS_ROLLING_RESTART=0 skips it.
-      const rolling = { restarted: 0, slowestStop: '', from: 0, to: 0 };
+      const rolling = { restarted: 0, slowestStop: '', from: 0, to: 0, redispatched: 0 };
       const rollingOn = instances > 1 && process.env.FAULTS_ROLLING_RESTART !== '0';
       if (rollingOn) {
         await inject('rolling restart (SIGTERM) of every instance, zero 5xx and zero connection errors', async () => {
           rolling.from = Date.now();
+          const redispatchedBefore = fleet.redispatched;
           const { stops } = await fleet.rollingRestart();
+          rolling.redispatched = fleet.redispatched - redispatchedBefore;
           rolling.restarted = stops.length;
           const slowest = stops.reduce((a, b) => (b.ms > a.ms ? b : a));
           rolling.slowestStop = `${slowest.app} #${slowest.index} ${(slowest.ms / 1000).toFixed(1)} s`;
@@ -1160,10 +1162,12 @@ describe.each([
         'receiver answers 500 / late (after the 5 s timeout) / 200': `${flaky.stats.failed} / ${flaky.stats.late} / ${flaky.stats.ok}`,
         'delivery attempts failed (status) / no answer (timeout, reset) in the DB': `${failedAttempts} / ${erroredAttempts}`,
         'deliveries with exactly one success per round (DB)': attemptsByDelivery.length,
+        'connections the balancer sent on to another gateway after a refused connect': fleet.redispatched,
         ...(rollingOn
           ? {
               'rolling restart: instances restarted (each exit 0) / client attempts failed (5xx, connection)': `${rolling.restarted} / ${rollingFailures.length}`,
               'rolling restart: slowest graceful stop': rolling.slowestStop,
+              'rolling restart: connections the balancer sent on after a refused connect': rolling.redispatched,
             }
           : {}),
       };

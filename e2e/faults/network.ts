@@ -86,7 +86,7 @@ export class AppNetwork {
 
   /** The counts of the links to `dependency`, summed over the apps. */
   counts(dependency: Dependency): ProxyCounts {
-    const sum: ProxyCounts = { accepted: 0, reset: 0, stalled: 0, open: 0, bytesUp: 0, bytesDown: 0 };
+    const sum: ProxyCounts = { accepted: 0, reset: 0, stalled: 0, redispatched: 0, open: 0, bytesUp: 0, bytesDown: 0 };
     for (const app of FLEET_APPS) {
       const counts = this.proxy(app, dependency).counts;
       for (const key of Object.keys(sum) as (keyof ProxyCounts)[]) sum[key] += counts[key];

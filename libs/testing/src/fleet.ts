@@ -5,6 +5,7 @@ import { eventually } from './eventually';
 import { adminHeaders } from './http';
 import { type AppInstance, startAppInstance } from './instances';
 import { testStack } from './stack';
+import { type ProxyTarget, TcpProxy } from './tcp-proxy';
 
 /** The apps a fleet runs instances of: every app (the services first, then the gateway). */
 export const FLEET_APPS = ALL_APPS;
@@ -71,6 +72,8 @@ export class Fleet {
   private turn = 0;
   private balancing = true;
   private balancer?: Promise<void>;
+  /** The load balancer clients connect to (see {@link gatewayUrl}). */
+  private front?: TcpProxy;
 
   private constructor(
     readonly instances: number,
@@ -95,21 +98,44 @@ export class Fleet {
     for (const app of FLEET_APPS) for (let index = 0; index < instances; index++) fleet.launch(app, index);
     await fleet.ready();
     fleet.balancer = fleet.balance();
+    fleet.front = await new TcpProxy('load balancer → gateways', () => fleet.gatewayChoice().map(hostPort)).start();
     return fleet;
   }
 
   /**
-   * A load balancer's view of the gateways: one is in rotation while its GET /health/ready answers 200
-   * (asked every 200 ms). Clients take the next gateway in rotation; when none is ready (Redis or
-   * PostgreSQL down makes every gateway's readiness 503), one that still answers and is not draining (a
-   * gateway stopping after SIGTERM says `draining`); when none does, any gateway.
+   * The load balancer's address: a layer-4 balancer in front of the gateways (a {@link TcpProxy}), whose
+   * view of them their readiness gives (see {@link gatewayChoice}). A connection a gateway refuses goes on to
+   * the next one, as a real balancer redispatches (nothing was sent); a client sees a connection error only
+   * when every gateway refused it, and a reset or a 5xx when the gateway it reached failed.
    */
   gatewayUrl(): string {
+    if (!this.front) throw new Error('the fleet is not started');
+    return `http://127.0.0.1:${this.front.port}`;
+  }
+
+  /** Connections the balancer sent on to another gateway because the first one it chose refused them. */
+  get redispatched(): number {
+    return this.front?.counts.redispatched ?? 0;
+  }
+
+  /**
+   * The gateways a new connection is offered to, in order: those in rotation (their GET /health/ready answers
+   * 200, asked every 200 ms), taken in turn; when none is, those that still answer and are not draining
+   * (Redis or PostgreSQL down makes every gateway's readiness 503; a gateway stopping after SIGTERM says
+   * `draining`); when none does, any not sent SIGTERM. Then, should those refuse the connection, the others.
+   */
+  private gatewayChoice(): string[] {
     const pool = this.inRotation.size ? this.inRotation : this.serving;
-    // Never one that was sent SIGTERM, unless no other is left: its port closes once it has drained.
+    // Never one that was sent SIGTERM first: its port closes once it has drained.
     const alive = this.gatewayUrls.filter((url) => !this.terminating.has(url));
-    const urls = pool.size ? this.gatewayUrls.filter((url) => pool.has(url)) : alive.length ? alive : this.gatewayUrls;
-    return urls[this.turn++ % urls.length];
+    const preferred = pool.size ? this.gatewayUrls.filter((url) => pool.has(url)) : alive.length ? alive : this.gatewayUrls;
+    const start = this.turn++ % preferred.length;
+    const first = [...preferred.slice(start), ...preferred.slice(0, start)];
+    return [
+      ...first,
+      ...alive.filter((url) => !first.includes(url)),
+      ...this.gatewayUrls.filter((url) => !first.includes(url) && !alive.includes(url)),
+    ];
   }
 
   /** Resolves once `url` is in rotation (for a client that must reach one given gateway). */
@@ -298,7 +324,13 @@ export class Fleet {
   async stop(): Promise<void> {
     this.balancing = false;
     await this.balancer;
+    await this.front?.stop();
     await Promise.all([...this.members.values()].map((m) => m.instance.stop()));
     this.members.clear();
   }
 }
+
+const hostPort = (url: string): ProxyTarget => {
+  const { hostname, port } = new URL(url);
+  return { host: hostname, port: Number(port) };
+};

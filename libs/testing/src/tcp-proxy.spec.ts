@@ -124,4 +124,56 @@ describe('TcpProxy', () => {
     await halfClosing.stop();
     await new Promise((resolve) => target.close(resolve));
   });
+  describe('in front of several targets (a load balancer)', () => {
+    /** A loopback port nothing listens on (a server that was started and closed). */
+    const closedPort = async () => {
+      const server = createServer();
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const { port } = server.address() as AddressInfo;
+      await new Promise((resolve) => server.close(resolve));
+      return port;
+    };
+
+    it('sends a connection a target refused on to the next one, asking the function once per connection', async () => {
+      const down = await closedPort();
+      const echoPort = (echo.address() as AddressInfo).port;
+      let asked = 0;
+      const balancer = await new TcpProxy('balancer', () => {
+        asked++;
+        return [
+          { host: '127.0.0.1', port: down },
+          { host: '127.0.0.1', port: echoPort },
+        ];
+      }).start();
+      try {
+        const socket = connect(balancer.port, '127.0.0.1');
+        clients.push(socket);
+        const echoed = read(socket, 5);
+        socket.write('hello');
+        expect(await echoed).toBe('hello');
+        expect(asked).toBe(1);
+        expect(balancer.counts).toMatchObject({ accepted: 1, redispatched: 1, open: 1, bytesUp: 5 });
+      } finally {
+        await balancer.stop();
+      }
+    });
+
+    it('resets the client when every target refused it', async () => {
+      const targets = [
+        { host: '127.0.0.1', port: await closedPort() },
+        { host: '127.0.0.1', port: await closedPort() },
+      ];
+      const balancer = await new TcpProxy('balancer', () => targets).start();
+      try {
+        const socket = connect(balancer.port, '127.0.0.1');
+        clients.push(socket);
+        const outcome = read(socket, 1);
+        socket.write('x');
+        expect(await outcome).toBe('ECONNRESET');
+        expect(balancer.counts).toMatchObject({ accepted: 1, redispatched: 1, open: 0, bytesUp: 0 });
+      } finally {
+        await balancer.stop();
+      }
+    });
+  });
 });

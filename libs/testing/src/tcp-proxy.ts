@@ -19,6 +19,8 @@ export interface ProxyCounts {
   reset: number;
   /** Connections that were held in a black hole at least once. */
   stalled: number;
+  /** Connections sent on to the next target after one refused them (a target list, see {@link TcpProxy}). */
+  redispatched: number;
   /** Connections open now. */
   open: number;
   /** Bytes forwarded client → target and target → client. */
@@ -42,10 +44,14 @@ class Pipe {
       this.queue.push({ due: Date.now() + this.proxy.latencyMs(), chunk });
       this.pump();
     });
-    from.on('end', () => {
+    const ended = () => {
       this.queue.push({ due: Date.now() + this.proxy.latencyMs(), chunk: Buffer.alloc(0) });
       this.pump();
-    });
+    };
+    // A socket the server accepted emits 'end' with no listener once its peer's end has come and nothing is
+    // left unread: one that ended while its target was being connected has done so already.
+    if (from.readableEnded) ended();
+    else from.on('end', ended);
     // Nothing queued can be written once `to` is gone; a pending delay would otherwise keep the process alive
     // for up to the latency set (a minute in a test), after stop().
     to.on('close', () => {
@@ -98,10 +104,20 @@ interface Connection {
   stalled: boolean;
 }
 
+export interface ProxyTarget {
+  host: string;
+  port: number;
+}
+
 /**
  * A TCP proxy on 127.0.0.1 in front of one target, whose behaviour a test switches at runtime (network
  * faults between an app and a dependency, docs/operations.md "Fault tests"). Nothing is parsed: bytes are
  * bytes, so it serves PostgreSQL, Redis, Kafka and HTTP alike.
+ *
+ * In front of several targets (a function naming them, in the order to try, for each new connection) it is a
+ * layer-4 load balancer: a target that refuses the connection is skipped for the next one, as HAProxy's
+ * redispatch or nginx's `proxy_next_upstream error` do (nothing was sent, so nothing can be applied twice);
+ * the client is reset only when every target refused.
  */
 export class TcpProxy {
   private server?: Server;
@@ -113,12 +129,12 @@ export class TcpProxy {
    * the server never finishes closing (a fault run once hung on one such socket in CLOSE-WAIT).
    */
   private readonly sockets = new Set<Socket>();
-  private readonly tally = { accepted: 0, reset: 0, stalled: 0, bytesUp: 0, bytesDown: 0 };
+  private readonly tally = { accepted: 0, reset: 0, stalled: 0, redispatched: 0, bytesUp: 0, bytesDown: 0 };
   port = 0;
 
   constructor(
     readonly name: string,
-    private readonly target: { host: string; port: number },
+    private readonly target: ProxyTarget | (() => ProxyTarget[]),
     private readonly listenPort = 0,
   ) {}
 
@@ -175,10 +191,37 @@ export class TcpProxy {
       client.resetAndDestroy();
       return;
     }
-    const target = connect({ port: this.target.port, host: this.target.host, allowHalfOpen: true });
-    target.on('error', () => undefined);
-    this.track(target);
     client.setNoDelay(true);
+    // Until a target is connected the client is not read (no 'data' listener yet): its bytes wait in its socket.
+    this.dial(client, typeof this.target === 'function' ? this.target() : [this.target], 0);
+  }
+
+  /** Connects `client` to `targets[index]`, or to the next one if that one refuses; resets it past the last. */
+  private dial(client: Socket, targets: ProxyTarget[], index: number): void {
+    const { host, port } = targets[index];
+    const target = connect({ port, host, allowHalfOpen: true });
+    this.track(target);
+    const clientGone = () => target.destroy();
+    client.once('close', clientGone);
+    const refused = () => {
+      client.off('close', clientGone);
+      target.destroy();
+      if (client.destroyed) return;
+      if (index + 1 < targets.length) {
+        this.tally.redispatched++;
+        this.dial(client, targets, index + 1);
+      } else client.resetAndDestroy();
+    };
+    target.once('error', refused);
+    target.once('connect', () => {
+      client.off('close', clientGone);
+      target.off('error', refused);
+      target.on('error', () => undefined);
+      this.wire(client, target);
+    });
+  }
+
+  private wire(client: Socket, target: Socket): void {
     target.setNoDelay(true);
     const connection: Connection = { client, target, pipes: [], stalled: false };
     connection.pipes.push(
@@ -194,7 +237,9 @@ export class TcpProxy {
     };
     client.on('close', (hadError) => close(target, hadError));
     target.on('close', (hadError) => close(client, hadError));
-    if (this.mode.kind === 'blackhole') this.stall(connection);
+    // The mode may have changed while the target was being connected.
+    if (this.mode.kind === 'reset') this.reset(connection);
+    else if (this.mode.kind === 'blackhole') this.stall(connection);
   }
 
   private track(socket: Socket): void {
