@@ -5,6 +5,7 @@ import {
   type FleetAppEnv,
   type ProxyCounts,
   type ProxyMode,
+  proxyTargetOf,
   TcpProxy,
   testStack,
 } from '@workline/testing';
@@ -12,11 +13,6 @@ import {
 /** A dependency an app reaches over the network. */
 export type Dependency = 'kafka' | 'postgres' | 'redis';
 export const DEPENDENCIES: readonly Dependency[] = ['kafka', 'postgres', 'redis'];
-
-const hostPort = (url: string) => {
-  const { hostname, port } = new URL(url);
-  return { host: hostname, port: Number(port) };
-};
 
 const withHostPort = (url: string, address: string) => {
   const parsed = new URL(url);
@@ -47,8 +43,8 @@ export class AppNetwork {
       const kafka = perApp.get(app);
       if (!kafka) throw new Error(`the fault broker has no listener for ${app} (tools/stack/faults-infra.ts, kafkaPerApp)`);
       proxies.set(`${app}/kafka`, await new TcpProxy(`${app} → Kafka`, { host: '127.0.0.1', port: kafka.listener }, kafka.proxy).start());
-      proxies.set(`${app}/postgres`, await new TcpProxy(`${app} → PostgreSQL`, hostPort(stack.databaseUrl)).start());
-      proxies.set(`${app}/redis`, await new TcpProxy(`${app} → Redis`, hostPort(stack.redisUrl)).start());
+      proxies.set(`${app}/postgres`, await new TcpProxy(`${app} → PostgreSQL`, proxyTargetOf(stack.databaseUrl)).start());
+      proxies.set(`${app}/redis`, await new TcpProxy(`${app} → Redis`, proxyTargetOf(stack.redisUrl)).start());
     }
     return new AppNetwork(proxies);
   }

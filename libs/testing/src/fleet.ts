@@ -5,7 +5,7 @@ import { eventually } from './eventually';
 import { adminHeaders } from './http';
 import { type AppInstance, startAppInstance } from './instances';
 import { testStack } from './stack';
-import { type ProxyTarget, TcpProxy } from './tcp-proxy';
+import { proxyTargetOf, TcpProxy } from './tcp-proxy';
 
 /** The apps a fleet runs instances of: every app (the services first, then the gateway). */
 export const FLEET_APPS = ALL_APPS;
@@ -98,7 +98,7 @@ export class Fleet {
     for (const app of FLEET_APPS) for (let index = 0; index < instances; index++) fleet.launch(app, index);
     await fleet.ready();
     fleet.balancer = fleet.balance();
-    fleet.front = await new TcpProxy('load balancer → gateways', () => fleet.gatewayChoice().map(hostPort)).start();
+    fleet.front = await new TcpProxy('load balancer → gateways', () => fleet.gatewayChoice().map(proxyTargetOf)).start();
     return fleet;
   }
 
@@ -329,8 +329,3 @@ export class Fleet {
     this.members.clear();
   }
 }
-
-const hostPort = (url: string): ProxyTarget => {
-  const { hostname, port } = new URL(url);
-  return { host: hostname, port: Number(port) };
-};

@@ -109,6 +109,12 @@ export interface ProxyTarget {
   port: number;
 }
 
+/** The host and port a URL names, as a proxy's target. */
+export function proxyTargetOf(url: string): ProxyTarget {
+  const { hostname, port } = new URL(url);
+  return { host: hostname, port: Number(port) };
+}
+
 /**
  * A TCP proxy on 127.0.0.1 in front of one target, whose behaviour a test switches at runtime (network
  * faults between an app and a dependency, docs/operations.md "Fault tests"). Nothing is parsed: bytes are
