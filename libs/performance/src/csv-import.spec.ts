@@ -75,7 +75,7 @@ describe('ImportBatch', () => {
     expect(batch.mayCauseEvents).toBe(true);
   });
 
-  it('sends the rows in the order the upsert sorts them: by key, rows without a unique_id after their use case and task definition', () => {
+  it("sends the rows in the order the upsert sorts them: the key's index order (unique_id first), rows without a unique_id last", () => {
     const batch = new ImportBatch('quality', workstream);
     batch.add(2, QUALITY_TEST_COLUMNS, row('z', 'false'));
     batch.add(3, QUALITY_TEST_COLUMNS, row('', 'false'));

@@ -20,8 +20,11 @@ import { PERFORMANCE_SOURCE } from './workstreams.repository';
 
 type AnyRecord = RecordInputOf[PerformanceKind];
 
-/** A record's key inside a batch (the workstream is the upload's): use case, task definition, unique_id. */
-const keyOf = (useCase: string, taskDefinition: string, uniqueId: string) => `${useCase}\u0000${taskDefinition}\u0000${uniqueId}`;
+/**
+ * A record's key inside a batch (the workstream is the upload's), ordered as the key's unique index is
+ * (KEY_COLUMNS): unique_id, use case, task definition.
+ */
+const keyOf = (useCase: string, taskDefinition: string, uniqueId: string) => `${uniqueId}\u0000${useCase}\u0000${taskDefinition}`;
 
 /** One key's records in a batch, collapsed to the one row the upsert writes. */
 interface Group {
@@ -40,10 +43,11 @@ interface Group {
    */
   values: string;
   /**
-   * Where the upsert's `order by` puts the row: its key, a record without a unique_id after every unique_id
-   * of its use case and task definition (PostgreSQL puts NULLs last).
+   * Where the upsert's `order by` puts the row: by its key; a record without a unique_id (`keyless`) after
+   * every record with one (PostgreSQL puts NULLs last), by use case and task definition.
    */
   sortKey: string;
+  keyless: boolean;
   /** Whether the upsert replaces an existing row (the first record does, or a later one does). */
   replace: boolean;
   /** Whether a record of the group may cause a QC event (so the upsert must say where it went). */
@@ -115,7 +119,8 @@ export class ImportBatch {
         firstReplaces: record.replace_duplicate,
         replacers: [],
         values: this.copyValues(record),
-        sortKey: key ?? `${record.use_case_id}\u0000${record.task_definition_id}\u0001`,
+        sortKey: key ?? `${record.use_case_id}\u0000${record.task_definition_id}`,
+        keyless: key === undefined,
         replace: record.replace_duplicate,
         qc: reason !== undefined,
       };
@@ -146,8 +151,8 @@ export class ImportBatch {
   *copyText(uploadId: string): Generator<string> {
     let chunk = '';
     const upload = copyText(uploadId);
-    const order = this.groups.map((group, seq) => ({ seq, key: group.sortKey }));
-    order.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    const order = this.groups.map((group, seq) => ({ seq, keyless: group.keyless, key: group.sortKey }));
+    order.sort((a, b) => (a.keyless !== b.keyless ? (a.keyless ? 1 : -1) : a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     for (const { seq } of order) {
       const group = this.groups[seq];
       chunk += `${seq}\t${group.replace ? 't' : 'f'}\t${group.qc ? 't' : 'f'}\t${group.id}\t${group.values}\t${upload}\n`;

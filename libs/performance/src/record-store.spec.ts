@@ -125,6 +125,17 @@ describe('planStore and settleStore: the unique_id rule inside one batch, as if 
     expect(plan.rows.map((row) => row.record.unique_id)).toEqual(['a', 'b', 'c']);
   });
 
+  it("orders rows as the key's unique index does: unique_id first, then workstream, use case and task definition", () => {
+    const records = [
+      { ...rec(0, 'b'), workstream_id: 'ws-1' },
+      { ...rec(1, 'a'), workstream_id: 'ws-2' },
+      { ...rec(2, 'a'), workstream_id: 'ws-1', use_case_id: 'uc-2' },
+      { ...rec(3, 'a'), workstream_id: 'ws-1', use_case_id: 'uc-1' },
+    ];
+    const { plan } = settle(records);
+    expect(plan.rows.map((row) => row.first)).toEqual([3, 2, 1, 0]);
+  });
+
   it('matches a serial replay for every combination of replace flags, with and without an existing row', () => {
     // Reference: apply the records one at a time to a map.
     const serial = (records: Rec[], existing: Set<string>) => {

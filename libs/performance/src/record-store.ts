@@ -53,7 +53,11 @@ export const TABLES: Record<PerformanceKind, { table: string; columns: [string, 
   },
 };
 
-export const KEY_COLUMNS = ['workstream_id', 'use_case_id', 'task_definition_id', 'unique_id'];
+/**
+ * The dedupe key, in the order of its unique index (migration 20261129150000_record_key_unique_id_first):
+ * unique_id first, the column that tells records apart. Writers lock rows in this order.
+ */
+export const KEY_COLUMNS = ['unique_id', 'workstream_id', 'use_case_id', 'task_definition_id'];
 
 /** What the batch's statement returns of each row it inserted or updated (of `alias`'s row if given). */
 const returnedOf = (alias = '') => ['id::text as id', ...KEY_COLUMNS].map((column) => alias + column).join(', ');
@@ -180,8 +184,9 @@ export interface KeyFields {
   unique_id: string | null;
 }
 
+/** A record's key as one string whose order is KEY_COLUMNS's (so the batch's row order is the index's). */
 const dedupeKey = (r: KeyFields) =>
-  r.unique_id === null ? undefined : [r.workstream_id, r.use_case_id, r.task_definition_id, r.unique_id].join('\u0000');
+  r.unique_id === null ? undefined : [r.unique_id, r.workstream_id, r.use_case_id, r.task_definition_id].join('\u0000');
 
 /** One row of the upsert: the first record of a key, and the later ones of the batch that replace it. */
 export interface PlannedRow<R> {
