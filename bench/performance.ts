@@ -20,13 +20,12 @@ import { Client } from 'pg';
 import { startBaselineServer } from './lib/baseline';
 import { ADMIN_TOKEN, call, cpuPerOperation, expectStatus, newWorkstream, ROOT, stackCpuMs, startBenchStack, usageOf } from './lib/common';
 import { qualityBaselineRoute, qualityLoad } from './lib/quality';
+import { CSV_HEADER, csvRows } from './lib/csv-file';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const CSV_ROWS = Number(process.env.BENCH_CSV_ROWS ?? 1_000_000);
 const CSV_ONLY = process.env.BENCH_CSV_ONLY === '1';
-const CSV_HEADER =
-  'use_case_id,task_definition_id,unique_id,worker_id,review_completed_at,review_score,review_type,errors.missing_box,errors.wrong_label,metadata.shift';
 
 /** A process's peak resident set (VmHWM) in MB; writing 5 to clear_refs starts the peak again from now. */
 const peakRssMb = (pid: number) => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024;
@@ -63,19 +62,6 @@ async function json<T>(method: string, url: string, body?: unknown, headers: Rec
     method === 'GET' ? 200 : 201,
     `${method} ${u.pathname}`,
   )) as T;
-}
-
-async function* csvRows(rows: number): AsyncGenerator<string> {
-  yield `${CSV_HEADER}\n`;
-  let chunk = '';
-  for (let i = 1; i <= rows; i++) {
-    chunk += `uc-1,td-${(i % 2) + 1},row-${i},worker-${i % 500}@example.com,2024-05-${String((i % 28) + 1).padStart(2, '0')}T${String(i % 24).padStart(2, '0')}:00:00Z,${((i * 7919) % 1001) / 1000},QA,${i % 3},${i % 5},day\n`;
-    if (chunk.length >= 256 * 1024) {
-      yield chunk;
-      chunk = '';
-    }
-  }
-  yield chunk;
 }
 
 async function main(): Promise<void> {
