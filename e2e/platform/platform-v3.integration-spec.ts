@@ -192,7 +192,7 @@ describe('platform API v3 (deprecated): batches over v4 runs (real Kafka and Pos
     const malformed = await http('POST', '/v3/tasks', { headers: { ...other.auth, 'idempotency-key': 'k'.repeat(256) }, body });
     expect({ status: malformed.status, body: malformed.body }).toEqual({
       status: 400,
-      body: { status: 102, error: 'Data is invalid: Idempotency-Key header must be 1 to 255 printable ASCII characters' },
+      body: { status: 102, error: 'Data is invalid', detail: 'Idempotency-Key header must be 1 to 255 printable ASCII characters' },
     });
   });
 
@@ -208,13 +208,16 @@ describe('platform API v3 (deprecated): batches over v4 runs (real Kafka and Pos
             body: method === 'POST' ? { template_id: acme.lineId, resources: [{}] } : undefined,
           });
           expect([path, result.status, result.body]).toEqual([path, 401, { status: 401, error: 'Unauthorized access' }]);
+          expect(result.headers.get('www-authenticate')).toBe('Basic realm="Workline platform API", charset="UTF-8"');
         }
       }
     });
 
     it('103 body invalid, 107 no resources, 102 data invalid, 108 template not found (HTTP 400)', async () => {
+      // `error` is the code table's description word for word; what in particular is wrong follows it here and
+      // is answered in `detail`.
       const cases: [unknown, number, string][] = [
-        ['{"template_id":', 103, expect.stringMatching(/^Body is invalid/) as unknown as string],
+        ['{"template_id":', 103, expect.stringMatching(/^Body is invalid: ./) as unknown as string],
         [[1, 2], 103, 'Body is invalid: (body) is not of the expected type (a JSON object)'],
         [{ resources: [{}] }, 103, 'Body is invalid: missing key template_id'],
         [{ template_id: 5, resources: [{}] }, 103, 'Body is invalid: template_id is not of the expected type (a non-empty string)'],
@@ -239,9 +242,16 @@ describe('platform API v3 (deprecated): batches over v4 runs (real Kafka and Pos
         [{ template_id: other.lineId, resources: [{}] }, 108, 'Template not found'],
         [{ template_id: 'nope', resources: [{}] }, 108, 'Template not found'],
       ];
-      for (const [body, code, error] of cases) {
+      for (const [body, code, text] of cases) {
         const result = await send(acme, body);
-        expect([body, result.status, result.body]).toEqual([body, 400, { status: code, error }]);
+        const detail = typeof text === 'string' ? /^(?:Body|Data) is invalid: (.*)$/.exec(text)?.[1] : undefined;
+        const expected =
+          typeof text !== 'string'
+            ? { status: code, error: 'Body is invalid', detail: expect.any(String) }
+            : detail === undefined
+              ? { status: code, error: text }
+              : { status: code, error: text.slice(0, text.indexOf(':')), detail };
+        expect([body, result.status, result.body]).toEqual([body, 400, expected]);
       }
     });
 
@@ -258,7 +268,7 @@ describe('platform API v3 (deprecated): batches over v4 runs (real Kafka and Pos
       const result = await http('POST', '/v3/tasks', { headers: acme.auth, contentType: 'text/plain', body: 'template_id=x' });
       expect([result.status, result.body]).toEqual([
         400,
-        { status: 103, error: 'Body is invalid: Content-Type must be application/json (got text/plain)' },
+        { status: 103, error: 'Body is invalid', detail: 'Content-Type must be application/json (got text/plain)' },
       ]);
     });
 

@@ -101,6 +101,7 @@ describe('platform API v4: lines, runs, abort, callbacks (real Kafka and Postgre
         ] as const) {
           const result = await http(method, path, { headers: h, body });
           expect([method, path, result.status, result.body]).toEqual([method, path, 401, { message: 'Bad credentials' }]);
+          expect(result.headers.get('www-authenticate')).toBe('Basic realm="Workline platform API", charset="UTF-8"');
         }
       }
       expect(await runsOfLine(acme.lineId)).toBe(0);
@@ -376,7 +377,7 @@ describe('platform API v4: lines, runs, abort, callbacks (real Kafka and Postgre
       });
       expect({ status: asV3.status, body: asV3.body }).toEqual({
         status: 400,
-        body: { status: 102, error: `Data is invalid: ${message}` },
+        body: { status: 102, error: 'Data is invalid', detail: message },
       });
       expect(await runsOfLine(acme.lineId)).toBe(before);
       expect((await getRun(acme, first.body.id)).body.units.map((unit) => unit.input)).toEqual([{ identifier: 'one' }]);

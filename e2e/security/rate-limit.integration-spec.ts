@@ -190,7 +190,7 @@ describe('per-credential rate limits and body limits (own gateways with low limi
     }
     expect(await post('/v4/runs')).toMatchObject({ status: 413, body: { message: tooLarge } });
     // v3 answers by its code table: 103 is HTTP 400 (docs/platform-api.md).
-    expect(await post('/v3/tasks')).toMatchObject({ status: 400, body: { status: 103, error: `Body is invalid: ${tooLarge}` } });
+    expect(await post('/v3/tasks')).toMatchObject({ status: 400, body: { status: 103, error: 'Body is invalid', detail: tooLarge } });
     // Just under the limit is parsed and reaches authentication.
     const small = await http('POST', `${unlimited.url}/v4/runs`, {
       headers: { authorization: 'Basic bm86bm8=' },

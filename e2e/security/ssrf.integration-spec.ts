@@ -117,7 +117,7 @@ describe('SSRF guard: callback URLs to non-public addresses are refused, at crea
       expect({ url, status: v3.status, body: v3.body }).toEqual({
         url,
         status: 400,
-        body: { status: 102, error: `Data is invalid: ${REFUSED_PREFIX}${reason}` },
+        body: { status: 102, error: 'Data is invalid', detail: `${REFUSED_PREFIX}${reason}` },
       });
       if (hidden) expect(v4.text + v3.text).not.toContain(hidden);
     }

@@ -33,36 +33,80 @@ function v4Body(problem: HttpProblem): object {
 
 const errorIdOf = (problem: HttpProblem) => (problem.errorId ? { error_id: problem.errorId } : {});
 
+/** The spec's v3 code table: each code's description, which a v3 error's `error` is word for word. */
+export const V3_DESCRIPTIONS: Readonly<Record<number, string>> = {
+  100: 'Task not owned by caller',
+  101: 'Insufficient funds',
+  102: 'Data is invalid',
+  103: 'Body is invalid',
+  104: 'Internal error',
+  105: 'Test is invalid',
+  106: 'Test answers are invalid',
+  107: 'No resources were passed',
+  108: 'Template not found',
+  109: 'Task not found',
+  110: 'No credit card on file',
+  111: 'Assignment not found',
+  401: 'Unauthorized access',
+  500: 'Internal error',
+};
+
 /**
- * Platform API v3 (deprecated): `{status: <code>, error}` with the spec's code table, at the HTTP status the
- * table gives the code: an oversize or non-JSON body is 103 at 400, any server-side failure (an RPC timeout's
- * 503 too) 104 at 500 (docs/platform-api.md, "v3"). Answers the table has no code for keep their status as
- * the code: 404 for an unknown path, 429 over a rate limit.
+ * A v3 error body. `error` is the code's description exactly as the table gives it (clients written against
+ * the table compare it whole); what in particular is wrong goes in `detail`, from a text that is either the
+ * description, the description then `: ` and the particulars, or the particulars alone.
+ */
+export function v3ErrorBody(code: number, text: string): { status: number; error: string; detail?: string } {
+  const description = V3_DESCRIPTIONS[code];
+  if (description === undefined || text === description) return { status: code, error: text };
+  const detail = text.startsWith(`${description}: `) ? text.slice(description.length + 2) : text;
+  return { status: code, error: description, detail };
+}
+
+/**
+ * Platform API v3 (deprecated): `{status: <code>, error, detail?}` with the spec's code table, at the HTTP
+ * status the table gives the code: an oversize or non-JSON body is 103 at 400, any server-side failure (an RPC
+ * timeout's 503 too) 104 at 500 (docs/platform-api.md, "v3"). Answers the table has no code for keep their
+ * status as the code: 404 for an unknown path, 429 over a rate limit.
  */
 export function v3Answer(problem: HttpProblem): { httpStatus: number; body: object } {
-  if (problem.v3) return { httpStatus: problem.status, body: { status: problem.v3.code, error: problem.v3.error } };
+  if (problem.v3) return { httpStatus: problem.status, body: v3ErrorBody(problem.v3.code, problem.v3.error) };
   switch (problem.status) {
     case HttpStatus.UNAUTHORIZED:
-      return { httpStatus: 401, body: { status: 401, error: 'Unauthorized access' } };
+      return { httpStatus: 401, body: v3ErrorBody(401, V3_DESCRIPTIONS[401]) };
     case HttpStatus.BAD_REQUEST:
     case HttpStatus.UNSUPPORTED_MEDIA_TYPE:
     case HttpStatus.PAYLOAD_TOO_LARGE:
-      return { httpStatus: 400, body: { status: 103, error: `Body is invalid: ${problem.message}` } };
+      return { httpStatus: 400, body: v3ErrorBody(103, problem.message) };
     case HttpStatus.UNPROCESSABLE_ENTITY:
-      return { httpStatus: 400, body: { status: 102, error: `Data is invalid: ${problem.message}` } };
+      return { httpStatus: 400, body: v3ErrorBody(102, problem.message) };
     case HttpStatus.NOT_FOUND:
       return { httpStatus: 404, body: { status: 404, error: 'Not found' } };
     default:
       return problem.status >= 500
-        ? { httpStatus: 500, body: { status: 104, error: 'Internal error', ...errorIdOf(problem) } }
+        ? { httpStatus: 500, body: { ...v3ErrorBody(104, V3_DESCRIPTIONS[104]), ...errorIdOf(problem) } }
         : { httpStatus: problem.status, body: { status: problem.status, error: problem.message } };
   }
 }
 
+/**
+ * The challenge a 401 carries (RFC 9110 section 11.6.1): HTTP Basic on the platform API, bearer tokens on the
+ * work and admin APIs. /v1's x-api-key is no HTTP authentication scheme, so its 401s carry none.
+ */
+const CHALLENGES: Partial<Record<ApiGroup, string>> = {
+  v4: 'Basic realm="Workline platform API", charset="UTF-8"',
+  v3: 'Basic realm="Workline platform API", charset="UTF-8"',
+  work: 'Bearer realm="Workline work API"',
+  admin: 'Bearer realm="Workline admin API"',
+};
+
 /** Writes an error in the body shape of the API group that was called. */
 export function writeProblem(request: FastifyRequest, reply: FastifyReply, problem: HttpProblem): FastifyReply {
   if (problem.headers) reply.headers(problem.headers);
-  switch (apiGroupOf(pathOf(request))) {
+  const group = apiGroupOf(pathOf(request));
+  const challenge = CHALLENGES[group];
+  if (problem.status === HttpStatus.UNAUTHORIZED && challenge) reply.header('WWW-Authenticate', challenge);
+  switch (group) {
     case 'v4':
       return reply.code(problem.status).send(v4Body(problem));
     case 'v3': {

@@ -1616,7 +1616,9 @@ export interface components {
         V3ErrorAnswer: {
             /** @description The v3 error code (100-111, 401, 404, 500, or the HTTP status) */
             status: number;
+            /** @description The code's description in the v3 code table, word for word (e.g. `Body is invalid`) */
             error: string;
+            detail?: string | null;
             error_id?: string | null;
         };
         V3TaskAnswer: {

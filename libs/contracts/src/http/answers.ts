@@ -53,10 +53,17 @@ export class V4ErrorAnswer {
   @IsOptional() @IsString() error_id?: string;
 }
 
-/** Platform API v3 (deprecated): `{status: <v3 code>, error}` (spec's v3 code table). */
+/**
+ * Platform API v3 (deprecated): `{status: <v3 code>, error}` (spec's v3 code table); `error` is the code's
+ * description word for word, and `detail` says what in particular is wrong when there is more to say.
+ */
 export class V3ErrorAnswer {
   @IsInt() @JSONSchema({ description: 'The v3 error code (100-111, 401, 404, 500, or the HTTP status)' }) status!: number;
-  @IsString() error!: string;
+  @JSONSchema({ description: "The code's description in the v3 code table, word for word (e.g. `Body is invalid`)" })
+  @IsString()
+  error!: string;
+  /** What in particular is wrong (e.g. `missing key template_id`), when the description alone does not say. */
+  @IsOptional() @IsString() detail?: string;
   /** With 104 for an unexpected error: the id its log line carries. */
   @IsOptional() @IsString() error_id?: string;
 }
