@@ -71,5 +71,18 @@ describe('OpenAPI at /docs against the running gateway', () => {
     const missing = await http<{ message: string }>('GET', '/v1/no-such-route');
     expect(missing.status).toBe(404);
     expect(missing.body.message).toBe('Not found: no route GET /v1/no-such-route');
+    // Whatever the body: an unknown path (a POST to a PUT-only upload URL too) is 404, not a 415 for a body no route takes.
+    for (const [path, contentType] of [
+      ['/v1/no-such-route', 'text/plain'],
+      ['/uploads/media/med_x?expires=1&signature=ab', 'image/png'],
+      ['/v4/no-such-route', 'application/json'],
+    ]) {
+      const posted = await http<{ message: string }>('POST', path, { contentType, body: contentType === 'application/json' ? '{' : 'abc' });
+      expect({ path, status: posted.status, message: posted.body.message }).toEqual({
+        path,
+        status: 404,
+        message: path.startsWith('/v4') ? 'Not found' : `Not found: no route POST ${path.split('?')[0]}`,
+      });
+    }
   });
 });

@@ -363,6 +363,18 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       }
     });
 
+    it('takes null for the optional bucket_id and callback_url as "not sent" (201, no callback)', async () => {
+      const mediaKey = await uploaded(tenant, PNG(), 'image/png');
+      const result = await createTask(tenant, {
+        media_key: mediaKey,
+        configuration_id: tenant.configurationId,
+        bucket_id: null,
+        callback_url: null,
+      });
+      expect({ status: result.status, body: result.body }).toEqual({ status: 201, body: { task_id: expect.stringMatching(/^tsk_/) } });
+      expect((await taskStatus(tenant, result.body.task_id)).body).toMatchObject({ state: 'QUEUED', bucket_id: null });
+    });
+
     it("refuses tasks for media that is unknown, another workstream's or granted for another configuration", async () => {
       const mine = await uploaded(tenant, PNG(), 'image/png');
       const theirs = await uploaded(other, PNG(), 'image/png');

@@ -105,6 +105,9 @@ describe('workstream performance API: bulk CSV through presigned URLs, and repor
       const lifetime = Date.parse(result.body.expires_at) - Date.now();
       expect(lifetime).toBeGreaterThan(3500_000);
       expect(lifetime).toBeLessThanOrEqual(3600_000);
+      // The URL expires when expires_at says, to the second (not up to a second before it).
+      const expires = Number(new URL(result.body.upload_url).searchParams.get('expires'));
+      expect(expires * 1000).toBe(Date.parse(result.body.expires_at));
       const upload = await getUpload(ws, result.body.upload_id);
       expect(upload.body).toMatchObject({
         state: 'awaiting_upload',

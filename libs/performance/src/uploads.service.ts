@@ -100,7 +100,8 @@ export class UploadsService implements OnApplicationBootstrap, OnApplicationShut
       kind: request.kind,
       fileName: request.file_name ?? null,
       state: 'awaiting_upload',
-      expiresAt: new Date(Date.now() + request.expires_in_seconds * 1000),
+      // A whole second, as the URL's expires parameter: the URL then works until expires_at says, not up to a second less.
+      expiresAt: new Date(Math.floor(Date.now() / 1000) * 1000 + request.expires_in_seconds * 1000),
     });
     return this.view(row);
   }

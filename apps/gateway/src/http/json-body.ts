@@ -58,8 +58,12 @@ const hasNoBody = (request: FastifyRequest) =>
   request.headers['transfer-encoding'] === undefined &&
   (request.headers['content-length'] === undefined || request.headers['content-length'] === '0');
 
-/** Routes whose body no parser reads: streamed by their handler, or a method whose body is ignored. */
-const leftUnread = (request: FastifyRequest) => request.routeOptions.config.streamedBody === true || !BODY_METHODS.has(request.method);
+/**
+ * Requests whose body no parser reads: a route that streams it, a method whose body is ignored, or no route
+ * at all (the answer is 404 whatever the body is: an unknown path is not a 415 for a body it never takes).
+ */
+const leftUnread = (request: FastifyRequest) =>
+  request.is404 || request.routeOptions.config.streamedBody === true || !BODY_METHODS.has(request.method);
 
 /**
  * Reads off what is left of a refused body before the refusal is sent: Fastify closes the connection after

@@ -31,4 +31,25 @@ describe('unstorableJson', () => {
     expect(unstorableJson({ name: 'a\u0000b' }, '{"name":"ab"}')).toBeUndefined();
     expect(unstorableJson({ name: 'a\u0000b' }, '{"name":"a\\u0000b"}')).toContain('holds a NUL');
   });
+
+  it('names a number beyond the range of a double (JSON.parse reads it as Infinity, stored as null)', () => {
+    const parsed = (text: string) => unstorableJson(JSON.parse(text), text);
+    expect(parsed('{"units":[{"n":1},{"n":1e400}]}')).toBe(
+      'Body field units[1].n is a number beyond the range of a double (about ±1.8e308), which cannot be stored',
+    );
+    expect(parsed('{"n":-1E+309}')).toContain('Body field n is a number beyond');
+    expect(parsed(`{"n":${'9'.repeat(400)}}`)).toContain('Body field n is a number beyond');
+    // Large but finite, and tiny (read as 0, a double's own rounding): taken.
+    expect(parsed('{"n":1.7e308,"m":1e-400,"k":12345678901234567890}')).toBeUndefined();
+  });
+
+  it('refuses a key that reaches a prototype (__proto__, constructor.prototype), as Fastify does', () => {
+    const parsed = (text: string) => unstorableJson(JSON.parse(text), text);
+    expect(parsed('{"configuration_id":"c","__proto__":{"x":1}}')).toBe(
+      'Body key __proto__ is not allowed: it would reach the prototype of the object it is copied into',
+    );
+    expect(parsed('{"units":[{"a":{"constructor":{"prototype":{"x":1}}}}]}')).toContain('Body key units[0].a.constructor is not allowed');
+    // The word alone, or a constructor that is plain data, is taken.
+    expect(parsed('{"note":"__proto__","constructor":"Ann","c":{"constructor":{"name":"x"}}}')).toBeUndefined();
+  });
 });

@@ -95,7 +95,8 @@ export class OversightController {
     @IdempotencyKey() key: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<TaskCreatedView> {
-    if (body.callback_url !== undefined) {
+    // null is "no callback", as an absent callback_url (and as bucket_id: null is no bucket).
+    if (body.callback_url !== undefined && body.callback_url !== null) {
       try {
         await checkCallbackUrl(body.callback_url, this.env.callbackPolicy);
       } catch (error) {
