@@ -24,10 +24,10 @@ describe('retry policy', () => {
     expect(afterFailure({ failures: 6, baseMs: 1000, statusCode: 500, random: 0.5 })).toEqual({ kind: 'dead' });
   });
 
-  it('adds at most ±10 % jitter', () => {
-    expect(afterFailure({ failures: 1, baseMs: 1000, statusCode: null, random: 0 })).toMatchObject({ waitMs: 900 });
+  it('adds up to 10 % of jitter, never taking any away (no wait is shorter than the spec says)', () => {
+    expect(afterFailure({ failures: 1, baseMs: 1000, statusCode: null, random: 0 })).toMatchObject({ waitMs: 1000 });
     expect(afterFailure({ failures: 1, baseMs: 1000, statusCode: null, random: 0.999999 })).toMatchObject({ waitMs: 1100 });
-    expect(afterFailure({ failures: 2, baseMs: 1000, statusCode: null, random: 0.25 })).toMatchObject({ waitMs: 1900 });
+    expect(afterFailure({ failures: 2, baseMs: 1000, statusCode: null, random: 0.25 })).toMatchObject({ waitMs: 2050 });
   });
 
   it('honours a longer Retry-After on 429 and 503 only, and never shortens its own wait', () => {

@@ -6,7 +6,10 @@
 export const MAX_RETRIES = 4;
 export const MAX_ATTEMPTS = MAX_RETRIES + 1;
 export const DEFAULT_RETRY_BASE_MS = 3_600_000;
-/** ±10 %: spreads the retries of deliveries that failed together (a receiver outage). */
+/**
+ * Up to +10 %: spreads the retries of deliveries that failed together (a receiver outage). Only ever added,
+ * so that no wait is shorter than the spec's 1 h, 2 h, 4 h.
+ */
 export const JITTER = 0.1;
 /** A Retry-After longer than this is capped: a receiver must not park a delivery for days. */
 export const MAX_RETRY_AFTER_MS = 24 * 3_600_000;
@@ -52,7 +55,7 @@ export type FailureDecision = { kind: 'retry'; waitMs: number; retry: number } |
 export function afterFailure({ failures, baseMs, statusCode, retryAfterMs, random }: FailureInput): FailureDecision {
   if (failures >= MAX_ATTEMPTS) return { kind: 'dead' };
   const retry = failures;
-  const jittered = Math.round(scheduledWaitMs(retry, baseMs) * (1 - JITTER + 2 * JITTER * random));
+  const jittered = Math.round(scheduledWaitMs(retry, baseMs) * (1 + JITTER * random));
   // 429 and 503 may say how long the receiver needs; honour it when it is longer than our own wait.
   const honoured = (statusCode === 429 || statusCode === 503) && retryAfterMs !== undefined ? Math.max(jittered, retryAfterMs) : jittered;
   return { kind: 'retry', waitMs: honoured, retry };
