@@ -4,6 +4,18 @@ import { DomainError, ErrorCode, type FieldError } from './errors';
 
 const TYPE_RULES = ['isString', 'isNumber', 'isInt', 'isBoolean', 'isArray', 'isObject', 'nestedValidation'];
 
+/**
+ * A nested object's rule met something else: class-validator says "each value in nested property <name> must
+ * be either object or array"; this names the value (or each item of a list) that is not an object instead.
+ */
+function notObjects(field: string, value: unknown): FieldError[] {
+  const isObject = (item: unknown) => typeof item === 'object' && item !== null && !Array.isArray(item);
+  if (!Array.isArray(value)) return [{ field, message: `${field} must be an object` }];
+  return value.flatMap((item: unknown, index) =>
+    isObject(item) ? [] : [{ field: `${field}[${index}]`, message: `${field}[${index}] must be an object` }],
+  );
+}
+
 /** Flattens class-validator's nested errors into `{field: "a.b[0].c", message}` items. */
 export function flattenValidationErrors(errors: ValidationError[], parent = ''): FieldError[] {
   const out: FieldError[] = [];
@@ -12,12 +24,17 @@ export function flattenValidationErrors(errors: ValidationError[], parent = ''):
     const constraints = error.constraints ?? {};
     if (Object.keys(constraints).length && error.value === undefined) {
       out.push({ field, message: `${field} is required` });
-    } else {
-      // A value of the wrong type fails every rule; its type is the one worth reporting.
-      const typeRule = TYPE_RULES.find((rule) => rule in constraints);
-      const messages = typeRule ? [constraints[typeRule]] : Object.values(constraints);
-      for (const message of messages) out.push({ field, message: message.replace(error.property, field) });
+      continue;
     }
+    // A value of the wrong type fails every rule; its type is the one worth reporting, and what its nested
+    // rules say of it (an object where a list of objects was due is also checked as one of them) is noise.
+    const typeRule = TYPE_RULES.find((rule) => rule in constraints && rule !== 'nestedValidation');
+    if (typeRule) {
+      out.push({ field, message: constraints[typeRule].replace(error.property, field) });
+      continue;
+    }
+    if ('nestedValidation' in constraints) out.push(...notObjects(field, error.value));
+    else for (const message of Object.values(constraints)) out.push({ field, message: message.replace(error.property, field) });
     if (error.children?.length) out.push(...flattenValidationErrors(error.children, field));
   }
   return out;
