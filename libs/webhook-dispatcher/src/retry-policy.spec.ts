@@ -13,7 +13,7 @@ describe('retry policy', () => {
   });
 
   it('retries after each of the first four failures and gives up after the fifth attempt', () => {
-    const decisions = [1, 2, 3, 4, 5].map((failures) => afterFailure({ failures, baseMs: 1000, statusCode: 500, random: 0.5 }));
+    const decisions = [1, 2, 3, 4, 5].map((failures) => afterFailure({ failures, baseMs: 1000, statusCode: 500, random: 0 }));
     expect(decisions).toEqual([
       { kind: 'retry', retry: 1, waitMs: 1000 },
       { kind: 'retry', retry: 2, waitMs: 2000 },
@@ -21,7 +21,7 @@ describe('retry policy', () => {
       { kind: 'retry', retry: 4, waitMs: 8000 },
       { kind: 'dead' },
     ]);
-    expect(afterFailure({ failures: 6, baseMs: 1000, statusCode: 500, random: 0.5 })).toEqual({ kind: 'dead' });
+    expect(afterFailure({ failures: 6, baseMs: 1000, statusCode: 500, random: 0 })).toEqual({ kind: 'dead' });
   });
 
   it('adds up to 10 % of jitter, never taking any away (no wait is shorter than the spec says)', () => {
@@ -31,15 +31,15 @@ describe('retry policy', () => {
   });
 
   it('honours a longer Retry-After on 429 and 503 only, and never shortens its own wait', () => {
-    expect(afterFailure({ failures: 1, baseMs: 1000, statusCode: 429, retryAfterMs: 30_000, random: 0.5 })).toMatchObject({
+    expect(afterFailure({ failures: 1, baseMs: 1000, statusCode: 429, retryAfterMs: 30_000, random: 0 })).toMatchObject({
       waitMs: 30_000,
     });
-    expect(afterFailure({ failures: 1, baseMs: 1000, statusCode: 503, retryAfterMs: 30_000, random: 0.5 })).toMatchObject({
+    expect(afterFailure({ failures: 1, baseMs: 1000, statusCode: 503, retryAfterMs: 30_000, random: 0 })).toMatchObject({
       waitMs: 30_000,
     });
-    expect(afterFailure({ failures: 1, baseMs: 1000, statusCode: 503, retryAfterMs: 10, random: 0.5 })).toMatchObject({ waitMs: 1000 });
-    expect(afterFailure({ failures: 1, baseMs: 1000, statusCode: 500, retryAfterMs: 30_000, random: 0.5 })).toMatchObject({ waitMs: 1000 });
-    expect(afterFailure({ failures: 5, baseMs: 1000, statusCode: 503, retryAfterMs: 30_000, random: 0.5 })).toEqual({ kind: 'dead' });
+    expect(afterFailure({ failures: 1, baseMs: 1000, statusCode: 503, retryAfterMs: 10, random: 0 })).toMatchObject({ waitMs: 1000 });
+    expect(afterFailure({ failures: 1, baseMs: 1000, statusCode: 500, retryAfterMs: 30_000, random: 0 })).toMatchObject({ waitMs: 1000 });
+    expect(afterFailure({ failures: 5, baseMs: 1000, statusCode: 503, retryAfterMs: 30_000, random: 0 })).toEqual({ kind: 'dead' });
   });
 
   it('reads Retry-After as seconds or an HTTP date, capped at a day, and ignores garbage', () => {
