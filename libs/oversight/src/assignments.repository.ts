@@ -47,6 +47,8 @@ export interface AssignedTask {
   id: string;
   state: string;
   workerId: string | null;
+  /** When the assignment's lease runs out (null once the task is finished). */
+  leaseExpiresAt: Date | null;
   /** The client's items given at creation (the worker's follow them when it completes the task). */
   metadata: MetadataItemView[];
 }
@@ -81,10 +83,19 @@ export class AssignmentsRepository {
   withAssignedTask<T>(assignmentId: string, work: (task: AssignedTask | undefined, tasks: LockedTasks) => Promise<T>): Promise<T> {
     return this.prisma.$transaction(async (tx) => {
       const [row] = await tx.$queryRaw<
-        { id: string; state: string; worker_id: string | null; metadata: AssignedTask['metadata'] | null }[]
+        { id: string; state: string; worker_id: string | null; lease_expires_at: Date | null; metadata: AssignedTask['metadata'] | null }[]
       >`
-        select id, state, worker_id, metadata from oversight_task where assignment_id = ${assignmentId} for update`;
-      return work(row && { id: row.id, state: row.state, workerId: row.worker_id, metadata: row.metadata ?? [] }, lockedTasks(tx));
+        select id, state, worker_id, lease_expires_at, metadata from oversight_task where assignment_id = ${assignmentId} for update`;
+      return work(
+        row && {
+          id: row.id,
+          state: row.state,
+          workerId: row.worker_id,
+          leaseExpiresAt: row.lease_expires_at,
+          metadata: row.metadata ?? [],
+        },
+        lockedTasks(tx),
+      );
     });
   }
 }

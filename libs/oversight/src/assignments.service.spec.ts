@@ -138,6 +138,22 @@ describe('AssignmentsService', () => {
     expect(repository.events.map((task) => [task.id, task.state])).toEqual([['t1', 'ERROR']]);
   });
 
+  it('refuses to complete or flag once the lease ran out, even if nobody took the task since, and changes nothing', async () => {
+    repository.add(queuedTask({ id: 't1' }));
+    const assignmentId = await lease();
+    repository.tasks.set('t1', { ...repository.tasks.get('t1')!, leaseExpiresAt: new Date(Date.now() - 1_000) });
+    await expect(service.complete({ worker_id: 'w-1', assignment_id: assignmentId, body: { updated_tags: [] } })).rejects.toMatchObject({
+      code: ErrorCode.Conflict,
+      message: `assignment ${assignmentId} cannot be completed: its lease expired and the task went back to the queue`,
+    });
+    await expect(service.flag({ worker_id: 'w-1', assignment_id: assignmentId, body: { reason: 'late' } })).rejects.toMatchObject({
+      code: ErrorCode.Conflict,
+      message: `assignment ${assignmentId} cannot be flagged: its lease expired and the task went back to the queue`,
+    });
+    expect(repository.tasks.get('t1')!.state).toBe('IN_PROGRESS');
+    expect(repository.events).toHaveLength(0);
+  });
+
   it("answers another worker's assignment, or an unknown one, as not found, and changes nothing", async () => {
     repository.add(queuedTask({ id: 't1' }));
     const assignmentId = await lease();

@@ -94,6 +94,13 @@ export class AssignmentsService {
       if (task.state !== 'IN_PROGRESS') {
         throw new DomainError(ErrorCode.Conflict, `assignment ${request.assignment_id} is already closed: its task is ${task.state}`);
       }
+      // As for units: a lease that ran out is over even while nobody has taken the task since (docs/work-api.md).
+      if (task.leaseExpiresAt && task.leaseExpiresAt.getTime() < Date.now()) {
+        throw new DomainError(
+          ErrorCode.Conflict,
+          `assignment ${request.assignment_id} cannot be ${outcome.state === 'COMPLETED' ? 'completed' : 'flagged'}: its lease expired and the task went back to the queue`,
+        );
+      }
       // The worker's items follow the client's, given at creation.
       await locked.finish(
         task.id,

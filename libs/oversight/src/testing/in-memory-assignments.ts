@@ -28,6 +28,7 @@ export class InMemoryAssignments implements AssignmentRows {
         id: task.id,
         state: task.state,
         workerId: task.workerId,
+        leaseExpiresAt: task.leaseExpiresAt,
         metadata: (task.metadata as AssignedTask['metadata'] | null) ?? [],
       },
       this.lockedTasks(),
