@@ -126,9 +126,10 @@ export const CLAIM_DUE = statement(
 
 /**
  * Every outcome whose delivery still carries the lease that made the attempt: the attempt row and the
- * delivery's next state, in one statement. A redelivery asked for during the attempt starts a fresh round
- * now, whatever the outcome. An outcome whose lease was lost (another instance owns the delivery now)
- * matches no row and is dropped.
+ * delivery's next state, in one statement. A redelivery asked for during the attempt is due now, as it
+ * would have been had it come after: a fresh round when the attempt left the delivery delivered or dead, its
+ * retry count kept when it left it pending (docs/webhooks.md, "redeliver"). An outcome whose lease was lost
+ * (another instance owns the delivery now) matches no row and is dropped.
  */
 export const RECORD = statement(
   'delivery_record',
@@ -140,7 +141,7 @@ export const RECORD = statement(
     update delivery d set attempt_count = d.attempt_count + 1, last_status_code = o.status_code, last_error = o.error,
       lease_token = null, lease_until = null, redeliver_requested = false, updated_at = now(),
       status = case when d.redeliver_requested then 'pending' else o.status end,
-      round_failures = case when d.redeliver_requested then 0 else o.round_failures end,
+      round_failures = case when d.redeliver_requested and o.status <> 'pending' then 0 else o.round_failures end,
       next_attempt_at = case when d.redeliver_requested then now() when o.wait_ms is null then null
         else now() + o.wait_ms * interval '1 millisecond' end,
       delivered_at = case when o.success then now() else d.delivered_at end,
