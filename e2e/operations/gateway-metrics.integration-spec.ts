@@ -38,6 +38,9 @@ describe('gateway liveness, readiness and Prometheus metrics', () => {
     expect(sample(after, 'http_request_duration_seconds_count', labels)).toBe(countBefore + 2);
     expect(sample(after, 'http_request_duration_seconds_bucket', { ...labels, le: '+Inf' })).toBe(countBefore + 2);
     expect(after).toMatch(/^process_cpu_seconds_total /m);
+    // The database pool's metrics, as on every app (docs/operations.md): authentication reads identities there.
+    expect(metricSample(after, 'db_statements_total', {})).toEqual(expect.any(Number));
+    expect(metricSample(after, 'db_pool_clients', { state: 'waiting' })).toBe(0);
   });
 
   it('labels requests the router does not know as unrouted, so raw paths never become series', async () => {

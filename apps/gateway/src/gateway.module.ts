@@ -2,6 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { DbModule } from '@workline/db';
 import { IdentityModule } from '@workline/identity';
 import { KafkaModule } from '@workline/messaging';
+import { ObservabilityModule } from '@workline/observability';
 import { kafkaSettingsFrom } from '@workline/service-runtime';
 import { RedisModule } from '@workline/redis';
 import { AdminController } from './admin/admin.controller';
@@ -28,6 +29,8 @@ export class GatewayModule {
     return {
       module: GatewayModule,
       imports: [
+        // The registry libraries add their metrics to (the database pool's statements and connections).
+        ObservabilityModule.forRoot(metrics),
         DbModule.forRoot(env.DATABASE_URL, env.DATABASE_POOL_SIZE),
         KafkaModule.forRoot({ settings: kafkaSettingsFrom(env, 'gateway'), rpcClientTimeoutMs: env.RPC_TIMEOUT_MS }),
         RedisModule.forRoot(env.REDIS_URL),

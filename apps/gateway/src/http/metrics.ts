@@ -1,17 +1,17 @@
 import type { IdentityObserver } from '@workline/identity';
 import type { FastifyInstance } from 'fastify';
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { AppMetrics } from '@workline/observability';
+import { Counter, Histogram } from 'prom-client';
 
 /** Route label of requests the router did not match (404s). */
 export const UNROUTED = 'unrouted';
 
 /**
- * The gateway's Prometheus metrics. Requests are labelled by route pattern (`/v4/runs/:id`), never by the
- * raw path, so ids do not multiply the series.
+ * The gateway's Prometheus metrics: the app registry every app has (process metrics, and what libraries add
+ * to it, such as the database pool's), plus its HTTP and authentication metrics. Requests are labelled by
+ * route pattern (`/v4/runs/:id`), never by the raw path, so ids do not multiply the series.
  */
-export class GatewayMetrics {
-  readonly registry = new Registry();
-
+export class GatewayMetrics extends AppMetrics {
   private readonly requests = new Counter({
     name: 'http_requests_total',
     help: 'HTTP requests answered, by method, route pattern and status',
@@ -39,10 +39,6 @@ export class GatewayMetrics {
     labelNames: ['kind'],
     registers: [this.registry],
   });
-
-  constructor() {
-    collectDefaultMetrics({ register: this.registry });
-  }
 
   identityObserver(): IdentityObserver {
     return { passwordChecked: () => this.passwordChecks.inc(), lookedUp: (kind) => this.identityLookups.inc({ kind }) };
