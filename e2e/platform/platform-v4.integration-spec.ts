@@ -150,6 +150,17 @@ describe('platform API v4: lines, runs, abort, callbacks (real Kafka and Postgre
       expect(await runsOfLine(acme.lineId)).toBe(1);
     });
 
+    it('an empty or whitespace-only JSON body is no body: 422 naming the first missing key', async () => {
+      for (const text of ['', '  \n ']) {
+        const result = await http('POST', '/v4/runs', { headers: acme.auth, body: text });
+        expect([JSON.stringify(text), result.status, result.body]).toEqual([
+          JSON.stringify(text),
+          422,
+          { message: 'Invalid request: missing key line_id' },
+        ]);
+      }
+    });
+
     it('422 naming the missing key or the key of the wrong type, and nothing is created', async () => {
       const before = await runsOfLine(acme.lineId);
       const cases: [unknown, string][] = [

@@ -63,7 +63,7 @@ export class DeliveriesController {
   }
 
   @Post(':id/redeliver')
-  @ApiDoc({ summary: 'Send a delivery again', doc: 'docs/webhooks.md', ok: [202, 'The new delivery', DeliveryAnswer], errors: [404, 409] })
+  @ApiDoc({ summary: 'Send a delivery again', doc: 'docs/webhooks.md', ok: [202, 'The new delivery', DeliveryAnswer], errors: [404] })
   @HttpCode(HttpStatus.ACCEPTED)
   redeliver(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<DeliveryView> {
     const request: DeliveryGetRequest = { scope: deliveryScopeOf(principal), delivery_id: id };

@@ -164,7 +164,8 @@ export function installJsonBody(fastify: FastifyInstance, limitBytes: number): v
     if (!charset.startsWith('utf-'))
       return refuseAfterReading(payload, new UnsupportedMediaTypeException(`unsupported charset "${charset.toUpperCase()}"`));
     const text = decode(await readBody(request, payload, limitBytes), charset);
-    if (text.length === 0) return undefined;
+    // No body, or only whitespace (which JSON does not count as a value either): the same as none sent.
+    if (text.trim().length === 0) return undefined;
     let value: unknown;
     try {
       value = JSON.parse(text);

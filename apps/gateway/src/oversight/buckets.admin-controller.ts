@@ -50,7 +50,7 @@ export class BucketsAdminController {
     doc: 'docs/oversight-api.md',
     body: CreateBucketDto,
     ok: [201, 'The bucket', BucketAnswer],
-    errors: [400, 404, 409, 413, 415, 422],
+    errors: [400, 404, 413, 415, 422],
     example: {
       body: {
         driver: 's3',

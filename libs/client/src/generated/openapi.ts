@@ -1181,13 +1181,13 @@ export interface components {
         CompleteTaskAssignmentDto: {
             updated_tags: components["schemas"]["TagDto"][];
             metadata?: components["schemas"]["MetadataItemDto"][] | null;
-            next?: components["schemas"]["NextAssignmentDto"] | null;
+            next?: components["schemas"]["NextAssignmentDto"];
         };
         CompleteUnitAssignmentDto: {
             output: {
                 [key: string]: unknown;
             };
-            next?: components["schemas"]["NextAssignmentDto"] | null;
+            next?: components["schemas"]["NextAssignmentDto"];
         };
         ConfigurationAnswer: {
             id: string;
@@ -1328,7 +1328,7 @@ export interface components {
         };
         FlagAssignmentDto: {
             reason: string;
-            next?: components["schemas"]["NextAssignmentDto"] | null;
+            next?: components["schemas"]["NextAssignmentDto"];
         };
         GeneratePresignedUrlDto: {
             /** @enum {string} */
@@ -2837,15 +2837,6 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description Conflict with the current state */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorAnswer"];
-                };
-            };
             /** @description Body larger than the limit */
             413: {
                 headers: {
@@ -4259,15 +4250,6 @@ export interface operations {
             };
             /** @description Not found */
             404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorAnswer"];
-                };
-            };
-            /** @description Conflict with the current state */
-            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Type } from 'class-transformer';
-import { IsIn, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
+import { IsIn, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
 
 /** Work API (docs/work-api.md). Workers lease units (platform runs) and tasks (oversight). */
@@ -45,7 +45,9 @@ export class FollowUpNextDto {
  * which takes it out before the owning service sees the body); declared here so the bodies' schemas show it.
  */
 export class WithFollowUpNext {
-  @IsOptional()
+  // Left out, or an object: not null (FollowUpNextDto refuses it), so not IsOptional, which lets null through
+  // and makes the schema say so.
+  @ValidateIf((_, value) => value !== undefined)
   @ValidateNested()
   @Type(() => NextAssignmentDto)
   next?: NextAssignmentDto;
