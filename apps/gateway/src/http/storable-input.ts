@@ -19,26 +19,16 @@ const SUSPECT_ESCAPE = /\\u(?:0000|[dD][89a-fA-F])/;
 // eslint-disable-next-line no-control-regex -- NUL is what this looks for
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
-/**
- * JSON.parse reads a number beyond a double's range (1e400, or 309 digits and more) as Infinity, which
- * JSON.stringify then writes as null: a value silently lost. Only a body with a 3-digit exponent or a run of
- * 309 digits can hold one, so the others are not looked at.
- */
-const SUSPECT_NUMBER = /[eE][+-]?\d{3}|\d{309}/;
-
-/**
- * Keys that reach an object's prototype when a parsed body is copied into a DTO or spread (`__proto__`, and
- * `constructor` holding `prototype`): Fastify's own JSON parser refuses them, and ours does too. JSON.parse
- * keeps them as plain keys, so only a body whose text names one is looked at.
- */
-const SUSPECT_PROTOTYPE_KEY = /"(?:__proto__|constructor)"/;
-
 const fieldPath = (path: (string | number)[]) =>
   path.map((part, index) => (typeof part === 'number' ? `[${part}]` : index === 0 ? part : `.${part}`)).join('') || '(body)';
 
 const holdsUnstorable = (what: 'field' | 'key', path: (string | number)[]) =>
   `Body ${what} ${fieldPath(path)} holds a NUL character or an unpaired surrogate (\\u0000, \\uD800-\\uDFFF), which cannot be stored`;
 
+/**
+ * Keys that reach an object's prototype when a parsed body is copied into a DTO or spread (`__proto__`, and
+ * `constructor` holding `prototype`): Fastify's own JSON parser refuses them, and ours does too.
+ */
 const reachesPrototype = (key: string, value: unknown): boolean =>
   key === '__proto__' || (key === 'constructor' && typeof value === 'object' && value !== null && 'prototype' in value);
 
@@ -46,21 +36,21 @@ const reachesPrototype = (key: string, value: unknown): boolean =>
  * Why a parsed JSON body cannot be taken, or undefined: nested deeper than MAX_JSON_DEPTH, a string (value or
  * key) holding a NUL or an unpaired surrogate, which no stored field can hold (each was a 500 from the
  * database), a number too large for a double (it would be stored as null), or a key that reaches a
- * prototype. `text` is the body as sent, to skip the string, number and key checks when they cannot find anything.
+ * prototype. `text` is the body as sent, to skip the string check when it cannot find anything.
  */
 export function unstorableJson(value: unknown, text: string): string | undefined {
   const checkStrings = SUSPECT_ESCAPE.test(text);
-  const checkNumbers = SUSPECT_NUMBER.test(text);
-  const checkPrototypeKeys = SUSPECT_PROTOTYPE_KEY.test(text);
   const path: (string | number)[] = [];
   const visit = (node: unknown, depth: number): string | undefined => {
     if (typeof node === 'string') {
       return checkStrings && UNSTORABLE.test(node) ? holdsUnstorable('field', path) : undefined;
     }
+    // JSON.parse reads a number beyond a double's range (1e400, or 309 digits and more) as Infinity, which
+    // JSON.stringify then writes as null: a value silently lost.
     if (typeof node === 'number') {
-      return checkNumbers && !Number.isFinite(node)
-        ? `Body field ${fieldPath(path)} is a number beyond the range of a double (about ±1.8e308), which cannot be stored`
-        : undefined;
+      return Number.isFinite(node)
+        ? undefined
+        : `Body field ${fieldPath(path)} is a number beyond the range of a double (about ±1.8e308), which cannot be stored`;
     }
     if (typeof node !== 'object' || node === null) return undefined;
     if (depth > MAX_JSON_DEPTH) return `Body is nested more than ${MAX_JSON_DEPTH} levels deep (objects and arrays)`;
@@ -80,7 +70,7 @@ export function unstorableJson(value: unknown, text: string): string | undefined
       const problem =
         checkStrings && UNSTORABLE.test(key)
           ? holdsUnstorable('key', path)
-          : checkPrototypeKeys && reachesPrototype(key, object[key])
+          : reachesPrototype(key, object[key])
             ? `Body key ${fieldPath(path)} is not allowed: it would reach the prototype of the object it is copied into`
             : visit(object[key], depth + 1);
       path.pop();
