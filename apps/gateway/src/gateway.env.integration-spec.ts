@@ -39,6 +39,13 @@ describe('gateway environment validation at boot', () => {
     for (const value of [shortToken, shortSecretsKey, 'eighty', 'not a broker list']) expect(output).not.toContain(value);
   });
 
+  it("checks the feature modules' settings before connecting to anything (Kafka unreachable here)", async () => {
+    const { appEnv } = testStack();
+    const { code, output } = await runGateway({ ...appEnv, KAFKA_BROKERS: '127.0.0.1:1', MEDIA_MAX_BYTES: 'lots' });
+    expect(code).toBe(78);
+    expect(output.split('\n')).toContain('  MEDIA_MAX_BYTES: MEDIA_MAX_BYTES must be an integer number');
+  });
+
   it('requires ADMIN_TOKEN, and SECRETS_KEY in production', async () => {
     const { appEnv } = testStack();
     const { ADMIN_TOKEN: _omitted, ...withoutToken } = appEnv;

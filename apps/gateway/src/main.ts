@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { Logger, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { BlobStoreEnv } from '@workline/blob-store';
 import { loadEnvOrExit } from '@workline/config';
 import { errorMessage } from '@workline/contracts';
 import { Authenticator } from '@workline/identity';
@@ -11,6 +12,8 @@ import { installJsonLogger, kafkaSettingsFrom } from '@workline/service-runtime'
 import { installGracefulShutdown, REQUEST_ID_HTTP_HEADER } from '@workline/observability';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { GatewayEnv } from './gateway.env';
+import { OversightApiEnv } from './oversight/oversight-api.env';
+import { PerformanceApiEnv } from './performance/performance-api.env';
 import { GatewayModule } from './gateway.module';
 import { GatewayLifecycle } from './health/lifecycle';
 import { installAuthentication } from './auth/authentication';
@@ -63,6 +66,9 @@ class GatewayAppModule {}
 
 async function bootstrap(): Promise<void> {
   const env = loadEnvOrExit(GatewayEnv, 'gateway');
+  // The feature modules' settings too, before any connection: a bad one stops the gateway at once, naming it
+  // (read again by the modules that use them).
+  for (const settings of [PerformanceApiEnv, OversightApiEnv, BlobStoreEnv] as (new () => object)[]) loadEnvOrExit(settings, 'gateway');
   const jsonLogger = installJsonLogger(env, 'gateway');
   const logger = new Logger('gateway');
   await ensureTopics(kafkaSettingsFrom(env, 'gateway'));

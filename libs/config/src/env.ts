@@ -80,7 +80,7 @@ export class BaseEnv {
   @Matches(/^[^\s,]+:\d+(,[^\s,]+:\d+)*$/, { message: 'KAFKA_BROKERS must be a comma-separated list of host:port' })
   KAFKA_BROKERS: string = `127.0.0.1:${DEFAULT_KAFKA_PORT}`;
 
-  @Matches(/^rediss?:\/\/\S+$/, { message: 'REDIS_URL must be a redis:// URL' })
+  @Matches(/^rediss?:\/\/\S+$/, { message: 'REDIS_URL must be a redis:// (or rediss://) URL' })
   REDIS_URL: string = DEFAULT_REDIS_URL;
 
   @IsIn(['error', 'warn', 'log', 'debug', 'verbose'])
@@ -188,6 +188,15 @@ export class EnvError extends Error {}
 
 const numeric = /^-?\d+$/;
 
+/**
+ * The rules a value breaks, as class-validator words them; a number setting that is no integer at all breaks
+ * only that one (its bounds say nothing of it).
+ */
+function rulesBroken(value: unknown, constraints: Record<string, string>): string {
+  if (Number.isNaN(value) && constraints.isInt) return constraints.isInt;
+  return Object.values(constraints).join('; ');
+}
+
 /** Reads and validates the environment into `cls`; throws EnvError naming every bad variable. */
 export function loadEnv<T extends object>(cls: new () => T, source: NodeJS.ProcessEnv = process.env): T {
   const defaults = new cls() as Record<string, unknown>;
@@ -201,7 +210,7 @@ export function loadEnv<T extends object>(cls: new () => T, source: NodeJS.Proce
   if (errors.length) {
     // Names the variable and the rule it breaks, never the value: secrets (ADMIN_TOKEN, SECRETS_KEY) and
     // URLs with passwords in them (DATABASE_URL, REDIS_URL) would otherwise end up in the start-up log.
-    const lines = errors.map((e) => `  ${e.property}: ${Object.values(e.constraints ?? {}).join('; ')}`);
+    const lines = errors.map((e) => `  ${e.property}: ${rulesBroken(e.value, e.constraints ?? {})}`);
     throw new EnvError(`Invalid environment:\n${lines.join('\n')}`);
   }
   return instance;
