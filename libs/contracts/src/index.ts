@@ -3,6 +3,7 @@ import 'reflect-metadata';
 export * from './topics';
 export * from './services';
 export * from './errors';
+export * from './v3-errors';
 export * from './keyset-cursor';
 export * from './validation';
 export * from './idempotency';

@@ -1,4 +1,4 @@
-import { DomainError, ErrorCode, type PlatformApi } from '@workline/contracts';
+import { DomainError, ErrorCode, type PlatformApi, V3 } from '@workline/contracts';
 
 /** Units of one run at most: the platform API's upper bound (the spec leaves it open). */
 export const MAX_UNITS_PER_RUN = 10_000;
@@ -11,16 +11,6 @@ export interface RunRequest {
   callbackUrl?: string;
   units: UnitInput[];
 }
-
-/** v3 error codes (spec, "Errors", platform API version 3). */
-export const V3 = {
-  NotOwned: 100,
-  DataInvalid: 102,
-  BodyInvalid: 103,
-  NoResources: 107,
-  TemplateNotFound: 108,
-  TaskNotFound: 109,
-} as const;
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 

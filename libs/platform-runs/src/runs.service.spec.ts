@@ -1,10 +1,9 @@
 import type { PublicSurface } from '@workline/db';
 import { BlobReplies, type BlobStore } from '@workline/blob-store';
-import { decodeCursor, ErrorCode, type PlatformApi, type RunAbortRequestedEvent } from '@workline/contracts';
+import { decodeCursor, ErrorCode, type PlatformApi, type RunAbortRequestedEvent, V3 } from '@workline/contracts';
 import type { Sql } from '@workline/db';
 import type { Tx } from '@workline/messaging';
 import type { PlatformSettings } from './platform.settings';
-import { V3 } from './run-request';
 import { RunStatus, type UnitRecord, UnitStatus } from './run-views';
 import type { DeliveryToEnqueue, ListedRun, NewRun, OwnedRun, RunListFilter, RunRow, RunsRepository, RunToAbort } from './runs.repository';
 import { ABORT_ACCEPTED, ALREADY_PROCESSED, RunsService } from './runs.service';

@@ -16,13 +16,14 @@ import {
   type RunListRequest,
   type RunPage,
   type RunStatusValue,
+  V3,
 } from '@workline/contracts';
 import { AlreadyCreated, createOnce, type IdempotencyStamp, ImmutableRowCache, type Sql, type PublicSurface } from '@workline/db';
 import type { Tx } from '@workline/messaging';
 import { SecretBox } from '@workline/secrets';
 import { randomUUID } from 'node:crypto';
 import { PLATFORM_SETTINGS, type PlatformSettings } from './platform.settings';
-import { parseBodyJson, parseRunRequest, runRequestErrors, V3 } from './run-request';
+import { parseBodyJson, parseRunRequest, runRequestErrors } from './run-request';
 import { type RunRecord, RunStatus, type UnitRecord, v3Callback, v3Created, v3Polled, v4Created, v4Run } from './run-views';
 import { type NewRun, type OwnedRun, type RunRow, RunsRepository } from './runs.repository';
 

@@ -1,4 +1,5 @@
 import { HttpStatus } from '@nestjs/common';
+import { V3, V3_DESCRIPTIONS } from '@workline/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { HttpProblem } from './api-errors';
 
@@ -33,24 +34,6 @@ function v4Body(problem: HttpProblem): object {
 
 const errorIdOf = (problem: HttpProblem) => (problem.errorId ? { error_id: problem.errorId } : {});
 
-/** The spec's v3 code table: each code's description, which a v3 error's `error` is word for word. */
-export const V3_DESCRIPTIONS: Readonly<Record<number, string>> = {
-  100: 'Task not owned by caller',
-  101: 'Insufficient funds',
-  102: 'Data is invalid',
-  103: 'Body is invalid',
-  104: 'Internal error',
-  105: 'Test is invalid',
-  106: 'Test answers are invalid',
-  107: 'No resources were passed',
-  108: 'Template not found',
-  109: 'Task not found',
-  110: 'No credit card on file',
-  111: 'Assignment not found',
-  401: 'Unauthorized access',
-  500: 'Internal error',
-};
-
 /**
  * A v3 error body. `error` is the code's description exactly as the table gives it (clients written against
  * the table compare it whole); what in particular is wrong goes in `detail`, from a text that is either the
@@ -73,18 +56,18 @@ export function v3Answer(problem: HttpProblem): { httpStatus: number; body: obje
   if (problem.v3) return { httpStatus: problem.status, body: v3ErrorBody(problem.v3.code, problem.v3.error) };
   switch (problem.status) {
     case HttpStatus.UNAUTHORIZED:
-      return { httpStatus: 401, body: v3ErrorBody(401, V3_DESCRIPTIONS[401]) };
+      return { httpStatus: 401, body: v3ErrorBody(V3.Unauthorized, V3_DESCRIPTIONS[V3.Unauthorized]) };
     case HttpStatus.BAD_REQUEST:
     case HttpStatus.UNSUPPORTED_MEDIA_TYPE:
     case HttpStatus.PAYLOAD_TOO_LARGE:
-      return { httpStatus: 400, body: v3ErrorBody(103, problem.message) };
+      return { httpStatus: 400, body: v3ErrorBody(V3.BodyInvalid, problem.message) };
     case HttpStatus.UNPROCESSABLE_ENTITY:
-      return { httpStatus: 400, body: v3ErrorBody(102, problem.message) };
+      return { httpStatus: 400, body: v3ErrorBody(V3.DataInvalid, problem.message) };
     case HttpStatus.NOT_FOUND:
       return { httpStatus: 404, body: { status: 404, error: 'Not found' } };
     default:
       return problem.status >= 500
-        ? { httpStatus: 500, body: { ...v3ErrorBody(104, V3_DESCRIPTIONS[104]), ...errorIdOf(problem) } }
+        ? { httpStatus: 500, body: { ...v3ErrorBody(V3.Internal, V3_DESCRIPTIONS[V3.Internal]), ...errorIdOf(problem) } }
         : { httpStatus: problem.status, body: { status: problem.status, error: problem.message } };
   }
 }

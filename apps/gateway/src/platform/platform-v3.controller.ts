@@ -8,12 +8,9 @@ import type { FastifyReply } from 'fastify';
 import { IdempotencyKey } from '../http/idempotency';
 import { createRun } from './create-run';
 import { RawJsonBody } from './raw-body';
-import { CreateV3TaskBody, V3TaskAnswer, V3TaskCreatedAnswer } from '@workline/contracts';
+import { CreateV3TaskBody, V3, V3TaskAnswer, V3TaskCreatedAnswer } from '@workline/contracts';
 import { ApiArea, ApiDoc } from '../openapi/api-docs';
 import { PLATFORM_BLOB_STORE, sendRun } from './run-reply';
-
-/** The v3 code of a malformed Idempotency-Key (spec's v3 code table: data invalid). */
-const V3_DATA_INVALID = 102;
 
 /** Platform API v3 (deprecated, docs/platform-api.md): batches are v4 runs presented with v3 names. */
 @Controller('v3')
@@ -38,7 +35,7 @@ export class PlatformV3Controller {
   create(
     @CurrentPrincipal() caller: PrincipalOf<'account'>,
     @RawJsonBody() body: string,
-    @IdempotencyKey(V3_DATA_INVALID) key: string | undefined,
+    @IdempotencyKey(V3.DataInvalid) key: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<object> {
     return createRun(this.rpc, reply, {
