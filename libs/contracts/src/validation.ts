@@ -2,7 +2,7 @@ import { plainToInstance } from 'class-transformer';
 import { getMetadataStorage, validateSync, type ValidationError } from 'class-validator';
 import { DomainError, ErrorCode, type FieldError } from './errors';
 
-const TYPE_RULES = ['isString', 'isNumber', 'isInt', 'isBoolean', 'isArray', 'isObject', 'nestedValidation'];
+const TYPE_RULES = ['isString', 'isNumber', 'isInt', 'isBoolean', 'isArray', 'isObject'];
 
 /**
  * A nested object's rule met something else: class-validator says "each value in nested property <name> must
@@ -28,7 +28,7 @@ export function flattenValidationErrors(errors: ValidationError[], parent = ''):
     }
     // A value of the wrong type fails every rule; its type is the one worth reporting, and what its nested
     // rules say of it (an object where a list of objects was due is also checked as one of them) is noise.
-    const typeRule = TYPE_RULES.find((rule) => rule in constraints && rule !== 'nestedValidation');
+    const typeRule = TYPE_RULES.find((rule) => rule in constraints);
     if (typeRule) {
       out.push({ field, message: constraints[typeRule].replace(error.property, field) });
       continue;
