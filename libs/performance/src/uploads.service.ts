@@ -19,6 +19,7 @@ import { randomUUID } from 'node:crypto';
 import { ImportBatch } from './csv-import';
 import { CSV_PARSE_OPTIONS, type CsvColumn, csvColumns, recordLines } from './csv-rows';
 import { EventLoopTurns } from './event-loop-turns';
+import { signedUrlExpiry } from '@workline/secrets';
 import type { PerformanceKind } from './record-rules';
 import { UploadClaimLost, type UploadRow, UploadsRepository } from './uploads.repository';
 import { WorkstreamsService } from './workstreams.service';
@@ -100,8 +101,7 @@ export class UploadsService implements OnApplicationBootstrap, OnApplicationShut
       kind: request.kind,
       fileName: request.file_name ?? null,
       state: 'awaiting_upload',
-      // A whole second, as the URL's expires parameter: the URL then works until expires_at says, not up to a second less.
-      expiresAt: new Date(Math.floor(Date.now() / 1000) * 1000 + request.expires_in_seconds * 1000),
+      expiresAt: signedUrlExpiry(request.expires_in_seconds),
     });
     return this.view(row);
   }

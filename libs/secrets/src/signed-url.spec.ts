@@ -1,4 +1,4 @@
-import { checkSignedPath, signPath } from './signed-url';
+import { checkSignedPath, signedUrlExpiry, signPath } from './signed-url';
 
 describe('signed paths', () => {
   const key = 'k';
@@ -25,5 +25,14 @@ describe('signed paths', () => {
       reason: 'tampered',
     });
     expect(checkSignedPath(key, 'PUT', '/a', { expires: q.expires }, now)).toEqual({ ok: false, reason: 'missing' });
+  });
+});
+
+describe('signedUrlExpiry', () => {
+  it("is on the whole second the URL's expires parameter names, at most a second short of the lifetime", () => {
+    const now = Date.parse('2026-11-29T12:00:00.750Z');
+    const expiresAt = signedUrlExpiry(3600, now);
+    expect(expiresAt.toISOString()).toBe('2026-11-29T13:00:00.000Z');
+    expect(signPath('k', 'PUT', '/x', expiresAt)).toContain(`expires=${expiresAt.getTime() / 1000}&`);
   });
 });

@@ -10,6 +10,12 @@ export type SignedUrlCheck = { ok: true } | { ok: false; reason: 'missing' | 'ex
 const mac = (key: string, method: string, path: string, expires: number) =>
   createHmac('sha256', key).update(`${method.toUpperCase()}\n${path}\n${expires}`).digest('hex');
 
+/**
+ * When a signed URL valid for `ttlSeconds` from `now` expires: on a whole second, since its `expires`
+ * parameter holds no more, so the `expires_at` answered beside the URL is exactly when it stops working.
+ */
+export const signedUrlExpiry = (ttlSeconds: number, now = Date.now()): Date => new Date(Math.floor(now / 1000) * 1000 + ttlSeconds * 1000);
+
 export function signPath(key: string, method: string, path: string, expiresAt: Date): string {
   const expires = Math.floor(expiresAt.getTime() / 1000);
   return `${path}?expires=${expires}&signature=${mac(key, method, path, expires)}`;

@@ -20,7 +20,7 @@ import {
   type TaskView,
 } from '@workline/contracts';
 import { KafkaRpcClient } from '@workline/messaging';
-import { signPath, urlSigningKey } from '@workline/secrets';
+import { signedUrlExpiry, signPath, urlSigningKey } from '@workline/secrets';
 import type { FastifyReply } from 'fastify';
 import { ApiKeyGuard } from '../auth/guards';
 import { CurrentPrincipal, type PrincipalOf } from '../auth/principal';
@@ -60,7 +60,7 @@ export class OversightController {
   @HttpCode(HttpStatus.OK)
   async createUploadGrant(@CurrentPrincipal() principal: ApiKeyPrincipal, @Body() body: CreateMediaGrantDto): Promise<MediaGrantView> {
     const workstreamId = await this.workstreamFor(principal, body.configuration_id);
-    const expiresAt = new Date(Math.floor(Date.now() / 1000) * 1000 + this.settings.MEDIA_UPLOAD_URL_TTL_SECONDS * 1000);
+    const expiresAt = signedUrlExpiry(this.settings.MEDIA_UPLOAD_URL_TTL_SECONDS);
     const request: MediaGrantCreateRequest = {
       workstream_id: workstreamId,
       account_id: principal.accountId,
