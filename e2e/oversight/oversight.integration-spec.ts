@@ -825,6 +825,10 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
 
     afterAll(() => rmSync(hostDirectory, { recursive: true, force: true }));
 
+    /** A task on `mediaKey` of this describe's bucket. */
+    const bucketTask = (mediaKey: string) =>
+      created(tenant, { media_key: mediaKey, bucket_id: bucketId, configuration_id: tenant.configurationId });
+
     const swapForLink = (key: string) => {
       unlinkSync(join(bucketRoot, key));
       symlinkSync(hostFile, join(bucketRoot, key));
@@ -832,11 +836,7 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
 
     it('a link put in after the worker got its media URL is not served (404), the host file stays unread', async () => {
       writeFileSync(join(bucketRoot, 'swapped-late.png'), PNG());
-      const taskId = await created(tenant, {
-        media_key: 'swapped-late.png',
-        bucket_id: bucketId,
-        configuration_id: tenant.configurationId,
-      });
+      const taskId = await bucketTask('swapped-late.png');
       const assignment = await lease(worker, taskId);
       swapForLink('swapped-late.png');
       const media = await fetch(assignment.media_url);
@@ -849,11 +849,7 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
 
     it('a file replaced by a non-image after the worker got its media URL is not served (404), nor its bytes', async () => {
       writeFileSync(join(bucketRoot, 'retyped-late.png'), PNG());
-      const taskId = await created(tenant, {
-        media_key: 'retyped-late.png',
-        bucket_id: bucketId,
-        configuration_id: tenant.configurationId,
-      });
+      const taskId = await bucketTask('retyped-late.png');
       const assignment = await lease(worker, taskId);
       // A page a browser would run if it guessed the type from the bytes.
       writeFileSync(join(bucketRoot, 'retyped-late.png'), `<html><script>alert('${HOST_SECRET}')</script></html>`);
@@ -873,11 +869,7 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
 
     it('a file replaced by a non-image before the task is leased fails the task (task.error)', async () => {
       writeFileSync(join(bucketRoot, 'retyped-early.png'), PNG());
-      const taskId = await created(tenant, {
-        media_key: 'retyped-early.png',
-        bucket_id: bucketId,
-        configuration_id: tenant.configurationId,
-      });
+      const taskId = await bucketTask('retyped-early.png');
       writeFileSync(join(bucketRoot, 'retyped-early.png'), 'just text now');
       await drainQueue(worker);
       const reason = `media retyped-early.png in bucket ${bucketId} is no longer the image/png the task was created with`;
@@ -887,11 +879,7 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
 
     it('a link put in before the task is leased fails the task (task.error); a link is refused at creation (422)', async () => {
       writeFileSync(join(bucketRoot, 'swapped-early.png'), PNG());
-      const taskId = await created(tenant, {
-        media_key: 'swapped-early.png',
-        bucket_id: bucketId,
-        configuration_id: tenant.configurationId,
-      });
+      const taskId = await bucketTask('swapped-early.png');
       swapForLink('swapped-early.png');
       await drainQueue(worker);
       const status = await taskStatus(tenant, taskId);

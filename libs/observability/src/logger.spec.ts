@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { JsonLogger, prettyLine } from './logger';
+import { JsonLogger, prettyLine, SECRET_KEYS } from './logger';
 import { REQUEST_ID_KAFKA_HEADER, requestIdFrom, runWithRequestId, withRequestIdHeader } from './request-context';
 
 function capture(level = 'log') {
@@ -54,17 +54,7 @@ describe('JsonLogger', () => {
 
   it('redacts each secret key as a field of the line and one or two levels below it, not deeper (docs/operations.md)', () => {
     const { lines, logger } = capture();
-    const keys = [
-      'authorization',
-      'password',
-      'secret',
-      'token',
-      'api_key',
-      'apiKey',
-      'x-api-key',
-      'sealed_secret',
-      'sealed_authorization',
-    ];
+    const keys = SECRET_KEYS;
     for (const key of keys) {
       logger.log({ msg: key, [key]: 's0', one: { [key]: 's1', two: { [key]: 's2', three: { [key]: 's3' } } }, list: [{ [key]: 's1' }] });
       // A Nest logger call's extra parameter becomes `details`: a secret in it is one level down.
