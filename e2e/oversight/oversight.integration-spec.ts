@@ -143,6 +143,7 @@ async function takeBucketPng(tenant: Tenant, worker: string, body: { media_key: 
   const media = await fetch(assignment.media_url);
   expect(media.status).toBe(200);
   expect(media.headers.get('content-type')).toBe('image/png');
+  expect(media.headers.get('x-content-type-options')).toBe('nosniff');
   return { taskId, assignment, bytes: Buffer.from(await media.arrayBuffer()) };
 }
 
@@ -245,6 +246,23 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       const bytes = PNG();
       const result = await put(g.media_upload_url, bytes, 'image/png');
       expect(result).toEqual({ status: 200, body: { media_key: g.media_key, content_type: 'image/png', size: bytes.length } });
+    });
+
+    it('says X-Content-Type-Options: nosniff on every answer of the media routes', async () => {
+      const g = await grant(tenant);
+      const answers = await Promise.all([
+        fetch(g.media_upload_url, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: PNG() }),
+        fetch(g.media_upload_url, { method: 'PUT', headers: { 'content-type': 'text/html' }, body: '<html></html>' }),
+        fetch(
+          g.media_upload_url.replace(/signature=./, (s) => `signature=${s.endsWith('a') ? 'b' : 'a'}`),
+          { method: 'PUT', body: 'x' },
+        ),
+      ]);
+      expect(answers.map((answer) => [answer.status, answer.headers.get('x-content-type-options')])).toEqual([
+        [200, 'nosniff'],
+        [415, 'nosniff'],
+        [403, 'nosniff'],
+      ]);
     });
 
     it('415 without a Content-Type or with an unsupported one, and nothing is stored', async () => {
@@ -467,12 +485,14 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       const media = await fetch(assignment.media_url);
       expect(media.status).toBe(200);
       expect(media.headers.get('content-type')).toBe('image/jpeg');
+      expect(media.headers.get('x-content-type-options')).toBe('nosniff');
       expect(Buffer.from(await media.arrayBuffer()).equals(bytes)).toBe(true);
       const tamperedMedia = await http(
         'GET',
         assignment.media_url.replace(/signature=./, (s) => `signature=${s.endsWith('a') ? 'b' : 'a'}`),
       );
       expect(tamperedMedia.status).toBe(403);
+      expect(tamperedMedia.headers.get('x-content-type-options')).toBe('nosniff');
 
       const updated = [{ value: 'dog', confidence_score: 0.97 }];
       const workerItems = [{ key: 'reviewer', value: 'w-1' }];
@@ -805,6 +825,10 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
 
     afterAll(() => rmSync(hostDirectory, { recursive: true, force: true }));
 
+    /** A task on `mediaKey` of this describe's bucket. */
+    const bucketTask = (mediaKey: string) =>
+      created(tenant, { media_key: mediaKey, bucket_id: bucketId, configuration_id: tenant.configurationId });
+
     const swapForLink = (key: string) => {
       unlinkSync(join(bucketRoot, key));
       symlinkSync(hostFile, join(bucketRoot, key));
@@ -812,11 +836,7 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
 
     it('a link put in after the worker got its media URL is not served (404), the host file stays unread', async () => {
       writeFileSync(join(bucketRoot, 'swapped-late.png'), PNG());
-      const taskId = await created(tenant, {
-        media_key: 'swapped-late.png',
-        bucket_id: bucketId,
-        configuration_id: tenant.configurationId,
-      });
+      const taskId = await bucketTask('swapped-late.png');
       const assignment = await lease(worker, taskId);
       swapForLink('swapped-late.png');
       const media = await fetch(assignment.media_url);
@@ -827,13 +847,39 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       expect((await work(worker, `/${assignment.assignment_id}/flag`, { reason: 'media gone' })).status).toBe(200);
     });
 
+    it('a file replaced by a non-image after the worker got its media URL is not served (404), nor its bytes', async () => {
+      writeFileSync(join(bucketRoot, 'retyped-late.png'), PNG());
+      const taskId = await bucketTask('retyped-late.png');
+      const assignment = await lease(worker, taskId);
+      // A page a browser would run if it guessed the type from the bytes.
+      writeFileSync(join(bucketRoot, 'retyped-late.png'), `<html><script>alert('${HOST_SECRET}')</script></html>`);
+      const media = await fetch(assignment.media_url);
+      const body = await media.text();
+      expect(media.status).toBe(404);
+      expect(media.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(JSON.parse(body)).toEqual({ message: `the media of task ${taskId} is no longer the image/png it was created with` });
+      expect(body).not.toContain(HOST_SECRET);
+      // Another image is refused too: the Content-Type sent is the task's, and would not match.
+      writeFileSync(join(bucketRoot, 'retyped-late.png'), JPEG());
+      expect((await fetch(assignment.media_url)).status).toBe(404);
+      writeFileSync(join(bucketRoot, 'retyped-late.png'), PNG());
+      expect((await fetch(assignment.media_url)).status).toBe(200);
+      expect((await work(worker, `/${assignment.assignment_id}/flag`, { reason: 'media retyped' })).status).toBe(200);
+    });
+
+    it('a file replaced by a non-image before the task is leased fails the task (task.error)', async () => {
+      writeFileSync(join(bucketRoot, 'retyped-early.png'), PNG());
+      const taskId = await bucketTask('retyped-early.png');
+      writeFileSync(join(bucketRoot, 'retyped-early.png'), 'just text now');
+      await drainQueue(worker);
+      const reason = `media retyped-early.png in bucket ${bucketId} is no longer the image/png the task was created with`;
+      expect((await taskStatus(tenant, taskId)).body).toMatchObject({ state: 'ERROR', error: { message: reason } });
+      expect((await events.taskEvent(Topic.TaskError, taskId)).error).toBe(reason);
+    });
+
     it('a link put in before the task is leased fails the task (task.error); a link is refused at creation (422)', async () => {
       writeFileSync(join(bucketRoot, 'swapped-early.png'), PNG());
-      const taskId = await created(tenant, {
-        media_key: 'swapped-early.png',
-        bucket_id: bucketId,
-        configuration_id: tenant.configurationId,
-      });
+      const taskId = await bucketTask('swapped-early.png');
       swapForLink('swapped-early.png');
       await drainQueue(worker);
       const status = await taskStatus(tenant, taskId);
@@ -995,6 +1041,19 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
         configuration_id: other.configurationId,
       });
       expect(otherWorkstream.status).toBe(404);
+    });
+
+    it('an object replaced by a non-image after the worker got its media URL is not served (404)', async () => {
+      await putObject('tenant-a/retyped.png', PNG());
+      const taskId = await created(tenant, { media_key: 'retyped.png', bucket_id: bucketId, configuration_id: tenant.configurationId });
+      const assignment = await lease(worker, taskId);
+      await putObject('tenant-a/retyped.png', Buffer.from('<html>now a page</html>'));
+      const media = await fetch(assignment.media_url);
+      const body = await media.text();
+      expect(media.status).toBe(404);
+      expect(media.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(JSON.parse(body)).toEqual({ message: `the media of task ${taskId} is no longer the image/png it was created with` });
+      expect((await work(worker, `/${assignment.assignment_id}/flag`, { reason: 'media retyped' })).status).toBe(200);
     });
 
     it('an object deleted before it is leased fails the task with task.error', async () => {

@@ -6,6 +6,7 @@ import {
   http,
   type HttpResult,
   OPENAPI_FILE,
+  testStack,
 } from '@workline/testing';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -236,6 +237,13 @@ describe('malformed input to every operation of the contract', () => {
       // v4 answers its table's fixed text for a 400.
       { status: 400, body: { message: 'Problem parsing the body' } },
     ]);
+  });
+
+  it("request headers over 16 KiB are 431 (Node's limit), before any route or credential is looked at", async () => {
+    const padded = await fetch(`${testStack().gatewayUrl}/v1/api-key`, { headers: { 'x-padding': 'x'.repeat(17 * 1024) } });
+    expect(padded.status).toBe(431);
+    const within = await fetch(`${testStack().gatewayUrl}/v1/api-key`, { headers: { 'x-padding': 'x'.repeat(15 * 1024) } });
+    expect(within.status).toBe(401);
   });
 
   it('wrong path ids and query values answer 4xx (or a 2xx that ignores them) with a message', async () => {

@@ -1,3 +1,5 @@
+import { blockedAddressReason, parseAddressRange } from '@workline/callback-url';
+import { BaseEnv, loadEnv } from '@workline/config';
 import type { DeliveryDetailView, DeliveryPage, DeliveryView, TaskPage } from '@workline/contracts';
 import {
   adminHeaders,
@@ -7,6 +9,7 @@ import {
   createPlatformAccount,
   createWorker,
   eventually,
+  freePort,
   http,
   listedRuns,
   LoopbackReceiver,
@@ -14,6 +17,7 @@ import {
   type OversightTenant,
   type PlatformAccount,
   testDnsName,
+  testStack,
   takesTurnOn,
 } from '@workline/testing';
 
@@ -25,8 +29,10 @@ const REFUSED_PREFIX = 'callback_url must point to a public address: ';
  * the receivers' own address is let through) and resolves callback hosts with its DNS server
  * (WEBHOOK_DNS_SERVERS, tools/stack/test-dns.ts), whose names say what they resolve to. Refused at creation:
  * oversight task callbacks (the gateway checks), platform run callbacks of v4 and v3 (platform-runs checks).
- * Refused at delivery: a name that resolved to a public address at creation and to a private one when the
- * dispatcher is about to connect (DNS rebinding), while a real receiver listens on that private address.
+ * Refused at delivery: a name that resolved to a public address at creation and to a non-public one when
+ * the dispatcher is about to connect (DNS rebinding): loopback, while a real receiver listens there, and
+ * each other kind (private, metadata, IPv4-mapped, 6to4, NAT64), where nothing listens, so an attempt the
+ * guard let through would end in a timeout or an unreachable network, never in the refusal.
  */
 describe('SSRF guard: callback URLs to non-public addresses are refused, at creation and at delivery', () => {
   takesTurnOn('oversight task queue');
@@ -158,6 +164,33 @@ describe('SSRF guard: callback URLs to non-public addresses are refused, at crea
       return created.body.id;
     }
 
+    /**
+     * Creates an image task per URL and ends each with a flag (task.error, due for delivery at once). Tasks
+     * other files left queued are flagged on the way, as their tests do.
+     */
+    async function erroredTasks(callbackUrls: string[]): Promise<string[]> {
+      const taskIds: string[] = [];
+      for (const callbackUrl of callbackUrls) taskIds.push((await createImageTask(tenant, { callbackUrl })).taskId);
+      const waiting = new Set(taskIds);
+      await eventually(
+        async () => {
+          const next = await http<{ assignment_id: string; task_id: string }>('POST', '/workforce/v1/assignments/next', {
+            headers: worker,
+            body: { kind: 'task' },
+          });
+          if (next.status !== 200) throw new Error(`next answered ${next.status} before tasks ${[...waiting].join(', ')} were offered`);
+          await http('POST', `/workforce/v1/assignments/${next.body.assignment_id}/flag`, {
+            headers: worker,
+            body: { reason: 'ssrf test' },
+          });
+          waiting.delete(next.body.task_id);
+          return waiting.size === 0 || undefined;
+        },
+        { what: `tasks ${taskIds.join(', ')} to be leased and flagged` },
+      );
+      return taskIds;
+    }
+
     /** The caller's delivery that `matches`, as the Delivery API shows it once it has an attempt. */
     async function attempted(
       headers: Record<string, string>,
@@ -202,30 +235,74 @@ describe('SSRF guard: callback URLs to non-public addresses are refused, at crea
     it('refuses a task webhook whose name rebinds to a private address', async () => {
       const url = rebinding(refused, '127.0.0.2', '/task');
       const host = new URL(url).hostname;
-      const { taskId } = await createImageTask(tenant, { callbackUrl: url });
-      // A flag ends the task (task.error), which is due for delivery at once. Tasks other files left queued
-      // are flagged on the way, as their tests do.
-      await eventually(
-        async () => {
-          const next = await http<{ assignment_id: string; task_id: string }>('POST', '/workforce/v1/assignments/next', {
-            headers: worker,
-            body: { kind: 'task' },
-          });
-          if (next.status !== 200) throw new Error(`next answered ${next.status} before task ${taskId} was offered`);
-          await http('POST', `/workforce/v1/assignments/${next.body.assignment_id}/flag`, {
-            headers: worker,
-            body: { reason: 'ssrf test' },
-          });
-          return next.body.task_id === taskId || undefined;
-        },
-        { what: `task ${taskId} to be leased and flagged` },
-      );
+      const [taskId] = await erroredTasks([url]);
       const delivery = await attempted({ 'x-api-key': tenant.key }, (d) => d.task_id === taskId, `the webhook of task ${taskId}`);
       expect(delivery.attempts[0]).toMatchObject({
         status_code: null,
         error: `refused: ${REFUSED_PREFIX}${host} resolves to a private address`,
       });
+      expect(JSON.stringify(delivery)).not.toContain('127.0.0.2');
       expect(refused.requests).toEqual([]);
+    });
+
+    /** What a name may rebind to after creation, beyond loopback: private, metadata, IPv4-mapped, 6to4, NAT64. */
+    const REBOUND = ['10.0.0.5', '169.254.169.254', '::ffff:a9fe:a9fe', '2002:a9fe:a9fe::1', '64:ff9b::a00:5'];
+
+    it('every kind the names rebind to is one the stack refuses: outside its WEBHOOK_ALLOW_PRIVATE, and PUBLIC is let through', () => {
+      const { allowPrivate, allowedRanges } = loadEnv(BaseEnv, testStack().appEnv).callbackPolicy;
+      const allowed = (allowedRanges ?? []).map((text) => parseAddressRange(text)!);
+      expect({ allowPrivate, allowedRanges }).toEqual({ allowPrivate: false, allowedRanges: ['127.0.0.1'] });
+      expect(REBOUND.map((address) => [address, blockedAddressReason(address, allowed)])).toEqual([
+        ['10.0.0.5', 'a private address'],
+        ['169.254.169.254', 'a cloud metadata address'],
+        ['::ffff:a9fe:a9fe', 'a cloud metadata address'],
+        ['2002:a9fe:a9fe::1', 'a cloud metadata address'],
+        ['64:ff9b::a00:5', 'a private address'],
+      ]);
+      expect(blockedAddressReason(PUBLIC, allowed)).toBeUndefined();
+    });
+
+    /** Expects the delivery's first attempt refused as `host` resolving to a private address, naming no address. */
+    function expectRefusedWithoutAddress(delivery: DeliveryDetailView, host: string, address: string): void {
+      const refusal = `refused: ${REFUSED_PREFIX}${host} resolves to a private address`;
+      expect({ address, attempt: delivery.attempts[0], lastError: delivery.last_error }).toMatchObject({
+        address,
+        attempt: { status_code: null, error: refusal, response_excerpt: null },
+        lastError: refusal,
+      });
+      expect(JSON.stringify(delivery)).not.toContain(address);
+    }
+
+    it('refuses run callbacks whose names rebind to each other non-public kind, naming no address', async () => {
+      const cases = [];
+      for (const address of REBOUND) {
+        const url = `http://${testDnsName(PUBLIC, address)}:9/run`;
+        cases.push({ address, host: new URL(url).hostname, runId: await processedRun(url) });
+      }
+      for (const { address, host, runId } of cases) {
+        const delivery = await attempted(platform.auth, (d) => d.run_id === runId, `the run callback through ${host}`);
+        expectRefusedWithoutAddress(delivery, host, address);
+      }
+    });
+
+    it('refuses task webhooks whose names rebind to each other non-public kind, naming no address', async () => {
+      const urls = REBOUND.map((address) => `http://${testDnsName(PUBLIC, address)}:9/task`);
+      const taskIds = await erroredTasks(urls);
+      for (const [i, taskId] of taskIds.entries()) {
+        const host = new URL(urls[i]).hostname;
+        const delivery = await attempted({ 'x-api-key': tenant.key }, (d) => d.task_id === taskId, `the webhook of task ${taskId}`);
+        expectRefusedWithoutAddress(delivery, host, REBOUND[i]);
+      }
+    });
+
+    it('a connection error names the failure, not the address the name resolved to', async () => {
+      // 127.0.0.1 is let through; nothing listens on this port of it.
+      const url = `http://${testDnsName(PUBLIC, '127.0.0.1')}:${await freePort()}/run`;
+      const runId = await processedRun(url);
+      const delivery = await attempted(platform.auth, (d) => d.run_id === runId, 'the run callback to a closed port');
+      expect(delivery.attempts[0]).toMatchObject({ status_code: null, error: 'ECONNREFUSED: the receiver refused the connection' });
+      expect(delivery.last_error).toBe('ECONNREFUSED: the receiver refused the connection');
+      expect(JSON.stringify(delivery)).not.toContain('127.0.0.1');
     });
   });
 });

@@ -28,9 +28,24 @@ describe('mounted buckets', () => {
     await expect(bucket.head('../etc/passwd')).rejects.toBeInstanceOf(MountedObjectError);
     await expect(bucket.head('/etc/passwd')).rejects.toBeInstanceOf(MountedObjectError);
     const got = await bucket.get('a/x.png');
+    expect(got?.mediaType).toBe('image/png');
     const chunks: Buffer[] = [];
     for await (const chunk of got!.stream) chunks.push(chunk as Buffer);
     expect(Buffer.concat(chunks)).toHaveLength(10);
+  });
+
+  it('sniffs what it serves: a file replaced after it was checked is served as what it is now, from its first byte', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'bucket-'));
+    writeFileSync(join(root, 'x.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2]));
+    const bucket = new FsMountedBucket(root);
+    await expect(bucket.head('x.png')).resolves.toEqual({ size: 10, mediaType: 'image/png' });
+    writeFileSync(join(root, 'x.png'), '<html>not an image</html>');
+    const got = await bucket.get('x.png');
+    expect(got).toMatchObject({ size: 25, mediaType: undefined });
+    const chunks: Buffer[] = [];
+    for await (const chunk of got!.stream) chunks.push(chunk as Buffer);
+    expect(Buffer.concat(chunks).toString()).toBe('<html>not an image</html>');
+    rmSync(root, { recursive: true, force: true });
   });
 
   describe('symbolic links and special files', () => {

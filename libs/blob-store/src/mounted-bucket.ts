@@ -3,6 +3,9 @@ import { type FileHandle, open, readlink, realpath } from 'node:fs/promises';
 import { resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 
+/** How many of a file's first bytes sniffMediaType needs. */
+export const SNIFF_BYTES = 16;
+
 /**
  * What a file's first bytes say it is. Mounted buckets carry no content types of their own (they are
  * the client's storage), so the bucket rule (images only) is checked on the bytes, not on a name.
@@ -41,11 +44,22 @@ export function assertMountedKey(key: string): void {
     throw new MountedObjectError(`object key ${JSON.stringify(key)} leaves the bucket`);
 }
 
+/** An object being read: its size, the media type its first bytes say, and the bytes (those first ones included). */
+export interface MountedObject {
+  size: number;
+  mediaType: string | undefined;
+  stream: Readable;
+}
+
 /** A client's storage mounted read-only: tasks take images from it (spec "Bucket rule"). */
 export interface MountedBucket {
   /** Size and sniffed media type of an object; undefined when there is no such object. */
   head(key: string): Promise<{ size: number; mediaType: string | undefined } | undefined>;
-  get(key: string): Promise<{ size: number; stream: Readable } | undefined>;
+  /**
+   * The object's bytes and the media type sniffed from the very bytes that stream (the client may have
+   * replaced the object since a task was created on it); undefined when there is no such object.
+   */
+  get(key: string): Promise<MountedObject | undefined>;
 }
 
 /**
@@ -105,23 +119,34 @@ export class FsMountedBucket implements MountedBucket {
     const object = await this.openObject(key);
     if (!object) return undefined;
     try {
-      const buffer = Buffer.alloc(16);
-      const { bytesRead } = await object.file.read(buffer, 0, 16, 0);
-      return { size: object.size, mediaType: sniffMediaType(buffer.subarray(0, bytesRead)) };
+      return { size: object.size, mediaType: await sniffFile(object.file) };
     } finally {
       await object.file.close();
     }
   }
 
-  /** The object's bytes, read from the descriptor that was checked; undefined when it is not a plain file here. */
-  async get(key: string): Promise<{ size: number; stream: Readable } | undefined> {
+  /** The object's bytes and sniffed type, both read from the descriptor that was checked; undefined when it is not a plain file here. */
+  async get(key: string): Promise<MountedObject | undefined> {
     const object = await this.openObject(key).catch((error: unknown) => {
       if (error instanceof MountedObjectError) return undefined;
       throw error;
     });
     if (!object) return undefined;
-    return { size: object.size, stream: object.file.createReadStream({ start: 0 }) };
+    try {
+      const mediaType = await sniffFile(object.file);
+      return { size: object.size, mediaType, stream: object.file.createReadStream({ start: 0 }) };
+    } catch (error) {
+      await object.file.close().catch(() => undefined);
+      throw error;
+    }
   }
+}
+
+/** The media type an open file's first bytes say (a positional read: the file's own position stays at 0). */
+async function sniffFile(file: FileHandle): Promise<string | undefined> {
+  const buffer = Buffer.alloc(SNIFF_BYTES);
+  const { bytesRead } = await file.read(buffer, 0, SNIFF_BYTES, 0);
+  return sniffMediaType(buffer.subarray(0, bytesRead));
 }
 
 /**

@@ -152,8 +152,24 @@ describe('S3 blob store (against s3rver)', () => {
       await expect(mounted.head('../elsewhere.png')).rejects.toBeInstanceOf(MountedObjectError);
       await expect(mounted.get('elsewhere.png')).resolves.toBeUndefined();
       const got = await mounted.get('a/photo.png');
-      expect(got?.size).toBe(PNG.length);
+      expect(got).toMatchObject({ size: PNG.length, mediaType: 'image/png' });
       expect((await read(got!.stream)).equals(PNG)).toBe(true);
+    });
+
+    it('sniffs what it serves: an object replaced after it was checked is served as what it is now, from its first byte', async () => {
+      const store = new S3BlobStore(settings);
+      await store.put('client/a/replaced.png', Readable.from([PNG]), { contentType: 'image/png' });
+      await expect(mounted.head('a/replaced.png')).resolves.toEqual({ size: PNG.length, mediaType: 'image/png' });
+      const text = Buffer.from('<html>not an image</html>'.repeat(1000));
+      await store.put('client/a/replaced.png', Readable.from([text]), { contentType: 'image/png' });
+      const got = await mounted.get('a/replaced.png');
+      expect(got).toMatchObject({ size: text.length, mediaType: undefined });
+      expect((await read(got!.stream)).equals(text)).toBe(true);
+      const short = Buffer.from([0xff, 0xd8, 0xff]);
+      await store.put('client/a/short.jpg', Readable.from([short]), { contentType: 'application/octet-stream' });
+      const tiny = await mounted.get('a/short.jpg');
+      expect(tiny).toMatchObject({ size: 3, mediaType: 'image/jpeg' });
+      expect((await read(tiny!.stream)).equals(short)).toBe(true);
     });
 
     it('is what openMountedBucket gives for a stored s3 bucket, its secret unsealed only there', async () => {

@@ -1,30 +1,44 @@
 import type { MountedBucketSpec } from '@workline/contracts';
 import type { SecretBox } from '@workline/secrets';
 import type { IncomingMessage } from 'node:http';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import {
   assertMountedKey,
   FsMountedBucket,
   type MountedBucket,
   MountedBucketError,
+  type MountedObject,
   MountedObjectError,
+  SNIFF_BYTES,
   sniffMediaType,
 } from './mounted-bucket';
 import { EMPTY_SHA256, S3Client, S3Error, type S3Settings } from './s3-blob-store';
 
-const SNIFF_BYTES = 16;
-
-/** Reads at most `limit` bytes of a stream, then lets the rest go. */
-async function firstBytes(stream: IncomingMessage, limit: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
+/**
+ * Reads the first `limit` bytes (or all, when shorter) of a stream and hands back the whole stream, those
+ * bytes first: what they say is what then streams. Destroying the stream handed back destroys `stream`.
+ */
+async function peekFirstBytes(stream: Readable, limit: number): Promise<{ head: Buffer; stream: Readable }> {
+  const source = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  const taken: Buffer[] = [];
   let length = 0;
-  for await (const chunk of stream) {
-    chunks.push(chunk as Buffer);
-    length += (chunk as Buffer).length;
-    if (length >= limit) break;
+  let ended = false;
+  while (length < limit && !ended) {
+    const next = await source.next();
+    if (next.done) ended = true;
+    else {
+      taken.push(next.value);
+      length += next.value.length;
+    }
   }
-  stream.destroy();
-  return Buffer.concat(chunks).subarray(0, limit);
+  async function* whole(): AsyncGenerator<Buffer> {
+    yield* taken;
+    for (let next = ended ? undefined : await source.next(); next && !next.done; next = await source.next()) yield next.value;
+  }
+  const rest = Readable.from(whole(), { objectMode: false });
+  // Closed before the end (a client gone, a refusal): the source goes too, not left waiting on its socket.
+  rest.once('close', () => stream.destroy());
+  return { head: Buffer.concat(taken).subarray(0, limit), stream: rest };
 }
 
 /**
@@ -69,15 +83,19 @@ export class S3MountedBucket implements MountedBucket {
       headers: { range: `bytes=0-${Math.min(SNIFF_BYTES, size) - 1}` },
     });
     await this.s3.expectOk(response, `GET ${objectKey}`);
-    return { size, mediaType: sniffMediaType(await firstBytes(response, SNIFF_BYTES)) };
+    const { head: first, stream } = await peekFirstBytes(response, SNIFF_BYTES);
+    stream.destroy();
+    return { size, mediaType: sniffMediaType(first) };
   }
 
-  async get(key: string): Promise<{ size: number; stream: Readable } | undefined> {
+  /** One GET: its first bytes are sniffed as they arrive, then stream on with the rest. */
+  async get(key: string): Promise<MountedObject | undefined> {
     const objectKey = this.objectKey(key);
     const response = await this.s3.send('GET', objectKey, EMPTY_SHA256);
     if (response.statusCode === 404 && (await this.missing(response, `GET ${objectKey}`))) return undefined;
     await this.s3.expectOk(response, `GET ${objectKey}`);
-    return { size: Number(response.headers['content-length'] ?? 0), stream: response };
+    const { head, stream } = await peekFirstBytes(response, SNIFF_BYTES);
+    return { size: Number(response.headers['content-length'] ?? 0), mediaType: sniffMediaType(head), stream };
   }
 
   /**

@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { JsonLogger, prettyLine } from './logger';
+import { JsonLogger, prettyLine, SECRET_KEYS } from './logger';
 import { REQUEST_ID_KAFKA_HEADER, requestIdFrom, runWithRequestId, withRequestIdHeader } from './request-context';
 
 function capture(level = 'log') {
@@ -50,6 +50,28 @@ describe('JsonLogger', () => {
     const text = JSON.stringify(lines[0]);
     expect(text).not.toMatch(/abc|k-123|"p"/);
     expect(lines[0]).toMatchObject({ authorization: '[redacted]', password: '[redacted]' });
+  });
+
+  it('redacts each secret key as a field of the line and one or two levels below it, not deeper (docs/operations.md)', () => {
+    const { lines, logger } = capture();
+    const keys = SECRET_KEYS;
+    for (const key of keys) {
+      logger.log({ msg: key, [key]: 's0', one: { [key]: 's1', two: { [key]: 's2', three: { [key]: 's3' } } }, list: [{ [key]: 's1' }] });
+      // A Nest logger call's extra parameter becomes `details`: a secret in it is one level down.
+      logger.log(key, { [key]: 's1', nested: { [key]: 's2' } }, 'Context');
+    }
+    for (const [i, key] of keys.entries()) {
+      const [fields, withDetails] = [lines[2 * i], lines[2 * i + 1]];
+      expect({ key, fields }).toMatchObject({
+        key,
+        fields: {
+          [key]: '[redacted]',
+          one: { [key]: '[redacted]', two: { [key]: '[redacted]', three: { [key]: 's3' } } },
+          list: [{ [key]: '[redacted]' }],
+        },
+      });
+      expect({ key, details: withDetails.details }).toEqual({ key, details: { [key]: '[redacted]', nested: { [key]: '[redacted]' } } });
+    }
   });
 
   it('formats a line for humans when LOG_FORMAT=pretty', () => {

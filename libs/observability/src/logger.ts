@@ -18,8 +18,11 @@ export interface JsonLoggerOptions {
   destination?: DestinationStream;
 }
 
-/** Keys never written to a log line, wherever they appear in a logged object. */
-const SECRET_KEYS = [
+/**
+ * Keys whose values are never written to a log line: as a field of the line, or of an object one or two
+ * levels below it (pino's redact paths are fixed; docs/operations.md, "What is logged").
+ */
+export const SECRET_KEYS: readonly string[] = [
   'authorization',
   'password',
   'secret',

@@ -343,14 +343,24 @@ describe('TasksService', () => {
 
     it('tells why media can no longer be read, and nothing when it can', async () => {
       await upload(MEDIA_KEY, PNG, 'image/png');
-      expect(await service.unreadableMedia({ mediaKey: MEDIA_KEY, bucketId: null })).toBeUndefined();
-      expect(await service.unreadableMedia({ mediaKey: 'med_deleted', bucketId: null })).toBe('media med_deleted can no longer be read');
-      expect(await service.unreadableMedia({ mediaKey: 'photo.png', bucketId })).toBeUndefined();
-      expect(await service.unreadableMedia({ mediaKey: 'gone.png', bucketId })).toBe(
-        `media gone.png can no longer be read from bucket ${bucketId}`,
+      const media = (mediaKey: string, bucket: string | null, mediaType = 'image/png') =>
+        service.unreadableMedia({ mediaKey, bucketId: bucket, mediaType });
+      expect(await media(MEDIA_KEY, null)).toBeUndefined();
+      expect(await media('med_deleted', null)).toBe('media med_deleted can no longer be read');
+      expect(await media('photo.png', bucketId)).toBeUndefined();
+      expect(await media('gone.png', bucketId)).toBe(`media gone.png can no longer be read from bucket ${bucketId}`);
+      expect(await media('photo.png', 'bkt_gone')).toBe('bucket bkt_gone no longer exists');
+      expect(await media('../x', bucketId)).toMatch(/^media \.\.\/x could not be read: /);
+    });
+
+    it('tells when a bucket file no longer sniffs as the image type the task was created with', async () => {
+      await writeFile(join(root, 'bucket', 'swapped.png'), 'not an image any more');
+      expect(await service.unreadableMedia({ mediaKey: 'swapped.png', bucketId, mediaType: 'image/png' })).toBe(
+        `media swapped.png in bucket ${bucketId} is no longer the image/png the task was created with`,
       );
-      expect(await service.unreadableMedia({ mediaKey: 'photo.png', bucketId: 'bkt_gone' })).toBe('bucket bkt_gone no longer exists');
-      expect(await service.unreadableMedia({ mediaKey: '../x', bucketId })).toMatch(/^media \.\.\/x could not be read: /);
+      expect(await service.unreadableMedia({ mediaKey: 'photo.png', bucketId, mediaType: 'image/jpeg' })).toBe(
+        `media photo.png in bucket ${bucketId} is no longer the image/jpeg the task was created with`,
+      );
     });
   });
 });

@@ -169,15 +169,21 @@ export class TasksService {
     return { source: 'bucket', bucket: bucketSpec(bucket), key: task.mediaKey, content_type: task.mediaType };
   }
 
-  /** Can the task's media still be read? The reason when it cannot (the task then fails with task.error). */
-  async unreadableMedia(task: { mediaKey: string; bucketId: string | null }): Promise<string | undefined> {
+  /**
+   * Can the task's media still be read, as what the task was created on? The reason when it cannot (the task
+   * then fails with task.error). A mounted bucket's file is sniffed again: the client may have replaced it.
+   */
+  async unreadableMedia(task: { mediaKey: string; bucketId: string | null; mediaType: string }): Promise<string | undefined> {
     try {
       if (!task.bucketId)
         return (await this.blobs.head(mediaBlobKey(task.mediaKey))) ? undefined : `media ${task.mediaKey} can no longer be read`;
       const bucket = await this.buckets.find(task.bucketId);
       if (!bucket) return `bucket ${task.bucketId} no longer exists`;
       const object = await openMountedBucket(bucketSpec(bucket), this.box).head(task.mediaKey);
-      return object ? undefined : `media ${task.mediaKey} can no longer be read from bucket ${task.bucketId}`;
+      if (!object) return `media ${task.mediaKey} can no longer be read from bucket ${task.bucketId}`;
+      return object.mediaType === task.mediaType
+        ? undefined
+        : `media ${task.mediaKey} in bucket ${task.bucketId} is no longer the ${task.mediaType} the task was created with`;
     } catch (error) {
       return `media ${task.mediaKey} could not be read: ${errorMessage(error)}`;
     }

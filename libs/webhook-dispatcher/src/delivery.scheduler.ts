@@ -276,20 +276,24 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestro
 
   private async post(delivery: HeldDelivery, attemptedAt: Date): Promise<AttemptResult> {
     let result: AttemptResult;
+    let address: string | undefined;
     try {
       const headers = this.headersFor(delivery);
       const { target, pool } = await this.connections.connectionFor(delivery.url);
+      address = target.address;
       result = await postOnce({ target, pool, body: delivery.body, headers });
     } catch (error) {
       const why = error instanceof CallbackUrlError ? `refused: ${error.message}` : errorMessage(error);
       result = { statusCode: null, durationMs: Date.now() - attemptedAt.getTime(), error: why, responseExcerpt: null, retryAfter: null };
     }
-    // The URL is logged without its query (it may carry a client's token); credentials never sit in it.
+    // The URL is logged without its query (it may carry a client's token); credentials never sit in it. The
+    // address connected to is for the operator: the attempt's error, which the client reads, leaves it out.
     this.logger.log({
       msg: `delivery ${delivery.id} (${delivery.event_type}): ${result.statusCode ? `HTTP ${result.statusCode}` : (result.error ?? 'failed')} in ${result.durationMs} ms`,
       delivery_id: delivery.id,
       event_type: delivery.event_type,
       target: delivery.url.split('?')[0],
+      address,
       status_code: result.statusCode,
       duration_ms: result.durationMs,
     });

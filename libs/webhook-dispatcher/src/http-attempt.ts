@@ -90,7 +90,34 @@ function drain(body: Dispatcher.ResponseData['body']): void {
     .resume();
 }
 
-const errorText = (error: NodeJS.ErrnoException) => (error.code ? `${error.code}: ${error.message}` : error.message);
+/** What the usual connection failures are called in an attempt's error, after their code. */
+const CONNECTION_FAILURES: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'the receiver refused the connection',
+  ECONNRESET: 'the connection was reset',
+  EHOSTUNREACH: "the receiver's host is unreachable",
+  ENETUNREACH: "the receiver's network is unreachable",
+  ETIMEDOUT: 'the connection timed out',
+  EPIPE: 'the connection closed while the request was sent',
+  UND_ERR_CONNECT_TIMEOUT: 'the connection was not made in time',
+  UND_ERR_SOCKET: 'the connection closed before the answer',
+};
+
+const IPV4_ADDRESS = /\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?\b/g;
+const WITHHELD = "the receiver's address";
+
+/**
+ * An attempt's error as its owner sees it (Delivery API, dead-letter events): what failed, never the
+ * address the host name resolved to, which would map Workline's DNS for whoever chose the name (Node's own
+ * texts carry it: `connect ECONNREFUSED 10.1.2.3:443`). The usual failures are named by their code and a
+ * fixed phrase; any other text has the checked address, and every IPv4 address, taken out.
+ */
+export function attemptErrorText(error: NodeJS.ErrnoException, address: string): string {
+  const known = error.code === undefined ? undefined : CONNECTION_FAILURES[error.code];
+  if (known) return `${error.code}: ${known}`;
+  const text = error.code ? `${error.code}: ${error.message}` : error.message;
+  const checked = new RegExp(`\\[?${address.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\]?(?::\\d+)?`, 'gi');
+  return text.replace(checked, WITHHELD).replace(IPV4_ADDRESS, WITHHELD);
+}
 
 /**
  * A kept-alive connection the receiver closed just as it was reused: the request never reached it (the
@@ -130,7 +157,7 @@ export async function postOnce({ target, body, headers, timeoutMs = ATTEMPT_TIME
       return {
         statusCode: null,
         durationMs: Date.now() - started,
-        error: errorText(outcome.error),
+        error: attemptErrorText(outcome.error, target.address),
         responseExcerpt: null,
         retryAfter: null,
       };

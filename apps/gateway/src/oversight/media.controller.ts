@@ -23,6 +23,12 @@ import { assertSignedRequest } from './signed-media';
 import { MediaStoredAnswer, SignedUrlQuery } from '@workline/contracts';
 import { ApiArea, ApiDoc } from '../openapi/api-docs';
 
+/**
+ * On every answer of the media routes: a browser opening a media URL renders the bytes as the type sent,
+ * never as what it would guess from them (a file made to look like HTML in a client's bucket).
+ */
+const NO_SNIFF = { 'x-content-type-options': 'nosniff' } as const;
+
 const tooLarge = (limit: number) => new DomainError(ErrorCode.PayloadTooLarge, `The media is larger than the limit of ${limit} bytes`);
 
 /**
@@ -59,7 +65,9 @@ export class MediaController {
   async upload(
     @Param('media_key') mediaKey: string,
     @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<{ media_key: string; content_type: string; size: number }> {
+    reply.headers(NO_SNIFF);
     assertSignedRequest(this.signingKey, 'PUT', mediaUploadPath(mediaKey), request, 'upload');
     const contentType = request.headers['content-type']?.split(';')[0].trim().toLowerCase();
     const supported = UPLOAD_MEDIA_TYPES.join(', ');
@@ -92,9 +100,10 @@ export class MediaController {
     errors: [404],
   })
   async download(@Param('task_id') taskId: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    reply.headers(NO_SNIFF);
     assertSignedRequest(this.signingKey, 'GET', taskMediaPath(taskId), request, 'media');
     const location = await this.rpc.request<MediaLocation>(ServiceName.Oversight, RpcPattern.TaskMediaLocate, { task_id: taskId });
-    const found = await this.open(location);
+    const found = await this.open(taskId, location);
     if (!found) throw DomainError.notFound(`the media of task ${taskId} can no longer be read`);
     // Fastify pipes the stream; if it fails midway, the connection is cut (the Content-Length is not met).
     await reply
@@ -103,11 +112,21 @@ export class MediaController {
       .send(found.stream);
   }
 
-  private async open(location: MediaLocation): Promise<{ size: number; stream: Readable } | undefined> {
+  /**
+   * The media's bytes. A mounted bucket is the client's storage, so its file may have been replaced since the
+   * task was created on it: it is served only while the bytes that stream still sniff as the image type the
+   * task recorded (the type sent), else refused with a 404 saying so.
+   */
+  private async open(taskId: string, location: MediaLocation): Promise<{ size: number; stream: Readable } | undefined> {
     if (location.source === 'upload') {
       const blob = await this.blobs.get(location.blob_key);
       return blob && { size: blob.meta.size, stream: blob.stream };
     }
-    return openMountedBucket(location.bucket, this.box).get(location.key);
+    const object = await openMountedBucket(location.bucket, this.box).get(location.key);
+    if (object && object.mediaType !== location.content_type) {
+      object.stream.destroy();
+      throw DomainError.notFound(`the media of task ${taskId} is no longer the ${location.content_type} it was created with`);
+    }
+    return object;
   }
 }
