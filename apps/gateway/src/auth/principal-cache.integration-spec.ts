@@ -6,7 +6,6 @@ import {
   eventually,
   freePort,
   http,
-  type HttpResult,
   newWorkerToken,
   qualityReview,
   startAppInstance,
@@ -118,79 +117,63 @@ describe('cached principals: one Redis round trip per request, and every identit
     const platform = await createPlatformAccount();
     const worker = { authorization: `Bearer ${await newWorkerToken()}` };
     const v1 = { 'x-api-key': tenant.key };
-    const expectStatus = async (sent: Promise<HttpResult>, status = 200) => expect((await sent).status).toBe(status);
+    const admin = adminHeaders();
+    /** A request to gateway A, answered with `status` (so served: no 401 or 429 passes); its body. */
+    const served = async <T = unknown>(method: string, path: string, headers: Record<string, string>, status = 200, body?: unknown) => {
+      const answer = await http<T>(method, `${base}${path}`, { headers, body });
+      expect([method, path, answer.status]).toEqual([method, path, status]);
+      return answer.body;
+    };
     let taskId = '';
     let runId = '';
     let batchId = '';
-    // The calls each API group's clients make most, each answered as it should be (no 401 or 429 passes for served).
-    const groups: Record<string, (() => Promise<void>)[]> = {
+    // The calls each API group's clients make most (the later ones read what the first made).
+    const groups: Record<string, (() => Promise<unknown>)[]> = {
       'v1 (x-api-key)': [
-        () => expectStatus(http('GET', `${base}/v1/api-key`, { headers: v1 })),
-        () =>
-          expectStatus(
-            http('POST', `${base}/v1/workstreams/${tenant.workstreamId}/task_reviewed`, {
-              headers: v1,
-              body: qualityReview(tenant.workstreamId, randomUUID(), 'ann@example.com', 0.9, undefined),
-            }),
-            202,
-          ),
+        () => served('GET', '/v1/api-key', v1),
+        () => {
+          const review = qualityReview(tenant.workstreamId, randomUUID(), 'ann@example.com', 0.9, undefined);
+          return served('POST', `/v1/workstreams/${tenant.workstreamId}/task_reviewed`, v1, 202, review);
+        },
         async () => {
           // The upload goes through the stack's gateway: only the task creation is gateway A's.
-          const mediaKey = await uploadImage(tenant);
-          const created = await http<{ task_id: string }>('POST', `${base}/v1/tasks`, {
-            headers: v1,
-            body: { media_key: mediaKey, configuration_id: tenant.configurationId },
-          });
-          expect(created.status).toBe(201);
-          taskId = created.body.task_id;
+          const body = { media_key: await uploadImage(tenant), configuration_id: tenant.configurationId };
+          taskId = (await served<{ task_id: string }>('POST', '/v1/tasks', v1, 201, body)).task_id;
         },
-        () => expectStatus(http('GET', `${base}/v1/tasks/${taskId}`, { headers: v1 })),
-        () => expectStatus(http('GET', `${base}/v1/deliveries`, { headers: v1 })),
+        () => served('GET', `/v1/tasks/${taskId}`, v1),
+        () => served('GET', '/v1/deliveries', v1),
       ],
       'v4 (Basic)': [
-        () => expectStatus(http('GET', `${base}/v4/lines`, { headers: platform.auth })),
+        () => served('GET', '/v4/lines', platform.auth),
         async () => {
-          const created = await http<{ id: string }>('POST', `${base}/v4/runs`, {
-            headers: platform.auth,
-            body: { line_id: platform.lineId, units: [{ n: 1 }] },
-          });
-          expect(created.status).toBe(201);
-          runId = created.body.id;
+          const body = { line_id: platform.lineId, units: [{ n: 1 }] };
+          runId = (await served<{ id: string }>('POST', '/v4/runs', platform.auth, 201, body)).id;
         },
-        () => expectStatus(http('GET', `${base}/v4/runs/${runId}`, { headers: platform.auth })),
+        () => served('GET', `/v4/runs/${runId}`, platform.auth),
       ],
       'v3 (Basic)': [
         async () => {
-          const sent = await http<{ task_id: string }>('POST', `${base}/v3/tasks`, {
-            headers: platform.auth,
-            body: { template_id: platform.lineId, resources: [{ n: 1 }] },
-          });
-          expect(sent.status).toBe(200);
-          batchId = sent.body.task_id;
+          const body = { template_id: platform.lineId, resources: [{ n: 1 }] };
+          batchId = (await served<{ task_id: string }>('POST', '/v3/tasks', platform.auth, 200, body)).task_id;
         },
-        () => expectStatus(http('GET', `${base}/v3/tasks/${batchId}`, { headers: platform.auth })),
+        () => served('GET', `/v3/tasks/${batchId}`, platform.auth),
       ],
       'work (worker token)': [
         async () => {
           // The worker's own line's units only (the runs above): other files' queues are left alone.
-          const leased = await http<{ assignment_id: string }>('POST', `${base}/workforce/v1/assignments/next`, {
-            headers: worker,
-            body: { kind: 'unit', line_id: platform.lineId },
+          const leased = await served<{ assignment_id: string }>('POST', '/workforce/v1/assignments/next', worker, 200, {
+            kind: 'unit',
+            line_id: platform.lineId,
           });
-          expect(leased.status).toBe(200);
-          const completed = await http('POST', `${base}/workforce/v1/assignments/${leased.body.assignment_id}/complete`, {
-            headers: worker,
-            body: { output: { ok: true } },
-          });
-          expect(completed.status).toBe(200);
+          await served('POST', `/workforce/v1/assignments/${leased.assignment_id}/complete`, worker, 200, { output: { ok: true } });
         },
-        () => expectStatus(http('POST', `${base}/workforce/v1/assignments/next`, { headers: worker, body: { kind: 'nothing' } }), 422),
+        () => served('POST', '/workforce/v1/assignments/next', worker, 422, { kind: 'nothing' }),
       ],
       'admin (admin token)': [
-        () => expectStatus(http('GET', `${base}/admin/v1/tasks?workstream_id=${tenant.workstreamId}`, { headers: adminHeaders() })),
-        () => expectStatus(http('GET', `${base}/admin/v1/runs?line_id=${platform.lineId}`, { headers: adminHeaders() })),
-        () => expectStatus(http('GET', `${base}/admin/v1/api-keys?account_id=${tenant.accountId}`, { headers: adminHeaders() })),
-        () => expectStatus(http('GET', `${base}/admin/v1/workstreams/${tenant.workstreamId}/reports/quality`, { headers: adminHeaders() })),
+        () => served('GET', `/admin/v1/tasks?workstream_id=${tenant.workstreamId}`, admin),
+        () => served('GET', `/admin/v1/runs?line_id=${platform.lineId}`, admin),
+        () => served('GET', `/admin/v1/api-keys?account_id=${tenant.accountId}`, admin),
+        () => served('GET', `/admin/v1/workstreams/${tenant.workstreamId}/reports/quality`, admin),
       ],
     };
     const calls = Object.values(groups).flat();
