@@ -41,6 +41,8 @@ describe('gateway liveness, readiness and Prometheus metrics', () => {
     // The database pool's metrics, as on every app (docs/operations.md): authentication reads identities there.
     expect(metricSample(after, 'db_statements_total', {})).toEqual(expect.any(Number));
     expect(metricSample(after, 'db_pool_clients', { state: 'waiting' })).toBe(0);
+    // Its Redis round trips (docs/operations.md): the identity epoch and the rate limits travel in them.
+    expect(metricSample(after, 'redis_round_trips_total', {})).toBeGreaterThan(0);
   });
 
   it('labels requests the router does not know as unrouted, so raw paths never become series', async () => {

@@ -2,10 +2,14 @@ import { Injectable } from '@nestjs/common';
 import {
   type Account,
   type ApiKey,
+  type Batcher,
+  DbPool,
   type IdempotencyStamp,
   isUniqueViolation,
   PrismaService,
   type PublicSurface,
+  type Statement,
+  statement,
   type Worker,
 } from '@workline/db';
 
@@ -37,10 +41,60 @@ export interface WorkerPrincipal {
 /** An API key as created: its secret only hashed and sealed. */
 export type NewApiKey = Pick<ApiKey, 'id' | 'accountId' | 'workstreamId' | 'keyHash' | 'keyCiphertext' | 'prefix'>;
 
+/*
+ * What authentication reads on a cache miss, as prepared statements on the app's pool (docs/decisions.md, "Hot
+ * paths on raw SQL"). Each takes the keys of every lookup of a batch ($1, a text array) and answers each row
+ * with the key it was found by (`lookup_key`), so the lookups that miss together cost one round trip.
+ */
+const API_KEYS_BY_HASH = statement(
+  'identity_api_keys_by_hash',
+  `select key_hash as lookup_key, id, account_id as "accountId", workstream_id as "workstreamId", key_ciphertext as "keyCiphertext",
+     revoked_at as "revokedAt", expires_at as "expiresAt", last_used_at as "lastUsedAt"
+   from identity_api_key where key_hash = any($1::text[])`,
+);
+
+const WORKERS_BY_TOKEN_HASH = statement(
+  'identity_workers_by_token_hash',
+  'select token_hash as lookup_key, id as "workerId", email, name from identity_worker where token_hash = any($1::text[])',
+);
+
+const ACCOUNTS_BY_USERNAME = statement(
+  'identity_accounts_by_username',
+  'select username as lookup_key, id, username, password_hash as "passwordHash" from identity_account where username = any($1::text[])',
+);
+
+/** Sets last_used_at to $2 unless another instance wrote it since $3 (the threshold). */
+const TOUCH_API_KEY = statement(
+  'identity_api_key_touch',
+  'update identity_api_key set last_used_at = $2 where id = $1 and (last_used_at is null or last_used_at < $3)',
+);
+
+/** A row of a lookup statement: the row, and the key that found it. */
+type Found<R> = R & { lookup_key: string };
+
+/** Lookups by a unique key that arrive together, read together: one statement per batch, each key answered with its row. */
+function lookupBatcher<R extends object>(db: DbPool, name: string, lookup: Statement): Batcher<string, R | undefined> {
+  return db.batcher(name, async (keys: string[]) => {
+    const rows = new Map((await db.query<Found<R>>(lookup, [keys])).map(({ lookup_key, ...row }) => [lookup_key, row as unknown as R]));
+    return keys.map((key) => rows.get(key));
+  });
+}
+
 /** The identity rows of PostgreSQL: accounts, API keys, workers (IdentityService holds the rules). */
 @Injectable()
 export class IdentityRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  private readonly apiKeysByHash: Batcher<string, ApiKeyRow | undefined>;
+  private readonly workersByTokenHash: Batcher<string, WorkerPrincipal | undefined>;
+  private readonly accountsByUsername: Batcher<string, AccountLogin | undefined>;
+
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly db: DbPool,
+  ) {
+    this.apiKeysByHash = lookupBatcher(db, 'identity_api_key_lookups', API_KEYS_BY_HASH);
+    this.workersByTokenHash = lookupBatcher(db, 'identity_worker_lookups', WORKERS_BY_TOKEN_HASH);
+    this.accountsByUsername = lookupBatcher(db, 'identity_account_lookups', ACCOUNTS_BY_USERNAME);
+  }
 
   async createAccount(account: Omit<Account, 'createdAt'>): Promise<void> {
     await this.prisma.account.create({ data: account });
@@ -54,12 +108,9 @@ export class IdentityRepository {
     await this.prisma.account.update({ where: { id: accountId }, data: { passwordHash } });
   }
 
-  /** Raw SQL: this runs on every cache miss of the request path. */
-  async accountByUsername(username: string): Promise<AccountLogin | undefined> {
-    const rows = await this.prisma.$queryRaw<
-      AccountLogin[]
-    >`SELECT id, username, password_hash AS "passwordHash" FROM identity_account WHERE username = ${username}`;
-    return rows[0];
+  /** A prepared statement, batched: this runs on every cache miss of the request path. */
+  accountByUsername(username: string): Promise<AccountLogin | undefined> {
+    return this.accountsByUsername.submit(username);
   }
 
   async createApiKey(key: NewApiKey): Promise<void> {
@@ -70,18 +121,14 @@ export class IdentityRepository {
     return this.prisma.apiKey.findUnique({ where: { id } });
   }
 
-  /** Raw SQL: this runs on every cache miss of the request path. */
-  async apiKeyByHash(keyHash: string): Promise<ApiKeyRow | undefined> {
-    const rows = await this.prisma.$queryRaw<ApiKeyRow[]>`
-      SELECT id, account_id AS "accountId", workstream_id AS "workstreamId", key_ciphertext AS "keyCiphertext", revoked_at AS "revokedAt", expires_at AS "expiresAt", last_used_at AS "lastUsedAt"
-      FROM identity_api_key WHERE key_hash = ${keyHash}`;
-    return rows[0];
+  /** A prepared statement, batched: this runs on every cache miss of the request path. */
+  apiKeyByHash(keyHash: string): Promise<ApiKeyRow | undefined> {
+    return this.apiKeysByHash.submit(keyHash);
   }
 
   /** Sets last_used_at to `now` unless another instance wrote it since `threshold`. */
   async touchApiKey(id: string, now: Date, threshold: Date): Promise<void> {
-    await this.prisma
-      .$executeRaw`UPDATE identity_api_key SET last_used_at = ${now} WHERE id = ${id} AND (last_used_at IS NULL OR last_used_at < ${threshold})`;
+    await this.db.query(TOUCH_API_KEY, [id, now, threshold]);
   }
 
   /** At most `take` keys, oldest first, of an account and/or a workstream (every key without a filter). */
@@ -124,12 +171,9 @@ export class IdentityRepository {
     }
   }
 
-  /** Raw SQL: this runs on every cache miss of the request path. */
-  async workerByTokenHash(tokenHash: string): Promise<WorkerPrincipal | undefined> {
-    const rows = await this.prisma.$queryRaw<
-      WorkerPrincipal[]
-    >`SELECT id AS "workerId", email, name FROM identity_worker WHERE token_hash = ${tokenHash}`;
-    return rows[0];
+  /** A prepared statement, batched: this runs on every cache miss of the request path. */
+  workerByTokenHash(tokenHash: string): Promise<WorkerPrincipal | undefined> {
+    return this.workersByTokenHash.submit(tokenHash);
   }
 }
 

@@ -45,6 +45,54 @@ describe('KafkaProducer', () => {
     expect(b.values).toEqual(Array.from({ length: 150 }, (_, i) => String(2 * i)));
   });
 
+  it('merges concurrent sends in linear work: 4 times the sends, 4 times the element copies of its queue and messages', async () => {
+    /**
+     * Element reads, writes and deletes made on the producer's queue of sends and on each send's messages: every
+     * copy, push, shift or splice of those arrays goes through them (a Proxy sees each element an array method touches).
+     */
+    async function elementOperations(sends: number): Promise<{ operations: number; produced: number; requests: number }> {
+      const { producer, requests } = producerWith(1_000_000);
+      let operations = 0;
+      const counting = <T extends object>(array: T[]): T[] =>
+        new Proxy(array, {
+          get: (target, property, receiver) => {
+            if (typeof property === 'string' && /^\d+$/.test(property)) operations++;
+            return Reflect.get(target, property, receiver) as unknown;
+          },
+          set: (target, property, value: unknown, receiver) => {
+            if (typeof property !== 'string' || !/^\d+$/.test(property)) return Reflect.set(target, property, value, receiver);
+            operations++;
+            const send = value as { messages?: object[] } | null;
+            // A send entering the queue: its messages are counted from then on (the merge reads them from there).
+            if (send?.messages && !proxies.has(send.messages)) {
+              send.messages = counting(send.messages);
+              proxies.add(send.messages);
+            }
+            return Reflect.set(target, property, value, receiver);
+          },
+          deleteProperty: (target, property) => {
+            if (typeof property === 'string' && /^\d+$/.test(property)) operations++;
+            return Reflect.deleteProperty(target, property);
+          },
+        });
+      const proxies = new WeakSet<object>();
+      (producer as unknown as { queue: { sends: unknown[] } }).queue.sends = counting<object>([]);
+      // One message per send, alternating two topics: the most sends to merge per message.
+      await Promise.all(Array.from({ length: sends }, (_, n) => producer.send(n % 2 ? 'a' : 'b', [{ value: String(n) }])));
+      const produced = requests.flatMap((request) => request.flatMap((topic) => topic.values));
+      return { operations, produced: new Set(produced).size, requests: requests.length };
+    }
+    // More sends than one produce request takes (1,000), so the queue is taken from in several requests.
+    const n = 2_000;
+    const few = await elementOperations(n);
+    const many = await elementOperations(4 * n);
+    expect([few.produced, many.produced]).toEqual([n, 4 * n]);
+    expect(many.requests).toBeGreaterThan(few.requests);
+    // Linear: 4 times the operations, give or take where the queue's compactions fall (each copies what is left, at most
+    // what was taken since the last one). Re-copying the sends behind those taken, as splice(0, n) did, made it 7.4 times here.
+    expect(many.operations / few.operations).toBeLessThanOrEqual(4 * 1.25);
+  });
+
   it('splits a send larger than its topic allows into requests that each fit, keeping order', async () => {
     const limit = 20_000;
     const { producer, requests } = producerWith(limit);

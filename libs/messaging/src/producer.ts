@@ -35,6 +35,47 @@ interface QueuedSend {
   reject: (error: unknown) => void;
 }
 
+/**
+ * The sends waiting for a produce request, first in first out. Taking from the front moves a head index
+ * instead of shifting the sends behind it (`splice(0, n)` copies every one of them: with sends queuing faster
+ * than one request takes them, merging grew quadratic); the taken part is cut off once it is half the array,
+ * which copies at most as many sends as were taken since, so each send is copied O(1) times.
+ */
+class SendQueue {
+  private readonly sends: QueuedSend[] = [];
+  private head = 0;
+
+  get length(): number {
+    return this.sends.length - this.head;
+  }
+
+  push(send: QueuedSend): void {
+    this.sends.push(send);
+  }
+
+  /** The send `index` places from the front (index below length). */
+  at(index: number): QueuedSend {
+    return this.sends[this.head + index];
+  }
+
+  dropFront(count: number): void {
+    this.head += count;
+    if (this.head * 2 >= this.sends.length) {
+      this.sends.splice(0, this.head);
+      this.head = 0;
+    }
+  }
+
+  remove(send: QueuedSend): void {
+    const at = this.sends.indexOf(send, this.head);
+    if (at >= 0) this.sends.splice(at, 1);
+  }
+
+  toArray(): QueuedSend[] {
+    return this.sends.slice(this.head);
+  }
+}
+
 /** The messages of one send() that go into one produce request. */
 interface Slice {
   send: QueuedSend;
@@ -144,7 +185,7 @@ export class KafkaProducer implements OnApplicationShutdown {
   private readonly kafka: Kafka;
   private readonly producer: Producer;
   private connecting?: Promise<void>;
-  private readonly queue: QueuedSend[] = [];
+  private readonly queue = new SendQueue();
   private flushing = false;
   private scheduled = false;
   private readonly limits = new Map<string, Limit>();
@@ -282,14 +323,16 @@ export class KafkaProducer implements OnApplicationShutdown {
    */
   private async take(): Promise<Slice[]> {
     const budgets = new Map<string, number>();
-    for (const send of this.queue.slice(0, MAX_SENDS_PER_PRODUCE))
-      if (!budgets.has(send.topic)) budgets.set(send.topic, await this.budgetOf(send.topic));
+    for (let index = 0; index < Math.min(this.queue.length, MAX_SENDS_PER_PRODUCE); index++) {
+      const { topic } = this.queue.at(index);
+      if (!budgets.has(topic)) budgets.set(topic, await this.budgetOf(topic));
+    }
     const used = new Map<string, number>();
     const slices: Slice[] = [];
     let total = 0;
     let taken = 0;
-    for (const send of this.queue) {
-      if (slices.length >= MAX_SENDS_PER_PRODUCE) break;
+    while (taken < this.queue.length && slices.length < MAX_SENDS_PER_PRODUCE) {
+      const send = this.queue.at(taken);
       const budget = budgets.get(send.topic) ?? (await this.budgetOf(send.topic));
       let bytes = used.get(send.topic) ?? 0;
       let to = send.next;
@@ -307,7 +350,7 @@ export class KafkaProducer implements OnApplicationShutdown {
       taken++;
     }
     // Sends taken whole leave the queue; one taken in part stays at its head, for the next request.
-    this.queue.splice(0, taken);
+    this.queue.dropFront(taken);
     for (const slice of slices) slice.send.next = slice.to;
     return slices;
   }
@@ -319,8 +362,7 @@ export class KafkaProducer implements OnApplicationShutdown {
   private fail(send: QueuedSend, error: unknown): void {
     if (send.failed) return;
     send.failed = true;
-    const at = this.queue.indexOf(send);
-    if (at >= 0) this.queue.splice(at, 1);
+    this.queue.remove(send);
     send.reject(error);
   }
 
@@ -388,7 +430,7 @@ export class KafkaProducer implements OnApplicationShutdown {
     if (!(await settledWithin(this.drain(), SHUTDOWN_DRAIN_MS))) {
       this.abandoned = true;
       this.logger.warn(`shutting down: ${this.queue.length} send(s) not produced within ${SHUTDOWN_DRAIN_MS} ms are failed`);
-      for (const send of [...this.queue]) this.fail(send, new Error('the producer is shutting down: not produced'));
+      for (const send of this.queue.toArray()) this.fail(send, new Error('the producer is shutting down: not produced'));
     }
     const disconnected = this.producer.disconnect().catch((error: unknown) => this.logger.warn(`producer disconnect: ${String(error)}`));
     if (!(await settledWithin(disconnected, SHUTDOWN_DISCONNECT_MS)))

@@ -1,7 +1,9 @@
+import { AppMetrics } from '@workline/observability';
 import { testStack, callsOnly } from '@workline/testing';
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import type { ChainableCommander } from 'ioredis';
-import { RedisService } from './redis.module';
+import { REDIS_COMMAND_TIMEOUT_MS, RedisService } from './redis.module';
 import { type Pipelined, RedisScript, roundTrip, together } from './round-trip';
 
 // It calls no app: Kafka, PostgreSQL and Redis only, so it runs beside files that disturb the apps (libs/testing/src/stack-turns.ts).
@@ -110,6 +112,42 @@ describe('roundTrip (real Redis)', () => {
     expect(pipelines).toBe(1);
     expect({ first, second, absent, refused, third }).toEqual({ first: 1, second: 2, absent: undefined, refused: undefined, third: '2' });
     expect(together(undefined, undefined)).toBeUndefined();
+  });
+
+  it('counts its round trips: a shared pipeline once whatever it holds, a command sent alone once, on /metrics too', async () => {
+    const metrics = new AppMetrics();
+    const counted = new RedisService(testStack().redisUrl, REDIS_COMMAND_TIMEOUT_MS, metrics);
+    try {
+      await once(counted, 'ready');
+      const connected = counted.roundTrips;
+      await Promise.all([
+        roundTrip(counted, incr(`${prefix}:counted`), get(`${prefix}:counted`)),
+        roundTrip(counted, incr(`${prefix}:counted-too`)),
+      ]);
+      expect(counted.roundTrips - connected).toBe(1);
+      await counted.incr(`${prefix}:counted`);
+      await roundTrip(counted, get(`${prefix}:counted`));
+      expect(counted.roundTrips - connected).toBe(3);
+      const scraped = await metrics.registry.getSingleMetricAsString('redis_round_trips_total');
+      expect(scraped).toContain(`redis_round_trips_total ${counted.roundTrips}`);
+    } finally {
+      await counted.onApplicationShutdown();
+    }
+  });
+
+  it('counts a command held while connecting once, though it passes again when the connection is ready', async () => {
+    // What connecting costs: a connection that sends nothing of its own.
+    const idle = new RedisService(testStack().redisUrl);
+    await once(idle, 'ready');
+    const early = new RedisService(testStack().redisUrl);
+    try {
+      // Sent before the connection is ready: held in the offline queue, then sent.
+      expect(early.status).not.toBe('ready');
+      expect(await early.incr(`${prefix}:early`)).toBe(1);
+      expect(early.roundTrips - idle.roundTrips).toBe(1);
+    } finally {
+      await Promise.all([idle.onApplicationShutdown(), early.onApplicationShutdown()]);
+    }
   });
 
   it('rejects at once when Redis is not connected, sending nothing', async () => {

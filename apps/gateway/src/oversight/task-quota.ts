@@ -27,6 +27,8 @@ const WINDOWS_COUNT = QUOTA_WINDOWS.length;
 const logger = new Logger('TaskQuota');
 const NOTHING_TO_RELEASE = { release: async () => undefined };
 
+const decrement = (key: string): Pipelined<void> => ({ queue: (pipeline) => void pipeline.decr(key), read: () => undefined });
+
 export type QuotaReservation = { refused: QuotaRefusal } | { release: () => Promise<void> };
 
 /** A reservation made in authentication's Redis round trip, before the request reached its handler. */
@@ -132,10 +134,10 @@ export class TaskQuota implements RoundTripRider {
         return { refused: { window, limit, resetsAt: endsAt } };
       }
       return {
+        // One round trip for every window's counter (commands sent alone would cost one each). Without Redis the
+        // creation stays counted until its window ends: a refund lost, never a quota exceeded.
         release: async () => {
-          // Without Redis the creation stays counted until its window ends: a refund lost, never a quota exceeded.
-          if (this.redis.status !== 'ready') return;
-          await Promise.all(keys.map((key) => this.redis.decr(key))).catch(() => undefined);
+          await roundTrip(this.redis, ...keys.map(decrement)).catch(() => undefined);
         },
       };
     });
