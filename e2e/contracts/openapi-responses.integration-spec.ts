@@ -137,7 +137,7 @@ describe('real answers of every operation match docs/openapi.json', () => {
     );
     const refused = await api.POST('/v1/workstreams/{workstream_id}/task_reviewed', {
       params: { path },
-      body: { use_case_id: 'uc-1', review_score: 7 },
+      body: { use_case_id: 'uc-1', review_score: 7 } as never,
     });
     expect(refused.error).toMatchObject({
       message: expect.stringMatching(/^Invalid request: /),
