@@ -88,13 +88,17 @@ const HEADERS = {
     description: 'Seconds until one more request is accepted',
   },
   'Retry-After': { required: true, schema: { type: 'integer', minimum: 1 }, description: 'Seconds to wait before trying again' },
+  'Retry-After-When-Known': {
+    schema: { type: 'integer', minimum: 1 },
+    description: 'Retry-After: seconds to wait, when the service that did not answer in time said when to try again',
+  },
   [IDEMPOTENT_REPLAYED_HEADER]: {
     schema: { type: 'string', enum: ['true'] },
     description: 'Present when the answer replays an earlier creation with the same Idempotency-Key',
   },
   'WWW-Authenticate': {
     required: true,
-    schema: { type: 'string' },
+    schema: { type: 'string', pattern: '^(Basic|Bearer) realm="' },
     description: 'The authentication scheme the API group takes (RFC 9110)',
   },
   Deprecation: { required: true, schema: { type: 'string', enum: ['true'] }, description: 'API version 3 is deprecated (RFC 9745)' },
@@ -107,7 +111,11 @@ const HEADERS = {
 } as const;
 type HeaderName = keyof typeof HEADERS;
 
-const headerRefs = (names: HeaderName[]) => Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+/** A response's headers: by header name, each a reference to its declaration (whose key may say more than the name). */
+const headerRefs = (names: HeaderName[]) =>
+  Object.fromEntries(
+    names.map((name) => [name === 'Retry-After-When-Known' ? 'Retry-After' : name, { $ref: `#/components/headers/${name}` }]),
+  );
 
 const RATE_HEADERS: HeaderName[] = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
 const V3_HEADERS: HeaderName[] = ['Deprecation', 'Sunset', 'Link'];
@@ -119,6 +127,7 @@ function responseHeaders(group: ReturnType<typeof apiGroupOf>, status: string, i
     ...(group !== 'other' ? RATE_HEADERS : []),
     ...(group === 'v3' ? V3_HEADERS : []),
     ...(status === '429' ? (['Retry-After'] as HeaderName[]) : []),
+    ...(status === '503' || status === 'default' ? (['Retry-After-When-Known'] as HeaderName[]) : []),
     ...(status === '401' && CHALLENGES[group] ? (['WWW-Authenticate'] as HeaderName[]) : []),
     ...(ok && idempotent && status !== '204' ? [IDEMPOTENT_REPLAYED_HEADER as HeaderName] : []),
   ];

@@ -1736,6 +1736,8 @@ export interface components {
         "X-RateLimit-Reset": number;
         /** @description Seconds to wait before trying again */
         "Retry-After": number;
+        /** @description Retry-After: seconds to wait, when the service that did not answer in time said when to try again */
+        "Retry-After-When-Known": number;
         /** @description Present when the answer replays an earlier creation with the same Idempotency-Key */
         "Idempotent-Replayed": "true";
         /** @description The authentication scheme the API group takes (RFC 9110) */
@@ -1909,6 +1911,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2094,6 +2097,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2197,6 +2201,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2386,6 +2391,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2509,6 +2515,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2603,6 +2610,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2762,6 +2770,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2891,6 +2900,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3038,6 +3048,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3209,6 +3220,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3419,6 +3431,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3604,6 +3617,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3807,6 +3821,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4002,6 +4017,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4158,6 +4174,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4311,6 +4328,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4433,6 +4451,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4644,6 +4663,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4683,6 +4703,7 @@ export interface operations {
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4722,6 +4743,7 @@ export interface operations {
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4761,6 +4783,7 @@ export interface operations {
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4800,6 +4823,7 @@ export interface operations {
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4845,6 +4869,7 @@ export interface operations {
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4890,6 +4915,7 @@ export interface operations {
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4944,6 +4970,7 @@ export interface operations {
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4986,6 +5013,7 @@ export interface operations {
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5080,6 +5108,7 @@ export interface operations {
             /** @description A service did not answer in time */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5121,6 +5150,7 @@ export interface operations {
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5161,6 +5191,7 @@ export interface operations {
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5255,6 +5286,7 @@ export interface operations {
             /** @description A service did not answer in time */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5296,6 +5328,7 @@ export interface operations {
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5364,6 +5397,7 @@ export interface operations {
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5404,6 +5438,7 @@ export interface operations {
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5502,6 +5537,7 @@ export interface operations {
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5669,6 +5705,7 @@ export interface operations {
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5753,6 +5790,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5883,6 +5921,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6005,6 +6044,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6117,6 +6157,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6304,6 +6345,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6541,6 +6583,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6667,6 +6710,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6876,6 +6920,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7023,6 +7068,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7195,6 +7241,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7364,6 +7411,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7574,6 +7622,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7789,6 +7838,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7951,6 +8001,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8128,6 +8179,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8214,6 +8266,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8383,6 +8436,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8577,6 +8631,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8730,6 +8785,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8841,6 +8897,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8976,6 +9033,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9207,6 +9265,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9415,6 +9474,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9603,6 +9663,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
