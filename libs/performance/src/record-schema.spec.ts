@@ -1,7 +1,8 @@
 import { type PerformanceKind, RECORD_FIELDS, recordSchema } from '@workline/contracts';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import { checkRecord, type WorkstreamConfig } from './record-rules';
+import { checkRecord } from './record-rules';
+import { RULES_WORKSTREAM as workstream } from './testing/workstreams';
 
 /**
  * The OpenAPI document's record schemas (recordSchema, derived from libs/contracts' RECORD_FIELDS) and the
@@ -10,13 +11,6 @@ import { checkRecord, type WorkstreamConfig } from './record-rules';
  * workstream's configuration, a calendar date, the timing of a throughput record) is listed apart: the schema
  * takes those records and the service refuses them, as the schema's description says.
  */
-const workstream: WorkstreamConfig = {
-  id: 'ws-1',
-  account_id: 'acc-1',
-  use_cases: [{ id: 'uc-1', task_definition_ids: ['td-1'] }],
-  qc_score_threshold: 0.5,
-  qc_sample_rate: 0,
-};
 
 const GOOD: Record<PerformanceKind, Record<string, unknown>> = {
   quality: {

@@ -218,6 +218,22 @@ const QUOTA_WINDOW = (limit: number, used: number, resets: string) => ({
   resets_at: resets,
 });
 
+const S3_BUCKET = {
+  endpoint: 'https://s3.eu-west-1.amazonaws.com',
+  region: 'eu-west-1',
+  bucket: 'client-images',
+  prefix: 'photos/',
+  access_key_id: 'AKIAIOSFODNN7EXAMPLE',
+};
+
+/** Support's limits for day and week, the default for the month. */
+const TASK_QUOTA = {
+  workstream_id: WORKSTREAM,
+  day: QUOTA_WINDOW(20_000, 412, '2026-12-01T00:00:00.000Z'),
+  week: QUOTA_WINDOW(100_000, 2_950, '2026-12-07T00:00:00.000Z'),
+  month: QUOTA_WINDOW(10_000, 8_100, '2026-12-01T00:00:00.000Z'),
+};
+
 export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
   // ---- operations and documents ----
   'GET /health': { answer: HEALTH, errors: { 503: HEALTH_DOWN } },
@@ -273,45 +289,12 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
     },
   },
   'POST /admin/v1/workstreams/{workstream_id}/buckets': {
-    body: {
-      driver: 's3',
-      endpoint: 'https://s3.eu-west-1.amazonaws.com',
-      region: 'eu-west-1',
-      bucket: 'client-images',
-      prefix: 'photos/',
-      access_key_id: 'AKIAIOSFODNN7EXAMPLE',
-      secret_access_key: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
-    },
-    answer: {
-      id: 'bkt_3MvU9c2LqT',
-      workstream_id: WORKSTREAM,
-      driver: 's3',
-      endpoint: 'https://s3.eu-west-1.amazonaws.com',
-      region: 'eu-west-1',
-      bucket: 'client-images',
-      prefix: 'photos/',
-      access_key_id: 'AKIAIOSFODNN7EXAMPLE',
-      force_path_style: false,
-      created_at: NOW,
-    },
+    body: { driver: 's3', ...S3_BUCKET, secret_access_key: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY' },
+    // The answer shows every setting but the secret.
+    answer: { id: 'bkt_3MvU9c2LqT', workstream_id: WORKSTREAM, driver: 's3', ...S3_BUCKET, force_path_style: false, created_at: NOW },
   },
-  'GET /admin/v1/workstreams/{workstream_id}/task-quota': {
-    answer: {
-      workstream_id: WORKSTREAM,
-      day: QUOTA_WINDOW(20_000, 412, '2026-12-01T00:00:00.000Z'),
-      week: QUOTA_WINDOW(100_000, 2_950, '2026-12-07T00:00:00.000Z'),
-      month: QUOTA_WINDOW(10_000, 8_100, '2026-12-01T00:00:00.000Z'),
-    },
-  },
-  'PUT /admin/v1/workstreams/{workstream_id}/task-quota': {
-    body: { day: 20_000, week: 100_000, month: null },
-    answer: {
-      workstream_id: WORKSTREAM,
-      day: QUOTA_WINDOW(20_000, 412, '2026-12-01T00:00:00.000Z'),
-      week: QUOTA_WINDOW(100_000, 2_950, '2026-12-07T00:00:00.000Z'),
-      month: QUOTA_WINDOW(10_000, 8_100, '2026-12-01T00:00:00.000Z'),
-    },
-  },
+  'GET /admin/v1/workstreams/{workstream_id}/task-quota': { answer: TASK_QUOTA },
+  'PUT /admin/v1/workstreams/{workstream_id}/task-quota': { body: { day: 20_000, week: 100_000, month: null }, answer: TASK_QUOTA },
   'GET /admin/v1/api-keys': { answer: [API_KEY] },
   'DELETE /admin/v1/api-keys/{key_id}': {},
   'POST /admin/v1/api-keys/{key_id}/rotate': {
