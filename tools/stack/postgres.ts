@@ -34,7 +34,8 @@ function maintenanceUrl(url: string): string {
 }
 
 /** Debian's packaged PostgreSQL: clusters under /etc/postgresql that pg_ctlcluster starts. */
-const localClusterInstalled = () => fs.existsSync('/etc/postgresql') && spawnSync('sh', ['-c', 'command -v pg_ctlcluster']).status === 0;
+export const localClusterInstalled = (): boolean =>
+  fs.existsSync('/etc/postgresql') && spawnSync('sh', ['-c', 'command -v pg_ctlcluster']).status === 0;
 
 function tryStartLocalCluster(): boolean {
   for (const version of fs.readdirSync('/etc/postgresql')) {
@@ -124,11 +125,23 @@ async function createDatabase(url: string, { fresh }: { fresh: boolean }): Promi
  * Makes sure the server in `url` answers and the database exists: reuses a server that answers, else starts
  * the installed local cluster, else (as `embedded` allows: 'never', 'fallback' or 'always') runs the embedded
  * PostgreSQL on the URL's port with its cluster in `embeddedDir`. `fresh` drops and recreates the database
- * (and the embedded cluster). Returns stop(), which stops what this started (the embedded server, if any).
+ * (and the embedded cluster). `installed` is the probe for a local PostgreSQL. Returns stop(), which stops what
+ * this started (the embedded server, if any).
  */
 export async function ensurePostgres(
   url: string,
-  { fresh = false, embedded = 'never', embeddedDir }: { fresh?: boolean; embedded?: EmbeddedMode; embeddedDir?: string } = {},
+  {
+    fresh = false,
+    embedded = 'never',
+    embeddedDir,
+    installed = localClusterInstalled,
+  }: {
+    fresh?: boolean;
+    embedded?: EmbeddedMode;
+    embeddedDir?: string;
+    /** Whether a local PostgreSQL is installed (the probe npm start makes; a test may answer it). */
+    installed?: () => boolean;
+  } = {},
 ): Promise<{ stop: () => Promise<void>; embedded: boolean }> {
   const u = new URL(url);
   const admin = maintenanceUrl(url);
@@ -140,7 +153,7 @@ export async function ensurePostgres(
     mode: leftover ? 'always' : embedded,
     answers: reachable === true,
     loopback,
-    installed: loopback && localClusterInstalled(),
+    installed: loopback && installed(),
   });
   let stop = async (): Promise<void> => undefined;
   if (source === 'embedded') {

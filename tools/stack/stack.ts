@@ -19,6 +19,9 @@ export interface Stack {
   embeddedPostgres: boolean;
 }
 
+/** Where a profile's apps write their logs unless told otherwise. */
+export const appLogDir = (profile: Profile): string => path.join(root, '.cache', 'logs', profile.name);
+
 /**
  * Brings up everything a profile needs, in order: dependencies, PostgreSQL (migrated; embedded when the
  * profile allows it and none is installed), Redis, Kafka, the build, then the five apps. Returns the environment the apps got and a stop()
@@ -30,9 +33,18 @@ export async function startStack(
     quietApps = false,
     extraEnv = {},
     signal,
+    prepared = false,
+    postgresInstalled,
+    logDir = appLogDir(profile),
   }: {
     quietApps?: boolean;
     extraEnv?: Record<string, string>;
+    /** The checkout is installed, its Prisma client generated and built already (a test stack did it): those steps are skipped. */
+    prepared?: boolean;
+    /** Whether a local PostgreSQL is installed (default: ensurePostgres's probe). */
+    postgresInstalled?: () => boolean;
+    /** Where the apps' logs go. */
+    logDir?: string;
     /**
      * Aborted while starting: what has started is stopped and the promise rejects (npm start's Ctrl-C or a
      * SIGTERM during start-up; otherwise the apps outlived it and held their ports).
@@ -46,12 +58,15 @@ export async function startStack(
     started.length = 0;
   };
   try {
-    ensureDependencies();
-    generatePrismaClient();
+    if (!prepared) {
+      ensureDependencies();
+      generatePrismaClient();
+    }
     const postgres = await ensurePostgres(profile.databaseUrl, {
       fresh: profile.freshData,
       embedded: profile.embeddedPostgresDir ? embeddedPostgresMode() : 'never',
       embeddedDir: profile.embeddedPostgresDir,
+      ...(postgresInstalled ? { installed: postgresInstalled } : {}),
     });
     started.push(postgres.stop);
     signal?.throwIfAborted();
@@ -75,7 +90,7 @@ export async function startStack(
       ok(`using Kafka at ${brokers}`);
     }
     signal?.throwIfAborted();
-    build();
+    if (!prepared) build();
     await migrations;
     signal?.throwIfAborted();
     const gatewayUrl = `http://127.0.0.1:${profile.gatewayPort}`;
@@ -89,7 +104,7 @@ export async function startStack(
       BLOB_DIR: process.env.BLOB_DIR ?? path.join(root, '.cache', 'blobs', profile.name),
       ...extraEnv,
     };
-    const apps = await startApps({ env, gatewayUrl, quiet: quietApps, logDir: path.join(root, '.cache', 'logs', profile.name), signal });
+    const apps = await startApps({ env, gatewayUrl, quiet: quietApps, logDir, signal });
     started.push(() => stopApps(apps));
     return { env, gatewayUrl, apps, stop, embeddedPostgres: postgres.embedded };
   } catch (error) {

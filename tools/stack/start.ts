@@ -10,13 +10,21 @@ import { root } from './deps';
 import { fail, paint, reportAndExit, step } from './log';
 import { isAlive, portOpen, readPid } from './process';
 import { type Profile, profiles } from './profiles';
-import { type Stack, startStack } from './stack';
+import { appLogDir, type Stack, startStack } from './stack';
 
-const runDir = path.join(root, '.cache', 'run');
-const lockFile = path.join(runDir, 'start.pid');
+export interface StartOptions {
+  /** Where the lock (start.pid) and the generated admin token are kept: .cache/run. */
+  runDir?: string;
+  /** Where the apps' logs go: .cache/logs/start. */
+  logDir?: string;
+  /** The checkout is installed and built already: npm ci, prisma generate and the build are skipped (a test). */
+  prepared?: boolean;
+  /** Whether a local PostgreSQL is installed: the probe npm start makes (a test answers it). */
+  postgresInstalled?: () => boolean;
+}
 
 /** A second `npm start` says so instead of failing on taken ports. */
-async function takeLock(profile: Profile): Promise<void> {
+async function takeLock(profile: Profile, runDir: string, lockFile: string): Promise<void> {
   fs.mkdirSync(runDir, { recursive: true });
   const other = readPid(lockFile);
   if (isAlive(other) && other !== process.pid) {
@@ -32,19 +40,27 @@ async function takeLock(profile: Profile): Promise<void> {
   fs.writeFileSync(lockFile, String(process.pid));
 }
 
-/** ADMIN_TOKEN: the environment's, else one generated once and kept in .cache/admin-token. */
-function adminToken(): string {
+/** ADMIN_TOKEN: the environment's, else one generated once and kept in .cache/run/admin-token. */
+function adminToken(runDir: string): string {
   if (process.env.ADMIN_TOKEN) return process.env.ADMIN_TOKEN;
   const file = path.join(runDir, 'admin-token');
   if (!fs.existsSync(file)) fs.writeFileSync(file, crypto.randomBytes(24).toString('base64url'), { mode: 0o600 });
   return fs.readFileSync(file, 'utf8').trim();
 }
 
-async function start(): Promise<void> {
-  const profile = profiles.start;
+/**
+ * What `npm start` does with `profile` (profiles.start): the stack, the banner, Ctrl-C (SIGINT or SIGTERM)
+ * stopping everything it started. The options let a test run it on its own directories (tools' e2e test of the
+ * embedded PostgreSQL).
+ */
+export async function start(
+  profile: Profile = profiles.start,
+  { runDir = path.join(root, '.cache', 'run'), logDir = appLogDir(profile), prepared, postgresInstalled }: StartOptions = {},
+): Promise<void> {
+  const lockFile = path.join(runDir, 'start.pid');
   const startedAt = Date.now();
-  await takeLock(profile);
-  const token = adminToken();
+  await takeLock(profile, runDir, lockFile);
+  const token = adminToken(runDir);
   let stack: Stack;
   let starting: Promise<Stack> | undefined;
   const interrupt = new AbortController();
@@ -66,6 +82,9 @@ async function start(): Promise<void> {
     starting = startStack(profile, {
       extraEnv: { ADMIN_TOKEN: token, WEBHOOK_ALLOW_PRIVATE: process.env.WEBHOOK_ALLOW_PRIVATE ?? '1' },
       signal: interrupt.signal,
+      logDir,
+      ...(prepared ? { prepared } : {}),
+      ...(postgresInstalled ? { postgresInstalled } : {}),
     });
     stack = await starting;
   } catch (error) {
@@ -84,7 +103,7 @@ async function start(): Promise<void> {
       `  Admin token:  ${process.env.ADMIN_TOKEN ? '(from ADMIN_TOKEN)' : `${token}   (generated; kept in .cache/run/admin-token)`}`,
       `  PostgreSQL:   ${stack.env.DATABASE_URL}${stack.embeddedPostgres ? `   (embedded; data in ${path.relative(root, profile.embeddedPostgresDir ?? '')})` : ''}`,
       `  Kafka:        ${stack.env.KAFKA_BROKERS}`,
-      `  Logs:         .cache/logs/start/`,
+      `  Logs:         ${path.relative(root, logDir)}/`,
       '  Press Ctrl-C to stop.',
       '',
     ].join('\n'),

@@ -27,3 +27,4 @@ export * from './rpc/performance.messages';
 export * from './topic-catalog';
 export * from './asyncapi/asyncapi';
 export * from './asyncapi/json-schema';
+export * from './http/performance-records';

@@ -1,6 +1,6 @@
 import type { Logger } from '@nestjs/common';
 import type { MessageHandler } from '@nestjs/microservices';
-import { DomainError, ErrorCode, Topic } from '@workline/contracts';
+import { deadLetterHeaders, DomainError, ErrorCode, Topic } from '@workline/contracts';
 import { isConnectionLoss } from '@workline/db';
 import { REQUEST_ID_KAFKA_HEADER, runWithRequestId } from '@workline/observability';
 import type { Batch, EachBatchPayload, KafkaMessage } from 'kafkajs';
@@ -23,6 +23,8 @@ export interface EventConsumerOptions {
   retryBackoffMs: number;
   /** The consumer group, named in a dead letter's headers. */
   groupId: string;
+  /** The app, a dead letter's CloudEvents source. */
+  app: string;
 }
 
 /**
@@ -182,16 +184,16 @@ export class EventConsumer {
       {
         key: message.key?.toString() ?? null,
         value: message.value ?? '',
-        headers: {
-          ...headers,
-          'dlq-original-topic': topic,
-          'dlq-original-partition': String(partition),
-          'dlq-original-offset': message.offset,
-          'dlq-consumer-group': this.options.groupId,
-          'dlq-error': reason.slice(0, 1000),
-          'dlq-attempts': String(attempts),
-          'dlq-failed-at': new Date().toISOString(),
-        },
+        headers: deadLetterHeaders(
+          { app: this.options.app, originalTopic: topic, value: message.value ?? '', headers },
+          {
+            'dlq-original-partition': String(partition),
+            'dlq-original-offset': message.offset,
+            'dlq-consumer-group': this.options.groupId,
+            'dlq-error': reason,
+            'dlq-attempts': String(attempts),
+          },
+        ),
       },
     ]);
   }

@@ -119,7 +119,12 @@ export class KafkaTransport extends Server implements CustomTransportStrategy {
       runner,
       this.producer,
       this.logger,
-      { maxAttempts: options.maxAttempts ?? 5, retryBackoffMs: options.retryBackoffMs ?? 200, groupId: this.groupId },
+      {
+        maxAttempts: options.maxAttempts ?? 5,
+        retryBackoffMs: options.retryBackoffMs ?? 200,
+        groupId: this.groupId,
+        app: options.settings.app,
+      },
       closing,
     );
     this.replacementCounter = options.metrics?.counter(

@@ -1,16 +1,8 @@
 import 'reflect-metadata';
 import { copyText, copyValue, ImportBatch } from './csv-import';
 import { TABLES } from './record-store';
-import type { WorkstreamConfig } from './record-rules';
+import { RULES_WORKSTREAM as workstream } from './testing/workstreams';
 import { QUALITY_TEST_COLUMNS, qualityTestCells } from './testing/csv-batches';
-
-const workstream: WorkstreamConfig = {
-  id: 'ws-1',
-  account_id: 'acc-1',
-  use_cases: [{ id: 'uc-1', task_definition_ids: ['td-1'] }],
-  qc_score_threshold: 0.5,
-  qc_sample_rate: 0,
-};
 
 describe('COPY text format', () => {
   it('escapes backslash, line breaks and tab, and leaves the rest (COPY markers included) as text', () => {

@@ -1,6 +1,5 @@
-import type { FieldError } from '@workline/contracts';
+import { type FieldError, measurementType, type PerformanceKind, RECORD_FIELDS } from '@workline/contracts';
 import type { Parser } from 'csv-parse';
-import { FIELDS, measurementType, type PerformanceKind } from './record-rules';
 
 /**
  * CSV rows → record bodies for checkRecord (docs/csv-formats.md). A row's cells become the values the
@@ -26,7 +25,7 @@ export const CSV_NUMBER_MAX_CHARS = 64;
 
 /** Reads the header row; an error (naming the columns) makes the whole upload fail before any row. */
 export function csvColumns(kind: PerformanceKind, header: string[]): { columns: CsvColumn[] } | { error: string } {
-  const fields = FIELDS[kind];
+  const fields = RECORD_FIELDS[kind];
   const prefixes = CSV_MAP_PREFIXES[kind];
   const columns: CsvColumn[] = [];
   const unknown: string[] = [];
@@ -107,7 +106,7 @@ function cellNumber(cell: string): number | undefined {
 
 /** One row's cells → a body. Empty cells are "not sent"; numbers, booleans and maps are read from text. */
 export function csvRowToInput(kind: PerformanceKind, columns: CsvColumn[], cells: string[]): CsvRowInput {
-  const fields = FIELDS[kind];
+  const fields = RECORD_FIELDS[kind];
   const body: Record<string, unknown> = {};
   const errors: FieldError[] = [];
   /** A number field's cell: its number, else its text for the field's rule to name; nothing when too long. */

@@ -1,14 +1,7 @@
 import fc from 'fast-check';
 import { csvColumns, csvRowToInput } from './csv-rows';
-import { checkRecord, parseDateTime, type WorkstreamConfig } from './record-rules';
-
-const workstream: WorkstreamConfig = {
-  id: 'ws-1',
-  account_id: 'acc-1',
-  use_cases: [{ id: 'uc-1', task_definition_ids: ['td-1'] }],
-  qc_score_threshold: 0.5,
-  qc_sample_rate: 0,
-};
+import { checkRecord, parseDateTime } from './record-rules';
+import { RULES_WORKSTREAM as workstream } from './testing/workstreams';
 
 describe('parseDateTime', () => {
   it.each([

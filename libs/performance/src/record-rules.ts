@@ -1,94 +1,25 @@
-import type { FieldError, QualityReviewRecordData, UseCaseDto } from '@workline/contracts';
+import {
+  type FieldError,
+  measurementType,
+  type PerformanceKind,
+  type QualityReviewRecordData,
+  RECORD_DATE_TIME,
+  RECORD_FIELDS,
+  RECORD_LIMITS,
+  type RecordFieldSpec,
+  type RecordRule,
+  REVIEW_TYPES,
+  type UseCaseDto,
+} from '@workline/contracts';
 
 /**
- * The field rules of quality and throughput records, in ONE place: the JSON endpoints and every CSV row
- * (after csvRowToInput has turned its cells into values) are checked by checkRecord, so a rule and its
- * message are the same on both channels. docs/performance-api.md lists them.
+ * The checks of quality and throughput records, in ONE place: the JSON endpoints and every CSV row (after
+ * csvRowToInput has turned its cells into values) are checked by checkRecord, so a rule and its message are
+ * the same on both channels. Which field follows which rule is the table of libs/contracts (RECORD_FIELDS),
+ * from which the OpenAPI document's record schemas are derived as well. docs/performance-api.md lists them.
  */
 
-export const PERFORMANCE_KINDS = ['quality', 'throughput'] as const;
-export type PerformanceKind = (typeof PERFORMANCE_KINDS)[number];
-
-export const REVIEW_TYPES = ['QA', 'QC', 'Spot Check', 'Others'] as const;
-
-export const LIMITS = {
-  idLength: 200,
-  urlLength: 2000,
-  textLength: 10_000,
-  mapKeys: 100,
-  mapKeyLength: 100,
-  mapValueLength: 1000,
-  /** Largest count field (task_count, task_review_count, …): the columns are PostgreSQL integers. */
-  maxCount: 2_147_483_647,
-  /** Tolerance between duration_seconds and task_completed_at - task_started_at when all three are sent. */
-  durationToleranceSeconds: 1,
-} as const;
-
-type Rule =
-  | 'id' // non-empty string, at most idLength
-  | 'text' // string, at most textLength
-  | 'url' // absolute URL
-  | 'datetime' // ISO 8601 date-time
-  | 'boolean'
-  | 'score' // number in [0, 1]
-  | 'seconds' // number >= 0
-  | 'count' // integer >= 0
-  | 'positiveCount' // integer >= 1
-  | 'reviewType'
-  | 'countMap' // {name: integer >= 0}
-  | 'stringMap' // {key: string}
-  | 'scalarMap'; // {key: string | number | boolean}
-
-interface FieldSpec {
-  rule: Rule;
-  required?: boolean;
-}
-
-/** Fields that describe the task and the record in both kinds. */
-const DESCRIPTIVE_FIELDS: Record<string, FieldSpec> = {
-  dataset_id: { rule: 'id' },
-  asset_id: { rule: 'id' },
-  task_id: { rule: 'id' },
-  unique_id: { rule: 'id' },
-  replace_duplicate: { rule: 'boolean' },
-  task_url: { rule: 'url' },
-};
-
-/** Field name → rule, in the order of the spec's field list (also the column order of CSV templates). */
-export const FIELDS: Record<PerformanceKind, Record<string, FieldSpec>> = {
-  quality: {
-    workstream_id: { rule: 'id', required: true },
-    use_case_id: { rule: 'id', required: true },
-    task_definition_id: { rule: 'id', required: true },
-    ...DESCRIPTIVE_FIELDS,
-    task_completed_at: { rule: 'datetime' },
-    worker_id: { rule: 'id', required: true },
-    review_completed_at: { rule: 'datetime', required: true },
-    review_duration: { rule: 'seconds' },
-    reviewed_by: { rule: 'id' },
-    review_score: { rule: 'score', required: true },
-    review_explanation: { rule: 'text' },
-    errors: { rule: 'countMap' },
-    review_type: { rule: 'reviewType' },
-    task_review_count: { rule: 'count' },
-    subtask_review_count: { rule: 'count' },
-    review_metadata: { rule: 'stringMap' },
-    review_measurements: { rule: 'scalarMap' },
-  },
-  throughput: {
-    workstream_id: { rule: 'id' },
-    use_case_id: { rule: 'id' },
-    task_definition_id: { rule: 'id' },
-    ...DESCRIPTIVE_FIELDS,
-    worker_id: { rule: 'id', required: true },
-    task_started_at: { rule: 'datetime' },
-    task_completed_at: { rule: 'datetime', required: true },
-    duration_seconds: { rule: 'seconds' },
-    task_count: { rule: 'positiveCount' },
-    subtask_count: { rule: 'count' },
-    task_metadata: { rule: 'stringMap' },
-  },
-};
+export { type PerformanceKind } from '@workline/contracts';
 
 /** What every checked record carries besides its kind's own fields. */
 interface CheckedRecordBase {
@@ -128,8 +59,6 @@ export interface WorkstreamConfig {
 }
 
 export type CheckResult<K extends PerformanceKind> = { ok: true; record: RecordInputOf[K] } | { ok: false; errors: FieldError[] };
-
-const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?$/i;
 
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 const isLeapYear = (year: number) => (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
@@ -188,7 +117,7 @@ function canonicalUtc(value: string): string | undefined {
 
 /** parseDateTime for every form the pattern takes (offsets, lower case, no seconds, 1–9 fraction digits). */
 function parseDateTimeByPattern(value: string): string | undefined {
-  const match = DATE_TIME.exec(value);
+  const match = RECORD_DATE_TIME.exec(value);
   if (!match) return undefined;
   const [, y, mo, d, h, mi, s, fraction, zone] = match;
   const year = +y;
@@ -230,19 +159,19 @@ const refuse = (field: string, message: string) => new Refusal([{ field, message
  * Checks one value against its rule: the normalised value, or a Refusal. A value is answered as it is, not
  * wrapped: a CSV import checks some ten values per row, a million rows.
  */
-function checkValue(field: string, rule: Rule, value: unknown): unknown {
+function checkValue(field: string, rule: RecordRule, value: unknown): unknown {
   switch (rule) {
     case 'id':
     case 'text': {
       if (typeof value !== 'string') return refuse(field, 'must be a string');
-      const max = rule === 'id' ? LIMITS.idLength : LIMITS.textLength;
+      const max = rule === 'id' ? RECORD_LIMITS.idLength : RECORD_LIMITS.textLength;
       if (rule === 'id' && !value.trim()) return refuse(field, 'must not be empty');
       if (value.length > max) return refuse(field, `must be at most ${max} characters`);
       return value;
     }
     case 'url': {
       if (typeof value !== 'string') return refuse(field, 'must be a string');
-      if (value.length > LIMITS.urlLength) return refuse(field, `must be at most ${LIMITS.urlLength} characters`);
+      if (value.length > RECORD_LIMITS.urlLength) return refuse(field, `must be at most ${RECORD_LIMITS.urlLength} characters`);
       if (!URL.canParse(value)) return refuse(field, 'must be an absolute URL');
       return value;
     }
@@ -262,7 +191,7 @@ function checkValue(field: string, rule: Rule, value: unknown): unknown {
     case 'positiveCount': {
       const [least, refusal] = rule === 'count' ? [0, 'must be a non-negative integer'] : [1, 'must be an integer of 1 or more'];
       if (!(Number.isSafeInteger(value) && (value as number) >= least)) return refuse(field, refusal);
-      return (value as number) <= LIMITS.maxCount ? value : refuse(field, `must be at most ${LIMITS.maxCount}`);
+      return (value as number) <= RECORD_LIMITS.maxCount ? value : refuse(field, `must be at most ${RECORD_LIMITS.maxCount}`);
     }
     case 'reviewType':
       return typeof value === 'string' && (REVIEW_TYPES as readonly string[]).includes(value)
@@ -275,25 +204,16 @@ function checkValue(field: string, rule: Rule, value: unknown): unknown {
   }
 }
 
-/**
- * The review_measurements keys whose type the spec gives, `attribute_1_count` (a number) and `attribute_1_label`
- * (a string), and the same keys of the other attributes; any other key takes a string, a number or a boolean.
- */
-export function measurementType(key: string): 'number' | 'string' | undefined {
-  if (!key.startsWith('attribute_')) return undefined;
-  return /^attribute_\d+_count$/.test(key) ? 'number' : /^attribute_\d+_label$/.test(key) ? 'string' : undefined;
-}
-
 function checkMap(field: string, rule: 'countMap' | 'stringMap' | 'scalarMap', value: unknown): unknown {
   if (!isPlainObject(value)) return refuse(field, 'must be an object');
   const entries = Object.entries(value);
-  if (entries.length > LIMITS.mapKeys) return refuse(field, `must have at most ${LIMITS.mapKeys} keys`);
+  if (entries.length > RECORD_LIMITS.mapKeys) return refuse(field, `must have at most ${RECORD_LIMITS.mapKeys} keys`);
   const errors: FieldError[] = [];
   for (const [key, item] of entries) {
     const path = `${field}.${key}`;
     const measurement = rule === 'scalarMap' ? measurementType(key) : undefined;
-    if (!key.trim() || key.length > LIMITS.mapKeyLength) {
-      errors.push({ field: path, message: `${field} keys must be 1 to ${LIMITS.mapKeyLength} characters long` });
+    if (!key.trim() || key.length > RECORD_LIMITS.mapKeyLength) {
+      errors.push({ field: path, message: `${field} keys must be 1 to ${RECORD_LIMITS.mapKeyLength} characters long` });
     } else if (rule === 'countMap' && !(Number.isSafeInteger(item) && (item as number) >= 0)) {
       errors.push({ field: path, message: `${path} must be a non-negative integer` });
     } else if (rule === 'stringMap' && typeof item !== 'string') {
@@ -304,21 +224,21 @@ function checkMap(field: string, rule: 'countMap' | 'stringMap' | 'scalarMap', v
       errors.push({ field: path, message: `${path} must be a string` });
     } else if (rule === 'scalarMap' && !(typeof item === 'string' || typeof item === 'boolean' || isFiniteNumber(item))) {
       errors.push({ field: path, message: `${path} must be a string, a number or a boolean` });
-    } else if (typeof item === 'string' && item.length > LIMITS.mapValueLength) {
-      errors.push({ field: path, message: `${path} must be at most ${LIMITS.mapValueLength} characters` });
+    } else if (typeof item === 'string' && item.length > RECORD_LIMITS.mapValueLength) {
+      errors.push({ field: path, message: `${path} must be at most ${RECORD_LIMITS.mapValueLength} characters` });
     }
   }
   return errors.length ? new Refusal(errors) : value;
 }
 
-/** FIELDS as entries, listed once: a CSV import checks a million rows against them. */
+/** RECORD_FIELDS as entries, listed once: a CSV import checks a million rows against them. */
 const FIELD_ENTRIES = {
-  quality: Object.entries(FIELDS.quality),
-  throughput: Object.entries(FIELDS.throughput),
-} satisfies Record<PerformanceKind, [string, FieldSpec][]>;
+  quality: Object.entries(RECORD_FIELDS.quality),
+  throughput: Object.entries(RECORD_FIELDS.throughput),
+} satisfies Record<PerformanceKind, [string, RecordFieldSpec][]>;
 
 /**
- * Per kind, every field null, in FIELDS order: a checked record starts as a copy of it. An object given its
+ * Per kind, every field null, in RECORD_FIELDS order: a checked record starts as a copy of it. An object given its
  * twenty-odd properties one by one under computed names is turned into a hash table by V8 (every later read
  * a lookup); a spread copy of this one keeps the fixed layout.
  */
@@ -333,7 +253,7 @@ const EMPTY_VALUES = {
  */
 export function checkRecord<K extends PerformanceKind>(kind: K, body: unknown, workstream: WorkstreamConfig): CheckResult<K> {
   if (!isPlainObject(body)) return { ok: false, errors: [{ field: '(body)', message: 'the body must be a JSON object' }] };
-  const fields = FIELDS[kind];
+  const fields = RECORD_FIELDS[kind];
   const errors: FieldError[] = [];
   const values: Record<string, unknown> = { ...EMPTY_VALUES[kind] };
   for (const key of Object.keys(body)) {
@@ -400,7 +320,7 @@ function deriveTiming(values: Record<string, unknown>): FieldError[] {
   }
   if (started !== undefined && duration !== undefined) {
     const between = (completed - started) / 1000;
-    if (Math.abs(between - duration) > LIMITS.durationToleranceSeconds) {
+    if (Math.abs(between - duration) > RECORD_LIMITS.durationToleranceSeconds) {
       return [
         {
           field: 'duration_seconds',

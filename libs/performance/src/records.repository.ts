@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { type Batcher, DbPool } from '@workline/db';
 import { OutboxRelay } from '@workline/messaging';
-import { PERFORMANCE_KINDS, type PerformanceKind } from './record-rules';
+import { PERFORMANCE_KINDS, type PerformanceKind } from '@workline/contracts';
 import { prepareStore, type RecordToStore, storeRecords, type StoreOutcome } from './record-store';
 
 /**

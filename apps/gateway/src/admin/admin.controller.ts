@@ -63,7 +63,6 @@ export class AdminController {
     body: CreateAccountDto,
     ok: [201, 'The account', NewAccountAnswer],
     errors: [400, 413, 415, 422],
-    example: { body: { name: 'Acme' } },
   })
   @HttpCode(HttpStatus.CREATED)
   createAccount(@Body() body: CreateAccountDto): Promise<NewAccount> {
@@ -91,7 +90,6 @@ export class AdminController {
     body: CreateWorkstreamDto,
     ok: [201, 'The workstream', WorkstreamAnswer],
     errors: [400, 404, 413, 415, 422],
-    example: { body: { account_id: 'acc_…', name: 'Receipts', use_cases: [{ id: 'uc-1', task_definition_ids: ['td-1'] }] } },
   })
   @HttpCode(HttpStatus.CREATED)
   async createWorkstream(@Body() body: CreateWorkstreamDto): Promise<WorkstreamView> {

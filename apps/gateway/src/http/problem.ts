@@ -76,7 +76,7 @@ export function v3Answer(problem: HttpProblem): { httpStatus: number; body: obje
  * The challenge a 401 carries (RFC 9110 section 11.6.1): HTTP Basic on the platform API, bearer tokens on the
  * work and admin APIs. /v1's x-api-key is no HTTP authentication scheme, so its 401s carry none.
  */
-const CHALLENGES: Partial<Record<ApiGroup, string>> = {
+export const CHALLENGES: Partial<Record<ApiGroup, string>> = {
   v4: 'Basic realm="Workline platform API", charset="UTF-8"',
   v3: 'Basic realm="Workline platform API", charset="UTF-8"',
   work: 'Bearer realm="Workline work API"',

@@ -14,6 +14,9 @@ import {
   IDEMPOTENCY_KEY_HEADER,
   IDEMPOTENCY_KEY_MAX_LENGTH,
   type JsonSchema,
+  type PerformanceKind,
+  RECORD_SCHEMA_NAMES,
+  recordSchema,
   SCHEMA_REF_PREFIX,
 } from '@workline/contracts';
 
@@ -50,14 +53,14 @@ export interface OperationDoc {
   errors?: number[];
   /** Error statuses whose body is not the API group's error shape (e.g. a 503 health report). */
   errorAnswers?: Record<number, ContractClass>;
-  body?: Shape | Content | 'record';
+  /** A JSON body, other content by media type, or a performance record (its schema derived from the service's rule table). */
+  body?: Shape | Content | { record: PerformanceKind };
   /** Query parameters, from a contract class's properties. */
   query?: ContractClass;
   /** Takes an optional Idempotency-Key header (a creation a client may retry safely). */
   idempotent?: true;
   /** Overrides the controller's security. */
   security?: Security;
-  example?: { body?: unknown; answer?: unknown };
 }
 
 export const SECURITY_EXTENSION = 'x-workline-security';
@@ -97,12 +100,17 @@ export function shapeSchema(shape: Shape): JsonSchema {
   return ref(shape);
 }
 
-/** A performance record: the service checks it field by field (docs/performance-api.md), one set of rules for JSON and CSV rows. */
-const RECORD_SCHEMA: JsonSchema = {
-  type: 'object',
-  additionalProperties: true,
-  description: 'The record fields: see docs/performance-api.md',
-};
+/** Schemas that are no contract class (the performance records), by name: openapi.ts puts them in components.schemas. */
+export const referencedSchemas = new Map<string, JsonSchema>();
+
+/** A performance record: its schema derived from the rule table the service checks it with (libs/contracts, RECORD_FIELDS). */
+function recordRef(kind: PerformanceKind): JsonSchema {
+  referencedSchemas.set(RECORD_SCHEMA_NAMES[kind], recordSchema(kind));
+  return { $ref: `${SCHEMA_REF_PREFIX}${RECORD_SCHEMA_NAMES[kind]}` };
+}
+
+const isRecord = (body: OperationDoc['body']): body is { record: PerformanceKind } =>
+  typeof body === 'object' && !Array.isArray(body) && 'record' in body;
 
 /** A controller's API group (tag) and who may call it. */
 export function ApiArea(tag: Tag, security: Security): ClassDecorator {
@@ -118,35 +126,16 @@ export function ApiDoc(op: OperationDoc): MethodDecorator {
   } else if (isContent(answer)) {
     decorators.push(ApiProduces(...Object.keys(answer)), ApiResponse({ status, description, content: mediaContent(answer) }));
   } else {
-    decorators.push(
-      ApiResponse({
-        status,
-        description,
-        schema: shapeSchema(answer) as never,
-        ...(op.example?.answer !== undefined ? { example: op.example.answer } : {}),
-      }),
-    );
+    decorators.push(ApiResponse({ status, description, schema: shapeSchema(answer) as never }));
   }
   for (const [other, text] of op.alsoOk ?? []) decorators.push(ApiResponse({ status: other, description: text }));
-  if (op.body === 'record') {
-    decorators.push(
-      ApiBody({
-        required: true,
-        schema: RECORD_SCHEMA as never,
-        ...(op.example?.body !== undefined ? { examples: { record: { value: op.example.body } } } : {}),
-      }),
-    );
+  if (isRecord(op.body)) {
+    decorators.push(ApiBody({ required: true, schema: recordRef(op.body.record) as never }));
   } else if (op.body && isContent(op.body)) {
     // One schema for every media type the body may have (a CSV text, or the bytes of a file).
     decorators.push(ApiConsumes(...Object.keys(op.body)), ApiBody({ required: true, schema: Object.values(op.body)[0] as never }));
   } else if (op.body) {
-    decorators.push(
-      ApiBody({
-        required: true,
-        schema: shapeSchema(op.body) as never,
-        ...(op.example?.body !== undefined ? { examples: { example: { value: op.example.body } } } : {}),
-      }),
-    );
+    decorators.push(ApiBody({ required: true, schema: shapeSchema(op.body) as never }));
   }
   if (op.query) decorators.push(...queryParameters(op.query));
   if (op.idempotent) {

@@ -2,17 +2,23 @@ import { type DynamicModule, RequestMethod, type Type } from '@nestjs/common';
 import { METHOD_METADATA, MODULE_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { loadEnv } from '@workline/config';
 import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GatewayEnv } from '../gateway.env';
 import { GatewayModule } from '../gateway.module';
+import { OPERATION_EXAMPLES } from './examples';
 import { generateOpenApiDocument, openApiText } from './generate';
 
 type ModuleRef = Type | DynamicModule | Promise<DynamicModule>;
 
+interface Media {
+  schema: { format?: string };
+  example?: unknown;
+}
 interface Response {
   description: string;
-  content?: Record<string, { schema: object }>;
+  content?: Record<string, Media>;
 }
 interface Doc {
   openapi: string;
@@ -24,11 +30,11 @@ interface Doc {
         operationId: string;
         security: object[];
         responses: Record<string, Response>;
-        requestBody?: { content: Record<string, { schema: object }> };
+        requestBody?: { content: Record<string, Media> };
       }
     >
   >;
-  components: { schemas: Record<string, object>; securitySchemes: Record<string, object> };
+  components: { schemas: Record<string, object>; securitySchemes: Record<string, object>; headers: Record<string, object> };
 }
 
 const ROOT = join(__dirname, '..', '..', '..', '..');
@@ -154,5 +160,52 @@ describe('OpenAPI document generated from the controllers', () => {
     for (const name of Object.keys(doc.components.schemas)) expect(() => ajv.getSchema(`doc#/components/schemas/${name}`)).not.toThrow();
     const refs = [...text.matchAll(/"\$ref": "#\/components\/schemas\/(\w+)"/g)].map(([, name]) => name);
     expect(refs.filter((name) => !doc.components.schemas[name])).toEqual([]);
+  });
+
+  it('has an example for every body and every answer (bytes excepted), each valid against its schema', () => {
+    const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
+    ajv.addSchema({ $id: 'doc', components: doc.components });
+    const problems: string[] = [];
+    let checked = 0;
+    const check = (where: string, type: string, media: Media) => {
+      if (media.schema.format === 'binary') return;
+      if (media.example === undefined) return void problems.push(`${where} ${type}: no example`);
+      checked++;
+      if (type !== 'application/json') {
+        if (typeof media.example !== 'string' || !media.example) problems.push(`${where} ${type}: the example is no text`);
+        return;
+      }
+      const schema = JSON.parse(JSON.stringify(media.schema).replace(/"#\/components\//g, '"doc#/components/')) as object;
+      const validate = ajv.compile(schema);
+      if (!validate(media.example)) problems.push(`${where}: ${ajv.errorsText(validate.errors)}`);
+    };
+    for (const { name, op } of operationsOf(doc)) {
+      for (const [type, media] of Object.entries(op.requestBody?.content ?? {})) check(`${name} body`, type, media);
+      for (const [status, response] of Object.entries(op.responses))
+        for (const [type, media] of Object.entries(response.content ?? {})) check(`${name} ${status}`, type, media);
+    }
+    expect(problems).toEqual([]);
+    expect(checked).toBeGreaterThan(350);
+    // Every error shape among them: v4 {message}, v3 codes, the 422 that names each field, the 500 with its error_id.
+    const example = (path: string, method: string, status: string) =>
+      doc.paths[path][method].responses[status].content?.['application/json'].example;
+    expect(example('/v4/runs', 'post', '404')).toEqual({ message: 'Not found' });
+    expect(example('/v3/tasks', 'post', '400')).toMatchObject({ status: 103, error: 'Body is invalid' });
+    expect(example('/v1/workstreams/{workstream_id}/task_reviewed', 'post', '422')).toMatchObject({
+      errors: [expect.objectContaining({ field: 'review_score' }), expect.objectContaining({ field: 'colour' })],
+    });
+    expect(example('/v4/runs', 'post', 'default')).toMatchObject({ error_id: expect.any(String) });
+    expect(example('/v3/tasks', 'post', 'default')).toMatchObject({ status: 104, error_id: expect.any(String) });
+  });
+
+  it('has examples for the operations it documents only', () => {
+    const names = new Set(operationsOf(doc).map((o) => o.name));
+    expect(Object.keys(OPERATION_EXAMPLES).filter((name) => !names.has(name))).toEqual([]);
+  });
+
+  it('declares each header it references once, in components.headers', () => {
+    const refs = [...text.matchAll(/"\$ref": "#\/components\/headers\/([\w-]+)"/g)].map(([, name]) => name);
+    expect(refs.length).toBeGreaterThan(100);
+    expect(refs.filter((name) => !doc.components.headers[name])).toEqual([]);
   });
 });

@@ -18,16 +18,34 @@ import {
   V3ErrorAnswer,
   V4ErrorAnswer,
 } from '@workline/contracts';
-import { apiGroupOf } from '../http/problem';
-import { ERROR_TEXT, ERRORS_EXTENSION, IDEMPOTENT_EXTENSION, referencedClasses, SECURITY_EXTENSION, type Security, TAGS } from './api-docs';
+import { apiGroupOf, CHALLENGES } from '../http/problem';
+import { RATE_LIMIT_WINDOW_MS } from '../http/rate-limit';
+import { V3_SUNSET } from '../http/v3-deprecation';
+import {
+  ERROR_TEXT,
+  ERRORS_EXTENSION,
+  IDEMPOTENT_EXTENSION,
+  referencedClasses,
+  referencedSchemas,
+  SECURITY_EXTENSION,
+  type Security,
+  TAGS,
+} from './api-docs';
+import { ERROR_EXAMPLES, OPERATION_EXAMPLES, type OperationExamples } from './examples';
 
 type Method = 'get' | 'post' | 'put' | 'delete';
+
+interface MediaType {
+  schema?: JsonSchema;
+  example?: unknown;
+}
 
 interface Operation {
   operationId?: string;
   summary?: string;
   parameters?: { name: string; in: string }[];
-  responses: Record<string, { description: string; headers?: object; content?: object }>;
+  requestBody?: { content: Record<string, MediaType> };
+  responses: Record<string, { description: string; headers?: object; content?: Record<string, MediaType> }>;
   security?: object[];
   [extension: `x-${string}`]: { value: unknown } | undefined;
 }
@@ -54,18 +72,70 @@ const AUTH_ERRORS: Record<Security, number[]> = {
 
 const ERROR_CLASS = { v4: V4ErrorAnswer, v3: V3ErrorAnswer, other: ErrorAnswer } as const;
 
-const RATE_HEADERS = {
-  'X-RateLimit-Limit': { schema: { type: 'integer' }, description: 'Requests per minute allowed to this credential in this API group' },
-  'X-RateLimit-Remaining': { schema: { type: 'integer' }, description: 'Requests left in the current window' },
-  'X-RateLimit-Reset': { schema: { type: 'integer' }, description: 'Seconds until one more request is accepted' },
-};
+/**
+ * The response headers the gateway sets on purpose, declared once in components.headers and referenced by the
+ * responses that carry them (ContractCheck checks each answer's against them, both ways).
+ */
+const HEADERS = {
+  'X-RateLimit-Limit': {
+    schema: { type: 'integer', minimum: 1 },
+    description:
+      "Requests per minute allowed to this credential (or, without a valid one, this address) in this API group; sent while the group's limit is on",
+  },
+  'X-RateLimit-Remaining': { schema: { type: 'integer', minimum: 0 }, description: 'Requests left in the current window' },
+  'X-RateLimit-Reset': {
+    schema: { type: 'integer', minimum: 1, maximum: RATE_LIMIT_WINDOW_MS / 1000 },
+    description: 'Seconds until one more request is accepted',
+  },
+  'Retry-After': { required: true, schema: { type: 'integer', minimum: 1 }, description: 'Seconds to wait before trying again' },
+  'Retry-After-When-Known': {
+    schema: { type: 'integer', minimum: 1 },
+    description: 'Retry-After: seconds to wait, when the service that did not answer in time said when to try again',
+  },
+  [IDEMPOTENT_REPLAYED_HEADER]: {
+    schema: { type: 'string', enum: ['true'] },
+    description: 'Present when the answer replays an earlier creation with the same Idempotency-Key',
+  },
+  'WWW-Authenticate': {
+    required: true,
+    schema: { type: 'string', pattern: '^(Basic|Bearer) realm="' },
+    description: 'The authentication scheme the API group takes (RFC 9110)',
+  },
+  Deprecation: { required: true, schema: { type: 'string', enum: ['true'] }, description: 'API version 3 is deprecated (RFC 9745)' },
+  Sunset: { required: true, schema: { type: 'string', enum: [V3_SUNSET] }, description: 'When version 3 is withdrawn (RFC 8594)' },
+  Link: {
+    required: true,
+    schema: { type: 'string', pattern: 'rel="deprecation"' },
+    description: 'The migration notes (GET /docs/v3-migration.md), rel="deprecation"',
+  },
+} as const;
+type HeaderName = keyof typeof HEADERS;
 
-const REPLAYED_HEADER = {
-  schema: { type: 'string', enum: ['true'] },
-  description: 'Present when the answer replays an earlier creation with the same Idempotency-Key',
-};
+/** A response's headers: by header name, each a reference to its declaration (whose key may say more than the name). */
+const headerRefs = (names: HeaderName[]) =>
+  Object.fromEntries(
+    names.map((name) => [name === 'Retry-After-When-Known' ? 'Retry-After' : name, { $ref: `#/components/headers/${name}` }]),
+  );
 
-const jsonOf = (name: string) => ({ 'application/json': { schema: { $ref: `${SCHEMA_REF_PREFIX}${name}` } } });
+const RATE_HEADERS: HeaderName[] = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
+const V3_HEADERS: HeaderName[] = ['Deprecation', 'Sunset', 'Link'];
+
+/** The headers of one response: what the request passed through (rate limit, v3 deprecation) and what the status adds. */
+function responseHeaders(group: ReturnType<typeof apiGroupOf>, status: string, idempotent: boolean): HeaderName[] {
+  const ok = /^2/.test(status);
+  return [
+    ...(group !== 'other' ? RATE_HEADERS : []),
+    ...(group === 'v3' ? V3_HEADERS : []),
+    ...(status === '429' ? (['Retry-After'] as HeaderName[]) : []),
+    ...(status === '503' || status === 'default' ? (['Retry-After-When-Known'] as HeaderName[]) : []),
+    ...(status === '401' && CHALLENGES[group] ? (['WWW-Authenticate'] as HeaderName[]) : []),
+    ...(ok && idempotent && status !== '204' ? [IDEMPOTENT_REPLAYED_HEADER as HeaderName] : []),
+  ];
+}
+
+const jsonOf = (name: string, example: unknown): Record<string, MediaType> => ({
+  'application/json': { schema: { $ref: `${SCHEMA_REF_PREFIX}${name}` }, ...(example !== undefined ? { example } : {}) },
+});
 
 /** The operation ids of the hand-written document (method + path in camel case): clients keep their names. */
 const operationIdOf = (method: string, path: string) =>
@@ -77,29 +147,52 @@ function extension<T>(op: Operation, name: string): T | undefined {
   return value;
 }
 
-/** Security, authentication and group errors, rate-limit and replay headers: what depends on path and credentials. */
+/** The example of a media type, as OPERATION_EXAMPLES states it for the operation (JSON, or the text of another type). */
+function exampleOf(examples: OperationExamples | undefined, type: string, where: 'body' | 'answer'): unknown {
+  if (!examples) return undefined;
+  if (type === 'application/json') return where === 'body' ? examples.body : examples.answer;
+  return (where === 'body' ? examples.bodyText : examples.answerText)?.[type];
+}
+
+function withExamples(
+  content: Record<string, MediaType> | undefined,
+  pick: (type: string) => unknown,
+): Record<string, MediaType> | undefined {
+  if (!content) return undefined;
+  return Object.fromEntries(
+    Object.entries(content).map(([type, media]) => {
+      const example = pick(type);
+      return [type, example === undefined ? media : { ...media, example }];
+    }),
+  );
+}
+
+/** Security, authentication and group errors, headers and examples: what depends on path, credentials and group. */
 function complete(method: Method, path: string, op: Operation): void {
   const security = extension<Security>(op, SECURITY_EXTENSION) ?? 'none';
   const errors = extension<number[]>(op, ERRORS_EXTENSION) ?? [];
   const idempotent = extension<boolean>(op, IDEMPOTENT_EXTENSION) ?? false;
   const group = apiGroupOf(path);
-  const errorClass = group === 'v4' || group === 'v3' ? ERROR_CLASS[group] : ERROR_CLASS.other;
-  const limited = !['none', 'signedUrl'].includes(security);
+  const errorGroup = group === 'v4' || group === 'v3' ? group : 'other';
+  const errorClass = ERROR_CLASS[errorGroup];
+  const examples = OPERATION_EXAMPLES[`${method.toUpperCase()} ${path}`];
 
   op.operationId = operationIdOf(method, path);
   op.security = SECURITY[security];
   // The API key is the security scheme's business, not a parameter of its own.
   op.parameters = (op.parameters ?? []).filter((p) => !(p.in === 'header' && p.name.toLowerCase() === 'x-api-key'));
   if (!op.parameters.length) delete op.parameters;
+  if (op.requestBody) op.requestBody.content = withExamples(op.requestBody.content, (type) => exampleOf(examples, type, 'body')) ?? {};
 
+  const withHeaders = (status: string) => {
+    const names = responseHeaders(group, status, idempotent);
+    return names.length ? { headers: headerRefs(names) } : {};
+  };
   const responses: Operation['responses'] = {};
   for (const [status, response] of Object.entries(op.responses)) {
     if (!/^2/.test(status)) continue;
-    const headers = {
-      ...(limited ? RATE_HEADERS : {}),
-      ...(idempotent && status !== '204' ? { [IDEMPOTENT_REPLAYED_HEADER]: REPLAYED_HEADER } : {}),
-    };
-    responses[status] = { ...response, ...(Object.keys(headers).length ? { headers } : {}) };
+    const content = withExamples(response.content, (type) => exampleOf(examples, type, 'answer'));
+    responses[status] = { ...response, ...withHeaders(status), ...(content ? { content } : {}) };
   }
   const statuses = [
     ...new Set([
@@ -112,17 +205,16 @@ function complete(method: Method, path: string, op: Operation): void {
   ].sort((a, b) => a - b);
   for (const status of statuses) {
     const declared = op.responses[status];
-    responses[status] = {
-      description: declared?.description ?? ERROR_TEXT[status],
-      ...(status === 429
-        ? { headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'Seconds to wait' }, ...RATE_HEADERS } }
-        : {}),
-      content: declared?.content ?? jsonOf(errorClass.name),
-    };
+    // An error of its own shape (a 503 health report) has its example beside the operation's others.
+    const content = declared?.content
+      ? withExamples(declared.content, () => examples?.errors?.[status])
+      : jsonOf(errorClass.name, ERROR_EXAMPLES[errorGroup][status]);
+    responses[status] = { description: declared?.description ?? ERROR_TEXT[status], ...withHeaders(String(status)), content };
   }
   responses.default = {
     description: 'Unexpected error (500), logged under error_id',
-    content: jsonOf(group === 'v3' ? V3ErrorAnswer.name : InternalErrorAnswer.name),
+    ...withHeaders('default'),
+    content: jsonOf(group === 'v3' ? V3ErrorAnswer.name : InternalErrorAnswer.name, ERROR_EXAMPLES[errorGroup].default),
   };
   op.responses = responses;
 }
@@ -160,7 +252,10 @@ export function openApiDocument(app: INestApplication): OpenAPIObject {
   for (const [path, methods] of Object.entries(paths)) {
     for (const [method, op] of Object.entries(methods) as [Method, Operation][]) complete(method, path, op);
   }
-  const schemas = contractSchemas([...referencedClasses, ErrorAnswer, V4ErrorAnswer, V3ErrorAnswer, InternalErrorAnswer]);
+  const schemas = {
+    ...contractSchemas([...referencedClasses, ErrorAnswer, V4ErrorAnswer, V3ErrorAnswer, InternalErrorAnswer]),
+    ...Object.fromEntries(referencedSchemas),
+  };
   return {
     openapi: document.openapi,
     info: document.info,
@@ -168,6 +263,10 @@ export function openApiDocument(app: INestApplication): OpenAPIObject {
     tags: TAGS.map((name) => ({ name })),
     // Sorted, so the committed file changes only where the API does.
     paths: Object.fromEntries(Object.entries(document.paths).sort(([a], [b]) => a.localeCompare(b))),
-    components: { securitySchemes: document.components?.securitySchemes, schemas: schemas as Record<string, JsonSchema> as never },
+    components: {
+      securitySchemes: document.components?.securitySchemes,
+      headers: HEADERS as never,
+      schemas: Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b))) as never,
+    },
   };
 }

@@ -51,17 +51,6 @@ export class BucketsAdminController {
     body: CreateBucketDto,
     ok: [201, 'The bucket', BucketAnswer],
     errors: [400, 404, 413, 415, 422],
-    example: {
-      body: {
-        driver: 's3',
-        endpoint: 'https://s3.eu-west-1.amazonaws.com',
-        region: 'eu-west-1',
-        bucket: 'client-images',
-        prefix: 'photos/',
-        access_key_id: 'AKIA…',
-        secret_access_key: '…',
-      },
-    },
   })
   @HttpCode(HttpStatus.CREATED)
   async create(@Param('workstream_id') workstreamId: string, @Body() body: CreateBucketDto): Promise<BucketView> {

@@ -84,9 +84,6 @@ export class OversightController {
     ok: [201, 'The task', TaskCreatedAnswer],
     errors: [400, 403, 404, 409, 413, 415, 422],
     idempotent: true,
-    example: {
-      body: { media_key: 'med_0123456789abcdef', configuration_id: 'cfg_…', callback_url: 'https://client.example.com/hooks/workline' },
-    },
   })
   @HttpCode(HttpStatus.CREATED)
   async createTask(

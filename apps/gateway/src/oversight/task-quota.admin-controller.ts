@@ -37,7 +37,6 @@ export class TaskQuotaAdminController {
     body: SetTaskQuotaDto,
     ok: [200, 'The quota', TaskQuotaAnswer],
     errors: [400, 404, 413, 415, 422],
-    example: { body: { day: 20_000, week: 100_000, month: null } },
   })
   @HttpCode(HttpStatus.OK)
   async set(@Param('workstream_id') workstreamId: string, @Body() body: SetTaskQuotaDto): Promise<TaskQuotaAnswer> {

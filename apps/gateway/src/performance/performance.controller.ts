@@ -24,7 +24,7 @@ import {
   ThroughputReportAnswer,
 } from '@workline/contracts';
 import { ApiArea, ApiDoc } from '../openapi/api-docs';
-import { QUALITY_EXAMPLE, reportContent, THROUGHPUT_EXAMPLE } from '../openapi/examples';
+import { reportContent } from '../openapi/examples';
 
 const callerOf = (key: PrincipalOf<'api-key'>): PerformanceCaller => ({ account_id: key.accountId, workstream_id: key.workstreamId });
 
@@ -45,10 +45,9 @@ export class PerformanceController {
   @ApiDoc({
     summary: 'Submit a quality review record',
     doc: 'docs/performance-api.md',
-    body: 'record',
+    body: { record: 'quality' },
     ok: [202, 'Accepted', RecordAcceptedAnswer],
     errors: [400, 403, 404, 413, 415, 422],
-    example: { body: QUALITY_EXAMPLE },
   })
   @HttpCode(HttpStatus.ACCEPTED)
   taskReviewed(
@@ -63,10 +62,9 @@ export class PerformanceController {
   @ApiDoc({
     summary: 'Submit a task completion record',
     doc: 'docs/performance-api.md',
-    body: 'record',
+    body: { record: 'throughput' },
     ok: [202, 'Accepted', RecordAcceptedAnswer],
     errors: [400, 403, 404, 413, 415, 422],
-    example: { body: THROUGHPUT_EXAMPLE },
   })
   @HttpCode(HttpStatus.ACCEPTED)
   taskCompleted(
@@ -84,7 +82,6 @@ export class PerformanceController {
     body: GeneratePresignedUrlDto,
     ok: [201, 'The upload URL', PresignedUploadAnswer],
     errors: [400, 403, 404, 413, 415, 422],
-    example: { body: { kind: 'quality', file_name: 'reviews-2026-11.csv' } },
   })
   @HttpCode(HttpStatus.CREATED)
   async generatePresignedUrl(

@@ -72,7 +72,7 @@ export class PlatformV4Controller {
     summary: 'Create a line (lines are provisioned by Workline: always 403)',
     doc: 'docs/platform-api.md',
     body: { 'application/json': { type: 'object' } },
-    ok: [201, 'The line', LineAnswer],
+    ok: [201, 'Never: lines are provisioned by Workline (403)'],
     errors: [400, 403, 413, 415, 422],
   })
   createLine(): never {
@@ -87,13 +87,6 @@ export class PlatformV4Controller {
     ok: [201, 'The run', RunCreatedAnswer],
     errors: [400, 404, 413, 415, 422],
     idempotent: true,
-    example: {
-      body: {
-        line_id: 'line_…',
-        callback_url: 'https://client.example.com/runs',
-        units: [{ identifier: 'img-1', image_url: 'https://example.com/1.jpg' }],
-      },
-    },
   })
   @HttpCode(HttpStatus.CREATED)
   create(
@@ -137,7 +130,7 @@ export class PlatformV4Controller {
   @ApiDoc({
     summary: "Runs cannot be deleted (403; 404 for another account's run)",
     doc: 'docs/platform-api.md',
-    ok: [200, 'Never'],
+    ok: [200, 'Never: runs are kept (403)'],
     errors: [403, 404],
   })
   async remove(@CurrentPrincipal() caller: PrincipalOf<'account'>, @Param('id') id: string): Promise<never> {

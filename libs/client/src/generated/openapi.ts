@@ -1461,6 +1461,44 @@ export interface components {
                 [key: string]: number;
             };
         };
+        /** @description A quality review record (docs/performance-api.md). null counts as not sent; unknown fields are refused. Also checked by the service: date-times are real dates of years 0001-9999; workstream_id equals the path's; use_case_id is a use case of the workstream and task_definition_id one of its task definitions. */
+        QualityReviewRecord: {
+            workstream_id: string;
+            use_case_id: string;
+            task_definition_id: string;
+            dataset_id?: string | null;
+            asset_id?: string | null;
+            task_id?: string | null;
+            unique_id?: string | null;
+            replace_duplicate?: boolean | null;
+            /**
+             * Format: uri
+             * @description An absolute URL
+             */
+            task_url?: string | null;
+            /** @description ISO 8601 date-time, e.g. 2024-05-01T12:30:00Z (seconds, fraction and zone optional; no zone is UTC) */
+            task_completed_at?: string | null;
+            worker_id: string;
+            /** @description ISO 8601 date-time, e.g. 2024-05-01T12:30:00Z (seconds, fraction and zone optional; no zone is UTC) */
+            review_completed_at: string;
+            review_duration?: number | null;
+            reviewed_by?: string | null;
+            review_score: number;
+            review_explanation?: string | null;
+            errors?: {
+                [key: string]: number;
+            } | null;
+            /** @enum {string|null} */
+            review_type?: "QA" | "QC" | "Spot Check" | "Others" | null;
+            task_review_count?: number | null;
+            subtask_review_count?: number | null;
+            review_metadata?: {
+                [key: string]: string;
+            } | null;
+            review_measurements?: {
+                [key: string]: (string | number | boolean) | number | string;
+            } | null;
+        };
         RecordAcceptedAnswer: {
             message?: string | null;
         };
@@ -1557,6 +1595,33 @@ export interface components {
             updated_tags: components["schemas"]["TagAnswer"][];
             existing_tags: components["schemas"]["TagAnswer"][];
             metadata: components["schemas"]["MetadataItemAnswer"][];
+        };
+        /** @description A throughput (completed-task) record (docs/performance-api.md). null counts as not sent; unknown fields are refused. Also checked by the service: date-times are real dates of years 0001-9999; workstream_id, when sent, equals the path's; use_case_id is a use case of the workstream (required when task_definition_id is sent) and task_definition_id one of its task definitions; task_started_at is not after task_completed_at, and duration_seconds agrees with them (±1 s) when all three are sent. */
+        ThroughputRecord: {
+            workstream_id?: string | null;
+            use_case_id?: string | null;
+            task_definition_id?: string | null;
+            dataset_id?: string | null;
+            asset_id?: string | null;
+            task_id?: string | null;
+            unique_id?: string | null;
+            replace_duplicate?: boolean | null;
+            /**
+             * Format: uri
+             * @description An absolute URL
+             */
+            task_url?: string | null;
+            worker_id: string;
+            /** @description ISO 8601 date-time, e.g. 2024-05-01T12:30:00Z (seconds, fraction and zone optional; no zone is UTC) */
+            task_started_at?: string | null;
+            /** @description ISO 8601 date-time, e.g. 2024-05-01T12:30:00Z (seconds, fraction and zone optional; no zone is UTC) */
+            task_completed_at: string;
+            duration_seconds?: number | null;
+            task_count?: number | null;
+            subtask_count?: number | null;
+            task_metadata?: {
+                [key: string]: string;
+            } | null;
         };
         ThroughputReportAnswer: {
             /** @enum {string} */
@@ -1662,7 +1727,28 @@ export interface components {
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description Requests per minute allowed to this credential (or, without a valid one, this address) in this API group; sent while the group's limit is on */
+        "X-RateLimit-Limit": number;
+        /** @description Requests left in the current window */
+        "X-RateLimit-Remaining": number;
+        /** @description Seconds until one more request is accepted */
+        "X-RateLimit-Reset": number;
+        /** @description Seconds to wait before trying again */
+        "Retry-After": number;
+        /** @description Retry-After: seconds to wait, when the service that did not answer in time said when to try again */
+        "Retry-After-When-Known": number;
+        /** @description Present when the answer replays an earlier creation with the same Idempotency-Key */
+        "Idempotent-Replayed": "true";
+        /** @description The authentication scheme the API group takes (RFC 9110) */
+        "WWW-Authenticate": string;
+        /** @description API version 3 is deprecated (RFC 9745) */
+        Deprecation: "true";
+        /** @description When version 3 is withdrawn (RFC 8594) */
+        Sunset: "Mon, 25 Dec 2017 00:00:00 GMT";
+        /** @description The migration notes (GET /docs/v3-migration.md), rel="deprecation" */
+        Link: string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -1676,6 +1762,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Acme"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateAccountDto"];
             };
         };
@@ -1683,86 +1774,153 @@ export interface operations {
             /** @description The account */
             201: {
                 headers: {
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a6f2-5b1c-7d3e-9a40-2f6e8c1d4b70",
+                     *       "name": "Acme",
+                     *       "username": "acme-fcb691",
+                     *       "password": "RG9oSkj-pxO34aplDYMOR11y"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewAccountAnswer"];
                 };
             };
             /** @description Invalid JSON or body */
             400: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Body is not valid JSON: Unexpected end of JSON input"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Missing or bad credentials */
             401: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid x-api-key"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Body larger than the limit */
             413: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Body is larger than the limit of 10485760 bytes"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Unsupported Content-Type */
             415: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Content-Type must be application/json (got text/plain)"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Validation failed; the message names the fields */
             422: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid request: review_score must be between 0 and 1; property colour should not exist",
+                     *       "errors": [
+                     *         {
+                     *           "field": "review_score",
+                     *           "message": "review_score must be between 0 and 1"
+                     *         },
+                     *         {
+                     *           "field": "colour",
+                     *           "message": "property colour should not exist"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Rate limit, failed-authentication limit or quota exceeded (Retry-After) */
             429: {
                 headers: {
-                    /** @description Seconds to wait */
-                    "Retry-After"?: number;
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit of 1200 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal server error",
+                     *       "error_id": "5c1b0a9e-8f7d-4c6b-a5f4-3e2d1c0b9a8f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalErrorAnswer"];
                 };
             };
@@ -1779,6 +1937,7 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
             };
         };
@@ -1786,95 +1945,168 @@ export interface operations {
             /** @description The key (secret shown once) */
             201: {
                 headers: {
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a6f2-9f50-7172-8e84-6da2c05b8fb4",
+                     *       "key": "wlk_QK3sX2b9Vt0cJrHq7LmYp4NfAe8GdKw1"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewApiKeyAnswer"];
                 };
             };
             /** @description Invalid JSON or body */
             400: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Body is not valid JSON: Unexpected end of JSON input"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Missing or bad credentials */
             401: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid x-api-key"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Not found */
             404: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "workstream 0193a6f2-6c2d-7e4f-8b51-3a7f9d2e5c81 not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Body larger than the limit */
             413: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Body is larger than the limit of 10485760 bytes"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Unsupported Content-Type */
             415: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Content-Type must be application/json (got text/plain)"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Validation failed; the message names the fields */
             422: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid request: review_score must be between 0 and 1; property colour should not exist",
+                     *       "errors": [
+                     *         {
+                     *           "field": "review_score",
+                     *           "message": "review_score must be between 0 and 1"
+                     *         },
+                     *         {
+                     *           "field": "colour",
+                     *           "message": "property colour should not exist"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Rate limit, failed-authentication limit or quota exceeded (Retry-After) */
             429: {
                 headers: {
-                    /** @description Seconds to wait */
-                    "Retry-After"?: number;
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit of 1200 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal server error",
+                     *       "error_id": "5c1b0a9e-8f7d-4c6b-a5f4-3e2d1c0b9a8f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalErrorAnswer"];
                 };
             };
@@ -1894,59 +2126,91 @@ export interface operations {
             /** @description The new credentials */
             200: {
                 headers: {
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a6f2-5b1c-7d3e-9a40-2f6e8c1d4b70",
+                     *       "username": "acme-fcb691",
+                     *       "password": "Zp0xQm4-Lw7eT2vbNs9Ka1Jc"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CredentialsAnswer"];
                 };
             };
             /** @description Missing or bad credentials */
             401: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid x-api-key"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Not found */
             404: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "workstream 0193a6f2-6c2d-7e4f-8b51-3a7f9d2e5c81 not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Rate limit, failed-authentication limit or quota exceeded (Retry-After) */
             429: {
                 headers: {
-                    /** @description Seconds to wait */
-                    "Retry-After"?: number;
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit of 1200 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal server error",
+                     *       "error_id": "5c1b0a9e-8f7d-4c6b-a5f4-3e2d1c0b9a8f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalErrorAnswer"];
                 };
             };
@@ -1963,6 +2227,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Receipt lines"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateLineDto"];
             };
         };
@@ -1970,95 +2239,168 @@ export interface operations {
             /** @description The line */
             201: {
                 headers: {
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a6f2-8e4f-7061-8d73-5c91bf4a7ea3",
+                     *       "name": "Receipt lines"
+                     *     }
+                     */
                     "application/json": components["schemas"]["LineAnswer"];
                 };
             };
             /** @description Invalid JSON or body */
             400: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Body is not valid JSON: Unexpected end of JSON input"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Missing or bad credentials */
             401: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid x-api-key"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Not found */
             404: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "workstream 0193a6f2-6c2d-7e4f-8b51-3a7f9d2e5c81 not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Body larger than the limit */
             413: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Body is larger than the limit of 10485760 bytes"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Unsupported Content-Type */
             415: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Content-Type must be application/json (got text/plain)"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Validation failed; the message names the fields */
             422: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid request: review_score must be between 0 and 1; property colour should not exist",
+                     *       "errors": [
+                     *         {
+                     *           "field": "review_score",
+                     *           "message": "review_score must be between 0 and 1"
+                     *         },
+                     *         {
+                     *           "field": "colour",
+                     *           "message": "property colour should not exist"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Rate limit, failed-authentication limit or quota exceeded (Retry-After) */
             429: {
                 headers: {
-                    /** @description Seconds to wait */
-                    "Retry-After"?: number;
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit of 1200 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal server error",
+                     *       "error_id": "5c1b0a9e-8f7d-4c6b-a5f4-3e2d1c0b9a8f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalErrorAnswer"];
                 };
             };
@@ -2079,59 +2421,110 @@ export interface operations {
             /** @description The keys */
             200: {
                 headers: {
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "0193a6f2-9f50-7172-8e84-6da2c05b8fb4",
+                     *         "scope": "workstream",
+                     *         "account_id": "0193a6f2-5b1c-7d3e-9a40-2f6e8c1d4b70",
+                     *         "workstream_id": "0193a6f2-6c2d-7e4f-8b51-3a7f9d2e5c81",
+                     *         "prefix": "wlk_QK3s",
+                     *         "created_at": "2026-11-30T09:15:00.000Z",
+                     *         "last_used_at": "2026-11-30T09:25:00.000Z",
+                     *         "revoked_at": null,
+                     *         "expires_at": null,
+                     *         "rotated_from_id": null
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["ApiKeyAnswer"][];
                 };
             };
             /** @description Missing or bad credentials */
             401: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid x-api-key"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Validation failed; the message names the fields */
             422: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid request: review_score must be between 0 and 1; property colour should not exist",
+                     *       "errors": [
+                     *         {
+                     *           "field": "review_score",
+                     *           "message": "review_score must be between 0 and 1"
+                     *         },
+                     *         {
+                     *           "field": "colour",
+                     *           "message": "property colour should not exist"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Rate limit, failed-authentication limit or quota exceeded (Retry-After) */
             429: {
                 headers: {
-                    /** @description Seconds to wait */
-                    "Retry-After"?: number;
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit of 1200 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal server error",
+                     *       "error_id": "5c1b0a9e-8f7d-4c6b-a5f4-3e2d1c0b9a8f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalErrorAnswer"];
                 };
             };
@@ -2151,12 +2544,9 @@ export interface operations {
             /** @description Revoked */
             204: {
                 headers: {
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2164,44 +2554,72 @@ export interface operations {
             /** @description Missing or bad credentials */
             401: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid x-api-key"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Not found */
             404: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "workstream 0193a6f2-6c2d-7e4f-8b51-3a7f9d2e5c81 not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Rate limit, failed-authentication limit or quota exceeded (Retry-After) */
             429: {
                 headers: {
-                    /** @description Seconds to wait */
-                    "Retry-After"?: number;
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit of 1200 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal server error",
+                     *       "error_id": "5c1b0a9e-8f7d-4c6b-a5f4-3e2d1c0b9a8f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalErrorAnswer"];
                 };
             };
@@ -2221,6 +2639,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "overlap_seconds": 3600
+                 *     }
+                 */
                 "application/json": components["schemas"]["RotateApiKeyDto"];
             };
         };
@@ -2228,79 +2651,135 @@ export interface operations {
             /** @description The new key */
             201: {
                 headers: {
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Present when the answer replays an earlier creation with the same Idempotency-Key */
-                    "Idempotent-Replayed"?: "true";
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a6f4-0a11-7b22-8c33-d419372cf62b",
+                     *       "key": "wlk_R7tyM1c8Wq2zXs5Lp0VbHn6DgEa3JkFu"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewApiKeyAnswer"];
                 };
             };
             /** @description Missing or bad credentials */
             401: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid x-api-key"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Not found */
             404: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "workstream 0193a6f2-6c2d-7e4f-8b51-3a7f9d2e5c81 not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "The assignment is no longer yours: its lease ran out"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Validation failed; the message names the fields */
             422: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid request: review_score must be between 0 and 1; property colour should not exist",
+                     *       "errors": [
+                     *         {
+                     *           "field": "review_score",
+                     *           "message": "review_score must be between 0 and 1"
+                     *         },
+                     *         {
+                     *           "field": "colour",
+                     *           "message": "property colour should not exist"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Rate limit, failed-authentication limit or quota exceeded (Retry-After) */
             429: {
                 headers: {
-                    /** @description Seconds to wait */
-                    "Retry-After"?: number;
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit of 1200 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal server error",
+                     *       "error_id": "5c1b0a9e-8f7d-4c6b-a5f4-3e2d1c0b9a8f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalErrorAnswer"];
                 };
             };
@@ -2324,59 +2803,113 @@ export interface operations {
             /** @description A page of runs */
             200: {
                 headers: {
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "runs": [
+                     *         {
+                     *           "id": "0193a6f3-0a11-7b22-9c33-6da2c05b8fb4",
+                     *           "account_id": "0193a6f2-5b1c-7d3e-9a40-2f6e8c1d4b70",
+                     *           "line_id": "0193a6f2-8e4f-7061-8d73-5c91bf4a7ea3",
+                     *           "api": "v4",
+                     *           "status": "Processing",
+                     *           "unit_count": 2,
+                     *           "pending_units": 1,
+                     *           "abort_requested": false,
+                     *           "created_at": "2026-11-30T09:15:00.000Z",
+                     *           "processed_at": null
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["RunPageAnswer"];
                 };
             };
             /** @description Missing or bad credentials */
             401: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid x-api-key"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Validation failed; the message names the fields */
             422: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid request: review_score must be between 0 and 1; property colour should not exist",
+                     *       "errors": [
+                     *         {
+                     *           "field": "review_score",
+                     *           "message": "review_score must be between 0 and 1"
+                     *         },
+                     *         {
+                     *           "field": "colour",
+                     *           "message": "property colour should not exist"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Rate limit, failed-authentication limit or quota exceeded (Retry-After) */
             429: {
                 headers: {
-                    /** @description Seconds to wait */
-                    "Retry-After"?: number;
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit of 1200 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal server error",
+                     *       "error_id": "5c1b0a9e-8f7d-4c6b-a5f4-3e2d1c0b9a8f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalErrorAnswer"];
                 };
             };
@@ -2399,59 +2932,132 @@ export interface operations {
             /** @description A page of tasks */
             200: {
                 headers: {
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "tasks": [
+                     *         {
+                     *           "task_id": "tsk_0193a6f3-1b22-7c33-8d44-7eb3d16c90c5",
+                     *           "state": "COMPLETED",
+                     *           "media_key": "med_0193a6f3-2c33-7d44-9e55-8fc4e27da1d6",
+                     *           "configuration_id": "0193a6f2-7d3e-7f50-9c62-4b80ae3f6d92",
+                     *           "bucket_id": null,
+                     *           "created_at": "2026-11-30T09:15:00.000Z",
+                     *           "updated_at": "2026-11-30T09:25:00.000Z",
+                     *           "result": {
+                     *             "updated_tags": [
+                     *               {
+                     *                 "value": "receipt",
+                     *                 "confidence_score": 0.97
+                     *               }
+                     *             ],
+                     *             "existing_tags": [
+                     *               {
+                     *                 "value": "document",
+                     *                 "confidence_score": 0.6
+                     *               }
+                     *             ],
+                     *             "metadata": [
+                     *               {
+                     *                 "key": "store",
+                     *                 "value": "north"
+                     *               }
+                     *             ]
+                     *           },
+                     *           "workstream_id": "0193a6f2-6c2d-7e4f-8b51-3a7f9d2e5c81",
+                     *           "account_id": "0193a6f2-5b1c-7d3e-9a40-2f6e8c1d4b70"
+                     *         }
+                     *       ],
+                     *       "next_cursor": "eyJjIjoiMjAyNi0xMS0zMFQwOToxNTowMFoiLCJpIjoidHNrXzAxOTMifQ"
+                     *     }
+                     */
                     "application/json": components["schemas"]["TaskPageAnswer"];
                 };
             };
             /** @description Missing or bad credentials */
             401: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid x-api-key"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Validation failed; the message names the fields */
             422: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid request: review_score must be between 0 and 1; property colour should not exist",
+                     *       "errors": [
+                     *         {
+                     *           "field": "review_score",
+                     *           "message": "review_score must be between 0 and 1"
+                     *         },
+                     *         {
+                     *           "field": "colour",
+                     *           "message": "property colour should not exist"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Rate limit, failed-authentication limit or quota exceeded (Retry-After) */
             429: {
                 headers: {
-                    /** @description Seconds to wait */
-                    "Retry-After"?: number;
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit of 1200 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal server error",
+                     *       "error_id": "5c1b0a9e-8f7d-4c6b-a5f4-3e2d1c0b9a8f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalErrorAnswer"];
                 };
             };
@@ -2466,6 +3072,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "ann@example.com",
+                 *       "name": "Ann"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateWorkerDto"];
             };
         };
@@ -2473,86 +3085,151 @@ export interface operations {
             /** @description The worker */
             201: {
                 headers: {
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a6f4-1b22-7c33-9d44-e52a483d073c",
+                     *       "token": "wkt_9c1d4b7a2f6e8d5c1b0a9e8f7d6c5b4a"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewWorkerAnswer"];
                 };
             };
             /** @description Invalid JSON or body */
             400: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Body is not valid JSON: Unexpected end of JSON input"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Missing or bad credentials */
             401: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid x-api-key"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Body larger than the limit */
             413: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Body is larger than the limit of 10485760 bytes"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Unsupported Content-Type */
             415: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Content-Type must be application/json (got text/plain)"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Validation failed; the message names the fields */
             422: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid request: review_score must be between 0 and 1; property colour should not exist",
+                     *       "errors": [
+                     *         {
+                     *           "field": "review_score",
+                     *           "message": "review_score must be between 0 and 1"
+                     *         },
+                     *         {
+                     *           "field": "colour",
+                     *           "message": "property colour should not exist"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Rate limit, failed-authentication limit or quota exceeded (Retry-After) */
             429: {
                 headers: {
-                    /** @description Seconds to wait */
-                    "Retry-After"?: number;
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit of 1200 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal server error",
+                     *       "error_id": "5c1b0a9e-8f7d-4c6b-a5f4-3e2d1c0b9a8f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalErrorAnswer"];
                 };
             };
@@ -2567,6 +3244,22 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "account_id": "0193a6f2-5b1c-7d3e-9a40-2f6e8c1d4b70",
+                 *       "name": "Receipts",
+                 *       "use_cases": [
+                 *         {
+                 *           "id": "uc-1",
+                 *           "task_definition_ids": [
+                 *             "td-1"
+                 *           ]
+                 *         }
+                 *       ],
+                 *       "qc_score_threshold": 0.7,
+                 *       "qc_sample_rate": 0.05
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateWorkstreamDto"];
             };
         };
@@ -2574,95 +3267,180 @@ export interface operations {
             /** @description The workstream */
             201: {
                 headers: {
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a6f2-6c2d-7e4f-8b51-3a7f9d2e5c81",
+                     *       "account_id": "0193a6f2-5b1c-7d3e-9a40-2f6e8c1d4b70",
+                     *       "name": "Receipts",
+                     *       "use_cases": [
+                     *         {
+                     *           "id": "uc-1",
+                     *           "task_definition_ids": [
+                     *             "td-1"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "qc_score_threshold": 0.7,
+                     *       "qc_sample_rate": 0.05,
+                     *       "created_at": "2026-11-30T09:15:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WorkstreamAnswer"];
                 };
             };
             /** @description Invalid JSON or body */
             400: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Body is not valid JSON: Unexpected end of JSON input"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Missing or bad credentials */
             401: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid x-api-key"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Not found */
             404: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "workstream 0193a6f2-6c2d-7e4f-8b51-3a7f9d2e5c81 not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Body larger than the limit */
             413: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Body is larger than the limit of 10485760 bytes"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Unsupported Content-Type */
             415: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Content-Type must be application/json (got text/plain)"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Validation failed; the message names the fields */
             422: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid request: review_score must be between 0 and 1; property colour should not exist",
+                     *       "errors": [
+                     *         {
+                     *           "field": "review_score",
+                     *           "message": "review_score must be between 0 and 1"
+                     *         },
+                     *         {
+                     *           "field": "colour",
+                     *           "message": "property colour should not exist"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Rate limit, failed-authentication limit or quota exceeded (Retry-After) */
             429: {
                 headers: {
-                    /** @description Seconds to wait */
-                    "Retry-After"?: number;
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit of 1200 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal server error",
+                     *       "error_id": "5c1b0a9e-8f7d-4c6b-a5f4-3e2d1c0b9a8f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalErrorAnswer"];
                 };
             };
@@ -2679,6 +3457,7 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
             };
         };
@@ -2686,95 +3465,168 @@ export interface operations {
             /** @description The key (secret shown once) */
             201: {
                 headers: {
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a6f2-9f50-7172-8e84-6da2c05b8fb4",
+                     *       "key": "wlk_QK3sX2b9Vt0cJrHq7LmYp4NfAe8GdKw1"
+                     *     }
+                     */
                     "application/json": components["schemas"]["NewApiKeyAnswer"];
                 };
             };
             /** @description Invalid JSON or body */
             400: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Body is not valid JSON: Unexpected end of JSON input"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Missing or bad credentials */
             401: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid x-api-key"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Not found */
             404: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "workstream 0193a6f2-6c2d-7e4f-8b51-3a7f9d2e5c81 not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Body larger than the limit */
             413: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Body is larger than the limit of 10485760 bytes"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Unsupported Content-Type */
             415: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Content-Type must be application/json (got text/plain)"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Validation failed; the message names the fields */
             422: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid request: review_score must be between 0 and 1; property colour should not exist",
+                     *       "errors": [
+                     *         {
+                     *           "field": "review_score",
+                     *           "message": "review_score must be between 0 and 1"
+                     *         },
+                     *         {
+                     *           "field": "colour",
+                     *           "message": "property colour should not exist"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Rate limit, failed-authentication limit or quota exceeded (Retry-After) */
             429: {
                 headers: {
-                    /** @description Seconds to wait */
-                    "Retry-After"?: number;
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit of 1200 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal server error",
+                     *       "error_id": "5c1b0a9e-8f7d-4c6b-a5f4-3e2d1c0b9a8f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalErrorAnswer"];
                 };
             };
@@ -2791,6 +3643,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "driver": "s3",
+                 *       "endpoint": "https://s3.eu-west-1.amazonaws.com",
+                 *       "region": "eu-west-1",
+                 *       "bucket": "client-images",
+                 *       "prefix": "photos/",
+                 *       "access_key_id": "AKIAIOSFODNN7EXAMPLE",
+                 *       "secret_access_key": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateBucketDto"];
             };
         };
@@ -2798,95 +3661,176 @@ export interface operations {
             /** @description The bucket */
             201: {
                 headers: {
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "bkt_3MvU9c2LqT",
+                     *       "workstream_id": "0193a6f2-6c2d-7e4f-8b51-3a7f9d2e5c81",
+                     *       "driver": "s3",
+                     *       "endpoint": "https://s3.eu-west-1.amazonaws.com",
+                     *       "region": "eu-west-1",
+                     *       "bucket": "client-images",
+                     *       "prefix": "photos/",
+                     *       "access_key_id": "AKIAIOSFODNN7EXAMPLE",
+                     *       "force_path_style": false,
+                     *       "created_at": "2026-11-30T09:15:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["BucketAnswer"];
                 };
             };
             /** @description Invalid JSON or body */
             400: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Body is not valid JSON: Unexpected end of JSON input"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Missing or bad credentials */
             401: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid x-api-key"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Not found */
             404: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "workstream 0193a6f2-6c2d-7e4f-8b51-3a7f9d2e5c81 not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Body larger than the limit */
             413: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Body is larger than the limit of 10485760 bytes"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Unsupported Content-Type */
             415: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Content-Type must be application/json (got text/plain)"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Validation failed; the message names the fields */
             422: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid request: review_score must be between 0 and 1; property colour should not exist",
+                     *       "errors": [
+                     *         {
+                     *           "field": "review_score",
+                     *           "message": "review_score must be between 0 and 1"
+                     *         },
+                     *         {
+                     *           "field": "colour",
+                     *           "message": "property colour should not exist"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Rate limit, failed-authentication limit or quota exceeded (Retry-After) */
             429: {
                 headers: {
-                    /** @description Seconds to wait */
-                    "Retry-After"?: number;
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit of 1200 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal server error",
+                     *       "error_id": "5c1b0a9e-8f7d-4c6b-a5f4-3e2d1c0b9a8f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalErrorAnswer"];
                 };
             };
@@ -2903,6 +3847,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Receipts",
+                 *       "extended_events": true,
+                 *       "tool_project_id": "tp-7"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateConfigurationDto"];
             };
         };
@@ -2910,95 +3861,172 @@ export interface operations {
             /** @description The configuration */
             201: {
                 headers: {
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a6f2-7d3e-7f50-9c62-4b80ae3f6d92",
+                     *       "workstream_id": "0193a6f2-6c2d-7e4f-8b51-3a7f9d2e5c81",
+                     *       "name": "Receipts",
+                     *       "extended_events": true,
+                     *       "tool_project_id": "tp-7",
+                     *       "created_at": "2026-11-30T09:15:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ConfigurationAnswer"];
                 };
             };
             /** @description Invalid JSON or body */
             400: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Body is not valid JSON: Unexpected end of JSON input"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Missing or bad credentials */
             401: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid x-api-key"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Not found */
             404: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "workstream 0193a6f2-6c2d-7e4f-8b51-3a7f9d2e5c81 not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Body larger than the limit */
             413: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Body is larger than the limit of 10485760 bytes"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Unsupported Content-Type */
             415: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Content-Type must be application/json (got text/plain)"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Validation failed; the message names the fields */
             422: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid request: review_score must be between 0 and 1; property colour should not exist",
+                     *       "errors": [
+                     *         {
+                     *           "field": "review_score",
+                     *           "message": "review_score must be between 0 and 1"
+                     *         },
+                     *         {
+                     *           "field": "colour",
+                     *           "message": "property colour should not exist"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Rate limit, failed-authentication limit or quota exceeded (Retry-After) */
             429: {
                 headers: {
-                    /** @description Seconds to wait */
-                    "Retry-After"?: number;
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit of 1200 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal server error",
+                     *       "error_id": "5c1b0a9e-8f7d-4c6b-a5f4-3e2d1c0b9a8f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalErrorAnswer"];
                 };
             };
@@ -3023,69 +4051,139 @@ export interface operations {
             /** @description The report (JSON, or CSV with format=csv) */
             200: {
                 headers: {
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "workstream_id": "0193a6f2-6c2d-7e4f-8b51-3a7f9d2e5c81",
+                     *       "kind": "quality",
+                     *       "from": "2026-11-01T00:00:00.000Z",
+                     *       "to": null,
+                     *       "group_by": "worker",
+                     *       "groups": [
+                     *         {
+                     *           "key": "ann@example.com",
+                     *           "count": 2,
+                     *           "mean_score": 0.85,
+                     *           "p50_score": 0.85,
+                     *           "p90_score": 0.89,
+                     *           "min_score": 0.8,
+                     *           "max_score": 0.9,
+                     *           "errors": {
+                     *             "missing_box": 1
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["QualityReportAnswer"];
+                    /**
+                     * @example key,count,mean_score,p50_score,p90_score,min_score,max_score,errors
+                     *     ann@example.com,2,0.85,0.85,0.89,0.8,0.9,missing_box=1
+                     */
                     "text/csv": string;
                 };
             };
             /** @description Missing or bad credentials */
             401: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid x-api-key"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Not found */
             404: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "workstream 0193a6f2-6c2d-7e4f-8b51-3a7f9d2e5c81 not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Validation failed; the message names the fields */
             422: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid request: review_score must be between 0 and 1; property colour should not exist",
+                     *       "errors": [
+                     *         {
+                     *           "field": "review_score",
+                     *           "message": "review_score must be between 0 and 1"
+                     *         },
+                     *         {
+                     *           "field": "colour",
+                     *           "message": "property colour should not exist"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Rate limit, failed-authentication limit or quota exceeded (Retry-After) */
             429: {
                 headers: {
-                    /** @description Seconds to wait */
-                    "Retry-After"?: number;
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit of 1200 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal server error",
+                     *       "error_id": "5c1b0a9e-8f7d-4c6b-a5f4-3e2d1c0b9a8f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalErrorAnswer"];
                 };
             };
@@ -3110,69 +4208,136 @@ export interface operations {
             /** @description The report (JSON, or CSV with format=csv) */
             200: {
                 headers: {
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "workstream_id": "0193a6f2-6c2d-7e4f-8b51-3a7f9d2e5c81",
+                     *       "kind": "throughput",
+                     *       "from": null,
+                     *       "to": null,
+                     *       "group_by": null,
+                     *       "groups": [
+                     *         {
+                     *           "key": null,
+                     *           "records": 3,
+                     *           "tasks": 3,
+                     *           "subtasks": 0,
+                     *           "duration_seconds": 285,
+                     *           "mean_duration_seconds": 95,
+                     *           "tasks_per_hour": 37.89
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ThroughputReportAnswer"];
+                    /**
+                     * @example key,records,tasks,subtasks,duration_seconds,mean_duration_seconds,tasks_per_hour
+                     *     ,3,3,0,285,95,37.89
+                     */
                     "text/csv": string;
                 };
             };
             /** @description Missing or bad credentials */
             401: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid x-api-key"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Not found */
             404: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "workstream 0193a6f2-6c2d-7e4f-8b51-3a7f9d2e5c81 not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Validation failed; the message names the fields */
             422: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid request: review_score must be between 0 and 1; property colour should not exist",
+                     *       "errors": [
+                     *         {
+                     *           "field": "review_score",
+                     *           "message": "review_score must be between 0 and 1"
+                     *         },
+                     *         {
+                     *           "field": "colour",
+                     *           "message": "property colour should not exist"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Rate limit, failed-authentication limit or quota exceeded (Retry-After) */
             429: {
                 headers: {
-                    /** @description Seconds to wait */
-                    "Retry-After"?: number;
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit of 1200 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal server error",
+                     *       "error_id": "5c1b0a9e-8f7d-4c6b-a5f4-3e2d1c0b9a8f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalErrorAnswer"];
                 };
             };
@@ -3192,59 +4357,110 @@ export interface operations {
             /** @description The quota */
             200: {
                 headers: {
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "workstream_id": "0193a6f2-6c2d-7e4f-8b51-3a7f9d2e5c81",
+                     *       "day": {
+                     *         "limit": 20000,
+                     *         "default_limit": 10000,
+                     *         "custom": true,
+                     *         "used": 412,
+                     *         "resets_at": "2026-12-01T00:00:00.000Z"
+                     *       },
+                     *       "week": {
+                     *         "limit": 100000,
+                     *         "default_limit": 10000,
+                     *         "custom": true,
+                     *         "used": 2950,
+                     *         "resets_at": "2026-12-07T00:00:00.000Z"
+                     *       },
+                     *       "month": {
+                     *         "limit": 10000,
+                     *         "default_limit": 10000,
+                     *         "custom": false,
+                     *         "used": 8100,
+                     *         "resets_at": "2026-12-01T00:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TaskQuotaAnswer"];
                 };
             };
             /** @description Missing or bad credentials */
             401: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid x-api-key"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Not found */
             404: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "workstream 0193a6f2-6c2d-7e4f-8b51-3a7f9d2e5c81 not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Rate limit, failed-authentication limit or quota exceeded (Retry-After) */
             429: {
                 headers: {
-                    /** @description Seconds to wait */
-                    "Retry-After"?: number;
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit of 1200 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal server error",
+                     *       "error_id": "5c1b0a9e-8f7d-4c6b-a5f4-3e2d1c0b9a8f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalErrorAnswer"];
                 };
             };
@@ -3261,6 +4477,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "day": 20000,
+                 *       "week": 100000,
+                 *       "month": null
+                 *     }
+                 */
                 "application/json": components["schemas"]["SetTaskQuotaDto"];
             };
         };
@@ -3268,95 +4491,188 @@ export interface operations {
             /** @description The quota */
             200: {
                 headers: {
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "workstream_id": "0193a6f2-6c2d-7e4f-8b51-3a7f9d2e5c81",
+                     *       "day": {
+                     *         "limit": 20000,
+                     *         "default_limit": 10000,
+                     *         "custom": true,
+                     *         "used": 412,
+                     *         "resets_at": "2026-12-01T00:00:00.000Z"
+                     *       },
+                     *       "week": {
+                     *         "limit": 100000,
+                     *         "default_limit": 10000,
+                     *         "custom": true,
+                     *         "used": 2950,
+                     *         "resets_at": "2026-12-07T00:00:00.000Z"
+                     *       },
+                     *       "month": {
+                     *         "limit": 10000,
+                     *         "default_limit": 10000,
+                     *         "custom": false,
+                     *         "used": 8100,
+                     *         "resets_at": "2026-12-01T00:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TaskQuotaAnswer"];
                 };
             };
             /** @description Invalid JSON or body */
             400: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Body is not valid JSON: Unexpected end of JSON input"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Missing or bad credentials */
             401: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid x-api-key"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Not found */
             404: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "workstream 0193a6f2-6c2d-7e4f-8b51-3a7f9d2e5c81 not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Body larger than the limit */
             413: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Body is larger than the limit of 10485760 bytes"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Unsupported Content-Type */
             415: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Content-Type must be application/json (got text/plain)"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Validation failed; the message names the fields */
             422: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid request: review_score must be between 0 and 1; property colour should not exist",
+                     *       "errors": [
+                     *         {
+                     *           "field": "review_score",
+                     *           "message": "review_score must be between 0 and 1"
+                     *         },
+                     *         {
+                     *           "field": "colour",
+                     *           "message": "property colour should not exist"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Rate limit, failed-authentication limit or quota exceeded (Retry-After) */
             429: {
                 headers: {
-                    /** @description Seconds to wait */
-                    "Retry-After"?: number;
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit of 1200 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal server error",
+                     *       "error_id": "5c1b0a9e-8f7d-4c6b-a5f4-3e2d1c0b9a8f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalErrorAnswer"];
                 };
             };
@@ -3377,15 +4693,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><title>Workline console</title>…
+                     */
                     "text/html": string;
                 };
             };
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal server error",
+                     *       "error_id": "5c1b0a9e-8f7d-4c6b-a5f4-3e2d1c0b9a8f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalErrorAnswer"];
                 };
             };
@@ -3406,15 +4733,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example body { font-family: sans-serif; }
+                     *     …
+                     */
                     "text/css": string;
                 };
             };
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal server error",
+                     *       "error_id": "5c1b0a9e-8f7d-4c6b-a5f4-3e2d1c0b9a8f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalErrorAnswer"];
                 };
             };
@@ -3435,15 +4773,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example 'use strict';
+                     *     …
+                     */
                     "text/javascript": string;
                 };
             };
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal server error",
+                     *       "error_id": "5c1b0a9e-8f7d-4c6b-a5f4-3e2d1c0b9a8f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalErrorAnswer"];
                 };
             };
@@ -3464,15 +4813,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en"><head><title>Workline API</title>…
+                     */
                     "text/html": string;
                 };
             };
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal server error",
+                     *       "error_id": "5c1b0a9e-8f7d-4c6b-a5f4-3e2d1c0b9a8f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalErrorAnswer"];
                 };
             };
@@ -3493,15 +4853,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "asyncapi": "3.1.0",
+                     *       "info": {
+                     *         "title": "Workline topics",
+                     *         "version": "1"
+                     *       },
+                     *       "channels": {}
+                     *     }
+                     */
                     "application/json": Record<string, never>;
                 };
             };
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal server error",
+                     *       "error_id": "5c1b0a9e-8f7d-4c6b-a5f4-3e2d1c0b9a8f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalErrorAnswer"];
                 };
             };
@@ -3522,15 +4899,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "openapi": "3.1.0",
+                     *       "info": {
+                     *         "title": "Workline",
+                     *         "version": "1"
+                     *       },
+                     *       "paths": {}
+                     *     }
+                     */
                     "application/json": Record<string, never>;
                 };
             };
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal server error",
+                     *       "error_id": "5c1b0a9e-8f7d-4c6b-a5f4-3e2d1c0b9a8f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalErrorAnswer"];
                 };
             };
@@ -3553,7 +4947,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example /*! Swagger UI *\/ … */
                     "text/javascript": string;
+                    /** @example .swagger-ui { … } */
                     "text/css": string;
                 };
             };
@@ -3563,15 +4959,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "workstream 0193a6f2-6c2d-7e4f-8b51-3a7f9d2e5c81 not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal server error",
+                     *       "error_id": "5c1b0a9e-8f7d-4c6b-a5f4-3e2d1c0b9a8f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalErrorAnswer"];
                 };
             };
@@ -3592,15 +5000,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example # Moving from platform API v3 to v4
+                     *
+                     *     | v3 | v4 |
+                     *     |---|---|
+                     *     | POST /v3/tasks | POST /v4/runs |
+                     */
                     "text/markdown": string;
                 };
             };
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal server error",
+                     *       "error_id": "5c1b0a9e-8f7d-4c6b-a5f4-3e2d1c0b9a8f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalErrorAnswer"];
                 };
             };
@@ -3621,6 +5043,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "components": {
+                     *         "gateway": {
+                     *           "status": "up",
+                     *           "instance_id": "gateway-7f3a"
+                     *         },
+                     *         "redis": {
+                     *           "status": "up"
+                     *         },
+                     *         "performance": {
+                     *           "status": "up",
+                     *           "instance_id": "performance-19c2"
+                     *         },
+                     *         "oversight": {
+                     *           "status": "up",
+                     *           "instance_id": "oversight-8d04"
+                     *         },
+                     *         "platform-runs": {
+                     *           "status": "up",
+                     *           "instance_id": "platform-runs-2b7e"
+                     *         },
+                     *         "webhook-dispatcher": {
+                     *           "status": "up",
+                     *           "instance_id": "webhook-dispatcher-6a11"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["HealthAnswer"];
                 };
             };
@@ -3630,41 +5082,84 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid x-api-key"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Rate limit, failed-authentication limit or quota exceeded (Retry-After) */
             429: {
                 headers: {
-                    /** @description Seconds to wait */
-                    "Retry-After"?: number;
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit of 1200 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description A service did not answer in time */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "unavailable",
+                     *       "message": "redis is down: connect ECONNREFUSED 127.0.0.1:6379",
+                     *       "components": {
+                     *         "gateway": {
+                     *           "status": "up",
+                     *           "instance_id": "gateway-7f3a"
+                     *         },
+                     *         "redis": {
+                     *           "status": "down",
+                     *           "detail": "connect ECONNREFUSED 127.0.0.1:6379"
+                     *         },
+                     *         "performance": {
+                     *           "status": "up",
+                     *           "instance_id": "performance-19c2"
+                     *         },
+                     *         "oversight": {
+                     *           "status": "up",
+                     *           "instance_id": "oversight-8d04"
+                     *         },
+                     *         "platform-runs": {
+                     *           "status": "up",
+                     *           "instance_id": "platform-runs-2b7e"
+                     *         },
+                     *         "webhook-dispatcher": {
+                     *           "status": "up",
+                     *           "instance_id": "webhook-dispatcher-6a11"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["HealthAnswer"];
                 };
             };
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal server error",
+                     *       "error_id": "5c1b0a9e-8f7d-4c6b-a5f4-3e2d1c0b9a8f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalErrorAnswer"];
                 };
             };
@@ -3685,15 +5180,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok"
+                     *     }
+                     */
                     "application/json": components["schemas"]["LiveAnswer"];
                 };
             };
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal server error",
+                     *       "error_id": "5c1b0a9e-8f7d-4c6b-a5f4-3e2d1c0b9a8f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalErrorAnswer"];
                 };
             };
@@ -3714,6 +5221,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "components": {
+                     *         "gateway": {
+                     *           "status": "up",
+                     *           "instance_id": "gateway-7f3a"
+                     *         },
+                     *         "redis": {
+                     *           "status": "up"
+                     *         },
+                     *         "performance": {
+                     *           "status": "up",
+                     *           "instance_id": "performance-19c2"
+                     *         },
+                     *         "oversight": {
+                     *           "status": "up",
+                     *           "instance_id": "oversight-8d04"
+                     *         },
+                     *         "platform-runs": {
+                     *           "status": "up",
+                     *           "instance_id": "platform-runs-2b7e"
+                     *         },
+                     *         "webhook-dispatcher": {
+                     *           "status": "up",
+                     *           "instance_id": "webhook-dispatcher-6a11"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["HealthAnswer"];
                 };
             };
@@ -3723,41 +5260,84 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid x-api-key"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Rate limit, failed-authentication limit or quota exceeded (Retry-After) */
             429: {
                 headers: {
-                    /** @description Seconds to wait */
-                    "Retry-After"?: number;
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit of 1200 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description A service did not answer in time */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "unavailable",
+                     *       "message": "redis is down: connect ECONNREFUSED 127.0.0.1:6379",
+                     *       "components": {
+                     *         "gateway": {
+                     *           "status": "up",
+                     *           "instance_id": "gateway-7f3a"
+                     *         },
+                     *         "redis": {
+                     *           "status": "down",
+                     *           "detail": "connect ECONNREFUSED 127.0.0.1:6379"
+                     *         },
+                     *         "performance": {
+                     *           "status": "up",
+                     *           "instance_id": "performance-19c2"
+                     *         },
+                     *         "oversight": {
+                     *           "status": "up",
+                     *           "instance_id": "oversight-8d04"
+                     *         },
+                     *         "platform-runs": {
+                     *           "status": "up",
+                     *           "instance_id": "platform-runs-2b7e"
+                     *         },
+                     *         "webhook-dispatcher": {
+                     *           "status": "up",
+                     *           "instance_id": "webhook-dispatcher-6a11"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["HealthAnswer"];
                 };
             };
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal server error",
+                     *       "error_id": "5c1b0a9e-8f7d-4c6b-a5f4-3e2d1c0b9a8f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalErrorAnswer"];
                 };
             };
@@ -3792,6 +5372,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Forbidden: this API key is not valid for workstream 0193a6f2-6c2d-7e4f-8b51-3a7f9d2e5c81"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
@@ -3801,15 +5386,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "workstream 0193a6f2-6c2d-7e4f-8b51-3a7f9d2e5c81 not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal server error",
+                     *       "error_id": "5c1b0a9e-8f7d-4c6b-a5f4-3e2d1c0b9a8f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalErrorAnswer"];
                 };
             };
@@ -3830,15 +5427,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example # HELP http_requests_total HTTP requests answered, by route and status
+                     *     # TYPE http_requests_total counter
+                     *     http_requests_total{method="POST",route="/v1/tasks",status="201"} 42
+                     */
                     "text/plain": string;
                 };
             };
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal server error",
+                     *       "error_id": "5c1b0a9e-8f7d-4c6b-a5f4-3e2d1c0b9a8f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalErrorAnswer"];
                 };
             };
@@ -3862,6 +5471,7 @@ export interface operations {
                 "image/png": string;
                 "application/pdf": string;
                 "video/mp4": string;
+                /** @example Receipt 0001: 2 × coffee, 1 × bagel */
                 "text/plain": string;
             };
         };
@@ -3872,6 +5482,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "media_key": "med_0193a6f3-2c33-7d44-9e55-8fc4e27da1d6",
+                     *       "content_type": "image/png",
+                     *       "size": 48213
+                     *     }
+                     */
                     "application/json": components["schemas"]["MediaStoredAnswer"];
                 };
             };
@@ -3881,6 +5498,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Forbidden: this API key is not valid for workstream 0193a6f2-6c2d-7e4f-8b51-3a7f9d2e5c81"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
@@ -3890,6 +5512,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Body is larger than the limit of 10485760 bytes"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
@@ -3899,15 +5526,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Content-Type must be application/json (got text/plain)"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal server error",
+                     *       "error_id": "5c1b0a9e-8f7d-4c6b-a5f4-3e2d1c0b9a8f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalErrorAnswer"];
                 };
             };
@@ -3927,6 +5566,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example use_case_id,task_definition_id,worker_id,review_completed_at,review_score
+                 *     uc-1,td-1,ann@example.com,2026-11-29T12:00:00Z,0.8
+                 *     uc-1,td-1,ann@example.com,2026-11-29T12:05:00Z,7
+                 */
                 "text/csv": string;
             };
         };
@@ -3937,6 +5581,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "upload_id": "upl_0193a6f3-3d44-7e55-8f66-90d5f38eb2e7",
+                     *       "workstream_id": "0193a6f2-6c2d-7e4f-8b51-3a7f9d2e5c81",
+                     *       "kind": "quality",
+                     *       "file_name": "reviews-2026-11.csv",
+                     *       "state": "queued",
+                     *       "expires_at": "2026-11-30T10:15:00.000Z",
+                     *       "created_at": "2026-11-30T09:15:00.000Z",
+                     *       "received_at": "2026-11-30T09:16:00.000Z",
+                     *       "started_at": null,
+                     *       "finished_at": null,
+                     *       "bytes": 183,
+                     *       "rows_processed": 0,
+                     *       "rows_accepted": 0,
+                     *       "rows_stored": 0,
+                     *       "rows_replaced": 0,
+                     *       "rows_duplicates_ignored": 0,
+                     *       "rows_rejected": 0,
+                     *       "rejections": [],
+                     *       "rejections_truncated": false,
+                     *       "failure": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["PerformanceUploadAnswer"];
                 };
             };
@@ -3946,6 +5614,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Forbidden: this API key is not valid for workstream 0193a6f2-6c2d-7e4f-8b51-3a7f9d2e5c81"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
@@ -3955,6 +5628,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "workstream 0193a6f2-6c2d-7e4f-8b51-3a7f9d2e5c81 not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
@@ -3964,6 +5642,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "The assignment is no longer yours: its lease ran out"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
@@ -3973,6 +5656,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Body is larger than the limit of 10485760 bytes"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
@@ -3982,6 +5670,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Content-Type must be application/json (got text/plain)"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
@@ -3991,15 +5684,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid request: review_score must be between 0 and 1; property colour should not exist",
+                     *       "errors": [
+                     *         {
+                     *           "field": "review_score",
+                     *           "message": "review_score must be between 0 and 1"
+                     *         },
+                     *         {
+                     *           "field": "colour",
+                     *           "message": "property colour should not exist"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal server error",
+                     *       "error_id": "5c1b0a9e-8f7d-4c6b-a5f4-3e2d1c0b9a8f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalErrorAnswer"];
                 };
             };
@@ -4017,50 +5732,74 @@ export interface operations {
             /** @description The key: id, scope, account, workstream */
             200: {
                 headers: {
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a6f2-9f50-7172-8e84-6da2c05b8fb4",
+                     *       "scope": "workstream",
+                     *       "account_id": "0193a6f2-5b1c-7d3e-9a40-2f6e8c1d4b70",
+                     *       "workstream_id": "0193a6f2-6c2d-7e4f-8b51-3a7f9d2e5c81"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApiKeyDescriptionAnswer"];
                 };
             };
             /** @description Missing or bad credentials */
             401: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid x-api-key"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Rate limit, failed-authentication limit or quota exceeded (Retry-After) */
             429: {
                 headers: {
-                    /** @description Seconds to wait */
-                    "Retry-After"?: number;
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit of 1200 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal server error",
+                     *       "error_id": "5c1b0a9e-8f7d-4c6b-a5f4-3e2d1c0b9a8f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalErrorAnswer"];
                 };
             };
@@ -4083,59 +5822,115 @@ export interface operations {
             /** @description A page of deliveries */
             200: {
                 headers: {
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "deliveries": [
+                     *         {
+                     *           "id": "0193a6f3-4e55-7f66-9077-a1e6049fc3f8",
+                     *           "event_type": "task.result_available",
+                     *           "task_id": "tsk_0193a6f3-1b22-7c33-8d44-7eb3d16c90c5",
+                     *           "run_id": null,
+                     *           "url": "https://client.example.com/hooks/workline",
+                     *           "status": "delivered",
+                     *           "attempt_count": 1,
+                     *           "next_attempt_at": null,
+                     *           "last_status_code": 200,
+                     *           "last_error": null,
+                     *           "created_at": "2026-11-30T09:25:00.000Z",
+                     *           "delivered_at": "2026-11-30T09:25:00.300Z",
+                     *           "dead_at": null
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["DeliveryPageAnswer"];
                 };
             };
             /** @description Missing or bad credentials */
             401: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid x-api-key"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Validation failed; the message names the fields */
             422: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid request: review_score must be between 0 and 1; property colour should not exist",
+                     *       "errors": [
+                     *         {
+                     *           "field": "review_score",
+                     *           "message": "review_score must be between 0 and 1"
+                     *         },
+                     *         {
+                     *           "field": "colour",
+                     *           "message": "property colour should not exist"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Rate limit, failed-authentication limit or quota exceeded (Retry-After) */
             429: {
                 headers: {
-                    /** @description Seconds to wait */
-                    "Retry-After"?: number;
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit of 1200 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal server error",
+                     *       "error_id": "5c1b0a9e-8f7d-4c6b-a5f4-3e2d1c0b9a8f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalErrorAnswer"];
                 };
             };
@@ -4155,59 +5950,110 @@ export interface operations {
             /** @description The delivery */
             200: {
                 headers: {
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a6f3-4e55-7f66-9077-a1e6049fc3f8",
+                     *       "event_type": "task.result_available",
+                     *       "task_id": "tsk_0193a6f3-1b22-7c33-8d44-7eb3d16c90c5",
+                     *       "run_id": null,
+                     *       "url": "https://client.example.com/hooks/workline",
+                     *       "status": "delivered",
+                     *       "attempt_count": 1,
+                     *       "next_attempt_at": null,
+                     *       "last_status_code": 200,
+                     *       "last_error": null,
+                     *       "created_at": "2026-11-30T09:25:00.000Z",
+                     *       "delivered_at": "2026-11-30T09:25:00.300Z",
+                     *       "dead_at": null,
+                     *       "attempts": [
+                     *         {
+                     *           "number": 1,
+                     *           "attempted_at": "2026-11-30T09:25:00.000Z",
+                     *           "status_code": 200,
+                     *           "duration_ms": 184,
+                     *           "error": null,
+                     *           "response_excerpt": "ok"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["DeliveryDetailAnswer"];
                 };
             };
             /** @description Missing or bad credentials */
             401: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid x-api-key"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Not found */
             404: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "workstream 0193a6f2-6c2d-7e4f-8b51-3a7f9d2e5c81 not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Rate limit, failed-authentication limit or quota exceeded (Retry-After) */
             429: {
                 headers: {
-                    /** @description Seconds to wait */
-                    "Retry-After"?: number;
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit of 1200 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal server error",
+                     *       "error_id": "5c1b0a9e-8f7d-4c6b-a5f4-3e2d1c0b9a8f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalErrorAnswer"];
                 };
             };
@@ -4227,59 +6073,100 @@ export interface operations {
             /** @description The new delivery */
             202: {
                 headers: {
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a6f3-4e55-7f66-9077-a1e6049fc3f8",
+                     *       "event_type": "task.result_available",
+                     *       "task_id": "tsk_0193a6f3-1b22-7c33-8d44-7eb3d16c90c5",
+                     *       "run_id": null,
+                     *       "url": "https://client.example.com/hooks/workline",
+                     *       "status": "pending",
+                     *       "attempt_count": 1,
+                     *       "next_attempt_at": "2026-11-30T10:00:00.000Z",
+                     *       "last_status_code": 200,
+                     *       "last_error": null,
+                     *       "created_at": "2026-11-30T09:25:00.000Z",
+                     *       "delivered_at": null,
+                     *       "dead_at": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["DeliveryAnswer"];
                 };
             };
             /** @description Missing or bad credentials */
             401: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid x-api-key"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Not found */
             404: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "workstream 0193a6f2-6c2d-7e4f-8b51-3a7f9d2e5c81 not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Rate limit, failed-authentication limit or quota exceeded (Retry-After) */
             429: {
                 headers: {
-                    /** @description Seconds to wait */
-                    "Retry-After"?: number;
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit of 1200 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal server error",
+                     *       "error_id": "5c1b0a9e-8f7d-4c6b-a5f4-3e2d1c0b9a8f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalErrorAnswer"];
                 };
             };
@@ -4294,6 +6181,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "configuration_id": "0193a6f2-7d3e-7f50-9c62-4b80ae3f6d92"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateMediaGrantDto"];
             };
         };
@@ -4301,95 +6193,168 @@ export interface operations {
             /** @description The upload URL */
             200: {
                 headers: {
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "media_upload_url": "https://workline.example.com/uploads/media/med_0193a6f3-2c33-7d44-9e55-8fc4e27da1d6?expires=1796030100&signature=3f1d9c0e4b7a2f6e8d5c1b0a9e8f7d6c5b4a3f2e1d0c9b8a7f6e5d4c3b2a1f0e",
+                     *       "media_key": "med_0193a6f3-2c33-7d44-9e55-8fc4e27da1d6",
+                     *       "expires_at": "2026-11-30T10:15:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["MediaGrantAnswer"];
                 };
             };
             /** @description Invalid JSON or body */
             400: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Body is not valid JSON: Unexpected end of JSON input"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Missing or bad credentials */
             401: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid x-api-key"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Not found */
             404: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "workstream 0193a6f2-6c2d-7e4f-8b51-3a7f9d2e5c81 not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Body larger than the limit */
             413: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Body is larger than the limit of 10485760 bytes"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Unsupported Content-Type */
             415: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Content-Type must be application/json (got text/plain)"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Validation failed; the message names the fields */
             422: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid request: review_score must be between 0 and 1; property colour should not exist",
+                     *       "errors": [
+                     *         {
+                     *           "field": "review_score",
+                     *           "message": "review_score must be between 0 and 1"
+                     *         },
+                     *         {
+                     *           "field": "colour",
+                     *           "message": "property colour should not exist"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Rate limit, failed-authentication limit or quota exceeded (Retry-After) */
             429: {
                 headers: {
-                    /** @description Seconds to wait */
-                    "Retry-After"?: number;
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit of 1200 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal server error",
+                     *       "error_id": "5c1b0a9e-8f7d-4c6b-a5f4-3e2d1c0b9a8f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalErrorAnswer"];
                 };
             };
@@ -4407,6 +6372,25 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "media_key": "med_0193a6f3-2c33-7d44-9e55-8fc4e27da1d6",
+                 *       "configuration_id": "0193a6f2-7d3e-7f50-9c62-4b80ae3f6d92",
+                 *       "callback_url": "https://client.example.com/hooks/workline",
+                 *       "existing_tags": [
+                 *         {
+                 *           "value": "document",
+                 *           "confidence_score": 0.6
+                 *         }
+                 *       ],
+                 *       "metadata": [
+                 *         {
+                 *           "key": "store",
+                 *           "value": "north"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateTaskDto"];
             };
         };
@@ -4414,115 +6398,201 @@ export interface operations {
             /** @description The task */
             201: {
                 headers: {
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Present when the answer replays an earlier creation with the same Idempotency-Key */
-                    "Idempotent-Replayed"?: "true";
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "task_id": "tsk_0193a6f3-1b22-7c33-8d44-7eb3d16c90c5"
+                     *     }
+                     */
                     "application/json": components["schemas"]["TaskCreatedAnswer"];
                 };
             };
             /** @description Invalid JSON or body */
             400: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Body is not valid JSON: Unexpected end of JSON input"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Missing or bad credentials */
             401: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid x-api-key"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Forbidden (or a bad or expired URL signature) */
             403: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Forbidden: this API key is not valid for workstream 0193a6f2-6c2d-7e4f-8b51-3a7f9d2e5c81"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Not found */
             404: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "workstream 0193a6f2-6c2d-7e4f-8b51-3a7f9d2e5c81 not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "The assignment is no longer yours: its lease ran out"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Body larger than the limit */
             413: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Body is larger than the limit of 10485760 bytes"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Unsupported Content-Type */
             415: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Content-Type must be application/json (got text/plain)"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Validation failed; the message names the fields */
             422: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid request: review_score must be between 0 and 1; property colour should not exist",
+                     *       "errors": [
+                     *         {
+                     *           "field": "review_score",
+                     *           "message": "review_score must be between 0 and 1"
+                     *         },
+                     *         {
+                     *           "field": "colour",
+                     *           "message": "property colour should not exist"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Rate limit, failed-authentication limit or quota exceeded (Retry-After) */
             429: {
                 headers: {
-                    /** @description Seconds to wait */
-                    "Retry-After"?: number;
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit of 1200 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal server error",
+                     *       "error_id": "5c1b0a9e-8f7d-4c6b-a5f4-3e2d1c0b9a8f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalErrorAnswer"];
                 };
             };
@@ -4542,59 +6612,114 @@ export interface operations {
             /** @description The task */
             200: {
                 headers: {
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "task_id": "tsk_0193a6f3-1b22-7c33-8d44-7eb3d16c90c5",
+                     *       "state": "COMPLETED",
+                     *       "media_key": "med_0193a6f3-2c33-7d44-9e55-8fc4e27da1d6",
+                     *       "configuration_id": "0193a6f2-7d3e-7f50-9c62-4b80ae3f6d92",
+                     *       "bucket_id": null,
+                     *       "created_at": "2026-11-30T09:15:00.000Z",
+                     *       "updated_at": "2026-11-30T09:25:00.000Z",
+                     *       "result": {
+                     *         "updated_tags": [
+                     *           {
+                     *             "value": "receipt",
+                     *             "confidence_score": 0.97
+                     *           }
+                     *         ],
+                     *         "existing_tags": [
+                     *           {
+                     *             "value": "document",
+                     *             "confidence_score": 0.6
+                     *           }
+                     *         ],
+                     *         "metadata": [
+                     *           {
+                     *             "key": "store",
+                     *             "value": "north"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TaskAnswer"];
                 };
             };
             /** @description Missing or bad credentials */
             401: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid x-api-key"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Not found */
             404: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "workstream 0193a6f2-6c2d-7e4f-8b51-3a7f9d2e5c81 not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Rate limit, failed-authentication limit or quota exceeded (Retry-After) */
             429: {
                 headers: {
-                    /** @description Seconds to wait */
-                    "Retry-After"?: number;
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit of 1200 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal server error",
+                     *       "error_id": "5c1b0a9e-8f7d-4c6b-a5f4-3e2d1c0b9a8f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalErrorAnswer"];
                 };
             };
@@ -4611,6 +6736,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "kind": "quality",
+                 *       "file_name": "reviews-2026-11.csv"
+                 *     }
+                 */
                 "application/json": components["schemas"]["GeneratePresignedUrlDto"];
             };
         };
@@ -4618,104 +6749,187 @@ export interface operations {
             /** @description The upload URL */
             201: {
                 headers: {
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "upload_url": "https://workline.example.com/uploads/performance/upl_0193a6f3-3d44-7e55-8f66-90d5f38eb2e7?expires=1796030100&signature=3f1d9c0e4b7a2f6e8d5c1b0a9e8f7d6c5b4a3f2e1d0c9b8a7f6e5d4c3b2a1f0e",
+                     *       "upload_id": "upl_0193a6f3-3d44-7e55-8f66-90d5f38eb2e7",
+                     *       "expires_at": "2026-11-30T10:15:00.000Z",
+                     *       "method": "PUT",
+                     *       "content_type": "text/csv"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PresignedUploadAnswer"];
                 };
             };
             /** @description Invalid JSON or body */
             400: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Body is not valid JSON: Unexpected end of JSON input"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Missing or bad credentials */
             401: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid x-api-key"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Forbidden (or a bad or expired URL signature) */
             403: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Forbidden: this API key is not valid for workstream 0193a6f2-6c2d-7e4f-8b51-3a7f9d2e5c81"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Not found */
             404: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "workstream 0193a6f2-6c2d-7e4f-8b51-3a7f9d2e5c81 not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Body larger than the limit */
             413: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Body is larger than the limit of 10485760 bytes"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Unsupported Content-Type */
             415: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Content-Type must be application/json (got text/plain)"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Validation failed; the message names the fields */
             422: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid request: review_score must be between 0 and 1; property colour should not exist",
+                     *       "errors": [
+                     *         {
+                     *           "field": "review_score",
+                     *           "message": "review_score must be between 0 and 1"
+                     *         },
+                     *         {
+                     *           "field": "colour",
+                     *           "message": "property colour should not exist"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Rate limit, failed-authentication limit or quota exceeded (Retry-After) */
             429: {
                 headers: {
-                    /** @description Seconds to wait */
-                    "Retry-After"?: number;
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit of 1200 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal server error",
+                     *       "error_id": "5c1b0a9e-8f7d-4c6b-a5f4-3e2d1c0b9a8f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalErrorAnswer"];
                 };
             };
@@ -4736,68 +6950,134 @@ export interface operations {
             /** @description The upload */
             200: {
                 headers: {
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "upload_id": "upl_0193a6f3-3d44-7e55-8f66-90d5f38eb2e7",
+                     *       "workstream_id": "0193a6f2-6c2d-7e4f-8b51-3a7f9d2e5c81",
+                     *       "kind": "quality",
+                     *       "file_name": "reviews-2026-11.csv",
+                     *       "state": "completed",
+                     *       "expires_at": "2026-11-30T10:15:00.000Z",
+                     *       "created_at": "2026-11-30T09:15:00.000Z",
+                     *       "received_at": "2026-11-30T09:16:00.000Z",
+                     *       "started_at": "2026-11-30T09:16:00.100Z",
+                     *       "finished_at": "2026-11-30T09:16:02.400Z",
+                     *       "bytes": 183,
+                     *       "rows_processed": 2,
+                     *       "rows_accepted": 1,
+                     *       "rows_stored": 1,
+                     *       "rows_replaced": 0,
+                     *       "rows_duplicates_ignored": 0,
+                     *       "rows_rejected": 1,
+                     *       "rejections": [
+                     *         {
+                     *           "row": 3,
+                     *           "errors": [
+                     *             {
+                     *               "field": "review_score",
+                     *               "message": "review_score must be between 0 and 1"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "rejections_truncated": false,
+                     *       "failure": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["PerformanceUploadAnswer"];
                 };
             };
             /** @description Missing or bad credentials */
             401: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid x-api-key"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Forbidden (or a bad or expired URL signature) */
             403: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Forbidden: this API key is not valid for workstream 0193a6f2-6c2d-7e4f-8b51-3a7f9d2e5c81"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Not found */
             404: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "workstream 0193a6f2-6c2d-7e4f-8b51-3a7f9d2e5c81 not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Rate limit, failed-authentication limit or quota exceeded (Retry-After) */
             429: {
                 headers: {
-                    /** @description Seconds to wait */
-                    "Retry-After"?: number;
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit of 1200 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal server error",
+                     *       "error_id": "5c1b0a9e-8f7d-4c6b-a5f4-3e2d1c0b9a8f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalErrorAnswer"];
                 };
             };
@@ -4822,78 +7102,155 @@ export interface operations {
             /** @description The report (JSON, or CSV with format=csv) */
             200: {
                 headers: {
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "workstream_id": "0193a6f2-6c2d-7e4f-8b51-3a7f9d2e5c81",
+                     *       "kind": "quality",
+                     *       "from": "2026-11-01T00:00:00.000Z",
+                     *       "to": null,
+                     *       "group_by": "worker",
+                     *       "groups": [
+                     *         {
+                     *           "key": "ann@example.com",
+                     *           "count": 2,
+                     *           "mean_score": 0.85,
+                     *           "p50_score": 0.85,
+                     *           "p90_score": 0.89,
+                     *           "min_score": 0.8,
+                     *           "max_score": 0.9,
+                     *           "errors": {
+                     *             "missing_box": 1
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["QualityReportAnswer"];
+                    /**
+                     * @example key,count,mean_score,p50_score,p90_score,min_score,max_score,errors
+                     *     ann@example.com,2,0.85,0.85,0.89,0.8,0.9,missing_box=1
+                     */
                     "text/csv": string;
                 };
             };
             /** @description Missing or bad credentials */
             401: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid x-api-key"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Forbidden (or a bad or expired URL signature) */
             403: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Forbidden: this API key is not valid for workstream 0193a6f2-6c2d-7e4f-8b51-3a7f9d2e5c81"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Not found */
             404: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "workstream 0193a6f2-6c2d-7e4f-8b51-3a7f9d2e5c81 not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Validation failed; the message names the fields */
             422: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid request: review_score must be between 0 and 1; property colour should not exist",
+                     *       "errors": [
+                     *         {
+                     *           "field": "review_score",
+                     *           "message": "review_score must be between 0 and 1"
+                     *         },
+                     *         {
+                     *           "field": "colour",
+                     *           "message": "property colour should not exist"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Rate limit, failed-authentication limit or quota exceeded (Retry-After) */
             429: {
                 headers: {
-                    /** @description Seconds to wait */
-                    "Retry-After"?: number;
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit of 1200 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal server error",
+                     *       "error_id": "5c1b0a9e-8f7d-4c6b-a5f4-3e2d1c0b9a8f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalErrorAnswer"];
                 };
             };
@@ -4918,78 +7275,152 @@ export interface operations {
             /** @description The report (JSON, or CSV with format=csv) */
             200: {
                 headers: {
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "workstream_id": "0193a6f2-6c2d-7e4f-8b51-3a7f9d2e5c81",
+                     *       "kind": "throughput",
+                     *       "from": null,
+                     *       "to": null,
+                     *       "group_by": null,
+                     *       "groups": [
+                     *         {
+                     *           "key": null,
+                     *           "records": 3,
+                     *           "tasks": 3,
+                     *           "subtasks": 0,
+                     *           "duration_seconds": 285,
+                     *           "mean_duration_seconds": 95,
+                     *           "tasks_per_hour": 37.89
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ThroughputReportAnswer"];
+                    /**
+                     * @example key,records,tasks,subtasks,duration_seconds,mean_duration_seconds,tasks_per_hour
+                     *     ,3,3,0,285,95,37.89
+                     */
                     "text/csv": string;
                 };
             };
             /** @description Missing or bad credentials */
             401: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid x-api-key"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Forbidden (or a bad or expired URL signature) */
             403: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Forbidden: this API key is not valid for workstream 0193a6f2-6c2d-7e4f-8b51-3a7f9d2e5c81"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Not found */
             404: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "workstream 0193a6f2-6c2d-7e4f-8b51-3a7f9d2e5c81 not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Validation failed; the message names the fields */
             422: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid request: review_score must be between 0 and 1; property colour should not exist",
+                     *       "errors": [
+                     *         {
+                     *           "field": "review_score",
+                     *           "message": "review_score must be between 0 and 1"
+                     *         },
+                     *         {
+                     *           "field": "colour",
+                     *           "message": "property colour should not exist"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Rate limit, failed-authentication limit or quota exceeded (Retry-After) */
             429: {
                 headers: {
-                    /** @description Seconds to wait */
-                    "Retry-After"?: number;
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit of 1200 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal server error",
+                     *       "error_id": "5c1b0a9e-8f7d-4c6b-a5f4-3e2d1c0b9a8f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalErrorAnswer"];
                 };
             };
@@ -5006,113 +7437,201 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    [key: string]: unknown;
-                };
+                /**
+                 * @example {
+                 *       "use_case_id": "uc-1",
+                 *       "task_definition_id": "td-1",
+                 *       "task_id": "task-0001",
+                 *       "worker_id": "bob@example.com",
+                 *       "task_completed_at": "2026-11-29T12:00:00Z",
+                 *       "duration_seconds": 95,
+                 *       "task_count": 1
+                 *     }
+                 */
+                "application/json": components["schemas"]["ThroughputRecord"];
             };
         };
         responses: {
             /** @description Accepted */
             202: {
                 headers: {
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Record stored"
+                     *     }
+                     */
                     "application/json": components["schemas"]["RecordAcceptedAnswer"];
                 };
             };
             /** @description Invalid JSON or body */
             400: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Body is not valid JSON: Unexpected end of JSON input"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Missing or bad credentials */
             401: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid x-api-key"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Forbidden (or a bad or expired URL signature) */
             403: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Forbidden: this API key is not valid for workstream 0193a6f2-6c2d-7e4f-8b51-3a7f9d2e5c81"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Not found */
             404: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "workstream 0193a6f2-6c2d-7e4f-8b51-3a7f9d2e5c81 not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Body larger than the limit */
             413: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Body is larger than the limit of 10485760 bytes"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Unsupported Content-Type */
             415: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Content-Type must be application/json (got text/plain)"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Validation failed; the message names the fields */
             422: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid request: review_score must be between 0 and 1; property colour should not exist",
+                     *       "errors": [
+                     *         {
+                     *           "field": "review_score",
+                     *           "message": "review_score must be between 0 and 1"
+                     *         },
+                     *         {
+                     *           "field": "colour",
+                     *           "message": "property colour should not exist"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Rate limit, failed-authentication limit or quota exceeded (Retry-After) */
             429: {
                 headers: {
-                    /** @description Seconds to wait */
-                    "Retry-After"?: number;
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit of 1200 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal server error",
+                     *       "error_id": "5c1b0a9e-8f7d-4c6b-a5f4-3e2d1c0b9a8f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalErrorAnswer"];
                 };
             };
@@ -5129,113 +7648,206 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    [key: string]: unknown;
-                };
+                /**
+                 * @example {
+                 *       "workstream_id": "0193a6f2-6c2d-7e4f-8b51-3a7f9d2e5c81",
+                 *       "use_case_id": "uc-1",
+                 *       "task_definition_id": "td-1",
+                 *       "unique_id": "review-0001",
+                 *       "task_id": "task-0001",
+                 *       "worker_id": "ann@example.com",
+                 *       "review_completed_at": "2026-11-29T12:00:00Z",
+                 *       "review_score": 0.9,
+                 *       "review_type": "QA",
+                 *       "errors": {
+                 *         "missing_box": 1
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["QualityReviewRecord"];
             };
         };
         responses: {
             /** @description Accepted */
             202: {
                 headers: {
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Record stored"
+                     *     }
+                     */
                     "application/json": components["schemas"]["RecordAcceptedAnswer"];
                 };
             };
             /** @description Invalid JSON or body */
             400: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Body is not valid JSON: Unexpected end of JSON input"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Missing or bad credentials */
             401: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid x-api-key"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Forbidden (or a bad or expired URL signature) */
             403: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Forbidden: this API key is not valid for workstream 0193a6f2-6c2d-7e4f-8b51-3a7f9d2e5c81"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Not found */
             404: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "workstream 0193a6f2-6c2d-7e4f-8b51-3a7f9d2e5c81 not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Body larger than the limit */
             413: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Body is larger than the limit of 10485760 bytes"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Unsupported Content-Type */
             415: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Content-Type must be application/json (got text/plain)"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Validation failed; the message names the fields */
             422: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid request: review_score must be between 0 and 1; property colour should not exist",
+                     *       "errors": [
+                     *         {
+                     *           "field": "review_score",
+                     *           "message": "review_score must be between 0 and 1"
+                     *         },
+                     *         {
+                     *           "field": "colour",
+                     *           "message": "property colour should not exist"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Rate limit, failed-authentication limit or quota exceeded (Retry-After) */
             429: {
                 headers: {
-                    /** @description Seconds to wait */
-                    "Retry-After"?: number;
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit of 1200 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal server error",
+                     *       "error_id": "5c1b0a9e-8f7d-4c6b-a5f4-3e2d1c0b9a8f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalErrorAnswer"];
                 };
             };
@@ -5253,6 +7865,18 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "template_id": "0193a6f2-8e4f-7061-8d73-5c91bf4a7ea3",
+                 *       "callback_url": "https://client.example.com/v3",
+                 *       "resources": [
+                 *         {
+                 *           "identifier": "img-1",
+                 *           "image_url": "https://example.com/1.jpg"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateV3TaskBody"];
             };
         };
@@ -5260,70 +7884,134 @@ export interface operations {
             /** @description The task */
             200: {
                 headers: {
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Present when the answer replays an earlier creation with the same Idempotency-Key */
-                    "Idempotent-Replayed"?: "true";
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "template_id": "0193a6f2-8e4f-7061-8d73-5c91bf4a7ea3",
+                     *       "task_id": "0193a6f3-0a11-7b22-9c33-6da2c05b8fb4",
+                     *       "status": "In-Progress",
+                     *       "started_at": "2026-11-30T09:15:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["V3TaskCreatedAnswer"];
                 };
             };
             /** @description Invalid JSON or body */
             400: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": 103,
+                     *       "error": "Body is invalid",
+                     *       "detail": "missing key template_id"
+                     *     }
+                     */
                     "application/json": components["schemas"]["V3ErrorAnswer"];
                 };
             };
             /** @description Missing or bad credentials */
             401: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "error": "Unauthorized access"
+                     *     }
+                     */
                     "application/json": components["schemas"]["V3ErrorAnswer"];
                 };
             };
             /** @description The API was withdrawn (V3_ENABLED=false) */
             410: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": 410,
+                     *       "error": "API version 3 has been withdrawn: use /v4 (migration notes: https://workline.example.com/docs/v3-migration.md)"
+                     *     }
+                     */
                     "application/json": components["schemas"]["V3ErrorAnswer"];
                 };
             };
             /** @description Rate limit, failed-authentication limit or quota exceeded (Retry-After) */
             429: {
                 headers: {
-                    /** @description Seconds to wait */
-                    "Retry-After"?: number;
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "error": "Rate limit of 600 requests per minute exceeded; retry in 30 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["V3ErrorAnswer"];
                 };
             };
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": 104,
+                     *       "error": "Internal error",
+                     *       "error_id": "5c1b0a9e-8f7d-4c6b-a5f4-3e2d1c0b9a8f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["V3ErrorAnswer"];
                 };
             };
@@ -5343,77 +8031,165 @@ export interface operations {
             /** @description The task */
             200: {
                 headers: {
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "template_id": "0193a6f2-8e4f-7061-8d73-5c91bf4a7ea3",
+                     *       "task_id": "0193a6f3-0a11-7b22-9c33-6da2c05b8fb4",
+                     *       "status": "Completed",
+                     *       "started_at": "2026-11-30T09:15:00Z",
+                     *       "finished_at": "2026-11-30T09:31:00Z",
+                     *       "resources": [
+                     *         {
+                     *           "identifier": "img-1",
+                     *           "image_url": "https://example.com/1.jpg",
+                     *           "label": "receipt",
+                     *           "extra": {
+                     *             "status": "Completed"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["V3TaskAnswer"];
                 };
             };
             /** @description Invalid JSON or body */
             400: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": 103,
+                     *       "error": "Body is invalid",
+                     *       "detail": "missing key template_id"
+                     *     }
+                     */
                     "application/json": components["schemas"]["V3ErrorAnswer"];
                 };
             };
             /** @description Missing or bad credentials */
             401: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": 401,
+                     *       "error": "Unauthorized access"
+                     *     }
+                     */
                     "application/json": components["schemas"]["V3ErrorAnswer"];
                 };
             };
             /** @description Not found */
             404: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": 404,
+                     *       "error": "Not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["V3ErrorAnswer"];
                 };
             };
             /** @description The API was withdrawn (V3_ENABLED=false) */
             410: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": 410,
+                     *       "error": "API version 3 has been withdrawn: use /v4 (migration notes: https://workline.example.com/docs/v3-migration.md)"
+                     *     }
+                     */
                     "application/json": components["schemas"]["V3ErrorAnswer"];
                 };
             };
             /** @description Rate limit, failed-authentication limit or quota exceeded (Retry-After) */
             429: {
                 headers: {
-                    /** @description Seconds to wait */
-                    "Retry-After"?: number;
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": 429,
+                     *       "error": "Rate limit of 600 requests per minute exceeded; retry in 30 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["V3ErrorAnswer"];
                 };
             };
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": 104,
+                     *       "error": "Internal error",
+                     *       "error_id": "5c1b0a9e-8f7d-4c6b-a5f4-3e2d1c0b9a8f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["V3ErrorAnswer"];
                 };
             };
@@ -5431,50 +8207,75 @@ export interface operations {
             /** @description The lines */
             200: {
                 headers: {
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "0193a6f2-8e4f-7061-8d73-5c91bf4a7ea3",
+                     *         "name": "Receipt lines"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["LineAnswer"][];
                 };
             };
             /** @description Missing or bad credentials */
             401: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad credentials"
+                     *     }
+                     */
                     "application/json": components["schemas"]["V4ErrorAnswer"];
                 };
             };
             /** @description Rate limit, failed-authentication limit or quota exceeded (Retry-After) */
             429: {
                 headers: {
-                    /** @description Seconds to wait */
-                    "Retry-After"?: number;
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit of 1200 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["V4ErrorAnswer"];
                 };
             };
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal server error",
+                     *       "error_id": "5c1b0a9e-8f7d-4c6b-a5f4-3e2d1c0b9a8f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalErrorAnswer"];
                 };
             };
@@ -5489,102 +8290,162 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "My own line"
+                 *     }
+                 */
                 "application/json": Record<string, never>;
             };
         };
         responses: {
-            /** @description The line */
+            /** @description Never: lines are provisioned by Workline (403) */
             201: {
                 headers: {
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["LineAnswer"];
-                };
+                content?: never;
             };
             /** @description Invalid JSON or body */
             400: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Problem parsing the body"
+                     *     }
+                     */
                     "application/json": components["schemas"]["V4ErrorAnswer"];
                 };
             };
             /** @description Missing or bad credentials */
             401: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad credentials"
+                     *     }
+                     */
                     "application/json": components["schemas"]["V4ErrorAnswer"];
                 };
             };
             /** @description Forbidden (or a bad or expired URL signature) */
             403: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Forbidden"
+                     *     }
+                     */
                     "application/json": components["schemas"]["V4ErrorAnswer"];
                 };
             };
             /** @description Body larger than the limit */
             413: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Body is larger than the limit of 10485760 bytes"
+                     *     }
+                     */
                     "application/json": components["schemas"]["V4ErrorAnswer"];
                 };
             };
             /** @description Unsupported Content-Type */
             415: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Content-Type must be application/json (got text/plain)"
+                     *     }
+                     */
                     "application/json": components["schemas"]["V4ErrorAnswer"];
                 };
             };
             /** @description Validation failed; the message names the fields */
             422: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid request: missing key line_id"
+                     *     }
+                     */
                     "application/json": components["schemas"]["V4ErrorAnswer"];
                 };
             };
             /** @description Rate limit, failed-authentication limit or quota exceeded (Retry-After) */
             429: {
                 headers: {
-                    /** @description Seconds to wait */
-                    "Retry-After"?: number;
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit of 1200 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["V4ErrorAnswer"];
                 };
             };
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal server error",
+                     *       "error_id": "5c1b0a9e-8f7d-4c6b-a5f4-3e2d1c0b9a8f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalErrorAnswer"];
                 };
             };
@@ -5602,6 +8463,22 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "line_id": "0193a6f2-8e4f-7061-8d73-5c91bf4a7ea3",
+                 *       "callback_url": "https://client.example.com/runs",
+                 *       "units": [
+                 *         {
+                 *           "identifier": "img-1",
+                 *           "image_url": "https://example.com/1.jpg"
+                 *         },
+                 *         {
+                 *           "identifier": "img-2",
+                 *           "image_url": "https://example.com/2.jpg"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateRunBody"];
             };
         };
@@ -5609,97 +8486,161 @@ export interface operations {
             /** @description The run */
             201: {
                 headers: {
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Present when the answer replays an earlier creation with the same Idempotency-Key */
-                    "Idempotent-Replayed"?: "true";
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a6f3-0a11-7b22-9c33-6da2c05b8fb4",
+                     *       "line_id": "0193a6f2-8e4f-7061-8d73-5c91bf4a7ea3",
+                     *       "status": "Processing",
+                     *       "created_at": "2026-11-30T09:15:00Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["RunCreatedAnswer"];
                 };
             };
             /** @description Invalid JSON or body */
             400: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Problem parsing the body"
+                     *     }
+                     */
                     "application/json": components["schemas"]["V4ErrorAnswer"];
                 };
             };
             /** @description Missing or bad credentials */
             401: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad credentials"
+                     *     }
+                     */
                     "application/json": components["schemas"]["V4ErrorAnswer"];
                 };
             };
             /** @description Not found */
             404: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["V4ErrorAnswer"];
                 };
             };
             /** @description Body larger than the limit */
             413: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Body is larger than the limit of 10485760 bytes"
+                     *     }
+                     */
                     "application/json": components["schemas"]["V4ErrorAnswer"];
                 };
             };
             /** @description Unsupported Content-Type */
             415: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Content-Type must be application/json (got text/plain)"
+                     *     }
+                     */
                     "application/json": components["schemas"]["V4ErrorAnswer"];
                 };
             };
             /** @description Validation failed; the message names the fields */
             422: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid request: missing key line_id"
+                     *     }
+                     */
                     "application/json": components["schemas"]["V4ErrorAnswer"];
                 };
             };
             /** @description Rate limit, failed-authentication limit or quota exceeded (Retry-After) */
             429: {
                 headers: {
-                    /** @description Seconds to wait */
-                    "Retry-After"?: number;
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit of 1200 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["V4ErrorAnswer"];
                 };
             };
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal server error",
+                     *       "error_id": "5c1b0a9e-8f7d-4c6b-a5f4-3e2d1c0b9a8f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalErrorAnswer"];
                 };
             };
@@ -5722,68 +8663,138 @@ export interface operations {
             /** @description The run */
             200: {
                 headers: {
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a6f3-0a11-7b22-9c33-6da2c05b8fb4",
+                     *       "line_id": "0193a6f2-8e4f-7061-8d73-5c91bf4a7ea3",
+                     *       "status": "Processed",
+                     *       "created_at": "2026-11-30T09:15:00Z",
+                     *       "processed_at": "2026-11-30T09:40:00Z",
+                     *       "units": [
+                     *         {
+                     *           "input": {
+                     *             "identifier": "img-1",
+                     *             "image_url": "https://example.com/1.jpg"
+                     *           },
+                     *           "output": {
+                     *             "label": "receipt"
+                     *           },
+                     *           "meta": {
+                     *             "status": "Completed",
+                     *             "created_at": "2026-11-30T09:15:00Z",
+                     *             "processed_at": "2026-11-30T09:31:00Z"
+                     *           }
+                     *         },
+                     *         {
+                     *           "input": {
+                     *             "identifier": "img-2",
+                     *             "image_url": "https://example.com/2.jpg"
+                     *           },
+                     *           "output": {},
+                     *           "meta": {
+                     *             "status": "Flagged",
+                     *             "created_at": "2026-11-30T09:15:00Z",
+                     *             "processed_at": "2026-11-30T09:40:00Z"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["RunAnswer"];
                 };
             };
             /** @description Missing or bad credentials */
             401: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad credentials"
+                     *     }
+                     */
                     "application/json": components["schemas"]["V4ErrorAnswer"];
                 };
             };
             /** @description Not found */
             404: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["V4ErrorAnswer"];
                 };
             };
             /** @description Validation failed; the message names the fields */
             422: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid request: missing key line_id"
+                     *     }
+                     */
                     "application/json": components["schemas"]["V4ErrorAnswer"];
                 };
             };
             /** @description Rate limit, failed-authentication limit or quota exceeded (Retry-After) */
             429: {
                 headers: {
-                    /** @description Seconds to wait */
-                    "Retry-After"?: number;
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit of 1200 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["V4ErrorAnswer"];
                 };
             };
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal server error",
+                     *       "error_id": "5c1b0a9e-8f7d-4c6b-a5f4-3e2d1c0b9a8f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalErrorAnswer"];
                 };
             };
@@ -5800,15 +8811,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Never */
+            /** @description Never: runs are kept (403) */
             200: {
                 headers: {
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5816,53 +8824,89 @@ export interface operations {
             /** @description Missing or bad credentials */
             401: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad credentials"
+                     *     }
+                     */
                     "application/json": components["schemas"]["V4ErrorAnswer"];
                 };
             };
             /** @description Forbidden (or a bad or expired URL signature) */
             403: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Forbidden"
+                     *     }
+                     */
                     "application/json": components["schemas"]["V4ErrorAnswer"];
                 };
             };
             /** @description Not found */
             404: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["V4ErrorAnswer"];
                 };
             };
             /** @description Rate limit, failed-authentication limit or quota exceeded (Retry-After) */
             429: {
                 headers: {
-                    /** @description Seconds to wait */
-                    "Retry-After"?: number;
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit of 1200 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["V4ErrorAnswer"];
                 };
             };
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal server error",
+                     *       "error_id": "5c1b0a9e-8f7d-4c6b-a5f4-3e2d1c0b9a8f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalErrorAnswer"];
                 };
             };
@@ -5882,77 +8926,123 @@ export interface operations {
             /** @description The abort is under way */
             202: {
                 headers: {
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "The run is being aborted"
+                     *     }
+                     */
                     "application/json": components["schemas"]["MessageAnswer"];
                 };
             };
             /** @description Missing or bad credentials */
             401: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad credentials"
+                     *     }
+                     */
                     "application/json": components["schemas"]["V4ErrorAnswer"];
                 };
             };
             /** @description Not found */
             404: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["V4ErrorAnswer"];
                 };
             };
             /** @description Not allowed in the current state */
             405: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "The run is already processed and cannot be aborted"
+                     *     }
+                     */
                     "application/json": components["schemas"]["V4ErrorAnswer"];
                 };
             };
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "The run is already being aborted"
+                     *     }
+                     */
                     "application/json": components["schemas"]["V4ErrorAnswer"];
                 };
             };
             /** @description Rate limit, failed-authentication limit or quota exceeded (Retry-After) */
             429: {
                 headers: {
-                    /** @description Seconds to wait */
-                    "Retry-After"?: number;
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit of 1200 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["V4ErrorAnswer"];
                 };
             };
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal server error",
+                     *       "error_id": "5c1b0a9e-8f7d-4c6b-a5f4-3e2d1c0b9a8f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalErrorAnswer"];
                 };
             };
@@ -5969,6 +9059,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "output": {
+                 *         "label": "receipt"
+                 *       },
+                 *       "next": {
+                 *         "kind": "task"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["CompleteUnitAssignmentDto"] | components["schemas"]["CompleteTaskAssignmentDto"];
             };
         };
@@ -5976,104 +9076,205 @@ export interface operations {
             /** @description Completed */
             200: {
                 headers: {
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "assignment_id": "asgu_0193a6f3-5f66-7077-8188-b2f7150ad409",
+                     *       "status": "Completed",
+                     *       "next": {
+                     *         "assignment_id": "asgt_0193a6f3-6077-7188-9299-c308261be51a",
+                     *         "kind": "task",
+                     *         "task_id": "tsk_0193a6f3-1b22-7c33-8d44-7eb3d16c90c5",
+                     *         "media_url": "https://workline.example.com/media/tasks/tsk_0193a6f3-1b22-7c33-8d44-7eb3d16c90c5?expires=1796030100&signature=3f1d9c0e4b7a2f6e8d5c1b0a9e8f7d6c5b4a3f2e1d0c9b8a7f6e5d4c3b2a1f0e",
+                     *         "media_type": "image/png",
+                     *         "existing_tags": [
+                     *           {
+                     *             "value": "document",
+                     *             "confidence_score": 0.6
+                     *           }
+                     *         ],
+                     *         "metadata": [
+                     *           {
+                     *             "key": "store",
+                     *             "value": "north"
+                     *           }
+                     *         ],
+                     *         "lease_expires_at": "2026-11-30T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["AssignmentOutcomeAnswer"];
                 };
             };
             /** @description Invalid JSON or body */
             400: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Body is not valid JSON: Unexpected end of JSON input"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Missing or bad credentials */
             401: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid x-api-key"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Not found */
             404: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "workstream 0193a6f2-6c2d-7e4f-8b51-3a7f9d2e5c81 not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "The assignment is no longer yours: its lease ran out"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Body larger than the limit */
             413: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Body is larger than the limit of 10485760 bytes"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Unsupported Content-Type */
             415: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Content-Type must be application/json (got text/plain)"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Validation failed; the message names the fields */
             422: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid request: review_score must be between 0 and 1; property colour should not exist",
+                     *       "errors": [
+                     *         {
+                     *           "field": "review_score",
+                     *           "message": "review_score must be between 0 and 1"
+                     *         },
+                     *         {
+                     *           "field": "colour",
+                     *           "message": "property colour should not exist"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Rate limit, failed-authentication limit or quota exceeded (Retry-After) */
             429: {
                 headers: {
-                    /** @description Seconds to wait */
-                    "Retry-After"?: number;
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit of 1200 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal server error",
+                     *       "error_id": "5c1b0a9e-8f7d-4c6b-a5f4-3e2d1c0b9a8f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalErrorAnswer"];
                 };
             };
@@ -6090,6 +9291,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "The image is blank"
+                 *     }
+                 */
                 "application/json": components["schemas"]["FlagAssignmentDto"];
             };
         };
@@ -6097,104 +9303,187 @@ export interface operations {
             /** @description Flagged */
             200: {
                 headers: {
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "assignment_id": "asgt_0193a6f3-6077-7188-9299-c308261be51a",
+                     *       "kind": "task",
+                     *       "task_id": "tsk_0193a6f3-1b22-7c33-8d44-7eb3d16c90c5",
+                     *       "state": "ERROR"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AssignmentOutcomeAnswer"];
                 };
             };
             /** @description Invalid JSON or body */
             400: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Body is not valid JSON: Unexpected end of JSON input"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Missing or bad credentials */
             401: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid x-api-key"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Not found */
             404: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "workstream 0193a6f2-6c2d-7e4f-8b51-3a7f9d2e5c81 not found"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "The assignment is no longer yours: its lease ran out"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Body larger than the limit */
             413: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Body is larger than the limit of 10485760 bytes"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Unsupported Content-Type */
             415: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Content-Type must be application/json (got text/plain)"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Validation failed; the message names the fields */
             422: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid request: review_score must be between 0 and 1; property colour should not exist",
+                     *       "errors": [
+                     *         {
+                     *           "field": "review_score",
+                     *           "message": "review_score must be between 0 and 1"
+                     *         },
+                     *         {
+                     *           "field": "colour",
+                     *           "message": "property colour should not exist"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Rate limit, failed-authentication limit or quota exceeded (Retry-After) */
             429: {
                 headers: {
-                    /** @description Seconds to wait */
-                    "Retry-After"?: number;
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit of 1200 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal server error",
+                     *       "error_id": "5c1b0a9e-8f7d-4c6b-a5f4-3e2d1c0b9a8f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalErrorAnswer"];
                 };
             };
@@ -6209,6 +9498,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "kind": "unit",
+                 *       "line_id": "0193a6f2-8e4f-7061-8d73-5c91bf4a7ea3"
+                 *     }
+                 */
                 "application/json": components["schemas"]["NextAssignmentDto"];
             };
         };
@@ -6216,27 +9511,34 @@ export interface operations {
             /** @description The assignment */
             200: {
                 headers: {
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "assignment_id": "asgu_0193a6f3-5f66-7077-8188-b2f7150ad409",
+                     *       "kind": "unit",
+                     *       "run_id": "0193a6f3-0a11-7b22-9c33-6da2c05b8fb4",
+                     *       "line_id": "0193a6f2-8e4f-7061-8d73-5c91bf4a7ea3",
+                     *       "input": {
+                     *         "identifier": "img-1",
+                     *         "image_url": "https://example.com/1.jpg"
+                     *       },
+                     *       "lease_expires_at": "2026-11-30T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UnitAssignmentAnswer"] | components["schemas"]["TaskAssignmentAnswer"];
                 };
             };
             /** @description Nothing to do */
             204: {
                 headers: {
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6244,71 +9546,133 @@ export interface operations {
             /** @description Invalid JSON or body */
             400: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Body is not valid JSON: Unexpected end of JSON input"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Missing or bad credentials */
             401: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid x-api-key"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Body larger than the limit */
             413: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Body is larger than the limit of 10485760 bytes"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Unsupported Content-Type */
             415: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Content-Type must be application/json (got text/plain)"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Validation failed; the message names the fields */
             422: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Invalid request: review_score must be between 0 and 1; property colour should not exist",
+                     *       "errors": [
+                     *         {
+                     *           "field": "review_score",
+                     *           "message": "review_score must be between 0 and 1"
+                     *         },
+                     *         {
+                     *           "field": "colour",
+                     *           "message": "property colour should not exist"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Rate limit, failed-authentication limit or quota exceeded (Retry-After) */
             429: {
                 headers: {
-                    /** @description Seconds to wait */
-                    "Retry-After"?: number;
-                    /** @description Requests per minute allowed to this credential in this API group */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until one more request is accepted */
-                    "X-RateLimit-Reset"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Rate limit of 1200 requests per minute exceeded; retry in 12 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
             /** @description Unexpected error (500), logged under error_id */
             default: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-When-Known"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Internal server error",
+                     *       "error_id": "5c1b0a9e-8f7d-4c6b-a5f4-3e2d1c0b9a8f"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InternalErrorAnswer"];
                 };
             };

@@ -1,5 +1,6 @@
 import type { WorkstreamCreatedEvent } from '@workline/contracts';
 import type { PublicSurface } from '@workline/db';
+import type { WorkstreamConfig } from '../record-rules';
 import type { NewWorkstream, WorkstreamRow, WorkstreamsRepository } from '../workstreams.repository';
 import { WorkstreamsService } from '../workstreams.service';
 
@@ -34,3 +35,12 @@ export async function workstreamsWithOne(): Promise<{ workstreams: WorkstreamsSe
   });
   return { workstreams, workstreamId: created.id };
 }
+
+/** What records are checked against in the unit tests: workstream ws-1 of acc-1, use case uc-1 with task definition td-1, no QC sampling. */
+export const RULES_WORKSTREAM: WorkstreamConfig = {
+  id: 'ws-1',
+  account_id: 'acc-1',
+  use_cases: [{ id: 'uc-1', task_definition_ids: ['td-1'] }],
+  qc_score_threshold: 0.5,
+  qc_sample_rate: 0,
+};
