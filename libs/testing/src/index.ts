@@ -18,3 +18,4 @@ export * from './stack-turns';
 export * from './performance';
 export * from './plans';
 export * from './performance-uploads';
+export * from './in-memory-redis';
