@@ -17,7 +17,7 @@ import { PerformanceApiEnv } from './performance/performance-api.env';
 import { GatewayModule } from './gateway.module';
 import { GatewayLifecycle } from './health/lifecycle';
 import { installAuthentication } from './auth/authentication';
-import { TaskQuota } from './oversight/task-quota';
+import { TaskQuotaRider } from './oversight/task-quota-rider';
 import { HttpExceptionFilter } from './http/http-exception.filter';
 import { installJsonBody } from './http/json-body';
 import { GatewayMetrics } from './http/metrics';
@@ -84,7 +84,7 @@ async function bootstrap(): Promise<void> {
   installRequestIds(fastify);
   refuseNulInUrl(fastify);
   app.get(GatewayMetrics).install(fastify);
-  const taskQuota = app.get(TaskQuota);
+  const taskQuota = app.get(TaskQuotaRider);
   taskQuota.install(fastify);
   // Before authentication: a 429 of /v3 is marked deprecated too, and a withdrawn v3 answers 410 to anyone.
   fastify.addHook('onRequest', v3Deprecation(env.v3Enabled, env.publicUrl));
