@@ -30,7 +30,7 @@ const BALANCER_POLL_MS = 200;
 const GATEWAY_SHUTDOWN_DELAY_MS = '5000';
 /**
  * A rolling restart waits this long for an instance to exit: past the apps' own shutdown limit (60 s,
- * libs/observability installGracefulShutdown, after which an app exits 1), so the exit code says whether it
+ * libs/service-runtime installGracefulShutdown, after which an app exits 1), so the exit code says whether it
  * stopped gracefully.
  */
 const ROLLING_STOP_GRACE_MS = 65_000;
