@@ -4,7 +4,8 @@ import type { Consumer, KafkaMessage } from 'kafkajs';
 import { randomUUID } from 'node:crypto';
 import { CONSUMER_STALL_MS, ConsumerStallWatch, replaceStuckConsumer, STUCK_DISCONNECT_MS } from './consumer-stall-watch';
 import { consumerGroupOf, consumerTimeouts, createKafka, type KafkaSettings } from './kafka.settings';
-import { type KafkaProducer, settledWithin } from './producer';
+import type { KafkaProducer } from './producer';
+import { settledWithin } from './timeouts';
 import { RpcHeader, type RpcReply } from './rpc.protocol';
 import { decodeHeaders } from './message-errors';
 

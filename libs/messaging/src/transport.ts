@@ -9,7 +9,8 @@ import { CONSUMER_STALL_MS, ConsumerStallWatch, replaceStuckConsumer } from './c
 import { EventConsumer } from './event-consumer';
 import { HandlerRunner } from './handler-runner';
 import { consumerGroupOf, consumerTimeouts, createKafka, type KafkaSettings } from './kafka.settings';
-import { KafkaProducer, settledWithin } from './producer';
+import { KafkaProducer } from './producer';
+import { settledWithin } from './timeouts';
 import { RpcRequestServer } from './rpc-server';
 
 /** Bounds of the stages of close() (see there). */
