@@ -15,6 +15,12 @@ function findRoot(from: string): string {
 
 export const root = findRoot(__dirname);
 
+/** What the stacks leave for others to find: npm start's lock and admin token, the test stacks' files (WORKLINE_STACK_FILE). */
+export const runDir = path.join(root, '.cache', 'run');
+
+/** The admin token npm start generated when ADMIN_TOKEN is not set (tools/demo.ts reads it). */
+export const adminTokenFile = path.join(runDir, 'admin-token');
+
 interface Bootstrap {
   ensureDependencies(): void;
 }

@@ -5,7 +5,7 @@ import { startLocalKafka } from './kafka';
 import { ok, warn } from './log';
 import { embeddedPostgresMode, ensurePostgres, startMigrations } from './postgres';
 import { stopProcess } from './process';
-import type { Profile } from './profiles';
+import { logDirOf, type Profile } from './profiles';
 import { ensureRedis } from './redis';
 
 export interface Stack {
@@ -89,7 +89,7 @@ export async function startStack(
       BLOB_DIR: process.env.BLOB_DIR ?? path.join(root, '.cache', 'blobs', profile.name),
       ...extraEnv,
     };
-    const apps = await startApps({ env, gatewayUrl, quiet: quietApps, logDir: path.join(root, '.cache', 'logs', profile.name), signal });
+    const apps = await startApps({ env, gatewayUrl, quiet: quietApps, logDir: logDirOf(profile), signal });
     started.push(() => stopApps(apps));
     return { env, gatewayUrl, apps, stop, embeddedPostgres: postgres.embedded };
   } catch (error) {

@@ -6,13 +6,12 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { root } from './deps';
+import { adminTokenFile, root, runDir } from './deps';
 import { fail, paint, reportAndExit, step } from './log';
 import { isAlive, portOpen, readPid } from './process';
 import { type Profile, profiles } from './profiles';
 import { type Stack, startStack } from './stack';
 
-const runDir = path.join(root, '.cache', 'run');
 const lockFile = path.join(runDir, 'start.pid');
 
 /** A second `npm start` says so instead of failing on taken ports. */
@@ -32,12 +31,11 @@ async function takeLock(profile: Profile): Promise<void> {
   fs.writeFileSync(lockFile, String(process.pid));
 }
 
-/** ADMIN_TOKEN: the environment's, else one generated once and kept in .cache/admin-token. */
+/** ADMIN_TOKEN: the environment's, else one generated once and kept in .cache/run/admin-token. */
 function adminToken(): string {
   if (process.env.ADMIN_TOKEN) return process.env.ADMIN_TOKEN;
-  const file = path.join(runDir, 'admin-token');
-  if (!fs.existsSync(file)) fs.writeFileSync(file, crypto.randomBytes(24).toString('base64url'), { mode: 0o600 });
-  return fs.readFileSync(file, 'utf8').trim();
+  if (!fs.existsSync(adminTokenFile)) fs.writeFileSync(adminTokenFile, crypto.randomBytes(24).toString('base64url'), { mode: 0o600 });
+  return fs.readFileSync(adminTokenFile, 'utf8').trim();
 }
 
 async function start(): Promise<void> {

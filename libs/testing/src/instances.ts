@@ -34,14 +34,14 @@ export interface AppInstance {
 
 /**
  * Starts one more instance of a built app (dist/) with the test stack's environment plus `extraEnv`
- * (e.g. another PORT for a second gateway). Its output goes to .cache/logs/test/<name>.log.
+ * (e.g. another PORT for a second gateway). Its output goes to <the stack's logDir>/<name>.log.
  */
 export function startAppInstance(
   app: string,
   extraEnv: Record<string, string> = {},
   name = `${app}-extra-${process.pid}-${Date.now()}`,
 ): AppInstance {
-  const logDir = join(ROOT, '.cache', 'logs', 'test');
+  const { logDir } = testStack();
   mkdirSync(logDir, { recursive: true });
   const logFile = join(logDir, `${name}.log`);
   const log = createWriteStream(logFile, { flags: 'a' });
