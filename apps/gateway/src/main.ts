@@ -4,7 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { BlobStoreEnv } from '@workline/blob-store';
 import { loadEnvOrExit } from '@workline/config';
-import { errorMessage } from '@workline/contracts';
+import { errorMessage, GATEWAY_APP } from '@workline/contracts';
 import { Authenticator } from '@workline/identity';
 import { RedisService } from '@workline/redis';
 import { ensureTopics } from '@workline/messaging';
@@ -65,13 +65,13 @@ function serverOptions(env: GatewayEnv): FastifyServerOptions {
 class GatewayAppModule {}
 
 async function bootstrap(): Promise<void> {
-  const env = loadEnvOrExit(GatewayEnv, 'gateway');
+  const env = loadEnvOrExit(GatewayEnv, GATEWAY_APP);
   // The feature modules' settings too, before any connection: a bad one stops the gateway at once, naming it
   // (read again by the modules that use them).
-  for (const settings of [PerformanceApiEnv, OversightApiEnv, BlobStoreEnv] as (new () => object)[]) loadEnvOrExit(settings, 'gateway');
-  const jsonLogger = installJsonLogger(env, 'gateway');
-  const logger = new Logger('gateway');
-  await ensureTopics(kafkaSettingsFrom(env, 'gateway'));
+  for (const settings of [PerformanceApiEnv, OversightApiEnv, BlobStoreEnv] as (new () => object)[]) loadEnvOrExit(settings, GATEWAY_APP);
+  const jsonLogger = installJsonLogger(env, GATEWAY_APP);
+  const logger = new Logger(GATEWAY_APP);
+  await ensureTopics(kafkaSettingsFrom(env, GATEWAY_APP));
   const app = await NestFactory.create<NestFastifyApplication>(
     { module: GatewayAppModule, imports: [GatewayModule.register(env), ...requestLogModules(jsonLogger.pino)] },
     new FastifyAdapter(serverOptions(env)),
@@ -96,7 +96,7 @@ async function bootstrap(): Promise<void> {
   await app.listen({ port: env.PORT, host: '0.0.0.0' });
   // Node's rule: headersTimeout must exceed keepAliveTimeout, or a slow first request on a kept connection is cut.
   fastify.server.headersTimeout = env.HTTP_KEEP_ALIVE_MS + 1000;
-  installGracefulShutdown('gateway', {
+  installGracefulShutdown(GATEWAY_APP, {
     drain: () => (app.get(GatewayLifecycle).draining = true),
     delayMs: env.SHUTDOWN_DELAY_MS,
     stop: async () => {
@@ -135,6 +135,6 @@ async function closeHttpServer(fastify: FastifyInstance): Promise<void> {
 }
 
 bootstrap().catch((error: unknown) => {
-  new Logger('gateway').error(`could not start: ${errorMessage(error)}`);
+  new Logger(GATEWAY_APP).error(`could not start: ${errorMessage(error)}`);
   process.exit(1);
 });
