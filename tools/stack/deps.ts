@@ -40,7 +40,7 @@ export function generatePrismaClient(): void {
   run(path.join(root, 'node_modules/.bin/prisma'), ['generate'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
 }
 
-/** Compiles apps and libs into dist/ (incremental). */
+/** Compiles apps and libs into dist/ (tsc -b: nothing to compile when npm test's type check has just built them). */
 export function build(): void {
   step('building apps and libraries (tsc)');
   run('npm', ['run', '--silent', 'build'], { cwd: root });
