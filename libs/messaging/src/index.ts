@@ -10,6 +10,7 @@ export * from './rpc-client';
 export * from './outbox-writer';
 export { BATCH_ROW_MAX_CHARS, batchRowsOf } from './outbox-batch-rows';
 export * from './outbox-relay';
+export { RELAY_MARK } from './outbox-dead-letters';
 export * from './outbox-payload';
 export * from './inbox';
 export * from './kafka.module';
