@@ -3,12 +3,11 @@ import type { DynamicModule } from '@nestjs/common';
 import { FsBlobStore } from '@workline/blob-store';
 import { loadEnv } from '@workline/config';
 import { OVERSIGHT_OPTIONS, type OversightOptions } from '@workline/oversight';
+import { providedValue } from '@workline/testing';
 import { OversightEnv } from './oversight.env';
 import { OversightModule } from './oversight.module';
 
-const optionsOf = (module: DynamicModule) =>
-  (module.providers as { provide?: unknown; useValue?: unknown }[]).find((provider) => provider.provide === OVERSIGHT_OPTIONS)
-    ?.useValue as OversightOptions;
+const optionsOf = (module: DynamicModule) => providedValue<OversightOptions>(module, OVERSIGHT_OPTIONS)!;
 
 describe('the oversight service’s settings', () => {
   it('defaults to a 30 min lease, media keys kept a day past their URL, a sweep every 10 min', () => {

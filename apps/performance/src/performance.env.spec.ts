@@ -1,13 +1,10 @@
 import 'reflect-metadata';
-import type { DynamicModule } from '@nestjs/common';
 import { FsBlobStore } from '@workline/blob-store';
 import { loadEnv } from '@workline/config';
 import { BLOB_STORE, INSTANCE_ID, UPLOAD_SWEEP_SECONDS } from '@workline/performance';
+import { providedValue } from '@workline/testing';
 import { PerformanceEnv } from './performance.env';
 import { PerformanceModule } from './performance.module';
-
-const provided = (module: DynamicModule, token: symbol) =>
-  (module.providers as { provide?: unknown; useValue?: unknown }[]).find((provider) => provider.provide === token)?.useValue;
 
 describe('the performance service’s settings', () => {
   it('sweeps finished uploads’ files every 10 min unless told, within 1 s to a day', () => {
@@ -30,8 +27,8 @@ describe('the performance service’s settings', () => {
       UPLOAD_SWEEP_INTERVAL_SECONDS: '30',
     });
     const module = PerformanceModule.register(env);
-    expect(provided(module, BLOB_STORE)).toStrictEqual(new FsBlobStore('/var/lib/workline/blobs'));
-    expect(provided(module, INSTANCE_ID)).toBe('performance-7');
-    expect(provided(module, UPLOAD_SWEEP_SECONDS)).toBe(30);
+    expect(providedValue(module, BLOB_STORE)).toStrictEqual(new FsBlobStore('/var/lib/workline/blobs'));
+    expect(providedValue(module, INSTANCE_ID)).toBe('performance-7');
+    expect(providedValue(module, UPLOAD_SWEEP_SECONDS)).toBe(30);
   });
 });

@@ -1,13 +1,10 @@
 import 'reflect-metadata';
-import type { DynamicModule } from '@nestjs/common';
 import { loadEnv } from '@workline/config';
 import type { KafkaSettings } from '@workline/messaging';
 import { PLATFORM_SETTINGS } from '@workline/platform-runs';
+import { providedValue } from '@workline/testing';
 import { PlatformRunsEnv } from './platform-runs.env';
 import { PlatformRunsModule } from './platform-runs.module';
-
-const provided = (module: DynamicModule, token: unknown) =>
-  (module.providers as { provide?: unknown; useValue?: unknown }[]).find((provider) => provider.provide === token)?.useValue;
 
 const settings: KafkaSettings = {
   brokers: ['127.0.0.1:9092'],
@@ -49,7 +46,7 @@ describe('the platform-runs service’s settings', () => {
       UNIT_CLAIM_AHEAD: '4',
       INSTANCE_ID: 'not-the-one-used',
     });
-    expect(provided(PlatformRunsModule.register(env, settings), PLATFORM_SETTINGS)).toEqual({
+    expect(providedValue(PlatformRunsModule.register(env, settings), PLATFORM_SETTINGS)).toEqual({
       secretsKey: 'a-secrets-key-of-at-least-thirty-two-characters',
       callbackPolicy: { allowPrivate: false, allowedRanges: ['10.20.0.0/16'], dnsServers: [] },
       unitLeaseSeconds: 60,

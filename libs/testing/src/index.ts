@@ -19,3 +19,4 @@ export * from './performance';
 export * from './plans';
 export * from './performance-uploads';
 export * from './in-memory-redis';
+export * from './nest-modules';
