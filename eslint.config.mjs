@@ -18,6 +18,8 @@ const depConstraints = [
   // The end-to-end suites (e2e/) are black-box: they reach the apps over HTTP and Kafka only, never an app's
   // or a domain library's code, so they hold whatever the services do inside.
   { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:lib', 'type:test'] },
+  // tools/ (the stacks, generators, the demo) start and document the apps from outside: shared and test libraries only.
+  { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:lib', 'type:test'] },
 ];
 
 const E2E_READS_NO_TABLE =

@@ -12,8 +12,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http, { type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
-import { root } from './stack/deps';
+import { adminTokenFile } from './stack/deps';
 
 const gateway = (process.env.WORKLINE_URL || `http://127.0.0.1:${DEFAULT_GATEWAY_PORT}`).replace(/\/+$/, '');
 // `npm run demo --auto` (without --) reaches us as npm_config_auto.
@@ -29,8 +28,7 @@ const PNG = Buffer.from(
 
 function adminToken(): string {
   if (process.env.ADMIN_TOKEN) return process.env.ADMIN_TOKEN;
-  const file = path.join(root, '.cache', 'run', 'admin-token');
-  if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').trim();
+  if (fs.existsSync(adminTokenFile)) return fs.readFileSync(adminTokenFile, 'utf8').trim();
   throw new Error('no admin token: set ADMIN_TOKEN, or start the stack with npm start (it writes .cache/run/admin-token)');
 }
 

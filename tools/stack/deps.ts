@@ -15,6 +15,13 @@ function findRoot(from: string): string {
 
 export const root = findRoot(__dirname);
 
+/** What the stacks leave for others to find: npm start's lock and admin token, the test stacks' files (WORKLINE_STACK_FILE). */
+export const runDir = path.join(root, '.cache', 'run');
+
+/** The admin token npm start generates when ADMIN_TOKEN is not set, in its run directory (tools/demo.ts reads it). */
+export const ADMIN_TOKEN_FILE_NAME = 'admin-token';
+export const adminTokenFile = path.join(runDir, ADMIN_TOKEN_FILE_NAME);
+
 interface Bootstrap {
   ensureDependencies(): void;
 }
@@ -34,7 +41,7 @@ export function generatePrismaClient(): void {
   run(path.join(root, 'node_modules/.bin/prisma'), ['generate'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
 }
 
-/** Compiles apps and libs into dist/ (incremental). */
+/** Compiles apps and libs into dist/ (tsc -b: nothing to compile when npm test's type check has just built them). */
 export function build(): void {
   step('building apps and libraries (tsc)');
   run('npm', ['run', '--silent', 'build'], { cwd: root });

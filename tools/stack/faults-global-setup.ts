@@ -7,9 +7,10 @@
 import type { FaultPorts, TestStack } from '@workline/testing';
 import fs from 'node:fs';
 import path from 'node:path';
-import { build, ensureDependencies, generatePrismaClient, root } from './deps';
+import { build, ensureDependencies, generatePrismaClient, root, runDir } from './deps';
 import * as infra from './faults-infra';
 import { ensurePostgres, startMigrations } from './postgres';
+import { logDirOf, profiles } from './profiles';
 import { testAppEnv } from './test-env';
 
 /** The fault suite's stack file: the integration one's fields it has (no ops URLs: the tests start the apps), and its ports. */
@@ -48,7 +49,7 @@ export default async function globalSetup(): Promise<void> {
       // A crashed instance's partitions move to the others (or to its successor) after 10 s instead of 30 s.
       KAFKA_SESSION_TIMEOUT_MS: '10000',
     };
-    const file = path.join(root, '.cache', 'run', 'faults-stack.json');
+    const file = path.join(runDir, 'faults-stack.json');
     fs.mkdirSync(path.dirname(file), { recursive: true });
     const written: FaultsStack = {
       gatewayUrl: `http://127.0.0.1:${ports.gateways[0]}`,
@@ -56,6 +57,8 @@ export default async function globalSetup(): Promise<void> {
       databaseUrl,
       redisUrl: appEnv.REDIS_URL,
       kafkaBrokers: kafka.brokers,
+      // The fleets' instances log beside the test stack's apps (.cache/logs/test/fleet-<app>-<n>.log).
+      logDir: logDirOf(profiles.test),
       pids: {},
       appEnv,
       ports,

@@ -8,7 +8,7 @@
  * (outages and crashes of Kafka, PostgreSQL and Redis), by libs/testing/src/faults.ts inside the test process.
  */
 import { ALL_SERVICES, GATEWAY_APP } from '@workline/contracts';
-import type { FaultPorts } from '@workline/testing';
+import type { FaultPorts, FaultsInfra } from '@workline/testing';
 import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -141,3 +141,6 @@ export async function stopAll(): Promise<void> {
   fs.rmSync(redisPidFile, { force: true });
   stopPrivatePostgres();
 }
+
+/** What libs/testing's fault helpers load from this file (they cannot import it: tools depend on them). */
+export const faultsInfra = { killKafka, kafkaOutage, postgresOutage, killRedis, startPrivateRedis } satisfies FaultsInfra;

@@ -3,8 +3,8 @@ import type { TestStack } from '@workline/testing';
 import fs from 'node:fs';
 import path from 'node:path';
 import { opsPorts } from './apps';
-import { root } from './deps';
-import { profiles } from './profiles';
+import { runDir } from './deps';
+import { logDirOf, profiles } from './profiles';
 import { type Stack, startStack } from './stack';
 import { startTestDns, type TestDns } from './test-dns';
 import { testAppEnv } from './test-env';
@@ -22,7 +22,7 @@ export default async function globalSetup(): Promise<void> {
     extraEnv: {
       ...testAppEnv,
       ADMIN_TOKEN: TEST_ADMIN_TOKEN,
-      // One line per request, handled message and delivery attempt, in .cache/logs/test/<app>.log (the
+      // One line per request, handled message and delivery attempt, in .cache/logs/test/<app>.log (logDir; the
       // observability tests read them); the console stays quiet unless WORKLINE_TEST_VERBOSE is set.
       LOG_LEVEL: 'log',
       // Retry waits of 300 ms, 600 ms, 1.2 s, 2.4 s instead of hours (docs/webhooks.md "Decisions").
@@ -35,7 +35,7 @@ export default async function globalSetup(): Promise<void> {
     },
   });
   started.stack = stack;
-  const file = path.join(root, '.cache', 'run', 'test-stack.json');
+  const file = path.join(runDir, 'test-stack.json');
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const written: TestStack = {
     gatewayUrl: stack.gatewayUrl,
@@ -43,6 +43,7 @@ export default async function globalSetup(): Promise<void> {
     databaseUrl: stack.env.DATABASE_URL,
     redisUrl: stack.env.REDIS_URL,
     kafkaBrokers: stack.env.KAFKA_BROKERS.split(','),
+    logDir: logDirOf(profiles.test),
     pids: Object.fromEntries([...stack.apps].map(([app, child]) => [app, child.pid ?? 0])),
     // Where each service serves /metrics and /health (HTTP_PORT).
     opsUrls: Object.fromEntries(
@@ -60,6 +61,8 @@ export default async function globalSetup(): Promise<void> {
     ),
   };
   fs.writeFileSync(file, JSON.stringify(written));
+  // The Jest workers start after this, with this environment: @workline/testing's testStack() reads the file.
+  process.env.WORKLINE_STACK_FILE = file;
   process.env.DATABASE_URL = stack.env.DATABASE_URL;
   process.env.KAFKAJS_NO_PARTITIONER_WARNING = '1';
 }

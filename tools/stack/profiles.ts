@@ -44,6 +44,9 @@ function isolated(
   };
 }
 
+/** Where a profile's apps (and the test suites' extra instances) write their logs, one file each. */
+export const logDirOf = (profile: Profile): string => path.join(root, '.cache', 'logs', profile.name);
+
 /** The test stack's ports, database and Redis index when no TEST_* variable says otherwise. */
 export const TEST_DEFAULTS = { port: 29100, database: 'workline_test', redisDb: 15, kafkaPort: 29092 };
 

@@ -5,7 +5,7 @@ import { startLocalKafka } from './kafka';
 import { ok, warn } from './log';
 import { embeddedPostgresMode, ensurePostgres, startMigrations } from './postgres';
 import { stopProcess } from './process';
-import type { Profile } from './profiles';
+import { logDirOf, type Profile } from './profiles';
 import { ensureRedis } from './redis';
 
 export interface Stack {
@@ -18,9 +18,6 @@ export interface Stack {
   /** Whether PostgreSQL is the embedded one this start runs. */
   embeddedPostgres: boolean;
 }
-
-/** Where a profile's apps write their logs unless told otherwise. */
-export const appLogDir = (profile: Profile): string => path.join(root, '.cache', 'logs', profile.name);
 
 /**
  * Brings up everything a profile needs, in order: dependencies, PostgreSQL (migrated; embedded when the
@@ -35,7 +32,7 @@ export async function startStack(
     signal,
     prepared = false,
     postgresInstalled,
-    logDir = appLogDir(profile),
+    logDir = logDirOf(profile),
   }: {
     quietApps?: boolean;
     extraEnv?: Record<string, string>;

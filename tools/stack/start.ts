@@ -6,11 +6,11 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { root } from './deps';
+import { ADMIN_TOKEN_FILE_NAME, root, runDir as defaultRunDir } from './deps';
 import { fail, paint, reportAndExit, step } from './log';
 import { isAlive, portOpen, readPid } from './process';
-import { type Profile, profiles } from './profiles';
-import { appLogDir, type Stack, startStack } from './stack';
+import { logDirOf, type Profile, profiles } from './profiles';
+import { type Stack, startStack } from './stack';
 
 export interface StartOptions {
   /** Where the lock (start.pid) and the generated admin token are kept: .cache/run. */
@@ -43,7 +43,7 @@ async function takeLock(profile: Profile, runDir: string, lockFile: string): Pro
 /** ADMIN_TOKEN: the environment's, else one generated once and kept in .cache/run/admin-token. */
 function adminToken(runDir: string): string {
   if (process.env.ADMIN_TOKEN) return process.env.ADMIN_TOKEN;
-  const file = path.join(runDir, 'admin-token');
+  const file = path.join(runDir, ADMIN_TOKEN_FILE_NAME);
   if (!fs.existsSync(file)) fs.writeFileSync(file, crypto.randomBytes(24).toString('base64url'), { mode: 0o600 });
   return fs.readFileSync(file, 'utf8').trim();
 }
@@ -55,7 +55,7 @@ function adminToken(runDir: string): string {
  */
 export async function start(
   profile: Profile = profiles.start,
-  { runDir = path.join(root, '.cache', 'run'), logDir = appLogDir(profile), prepared, postgresInstalled }: StartOptions = {},
+  { runDir = defaultRunDir, logDir = logDirOf(profile), prepared, postgresInstalled }: StartOptions = {},
 ): Promise<void> {
   const lockFile = path.join(runDir, 'start.pid');
   const startedAt = Date.now();

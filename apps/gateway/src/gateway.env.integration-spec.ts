@@ -1,13 +1,13 @@
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
-import { testStack, callsOnly } from '@workline/testing';
+import { GATEWAY_APP } from '@workline/contracts';
+import { builtMainOf, testStack, callsOnly } from '@workline/testing';
 
 // It starts gateways that stop at their settings: it calls no app (libs/testing/src/stack-turns.ts).
 callsOnly([]);
 
 /** Starts the built gateway with `env` and collects what it prints until it exits. */
 function runGateway(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, [join(__dirname, '..', '..', '..', 'dist', 'apps', 'gateway', 'src', 'main.js')], {
+  const child = spawn(process.execPath, [builtMainOf(GATEWAY_APP)], {
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

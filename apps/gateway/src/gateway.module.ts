@@ -1,4 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
+import { GATEWAY_APP } from '@workline/contracts';
 import { DbModule } from '@workline/db';
 import { IdentityModule } from '@workline/identity';
 import { KafkaModule } from '@workline/messaging';
@@ -32,7 +33,7 @@ export class GatewayModule {
         // The registry libraries add their metrics to (the database pool's statements and connections).
         ObservabilityModule.forRoot(metrics),
         DbModule.forRoot(env.DATABASE_URL, env.DATABASE_POOL_SIZE),
-        KafkaModule.forRoot({ settings: kafkaSettingsFrom(env, 'gateway'), rpcClientTimeoutMs: env.RPC_TIMEOUT_MS }),
+        KafkaModule.forRoot({ settings: kafkaSettingsFrom(env, GATEWAY_APP), rpcClientTimeoutMs: env.RPC_TIMEOUT_MS }),
         RedisModule.forRoot(env.REDIS_URL),
         IdentityModule.forRoot({
           secretsKey: env.secretsKey,

@@ -4,12 +4,12 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { BlobStoreEnv } from '@workline/blob-store';
 import { loadEnvOrExit } from '@workline/config';
-import { errorMessage } from '@workline/contracts';
+import { errorMessage, GATEWAY_APP } from '@workline/contracts';
 import { Authenticator } from '@workline/identity';
 import { RedisService } from '@workline/redis';
 import { ensureTopics } from '@workline/messaging';
-import { installJsonLogger, kafkaSettingsFrom } from '@workline/service-runtime';
-import { installGracefulShutdown, REQUEST_ID_HTTP_HEADER } from '@workline/observability';
+import { REQUEST_ID_HTTP_HEADER } from '@workline/observability';
+import { installGracefulShutdown, installJsonLogger, kafkaSettingsFrom } from '@workline/service-runtime';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { GatewayEnv } from './gateway.env';
 import { OversightApiEnv } from './oversight/oversight-api.env';
@@ -17,7 +17,7 @@ import { PerformanceApiEnv } from './performance/performance-api.env';
 import { GatewayModule } from './gateway.module';
 import { GatewayLifecycle } from './health/lifecycle';
 import { installAuthentication } from './auth/authentication';
-import { TaskQuota } from './oversight/task-quota';
+import { TaskQuotaRider } from './oversight/task-quota-rider';
 import { HttpExceptionFilter } from './http/http-exception.filter';
 import { installJsonBody } from './http/json-body';
 import { GatewayMetrics } from './http/metrics';
@@ -65,13 +65,13 @@ function serverOptions(env: GatewayEnv): FastifyServerOptions {
 class GatewayAppModule {}
 
 async function bootstrap(): Promise<void> {
-  const env = loadEnvOrExit(GatewayEnv, 'gateway');
+  const env = loadEnvOrExit(GatewayEnv, GATEWAY_APP);
   // The feature modules' settings too, before any connection: a bad one stops the gateway at once, naming it
   // (read again by the modules that use them).
-  for (const settings of [PerformanceApiEnv, OversightApiEnv, BlobStoreEnv] as (new () => object)[]) loadEnvOrExit(settings, 'gateway');
-  const jsonLogger = installJsonLogger(env, 'gateway');
-  const logger = new Logger('gateway');
-  await ensureTopics(kafkaSettingsFrom(env, 'gateway'));
+  for (const settings of [PerformanceApiEnv, OversightApiEnv, BlobStoreEnv] as (new () => object)[]) loadEnvOrExit(settings, GATEWAY_APP);
+  const jsonLogger = installJsonLogger(env, GATEWAY_APP);
+  const logger = new Logger(GATEWAY_APP);
+  await ensureTopics(kafkaSettingsFrom(env, GATEWAY_APP));
   const app = await NestFactory.create<NestFastifyApplication>(
     { module: GatewayAppModule, imports: [GatewayModule.register(env), ...requestLogModules(jsonLogger.pino)] },
     new FastifyAdapter(serverOptions(env)),
@@ -84,7 +84,7 @@ async function bootstrap(): Promise<void> {
   installRequestIds(fastify);
   refuseNulInUrl(fastify);
   app.get(GatewayMetrics).install(fastify);
-  const taskQuota = app.get(TaskQuota);
+  const taskQuota = app.get(TaskQuotaRider);
   taskQuota.install(fastify);
   // Before authentication: a 429 of /v3 is marked deprecated too, and a withdrawn v3 answers 410 to anyone.
   fastify.addHook('onRequest', v3Deprecation(env.v3Enabled, env.publicUrl));
@@ -96,7 +96,7 @@ async function bootstrap(): Promise<void> {
   await app.listen({ port: env.PORT, host: '0.0.0.0' });
   // Node's rule: headersTimeout must exceed keepAliveTimeout, or a slow first request on a kept connection is cut.
   fastify.server.headersTimeout = env.HTTP_KEEP_ALIVE_MS + 1000;
-  installGracefulShutdown('gateway', {
+  installGracefulShutdown(GATEWAY_APP, {
     drain: () => (app.get(GatewayLifecycle).draining = true),
     delayMs: env.SHUTDOWN_DELAY_MS,
     stop: async () => {
@@ -135,6 +135,6 @@ async function closeHttpServer(fastify: FastifyInstance): Promise<void> {
 }
 
 bootstrap().catch((error: unknown) => {
-  new Logger('gateway').error(`could not start: ${errorMessage(error)}`);
+  new Logger(GATEWAY_APP).error(`could not start: ${errorMessage(error)}`);
   process.exit(1);
 });

@@ -24,6 +24,9 @@ export type AppName = `${ServiceName}` | typeof GATEWAY_APP;
 /** Every app (a folder under apps/ each): the services, then the gateway, which the stacks start last. */
 export const ALL_APPS: readonly AppName[] = [...ALL_SERVICES, GATEWAY_APP];
 
+/** The Kafka consumer group an app's instances share (documented per topic in docs/asyncapi.json). */
+export const consumerGroupOf = (app: string): string => `workline-${app}`;
+
 /**
  * Where a service serves /metrics and /health (HTTP_PORT) in a stack whose gateway is on `gatewayPort`: the
  * ports right after the gateway's, in ALL_SERVICES order (gateway 3000: performance 3001 ... webhook-dispatcher 3004).

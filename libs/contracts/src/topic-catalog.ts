@@ -4,11 +4,11 @@ import { OversightTaskEvent, type TaskEventType } from './events/oversight.event
 import type { TaskState } from './http/oversight.dto';
 import { QualityReviewForQcEvent, WorkstreamCreatedEvent } from './events/performance.events';
 import { RunAbortRequestedEvent } from './rpc/platform.messages';
-import { ServiceName } from './services';
+import { type AppName, GATEWAY_APP, ServiceName } from './services';
 import { Topic } from './topics';
 
 /** The apps of Workline: the gateway and the services behind it. */
-export type WorklineApp = 'gateway' | `${ServiceName}`;
+export type WorklineApp = AppName;
 
 /**
  * - public: an integration surface other services may consume;
@@ -39,7 +39,7 @@ export interface TopicContract {
 const rpc = (service: WorklineApp): TopicContract => ({
   audience: 'request-reply',
   summary: `Requests from the gateway to ${service} ({pattern, data}; headers correlation-id, reply-topic, deadline).`,
-  producers: ['gateway'],
+  producers: [GATEWAY_APP],
   consumers: [service],
   key: 'correlation id',
   envelope: 'rpc',
@@ -131,7 +131,7 @@ export const TOPIC_CATALOG: Record<Topic, TopicContract> = {
     audience: 'request-reply',
     summary: 'Replies to the gateway ({ok: true, data} or {ok: false, error}); each gateway instance keeps the replies it waits for.',
     producers: [ServiceName.Performance, ServiceName.Oversight, ServiceName.PlatformRuns, ServiceName.WebhookDispatcher],
-    consumers: ['gateway'],
+    consumers: [GATEWAY_APP],
     key: 'correlation id',
     envelope: 'rpc',
   },

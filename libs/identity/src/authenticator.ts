@@ -1,9 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { type Pipelined, RedisService, roundTrip } from '@workline/redis';
+import type { PublicSurface } from '@workline/db';
+import type { Pipelined } from '@workline/redis';
 import { safeEqual, sha256 } from '@workline/secrets';
 import { createHmac, randomBytes } from 'node:crypto';
+import type { AuthenticationRoundTrip } from './authentication-round-trip';
 import { failureBucket, FailedAuthLimiter, type Lockout } from './failed-auth-limiter';
-import { IdentityEpoch } from './identity-epoch';
+import type { IdentityEpoch } from './identity-epoch';
 import { IdentityService } from './identity.service';
 
 /** Who is calling, once a credential has been verified. */
@@ -118,8 +120,8 @@ export class Authenticator {
   constructor(
     private readonly identity: IdentityService,
     private readonly limiter: FailedAuthLimiter,
-    private readonly epoch: IdentityEpoch,
-    private readonly redis: RedisService,
+    private readonly epoch: PublicSurface<IdentityEpoch>,
+    private readonly roundTrip: PublicSurface<AuthenticationRoundTrip>,
     private readonly adminToken: string,
   ) {}
 
@@ -143,7 +145,7 @@ export class Authenticator {
   private async withEpoch(...commands: (Pipelined<unknown> | undefined)[]): Promise<{ epoch?: string; replies: unknown[] }> {
     const queued = commands.filter((command): command is Pipelined<unknown> => command !== undefined);
     try {
-      const [epoch, ...replies] = (await roundTrip(this.redis, this.epoch.read(), ...queued)) as [string, ...unknown[]];
+      const [epoch, ...replies] = (await this.roundTrip.send(this.epoch.read(), ...queued)) as [string, ...unknown[]];
       return { epoch, replies: commands.map((command) => (command ? replies.shift() : undefined)) };
     } catch {
       return { replies: [] };
@@ -200,7 +202,7 @@ export class Authenticator {
     const principal: Principal = { kind: 'admin' };
     const command = alongside?.(principal);
     try {
-      const [lockout, reply] = (await roundTrip(this.redis, this.limiter.peek(bucket), ...(command ? [command] : []))) as [
+      const [lockout, reply] = (await this.roundTrip.send(this.limiter.peek(bucket), ...(command ? [command] : []))) as [
         Lockout,
         T | undefined,
       ];

@@ -1,8 +1,9 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { RedisService } from '@workline/redis';
 import { SecretBox } from '@workline/secrets';
+import { AuthenticationRoundTrip } from './authentication-round-trip';
 import { Authenticator } from './authenticator';
 import { IdentityEpoch } from './identity-epoch';
+import { FailedAuthCounters } from './failed-auth-counters';
 import { FailedAuthLimiter, type FailedAuthPolicy } from './failed-auth-limiter';
 import { IdentityRepository } from './identity.repository';
 import { IDENTITY_OBSERVER, type IdentityObserver, IdentityService } from './identity.service';
@@ -26,17 +27,19 @@ export class IdentityModule {
         ...(options.observer ? [{ provide: IDENTITY_OBSERVER, useValue: options.observer }] : []),
         IdentityRepository,
         IdentityService,
+        FailedAuthCounters,
         {
           provide: FailedAuthLimiter,
-          inject: [RedisService],
-          useFactory: (redis: RedisService) => new FailedAuthLimiter(redis, options.failedAuth),
+          inject: [FailedAuthCounters],
+          useFactory: (counters: FailedAuthCounters) => new FailedAuthLimiter(counters, options.failedAuth),
         },
         IdentityEpoch,
+        AuthenticationRoundTrip,
         {
           provide: Authenticator,
-          inject: [IdentityService, FailedAuthLimiter, IdentityEpoch, RedisService],
-          useFactory: (identity: IdentityService, limiter: FailedAuthLimiter, epoch: IdentityEpoch, redis: RedisService) =>
-            new Authenticator(identity, limiter, epoch, redis, options.adminToken),
+          inject: [IdentityService, FailedAuthLimiter, IdentityEpoch, AuthenticationRoundTrip],
+          useFactory: (identity: IdentityService, limiter: FailedAuthLimiter, epoch: IdentityEpoch, roundTrip: AuthenticationRoundTrip) =>
+            new Authenticator(identity, limiter, epoch, roundTrip, options.adminToken),
         },
       ],
       exports: [IdentityService, SecretBox, FailedAuthLimiter, Authenticator, IdentityEpoch],

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { DomainError, ErrorCode } from '@workline/contracts';
-import { createOnce } from '@workline/db';
+import { createOnce, type PublicSurface } from '@workline/db';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { IdentityEpoch } from './identity-epoch';
 import { type AccountLogin, type ApiKeyRow, type IdentityRows, IdentityRepository, type WorkerPrincipal } from './identity.repository';
@@ -64,7 +64,7 @@ export class IdentityService {
   constructor(
     @Inject(IdentityRepository) private readonly repository: IdentityRows,
     private readonly secrets: SecretBox,
-    @Optional() private readonly epoch?: IdentityEpoch,
+    @Optional() @Inject(IdentityEpoch) private readonly epoch?: PublicSurface<IdentityEpoch>,
     @Optional() @Inject(IDENTITY_OBSERVER) private readonly observer: IdentityObserver = NO_OBSERVER,
   ) {}
 

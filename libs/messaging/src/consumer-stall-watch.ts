@@ -1,7 +1,7 @@
 import type { Logger } from '@nestjs/common';
 import type { Consumer } from 'kafkajs';
 import { describeError } from './message-errors';
-import { settledWithin } from './producer';
+import { settledWithin } from './timeouts';
 
 /**
  * Default silence that is a stall: longer than any silence of a healthy consumer, the longest being a

@@ -1,7 +1,7 @@
 import { type BeforeApplicationShutdown, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { errorMessage, TOPIC_SPECS } from '@workline/contracts';
 import { DbPool, PrismaService, statement } from '@workline/db';
-import type { Tx } from './outbox';
+import type { Tx } from './outbox-writer';
 import { PRUNE_CHUNK, pruneAll } from './prune';
 
 export type InboxResult<T> = { applied: true; result: T } | { applied: false };

@@ -3,7 +3,7 @@ import { DbPool } from '@workline/db';
 import { AppMetrics } from '@workline/observability';
 import { Inbox, InboxPruner } from './inbox';
 import { KAFKA_SETTINGS, type KafkaSettings } from './kafka.settings';
-import { OutboxRelay } from './outbox';
+import { OutboxRelay } from './outbox-relay';
 import { KafkaProducer } from './producer';
 import { KafkaRpcClient } from './rpc-client';
 

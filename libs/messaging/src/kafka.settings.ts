@@ -3,6 +3,7 @@
 import './kafkajs-partition-grouping';
 import './kafkajs-request-framing';
 import { Logger } from '@nestjs/common';
+import { consumerGroupOf } from '@workline/contracts';
 import { type ISocketFactory, Kafka, logLevel, type LogEntry } from 'kafkajs';
 // Before any client exists: every kafkajs connection of the app gets the fixed request queue, and every
 // produce request the one-buffer encoding.
@@ -31,7 +32,8 @@ export const consumerTimeouts = (settings: KafkaSettings) => {
 /** Injection token of the app's KafkaSettings. */
 export const KAFKA_SETTINGS = Symbol('KAFKA_SETTINGS');
 
-export const consumerGroupOf = (app: string) => `workline-${app}`;
+/** The Kafka client id of an app's instance (a consumer group lists its members by it). */
+export const kafkaClientIdOf = (app: string, instanceId: string): string => `${consumerGroupOf(app)}-${instanceId}`;
 
 const levels: Record<number, 'error' | 'warn' | 'log' | 'debug'> = {
   [logLevel.ERROR]: 'error',
@@ -60,7 +62,7 @@ function nestLogCreator() {
 
 export function createKafka(settings: KafkaSettings): Kafka {
   return new Kafka({
-    clientId: `workline-${settings.app}-${settings.instanceId}`,
+    clientId: kafkaClientIdOf(settings.app, settings.instanceId),
     brokers: settings.brokers,
     socketFactory: settings.socketFactory,
     logLevel: logLevel.WARN,

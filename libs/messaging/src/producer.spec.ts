@@ -1,13 +1,6 @@
 import type { Message, ProducerBatch } from 'kafkajs';
-import {
-  DEFAULT_MAX_MESSAGE_BYTES,
-  KafkaProducer,
-  LIMIT_TTL_MS,
-  MessageTooLargeError,
-  recordSize,
-  settledWithin,
-  withTimeout,
-} from './producer';
+import { MessageTooLargeError, recordSize } from './message-size';
+import { KafkaProducer } from './producer';
 
 /** A KafkaProducer whose kafkajs producer records each produce request; topics limited to `maxBytes`. */
 function producerWith(maxBytes: number, fail?: (batch: ProducerBatch) => unknown) {
@@ -136,46 +129,6 @@ describe('KafkaProducer', () => {
     expect(requests.flatMap((r) => r.flatMap((t) => t.values))).toEqual(Array.from({ length: 6 }, (_, n) => value(n, 1_000)));
   });
 
-  it('keeps a limit read from Kafka for its whole TTL even when it equals the default, and never holds a send for a re-read', async () => {
-    const producer = new KafkaProducer({ brokers: ['127.0.0.1:1'], app: 'unit', instanceId: 'unit' });
-    // The broker's answers to the admin client: one per read, settled by the test.
-    const reads: { resolve: (bytes: number) => void }[] = [];
-    const internals = producer as unknown as { kafka: unknown };
-    internals.kafka = {
-      admin: () => {
-        let answer!: Promise<number>;
-        return {
-          connect: () => (answer = new Promise<number>((resolve) => reads.push({ resolve }))).then(() => undefined),
-          describeConfigs: async () => ({
-            resources: [{ configEntries: [{ configName: 'max.message.bytes', configValue: String(await answer) }] }],
-          }),
-          disconnect: async () => undefined,
-        };
-      },
-    };
-    let now = Date.now();
-    const clock = jest.spyOn(Date, 'now').mockImplementation(() => now);
-    try {
-      const first = producer.maxMessageBytes('t');
-      await new Promise((r) => setImmediate(r));
-      reads[0].resolve(DEFAULT_MAX_MESSAGE_BYTES);
-      await expect(first).resolves.toBe(DEFAULT_MAX_MESSAGE_BYTES);
-      now += 60_000;
-      await expect(producer.maxMessageBytes('t')).resolves.toBe(DEFAULT_MAX_MESSAGE_BYTES);
-      expect(reads).toHaveLength(1);
-      // Past the TTL a read starts (and, as while Kafka is away, never ends): sends go on with the known value.
-      now += LIMIT_TTL_MS;
-      await expect(producer.maxMessageBytes('t')).resolves.toBe(DEFAULT_MAX_MESSAGE_BYTES);
-      await expect(producer.maxMessageBytes('t')).resolves.toBe(DEFAULT_MAX_MESSAGE_BYTES);
-      expect(reads).toHaveLength(2);
-      reads[1].resolve(2_000_000);
-      for (let turn = 0; turn < 5; turn++) await new Promise((r) => setImmediate(r));
-      await expect(producer.maxMessageBytes('t')).resolves.toBe(2_000_000);
-    } finally {
-      clock.mockRestore();
-    }
-  });
-
   it('shuts down in bounded time when Kafka never answers, failing the sends it could not produce', async () => {
     const producer = new KafkaProducer({ brokers: ['127.0.0.1:1'], app: 'unit', instanceId: 'unit' });
     const internals = producer as unknown as { producer: unknown; connecting: Promise<void>; maxMessageBytes: () => Promise<number> };
@@ -204,48 +157,4 @@ describe('KafkaProducer', () => {
     expect(disconnected).toBe(true);
     await expect(queuedOutcome).resolves.toMatch(/shutting down/);
   }, 20_000);
-});
-
-describe('recordSize', () => {
-  it('counts each header once, each value of a multi-valued header, and the bytes of UTF-8 text', () => {
-    const bare = recordSize({ key: 'k', value: 'v' });
-    expect(recordSize({ key: 'k', value: 'v', headers: { ce_id: 'abc' } })).toBe(bare + 10 + 5 + 3);
-    expect(recordSize({ key: 'k', value: 'v', headers: { tag: ['x', 'yz'] } })).toBe(bare + (10 + 3 + 1) + (10 + 3 + 2));
-    expect(recordSize({ key: 'k', value: 'é', headers: { h: Buffer.from('1234') } })).toBe(bare + 1 + 10 + 1 + 4);
-  });
-});
-
-describe('withTimeout', () => {
-  afterEach(() => jest.useRealTimers());
-
-  it('settles as its promise does and leaves no timer behind', async () => {
-    jest.useFakeTimers();
-    await expect(withTimeout(Promise.resolve(7), 20_000, 'publishing to t')).resolves.toBe(7);
-    await expect(withTimeout(Promise.reject(new Error('broker gone')), 20_000, 'publishing to t')).rejects.toThrow('broker gone');
-    expect(jest.getTimerCount()).toBe(0);
-  });
-
-  it('rejects, naming what took too long, once the time has passed', async () => {
-    jest.useFakeTimers();
-    const outcome = expect(withTimeout(new Promise(() => undefined), 20_000, 'publishing to t')).rejects.toThrow(
-      'publishing to t took over 20000 ms',
-    );
-    jest.advanceTimersByTime(20_000);
-    await outcome;
-  });
-});
-
-describe('settledWithin', () => {
-  afterEach(() => jest.useRealTimers());
-
-  it('is true for work that resolves or rejects in time, false once the time has passed, and leaves no timer behind', async () => {
-    jest.useFakeTimers();
-    expect(await settledWithin(undefined, 1_000)).toBe(true);
-    expect(await settledWithin(Promise.resolve(), 1_000)).toBe(true);
-    expect(await settledWithin(Promise.reject(new Error('gone')), 1_000)).toBe(true);
-    expect(jest.getTimerCount()).toBe(0);
-    const late = settledWithin(new Promise(() => undefined), 1_000);
-    jest.advanceTimersByTime(1_000);
-    expect(await late).toBe(false);
-  });
 });

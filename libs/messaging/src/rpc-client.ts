@@ -1,10 +1,20 @@
 import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { DomainError, ErrorCode, SERVICE_RPC_TOPIC, Topic, TOPIC_SPECS, type RpcPattern, type ServiceName } from '@workline/contracts';
+import {
+  consumerGroupOf,
+  DomainError,
+  ErrorCode,
+  SERVICE_RPC_TOPIC,
+  Topic,
+  TOPIC_SPECS,
+  type RpcPattern,
+  type ServiceName,
+} from '@workline/contracts';
 import type { Consumer, KafkaMessage } from 'kafkajs';
 import { randomUUID } from 'node:crypto';
 import { CONSUMER_STALL_MS, ConsumerStallWatch, replaceStuckConsumer, STUCK_DISCONNECT_MS } from './consumer-stall-watch';
-import { consumerGroupOf, consumerTimeouts, createKafka, type KafkaSettings } from './kafka.settings';
-import { type KafkaProducer, settledWithin } from './producer';
+import { consumerTimeouts, createKafka, type KafkaSettings } from './kafka.settings';
+import type { KafkaProducer } from './producer';
+import { settledWithin } from './timeouts';
 import { RpcHeader, type RpcReply } from './rpc.protocol';
 import { decodeHeaders } from './message-errors';
 

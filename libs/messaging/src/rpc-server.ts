@@ -6,7 +6,8 @@ import { batchGoesOn, messageMeta } from './consumer-batch';
 import type { HandlerRunner } from './handler-runner';
 import { IDEMPOTENT_EXTRA, KafkaMessageContext } from './message-context';
 import { decodeHeaders, describeError, toErrorBody } from './message-errors';
-import { type KafkaProducer, MessageTooLargeError } from './producer';
+import { MessageTooLargeError } from './message-size';
+import type { KafkaProducer } from './producer';
 import { RpcHeader, type RpcReply, type RpcRequest } from './rpc.protocol';
 
 export interface RpcRequestServerOptions {

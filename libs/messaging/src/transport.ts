@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { type CustomTransportStrategy, type MessageHandler, Server } from '@nestjs/microservices';
+import { consumerGroupOf } from '@workline/contracts';
 import type { AppMetrics } from '@workline/observability';
 import type { Admin, Consumer, EachBatchPayload } from 'kafkajs';
 import type { Counter } from 'prom-client';
@@ -8,8 +9,9 @@ import { consumerLag } from './consumer-lag';
 import { CONSUMER_STALL_MS, ConsumerStallWatch, replaceStuckConsumer } from './consumer-stall-watch';
 import { EventConsumer } from './event-consumer';
 import { HandlerRunner } from './handler-runner';
-import { consumerGroupOf, consumerTimeouts, createKafka, type KafkaSettings } from './kafka.settings';
-import { KafkaProducer, settledWithin } from './producer';
+import { consumerTimeouts, createKafka, type KafkaSettings } from './kafka.settings';
+import { KafkaProducer } from './producer';
+import { settledWithin } from './timeouts';
 import { RpcRequestServer } from './rpc-server';
 
 /** Bounds of the stages of close() (see there). */

@@ -17,5 +17,3 @@ export interface OversightOptions {
 }
 
 export const OVERSIGHT_OPTIONS = Symbol('OVERSIGHT_OPTIONS');
-
-export const OVERSIGHT_SOURCE = 'oversight';

@@ -2,6 +2,7 @@ import {
   type DeliveryRequestedEvent,
   type MetadataItemView,
   type OversightTaskEvent,
+  ServiceName,
   type TagView,
   TASK_EVENT_TYPES,
   type TaskState,
@@ -10,7 +11,6 @@ import {
 } from '@workline/contracts';
 import { enqueueEvent, type Tx } from '@workline/messaging';
 import { randomUUID } from 'node:crypto';
-import { OVERSIGHT_SOURCE } from './oversight.options';
 
 /** The task columns an event is built from. */
 export interface TaskEventSource {
@@ -78,7 +78,7 @@ export async function enqueueTaskEvent(
     event,
   };
   const topic = task.state === 'COMPLETED' ? Topic.TaskResultAvailable : Topic.TaskError;
-  await enqueueEvent(tx, OVERSIGHT_SOURCE, topic, message, { key: task.id });
+  await enqueueEvent(tx, ServiceName.Oversight, topic, message, { key: task.id });
   if (task.callbackUrl) {
     const delivery: DeliveryRequestedEvent = {
       delivery_id: event.uuid,
@@ -92,7 +92,7 @@ export async function enqueueTaskEvent(
       sealed_secret: task.sealedApiKey,
       ...(task.sealedAuthorization ? { sealed_authorization: task.sealedAuthorization } : {}),
     };
-    await enqueueEvent(tx, OVERSIGHT_SOURCE, Topic.DeliveryRequested, delivery, { key: task.id });
+    await enqueueEvent(tx, ServiceName.Oversight, Topic.DeliveryRequested, delivery, { key: task.id });
   }
   return event;
 }

@@ -1,4 +1,4 @@
-import { type FieldError, type QcReason, Topic } from '@workline/contracts';
+import { type FieldError, type QcReason, ServiceName, Topic } from '@workline/contracts';
 import { type Sql, statement, timeOrderedUuid } from '@workline/db';
 import { enqueueEventBatchJson } from '@workline/messaging';
 import { Readable } from 'node:stream';
@@ -8,7 +8,6 @@ import { from as copyFrom } from 'pg-copy-streams';
 import { type CsvColumn, csvRowToInput } from './csv-rows';
 import { checkRecord, type PerformanceKind, type QualityRecordInput, type RecordInputOf, type WorkstreamConfig } from './record-rules';
 import { KEY_COLUMNS, qcEventDataJson, qcReason, qcRecordJson, TABLES } from './record-store';
-import { PERFORMANCE_SOURCE } from './workstreams.repository';
 
 /**
  * The write side of a CSV import (docs/csv-formats.md, "How an import runs"): a batch of checked rows is
@@ -207,7 +206,7 @@ export class ImportBatch {
       // One outbox row for the batch's events (all keyed by the workstream): docs/decisions.md, "Event batches in the outbox".
       await enqueueEventBatchJson(
         sql,
-        PERFORMANCE_SOURCE,
+        ServiceName.Performance,
         Topic.QualityReviewForQc,
         events.map((e) => e.dataJson),
         { key: this.workstream.id },

@@ -1,8 +1,7 @@
-import { type QcReason, type QualityReviewForQcEvent, type QualityReviewRecordData, Topic } from '@workline/contracts';
+import { type QcReason, type QualityReviewForQcEvent, type QualityReviewRecordData, ServiceName, Topic } from '@workline/contracts';
 import { type Sql, statement, timeOrderedUuid } from '@workline/db';
 import { OUTBOX_ROW_COLUMNS, OUTBOX_TABLE, outboxRows } from '@workline/messaging';
 import type { PerformanceKind, QualityRecordInput, RecordInputOf, WorkstreamConfig } from './record-rules';
-import { PERFORMANCE_SOURCE } from './workstreams.repository';
 
 export type StoreOutcome = 'stored' | 'replaced' | 'ignored';
 
@@ -397,7 +396,7 @@ function qcCandidates(
       : [];
   });
   const rows = outboxRows(
-    PERFORMANCE_SOURCE,
+    ServiceName.Performance,
     Topic.QualityReviewForQc,
     wanted.map(({ event }) => event),
   );

@@ -3,9 +3,9 @@ import { KafkaProducer, OutboxRelay } from '@workline/messaging';
 import { callsOnly, testStack } from '@workline/testing';
 import { randomUUID } from 'node:crypto';
 import { checkRecord, type WorkstreamConfig } from './record-rules';
-import { PERFORMANCE_SOURCE } from './workstreams.repository';
 import { RecordsRepository } from './records.repository';
 import { prepareStore, type RecordToStore, storeRecords } from './record-store';
+import { ServiceName } from '@workline/contracts';
 
 // It calls no app: PostgreSQL only (the relay never starts): it runs beside files that disturb apps (libs/testing/src/stack-turns.ts).
 callsOnly([]);
@@ -15,7 +15,7 @@ describe('RecordsRepository: a batch is one statement, QC events included', () =
   const stack = testStack();
   const db = new DbPool(stack.databaseUrl, { size: 2 });
   const relay = new OutboxRelay(db, new KafkaProducer({ brokers: stack.kafkaBrokers, app: 'test-records', instanceId: 'jest' }), {
-    source: PERFORMANCE_SOURCE,
+    source: ServiceName.Performance,
   });
   const records = new RecordsRepository(db, relay);
   const workstream: WorkstreamConfig = {
@@ -89,7 +89,7 @@ describe('RecordsRepository: a batch is one statement, QC events included', () =
           `select payload->'data'->>'record_id' as record_id, payload->'data'->>'outcome' as outcome,
              (payload->'data'->'record'->>'review_score')::float as score, payload->'data'->'record'->>'unique_id' as unique_id
            from messaging_outbox where source = $1 and payload->'data'->>'workstream_id' = $2 order by seq`,
-          [PERFORMANCE_SOURCE, workstream.id],
+          [ServiceName.Performance, workstream.id],
         )
       ).rows;
     const first = [

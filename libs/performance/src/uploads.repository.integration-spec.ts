@@ -6,7 +6,7 @@ import { ImportBatch } from './csv-import';
 import type { WorkstreamConfig } from './record-rules';
 import { QUALITY_TEST_COLUMNS, qualityTestCells } from './testing/csv-batches';
 import { UploadClaimLost, UploadsRepository } from './uploads.repository';
-import { PERFORMANCE_SOURCE } from './workstreams.repository';
+import { ServiceName } from '@workline/contracts';
 
 // It calls no app: PostgreSQL only (the relay never starts): it runs beside files that disturb apps (libs/testing/src/stack-turns.ts).
 callsOnly([]);
@@ -20,7 +20,7 @@ describe('UploadsRepository: an import writes on two connections in turn', () =>
   const db = new DbPool(stack.databaseUrl, { size: 4 });
   const prisma = new PrismaService(db);
   const relay = new OutboxRelay(db, new KafkaProducer({ brokers: stack.kafkaBrokers, app: 'test-uploads', instanceId: 'jest' }), {
-    source: PERFORMANCE_SOURCE,
+    source: ServiceName.Performance,
   });
   const uploads = new UploadsRepository(prisma, db, relay);
   const INSTANCE = 'instance-a';

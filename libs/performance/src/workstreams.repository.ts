@@ -1,9 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { Topic, type UseCaseDto, type WorkstreamCreatedEvent } from '@workline/contracts';
+import { ServiceName, Topic, type UseCaseDto, type WorkstreamCreatedEvent } from '@workline/contracts';
 import { PrismaService } from '@workline/db';
 import { enqueueEvent, OutboxRelay } from '@workline/messaging';
-
-export const PERFORMANCE_SOURCE = 'performance';
 
 export interface WorkstreamRow {
   id: string;
@@ -29,7 +27,7 @@ export class WorkstreamsRepository {
   async insert(workstream: NewWorkstream, announce: (row: WorkstreamRow) => WorkstreamCreatedEvent): Promise<WorkstreamRow> {
     const created = await this.prisma.$transaction(async (tx) => {
       const row = await tx.workstream.create({ data: { ...workstream, useCases: workstream.useCases as object[] } });
-      await enqueueEvent(tx, PERFORMANCE_SOURCE, Topic.WorkstreamCreated, announce(row), { key: row.id });
+      await enqueueEvent(tx, ServiceName.Performance, Topic.WorkstreamCreated, announce(row), { key: row.id });
       return row;
     });
     this.outbox.poke();

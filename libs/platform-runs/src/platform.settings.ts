@@ -27,6 +27,3 @@ export const PLATFORM_CLOCK = Symbol('PLATFORM_CLOCK');
 export const systemClock: PlatformClock = { now: () => Date.now() };
 
 export const PLATFORM_SETTINGS = Symbol('PLATFORM_SETTINGS');
-
-/** The outbox source of platform-runs: its relay publishes the rows written with it. */
-export const PLATFORM_OUTBOX_SOURCE = 'platform-runs';

@@ -1,8 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { afterCursor, type DeliveryRequestedEvent, type PlatformApi, type RunAbortRequestedEvent, Topic } from '@workline/contracts';
+import {
+  afterCursor,
+  type DeliveryRequestedEvent,
+  type PlatformApi,
+  type RunAbortRequestedEvent,
+  ServiceName,
+  Topic,
+} from '@workline/contracts';
 import { type Batcher, DbPool, type Prisma, PrismaService, type ProductionRun, type Sql, statement } from '@workline/db';
 import { enqueueEvent, enqueueEvents, OutboxRelay, type Tx } from '@workline/messaging';
-import { PLATFORM_OUTBOX_SOURCE } from './platform.settings';
 import { type RunRecord, RunStatus, type UnitRecord, UnitStatus } from './run-views';
 
 /** Runs with more units than this are inserted on their own rather than with the runs created at the same time. */
@@ -190,7 +196,7 @@ export class RunsRepository {
         select account_id, status, abort_requested_at from platform_run where id = ${runId} for update`;
       if (!accept(run)) return false;
       await tx.productionRun.update({ where: { id: runId }, data: { abortRequestedAt: new Date() } });
-      await enqueueEvent(tx, PLATFORM_OUTBOX_SOURCE, Topic.RunAbortRequested, event, { key: runId });
+      await enqueueEvent(tx, ServiceName.PlatformRuns, Topic.RunAbortRequested, event, { key: runId });
       return true;
     });
   }
@@ -223,7 +229,7 @@ export class RunsRepository {
   }
 
   async enqueueDelivery(tx: Tx, delivery: DeliveryToEnqueue): Promise<void> {
-    await enqueueEvent(tx, PLATFORM_OUTBOX_SOURCE, Topic.DeliveryRequested, delivery.data, { key: delivery.key });
+    await enqueueEvent(tx, ServiceName.PlatformRuns, Topic.DeliveryRequested, delivery.data, { key: delivery.key });
   }
 
   /** Of these runs, those with a callback URL. */
@@ -237,7 +243,7 @@ export class RunsRepository {
   }
 
   async enqueueDeliveries(sql: Sql, deliveries: DeliveryToEnqueue[]): Promise<void> {
-    await enqueueEvents(sql, PLATFORM_OUTBOX_SOURCE, Topic.DeliveryRequested, deliveries);
+    await enqueueEvents(sql, ServiceName.PlatformRuns, Topic.DeliveryRequested, deliveries);
   }
 
   /** Runs of every account, newest first (created_at, then id), for the admin API. */

@@ -3,10 +3,12 @@ import { NestFactory } from '@nestjs/core';
 import { BaseEnv, DEFAULT_GATEWAY_PORT, loadEnvOrExit } from '@workline/config';
 import { errorMessage, SERVICE_RPC_TOPIC, type ServiceName, serviceOpsPort } from '@workline/contracts';
 import { DbModule, type DbPoolOptions, PrismaService } from '@workline/db';
-import { AppMetrics, installGracefulShutdown, JsonLogger, ObservabilityModule, OpsServer } from '@workline/observability';
+import { AppMetrics, JsonLogger, ObservabilityModule } from '@workline/observability';
 import { writeFileSync } from 'node:fs';
 import { DomainErrorRpcFilter, ensureTopics, KafkaModule, KafkaTransport, type KafkaSettings } from '@workline/messaging';
+import { installGracefulShutdown } from './graceful-shutdown';
 import { HealthRpcController } from './health.rpc-controller';
+import { OpsServer } from './ops-server';
 
 const LEVELS: LogLevel[] = ['error', 'warn', 'log', 'debug', 'verbose'];
 

@@ -20,12 +20,25 @@ export interface FaultPorts {
   kafkaPerApp: { app: string; listener: number; proxy: number }[];
 }
 
-type FaultsInfra = typeof import('../../../tools/stack/faults-infra');
+/**
+ * What a fault suite asks of tools/stack/faults-infra.ts, the code its global setup started the private stack
+ * with. Declared here, not imported from tools (which depends on this library), and checked there
+ * (its `faultsInfra`).
+ */
+export interface FaultsInfra {
+  killKafka(ports: FaultPorts): Promise<void>;
+  kafkaOutage(ports: FaultPorts, ms: number): Promise<void>;
+  postgresOutage(port: number, ms: number): Promise<void>;
+  killRedis(): Promise<void>;
+  startPrivateRedis(port: number): Promise<void>;
+}
 
 // The same code the global setup used to start them, compiled as the global setup runs it (tools/bootstrap.js),
 // in plain Node outside Jest's module registry.
 const infra = (): FaultsInfra =>
-  (createRequire(__filename)(join(ROOT, 'tools', 'bootstrap.js')) as { load(entry: string): FaultsInfra }).load('stack/faults-infra');
+  (createRequire(__filename)(join(ROOT, 'tools', 'bootstrap.js')) as { load(entry: string): { faultsInfra: FaultsInfra } }).load(
+    'stack/faults-infra',
+  ).faultsInfra;
 
 export const faultPorts = (): FaultPorts => (JSON.parse(readFileSync(stackFile(), 'utf8')) as { ports: FaultPorts }).ports;
 

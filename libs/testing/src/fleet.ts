@@ -1,5 +1,5 @@
-import { ALL_APPS, ALL_SERVICES, type AppName, GATEWAY_APP } from '@workline/contracts';
-import { createKafka } from '@workline/messaging';
+import { ALL_APPS, ALL_SERVICES, type AppName, consumerGroupOf, GATEWAY_APP } from '@workline/contracts';
+import { createKafka, kafkaClientIdOf } from '@workline/messaging';
 import { randomUUID } from 'node:crypto';
 import { eventually } from './eventually';
 import { adminHeaders } from './http';
@@ -30,7 +30,7 @@ const BALANCER_POLL_MS = 200;
 const GATEWAY_SHUTDOWN_DELAY_MS = '5000';
 /**
  * A rolling restart waits this long for an instance to exit: past the apps' own shutdown limit (60 s,
- * libs/observability installGracefulShutdown, after which an app exits 1), so the exit code says whether it
+ * libs/service-runtime installGracefulShutdown, after which an app exits 1), so the exit code says whether it
  * stopped gracefully.
  */
 const ROLLING_STOP_GRACE_MS = 65_000;
@@ -301,14 +301,14 @@ export class Fleet {
         const admin = probe.admin();
         await admin.connect();
         try {
-          const { groups } = await admin.describeGroups(ALL_SERVICES.map((app) => `workline-${app}`));
+          const { groups } = await admin.describeGroups(ALL_SERVICES.map(consumerGroupOf));
           for (const app of ALL_SERVICES) {
-            const group = groups.find((g) => g.groupId === `workline-${app}`);
-            const expected = [...this.members.values()].filter((m) => m.app === app).map((m) => `workline-${app}-${m.instanceId}`);
+            const group = groups.find((g) => g.groupId === consumerGroupOf(app));
+            const expected = [...this.members.values()].filter((m) => m.app === app).map((m) => kafkaClientIdOf(app, m.instanceId));
             const clients = group?.members.map((m) => m.clientId) ?? [];
             if (group?.state !== 'Stable' || clients.length !== expected.length || expected.some((id) => !clients.includes(id))) {
               throw new Error(
-                `consumer group workline-${app} is ${group?.state} with [${clients.join(', ')}], waiting for [${expected.join(', ')}]`,
+                `consumer group ${consumerGroupOf(app)} is ${group?.state} with [${clients.join(', ')}], waiting for [${expected.join(', ')}]`,
               );
             }
           }

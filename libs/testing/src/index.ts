@@ -18,3 +18,5 @@ export * from './stack-turns';
 export * from './performance';
 export * from './plans';
 export * from './performance-uploads';
+export * from './in-memory-redis';
+export * from './nest-modules';

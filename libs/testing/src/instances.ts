@@ -1,4 +1,4 @@
-import { ALL_SERVICES } from '@workline/contracts';
+import { ALL_SERVICES, GATEWAY_APP } from '@workline/contracts';
 import { createKafka } from '@workline/messaging';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -9,6 +9,9 @@ import { eventually } from './eventually';
 import { testStack } from './stack';
 
 const ROOT = join(__dirname, '..', '..', '..');
+
+/** An app's entry point as `npm run build` writes it (dist/ mirrors the tree; tools/stack/apps.ts mainOf for the stacks). */
+export const builtMainOf = (app: string): string => join(ROOT, 'dist', 'apps', app, 'src', 'main.js');
 
 const STOP_GRACE_MS = 20_000;
 
@@ -34,14 +37,14 @@ export interface AppInstance {
 
 /**
  * Starts one more instance of a built app (dist/) with the test stack's environment plus `extraEnv`
- * (e.g. another PORT for a second gateway). Its output goes to .cache/logs/test/<name>.log.
+ * (e.g. another PORT for a second gateway). Its output goes to <the stack's logDir>/<name>.log.
  */
 export function startAppInstance(
   app: string,
   extraEnv: Record<string, string> = {},
   name = `${app}-extra-${process.pid}-${Date.now()}`,
 ): AppInstance {
-  const logDir = join(ROOT, '.cache', 'logs', 'test');
+  const { logDir } = testStack();
   mkdirSync(logDir, { recursive: true });
   const logFile = join(logDir, `${name}.log`);
   const log = createWriteStream(logFile, { flags: 'a' });
@@ -49,7 +52,7 @@ export function startAppInstance(
   const portFile = join(logDir, `${name}.http-port`);
   const opsEnv: Record<string, string> =
     SERVICES.has(app) && extraEnv.HTTP_PORT === undefined ? { HTTP_PORT: '0', HTTP_PORT_FILE: portFile } : {};
-  const child = spawn(process.execPath, [join(ROOT, 'dist', 'apps', app, 'src', 'main.js')], {
+  const child = spawn(process.execPath, [builtMainOf(app)], {
     env: { ...process.env, ...testStack().appEnv, ...opsEnv, ...extraEnv },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -104,7 +107,7 @@ export function freePort(): Promise<number> {
 export async function startGateway(extraEnv: Record<string, string> = {}): Promise<AppInstance & { url: string }> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const instance = startAppInstance('gateway', { PORT: String(port), PUBLIC_URL: url, ...extraEnv }, `gateway-${port}`);
+  const instance = startAppInstance(GATEWAY_APP, { PORT: String(port), PUBLIC_URL: url, ...extraEnv }, `gateway-${port}`);
   await eventually(
     async () => {
       if (instance.process.exitCode !== null) throw new Error(`the gateway on ${port} exited with ${instance.process.exitCode}`);

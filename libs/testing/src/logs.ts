@@ -1,7 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-
-const LOG_DIR = join(__dirname, '..', '..', '..', '.cache', 'logs', 'test');
+import { testStack } from './stack';
 
 export interface LogLine {
   level: string;
@@ -15,12 +14,13 @@ export interface LogLine {
 
 /**
  * The JSON log lines of every app of the test stack (and every extra instance) that carry `requestId`,
- * read from .cache/logs/test/*.log.
+ * read from the stack's logDir (*.log).
  */
 export function logLinesOf(requestId: string): LogLine[] {
   const lines: LogLine[] = [];
-  for (const file of readdirSync(LOG_DIR).filter((name) => name.endsWith('.log'))) {
-    for (const text of readFileSync(join(LOG_DIR, file), 'utf8').split('\n')) {
+  const { logDir } = testStack();
+  for (const file of readdirSync(logDir).filter((name) => name.endsWith('.log'))) {
+    for (const text of readFileSync(join(logDir, file), 'utf8').split('\n')) {
       if (!text.includes(requestId)) continue;
       try {
         const line = JSON.parse(text) as LogLine;

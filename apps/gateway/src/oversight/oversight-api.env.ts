@@ -1,4 +1,5 @@
 import { IntSetting } from '@workline/config';
+import type { TaskQuotaPolicy } from '@workline/task-quota';
 
 /** The blob store of uploaded media (driver chosen by BLOB_DRIVER, see BlobStoreEnv). */
 export const MEDIA_BLOB_STORE = Symbol('MEDIA_BLOB_STORE');
@@ -29,4 +30,11 @@ export class OversightApiEnv {
   /** How often each gateway copies the limits support set (PostgreSQL) to Redis again, after Redis lost them. */
   @IntSetting(1, 3600)
   TASK_QUOTA_SYNC_SECONDS: number = 30;
+
+  get taskQuota(): TaskQuotaPolicy {
+    return {
+      defaultLimits: { day: this.TASK_QUOTA_PER_DAY, week: this.TASK_QUOTA_PER_WEEK, month: this.TASK_QUOTA_PER_MONTH },
+      syncSeconds: this.TASK_QUOTA_SYNC_SECONDS,
+    };
+  }
 }

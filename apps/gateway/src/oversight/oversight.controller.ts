@@ -27,7 +27,7 @@ import { CurrentPrincipal, type PrincipalOf } from '../auth/principal';
 import { GatewayEnv } from '../gateway.env';
 import { IdempotencyKey, markReplayed } from '../http/idempotency';
 import { OversightApiEnv } from './oversight-api.env';
-import { TaskQuota, UsesTaskQuota } from './task-quota';
+import { TaskQuotaRider, UsesTaskQuota } from './task-quota-rider';
 import { MediaGrantAnswer, TaskAnswer, TaskCreatedAnswer } from '@workline/contracts';
 import { ApiArea, ApiDoc } from '../openapi/api-docs';
 
@@ -44,7 +44,7 @@ export class OversightController {
     private readonly rpc: KafkaRpcClient,
     private readonly env: GatewayEnv,
     private readonly settings: OversightApiEnv,
-    private readonly quota: TaskQuota,
+    private readonly quota: TaskQuotaRider,
   ) {
     this.signingKey = urlSigningKey(env.secretsKey);
   }

@@ -1,11 +1,10 @@
 import { Body, Controller, Get, HttpCode, HttpStatus, Param, Put, UseGuards } from '@nestjs/common';
 import { SetTaskQuotaDto, TaskQuotaAnswer } from '@workline/contracts';
 import { KafkaRpcClient } from '@workline/messaging';
+import { TaskQuota, TaskQuotaLimits } from '@workline/task-quota';
 import { AdminTokenGuard } from '../auth/guards';
 import { ApiArea, ApiDoc } from '../openapi/api-docs';
 import { findWorkstream } from '../performance/workstream-lookup';
-import { TaskQuota } from './task-quota';
-import { type QuotaLimits, TaskQuotaLimits } from './task-quota-limits';
 
 /** Admin API: a workstream's task-creation quota, which support raises (spec "Limits": "can be raised through support"). */
 @Controller('admin/v1/workstreams/:workstream_id/task-quota')
@@ -27,7 +26,7 @@ export class TaskQuotaAdminController {
   })
   async read(@Param('workstream_id') workstreamId: string): Promise<TaskQuotaAnswer> {
     const workstream = await findWorkstream(this.rpc, workstreamId);
-    return this.view(workstream.id, await this.limits.get(workstream.id));
+    return this.quota.answer(workstream.id, await this.limits.get(workstream.id));
   }
 
   @Put()
@@ -42,22 +41,6 @@ export class TaskQuotaAdminController {
   async set(@Param('workstream_id') workstreamId: string, @Body() body: SetTaskQuotaDto): Promise<TaskQuotaAnswer> {
     const workstream = await findWorkstream(this.rpc, workstreamId);
     const limits = await this.limits.set(workstream.id, { day: body.day ?? null, week: body.week ?? null, month: body.month ?? null });
-    return this.view(workstream.id, limits);
-  }
-
-  private async view(workstreamId: string, limits: QuotaLimits): Promise<TaskQuotaAnswer> {
-    const answer = { workstream_id: workstreamId } as TaskQuotaAnswer;
-    for (const { window, used, resetsAt } of await this.quota.usage(workstreamId)) {
-      const defaultLimit = this.quota.defaultLimit(window);
-      const custom = limits[window];
-      answer[window] = {
-        limit: custom ?? defaultLimit,
-        default_limit: defaultLimit,
-        custom: custom !== null,
-        used,
-        resets_at: resetsAt.toISOString(),
-      };
-    }
-    return answer;
+    return this.quota.answer(workstream.id, limits);
   }
 }

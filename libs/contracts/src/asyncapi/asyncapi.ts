@@ -1,4 +1,5 @@
 import { EventEnvelope } from '../events/envelope';
+import { consumerGroupOf } from '../services';
 import { MESSAGE_HEADERS, TOPIC_CATALOG, type TopicContract, type WorklineApp } from '../topic-catalog';
 import { Topic, TOPIC_SPECS } from '../topics';
 import { classSchema, contractSchemas, type JsonSchema, SCHEMA_REF_PREFIX } from './json-schema';
@@ -30,7 +31,7 @@ function payloadSchema(topic: Topic, contract: TopicContract): JsonSchema {
 
 function readersText(contract: TopicContract): string {
   const readers = [
-    ...contract.consumers.map((app) => `${app} (consumer group workline-${app})`),
+    ...contract.consumers.map((app) => `${app} (consumer group ${consumerGroupOf(app)})`),
     ...(contract.otherReaders ? [contract.otherReaders] : []),
   ];
   return `Written by ${contract.producers.join(', ')}. Read by ${readers.join('; ')}. Key: ${contract.key}.`;
@@ -90,7 +91,7 @@ export function asyncApiDocument(): object {
       title: `${app} ${action === 'send' ? 'writes' : 'reads'} ${topic}`,
       tags: [{ name: `app:${app}` }, { name: contract.audience }],
       ...(action === 'receive'
-        ? { bindings: { kafka: { groupId: { type: 'string', enum: [`workline-${app}`] }, bindingVersion: KAFKA_BINDING_VERSION } } }
+        ? { bindings: { kafka: { groupId: { type: 'string', enum: [consumerGroupOf(app)] }, bindingVersion: KAFKA_BINDING_VERSION } } }
         : {}),
     });
     for (const app of contract.producers) operations[`${appId(app)}Sends${name}`] = operation(app, 'send');

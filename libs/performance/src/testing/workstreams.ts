@@ -36,7 +36,10 @@ export async function workstreamsWithOne(): Promise<{ workstreams: WorkstreamsSe
   return { workstreams, workstreamId: created.id };
 }
 
-/** What records are checked against in the unit tests: workstream ws-1 of acc-1, use case uc-1 with task definition td-1, no QC sampling. */
+/**
+ * What records are checked against in the unit tests: workstream ws-1 of acc-1, use case uc-1 with task
+ * definition td-1, no QC sampling.
+ */
 export const RULES_WORKSTREAM: WorkstreamConfig = {
   id: 'ws-1',
   account_id: 'acc-1',
