@@ -456,7 +456,7 @@ describe('platform API v4: lines, runs, abort, callbacks (real Kafka and Postgre
 
       const late = await completeUnit(worker, leased!.assignment_id, { output: { too: 'late' } });
       expect(late.status).toBe(409);
-      expect(late.body).toEqual({
+      expect(late.error).toEqual({
         message: `assignment ${leased!.assignment_id} cannot be completed: its run was aborted and the unit is Aborted`,
       });
       expect(await nextUnit(worker, account.lineId)).toBeUndefined();

@@ -9,7 +9,7 @@ import type { components, operations, paths } from './generated/openapi';
  */
 export type { components, operations, paths };
 export type { Middleware };
-export type WorklineClient = Client<paths>;
+export type WorklineClient = Client<paths, 'application/json'>;
 export type Schemas = components['schemas'];
 
 /** How the client authenticates: an API key, the account's Basic credentials, or a Bearer token (worker or admin). */
@@ -29,7 +29,7 @@ export function createWorklineClient(
   credentials: Credentials = {},
   options: Omit<ClientOptions, 'baseUrl'> = {},
 ): WorklineClient {
-  return createClient<paths>({
+  return createClient<paths, 'application/json'>({
     ...options,
     baseUrl,
     headers: { ...authHeaders(credentials), ...(options.headers as Record<string, string> | undefined) },
