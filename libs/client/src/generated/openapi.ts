@@ -1471,6 +1471,7 @@ export interface components {
             /** Format: date-time */
             processed_at?: string | null;
             units: components["schemas"]["UnitAnswer"][];
+            units_page?: components["schemas"]["UnitsPageAnswer"] | null;
             id: string;
             line_id: string;
             /** @enum {string} */
@@ -1604,6 +1605,11 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             processed_at?: string | null;
+        };
+        UnitsPageAnswer: {
+            offset: number;
+            limit?: number | null;
+            total: number;
         };
         UploadRejectionAnswer: {
             row: number;
@@ -5489,7 +5495,9 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": Record<string, never>;
+                "application/json": {
+                    name?: string;
+                };
             };
         };
         responses: {
