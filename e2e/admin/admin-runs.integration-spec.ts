@@ -9,8 +9,10 @@ import {
   createWorker,
   eventually,
   http,
+  newRun,
   nextUnit,
   ok,
+  platformClient,
   type PlatformAccount,
   withStatus,
 } from '@workline/testing';
@@ -31,18 +33,16 @@ describe('admin API: production runs of every account', () => {
   const admin = adminClient();
   const list = (query: RunQuery) => withStatus(admin.GET('/admin/v1/runs', { params: { query } }));
   const runsOf = async (query: RunQuery) => (await ok(list(query), 200)).runs;
-  const createV4 = async (owner: PlatformAccount, units: Record<string, unknown>[]) =>
-    (await ok(apiClient({ basic: owner }).POST('/v4/runs', { body: { line_id: owner.lineId, units } }), 201)).id;
 
   beforeAll(async () => {
     [account, other] = await Promise.all([createPlatformAccount('Admin runs'), createPlatformAccount('Admin runs, other')]);
-    runs.push(await createV4(account, [{ n: 1 }, { n: 2 }]));
-    const platform = apiClient({ basic: account });
+    runs.push(await newRun(account, [{ n: 1 }, { n: 2 }]));
+    const platform = platformClient(account);
     const v3 = await platform.POST('/v3/tasks', { body: { template_id: account.lineId, resources: [{ n: 3 }] } });
     runs.push(v3.data!.task_id);
-    runs.push(await createV4(account, [{ n: 4 }]));
+    runs.push(await newRun(account, [{ n: 4 }]));
     expect((await platform.POST('/v4/runs/{id}/abort', { params: { path: { id: runs[2] } } })).response.status).toBe(202);
-    await createV4(other, [{ n: 5 }]);
+    await newRun(other, [{ n: 5 }]);
   });
 
   it("lists an account's runs newest first, a page at a time, with what support asks first", async () => {
@@ -73,7 +73,7 @@ describe('admin API: production runs of every account', () => {
 
   it('filters by status: a run whose units are all done is Processed, with processed_at', async () => {
     const worker = await createWorker();
-    const done = await createV4(account, [{ n: 6 }]);
+    const done = await newRun(account, [{ n: 6 }]);
     runs.push(done);
     // Every unit of the line that is still open (the v4 and v3 runs above, and this one) is completed.
     for (let unit = await nextUnit(worker, account.lineId); unit; unit = await nextUnit(worker, account.lineId))

@@ -44,6 +44,20 @@ export async function createPlatformAccount(lineName = 'Line'): Promise<Platform
   };
 }
 
+/** The typed client of a platform account (its Basic credentials), of the test stack's gateway or of `baseUrl`. */
+export const platformClient = (account: { username: string; password: string }, baseUrl?: string) =>
+  apiClient({ basic: { username: account.username, password: account.password } }, baseUrl);
+
+/** Creates a v4 run of `units` on the account's line (with a callback URL or not): its id; throws unless 201. */
+export async function newRun(account: PlatformAccount, units: Record<string, unknown>[], callbackUrl?: string): Promise<string> {
+  const body = { line_id: account.lineId, units, ...(callbackUrl ? { callback_url: callbackUrl } : {}) };
+  return (await ok(platformClient(account).POST('/v4/runs', { body }), 201)).id;
+}
+
+/** A v4 run as its account reads it (every unit); throws unless 200. */
+export const runOf = (account: PlatformAccount, runId: string): Promise<Schemas['RunAnswer']> =>
+  ok(platformClient(account).GET('/v4/runs/{id}', { params: { path: { id: runId } } }), 200);
+
 /** Every run the admin API lists for an account or a line (all pages), newest first. */
 export async function listedRuns(filter: { account_id?: string; line_id?: string }): Promise<Schemas['AdminRunAnswer'][]> {
   const runs: Schemas['AdminRunAnswer'][] = [];
