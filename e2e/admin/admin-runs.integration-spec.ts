@@ -1,4 +1,4 @@
-import type { operations } from '@workline/client';
+import type { QueryOf } from '@workline/client';
 import {
   adminClient,
   adminHeaders,
@@ -17,7 +17,7 @@ import {
   withStatus,
 } from '@workline/testing';
 
-type RunQuery = NonNullable<operations['getAdminV1Runs']['parameters']['query']>;
+type RunQuery = QueryOf<'getAdminV1Runs'>;
 
 // It calls the gateway and the platform-runs service only (libs/testing/src/stack-turns.ts).
 callsOnly(['gateway', 'platform-runs']);

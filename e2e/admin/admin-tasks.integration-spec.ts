@@ -1,4 +1,4 @@
-import type { operations } from '@workline/client';
+import type { QueryOf } from '@workline/client';
 import {
   adminClient,
   adminHeaders,
@@ -13,8 +13,8 @@ import {
   withStatus,
 } from '@workline/testing';
 
-type TaskQuery = NonNullable<operations['getAdminV1Tasks']['parameters']['query']>;
-type ReportQuery = NonNullable<operations['getAdminV1WorkstreamsWorkstreamIdReportsThroughput']['parameters']['query']>;
+type TaskQuery = QueryOf<'getAdminV1Tasks'>;
+type ReportQuery = QueryOf<'getAdminV1WorkstreamsWorkstreamIdReportsThroughput'>;
 
 /** GET /admin/v1/tasks and the admin reports (docs/admin-api.md), over the real stack. */
 describe('admin API: tasks of every account, and workstream reports', () => {

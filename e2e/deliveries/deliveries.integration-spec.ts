@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import type { operations, Schemas, WorklineClient } from '@workline/client';
+import type { QueryOf, Schemas, WorklineClient } from '@workline/client';
 import type { DeliveryRequestedEvent } from '@workline/contracts';
 import {
   adminClient,
@@ -18,7 +18,7 @@ import {
 import { randomUUID } from 'node:crypto';
 
 type Account = Schemas['NewAccountAnswer'];
-type DeliveryQuery = NonNullable<operations['getV1Deliveries']['parameters']['query']>;
+type DeliveryQuery = QueryOf<'getV1Deliveries'>;
 
 const asKey = (key: string) => apiClient({ apiKey: key });
 const listDeliveries = (caller: WorklineClient, query: DeliveryQuery = {}) =>

@@ -1,4 +1,4 @@
-import type { operations, Schemas } from '@workline/client';
+import type { QueryOf, Schemas } from '@workline/client';
 import { loadEnv, BaseEnv } from '@workline/config';
 import { performanceUploadFolder } from '@workline/contracts';
 import { sha256, signPath } from '@workline/secrets';
@@ -28,7 +28,7 @@ import { join } from 'node:path';
 
 type Upload = Schemas['PerformanceUploadAnswer'];
 type QualityGroup = Schemas['QualityReportGroupAnswer'];
-type ReportQuery = NonNullable<operations['getV1WorkstreamsWorkstreamIdReportsQuality']['parameters']['query']>;
+type ReportQuery = QueryOf<'getV1WorkstreamsWorkstreamIdReportsQuality'>;
 
 /** percentile_cont as PostgreSQL computes it: linear interpolation between the closest ranks. */
 function percentile(values: number[], p: number): number {

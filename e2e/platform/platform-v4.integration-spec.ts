@@ -1,4 +1,4 @@
-import type { operations, Schemas } from '@workline/client';
+import type { QueryOf, Schemas } from '@workline/client';
 import {
   apiClient,
   basicHeader,
@@ -27,7 +27,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 
 type RunView = Schemas['RunAnswer'];
-type UnitsQuery = NonNullable<operations['getV4RunsId']['parameters']['query']>;
+type UnitsQuery = QueryOf<'getV4RunsId'>;
 
 describe('platform API v4: lines, runs, abort, callbacks (real Kafka and PostgreSQL)', () => {
   let acme: PlatformAccount;

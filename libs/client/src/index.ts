@@ -11,6 +11,8 @@ export type { components, operations, paths };
 export type { Middleware };
 export type WorklineClient = Client<paths, 'application/json'>;
 export type Schemas = components['schemas'];
+/** The query parameters of an operation (by its operationId), e.g. QueryOf<'getV1Deliveries'>. */
+export type QueryOf<Operation extends keyof operations> = NonNullable<operations[Operation]['parameters']['query']>;
 
 /** How the client authenticates: an API key, the account's Basic credentials, or a Bearer token (worker or admin). */
 export type Credentials =
