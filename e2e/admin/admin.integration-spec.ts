@@ -1,23 +1,19 @@
-import { adminCreate, adminHeaders, http } from '@workline/testing';
-
-interface Account {
-  id: string;
-  name: string;
-  username: string;
-  password: string;
-}
+import type { Schemas, WorklineClient } from '@workline/client';
+import { adminClient, adminHeaders, apiClient, fieldErrors, http, ok } from '@workline/testing';
 
 describe('admin API (over real Kafka request-reply and PostgreSQL)', () => {
-  let account: Account;
+  const admin = adminClient();
+  let account: Schemas['NewAccountAnswer'];
   let workstreamId: string;
 
   beforeAll(async () => {
-    account = await adminCreate<Account>('/accounts', { name: 'Acme Labelling' });
-    const workstream = await adminCreate<{ id: string }>('/workstreams', {
-      account_id: account.id,
-      name: 'Street scenes',
-      use_cases: [{ id: 'uc-1', task_definition_ids: ['td-1', 'td-2'] }],
-    });
+    account = await ok(admin.POST('/admin/v1/accounts', { body: { name: 'Acme Labelling' } }), 201);
+    const workstream = await ok(
+      admin.POST('/admin/v1/workstreams', {
+        body: { account_id: account.id, name: 'Street scenes', use_cases: [{ id: 'uc-1', task_definition_ids: ['td-1', 'td-2'] }] },
+      }),
+      201,
+    );
     workstreamId = workstream.id;
   });
 
@@ -27,16 +23,20 @@ describe('admin API (over real Kafka request-reply and PostgreSQL)', () => {
   });
 
   it('creates a line for an account', async () => {
-    const line = await adminCreate(`/accounts/${account.id}/lines`, { name: 'Receipts' });
+    const line = await ok(
+      admin.POST('/admin/v1/accounts/{account_id}/lines', { params: { path: { account_id: account.id } }, body: { name: 'Receipts' } }),
+      201,
+    );
     expect(line).toEqual({ id: expect.any(String), name: 'Receipts' });
   });
 
   it('creates a workstream with its use cases', async () => {
-    const created = await adminCreate('/workstreams', {
-      account_id: account.id,
-      name: 'Second',
-      use_cases: [{ id: 'a', task_definition_ids: ['x'] }],
-    });
+    const created = await ok(
+      admin.POST('/admin/v1/workstreams', {
+        body: { account_id: account.id, name: 'Second', use_cases: [{ id: 'a', task_definition_ids: ['x'] }] },
+      }),
+      201,
+    );
     expect(created).toMatchObject({
       id: expect.any(String),
       account_id: account.id,
@@ -46,13 +46,16 @@ describe('admin API (over real Kafka request-reply and PostgreSQL)', () => {
   });
 
   it('creates an API key (shown once) and a configuration for a workstream', async () => {
-    const key = await adminCreate<{ id: string; key: string }>(`/workstreams/${workstreamId}/api-keys`, {});
+    const params = { path: { workstream_id: workstreamId } };
+    const key = await ok(admin.POST('/admin/v1/workstreams/{workstream_id}/api-keys', { params, body: {} }), 201);
     expect(key).toEqual({ id: expect.any(String), key: expect.stringMatching(/^wlk_/) });
-    const configuration = await adminCreate(`/workstreams/${workstreamId}/configurations`, {
-      name: 'Default',
-      extended_events: true,
-      tool_project_id: 'tp-9',
-    });
+    const configuration = await ok(
+      admin.POST('/admin/v1/workstreams/{workstream_id}/configurations', {
+        params,
+        body: { name: 'Default', extended_events: true, tool_project_id: 'tp-9' },
+      }),
+      201,
+    );
     expect(configuration).toMatchObject({
       id: expect.any(String),
       workstream_id: workstreamId,
@@ -64,37 +67,59 @@ describe('admin API (over real Kafka request-reply and PostgreSQL)', () => {
 
   it('creates a worker with a bearer token, and refuses a second worker with the same email', async () => {
     const email = `ann.${Date.now()}@example.com`;
-    const worker = await adminCreate<{ id: string; token: string }>('/workers', { email, name: 'Ann' });
+    const worker = await ok(admin.POST('/admin/v1/workers', { body: { email, name: 'Ann' } }), 201);
     expect(worker).toEqual({ id: expect.any(String), token: expect.stringMatching(/^wkr_/) });
-    const again = await http('POST', '/admin/v1/workers', { headers: adminHeaders(), body: { email, name: 'Ann again' } });
-    expect(again.status).toBe(409);
-    expect(again.body).toEqual({ message: `a worker with email ${email} already exists` });
+    const again = await admin.POST('/admin/v1/workers', { body: { email, name: 'Ann again' } });
+    expect(again.response.status).toBe(409);
+    expect(again.error).toEqual({ message: `a worker with email ${email} already exists` });
   });
 
   describe('refuses bad requests and changes nothing', () => {
     it('401 without or with a wrong admin token', async () => {
-      const attempts: Record<string, string>[] = [{}, { authorization: 'Bearer wrong-token-wrong-token' }, { authorization: 'Basic abc' }];
-      for (const headers of attempts) {
-        const result = await http('POST', '/admin/v1/accounts', { headers, body: { name: 'x' } });
-        expect(result.status).toBe(401);
-        expect(result.body).toEqual({ message: expect.stringMatching(/admin token/) });
+      const attempts: [WorklineClient, Record<string, string>][] = [
+        [apiClient(), {}],
+        [apiClient({ bearer: 'wrong-token-wrong-token' }), {}],
+        [apiClient(), { authorization: 'Basic abc' }],
+      ];
+      for (const [client, headers] of attempts) {
+        const result = await client.POST('/admin/v1/accounts', { headers, body: { name: 'x' } });
+        expect(result.response.status).toBe(401);
+        expect(result.error).toEqual({ message: expect.stringMatching(/admin token/) });
       }
     });
 
     it('404 naming the unknown account or workstream', async () => {
-      const cases: [string, unknown, RegExp][] = [
-        ['/accounts/no-such-account/lines', { name: 'L' }, /account no-such-account not found/],
-        ['/workstreams', { account_id: 'no-such-account', name: 'W', use_cases: [] }, /account no-such-account not found/],
-        ['/workstreams/no-such-ws/api-keys', {}, /workstream no-such-ws not found/],
-        ['/workstreams/no-such-ws/configurations', { name: 'C' }, /workstream no-such-ws not found/],
+      const unknownWorkstream = { path: { workstream_id: 'no-such-ws' } };
+      const cases: [string, Promise<{ error?: { message?: string }; response: Response }>, RegExp][] = [
+        [
+          'lines',
+          admin.POST('/admin/v1/accounts/{account_id}/lines', { params: { path: { account_id: 'no-such-account' } }, body: { name: 'L' } }),
+          /account no-such-account not found/,
+        ],
+        [
+          'workstreams',
+          admin.POST('/admin/v1/workstreams', { body: { account_id: 'no-such-account', name: 'W', use_cases: [] } }),
+          /account no-such-account not found/,
+        ],
+        [
+          'api-keys',
+          admin.POST('/admin/v1/workstreams/{workstream_id}/api-keys', { params: unknownWorkstream, body: {} }),
+          /workstream no-such-ws not found/,
+        ],
+        [
+          'configurations',
+          admin.POST('/admin/v1/workstreams/{workstream_id}/configurations', { params: unknownWorkstream, body: { name: 'C' } }),
+          /workstream no-such-ws not found/,
+        ],
       ];
-      for (const [path, body, message] of cases) {
-        const result = await http<{ message: string }>('POST', `/admin/v1${path}`, { headers: adminHeaders(), body });
-        expect({ path, status: result.status }).toEqual({ path, status: 404 });
-        expect(result.body.message).toMatch(message);
+      for (const [path, call, message] of cases) {
+        const result = await call;
+        expect({ path, status: result.response.status }).toEqual({ path, status: 404 });
+        expect(result.error?.message).toMatch(message);
       }
     });
 
+    // Bodies of the wrong shape on purpose: raw http(), since the typed client refuses to send them.
     it('422 naming the missing field, the field of the wrong type, and unknown fields', async () => {
       const missing = await http<{ message: string; errors: { field: string }[] }>('POST', '/admin/v1/accounts', {
         headers: adminHeaders(),
@@ -127,12 +152,10 @@ describe('admin API (over real Kafka request-reply and PostgreSQL)', () => {
       expect(unknown.status).toBe(422);
       expect(unknown.body.errors).toEqual([{ field: 'plan', message: 'property plan should not exist' }]);
 
-      const email = await http<{ errors: { field: string }[] }>('POST', '/admin/v1/workers', {
-        headers: adminHeaders(),
-        body: { email: 'not-an-email', name: 'B' },
-      });
-      expect(email.status).toBe(422);
-      expect(email.body.errors).toEqual([{ field: 'email', message: 'email must be an email' }]);
+      // A string that is not an email is of the documented type: the typed client sends it.
+      const email = await admin.POST('/admin/v1/workers', { body: { email: 'not-an-email', name: 'B' } });
+      expect(email.response.status).toBe(422);
+      expect(fieldErrors(email)).toEqual([{ field: 'email', message: 'email must be an email' }]);
     });
 
     it('400 for invalid JSON, 422 for a body that is not an object, 415 for another content type', async () => {
@@ -155,7 +178,7 @@ describe('admin API (over real Kafka request-reply and PostgreSQL)', () => {
         body: { email: 'same@example.com', name: 5 },
       });
       expect(before.status).toBe(422);
-      const created = await adminCreate('/workers', { email: 'same@example.com', name: 'Now valid' });
+      const created = await ok(admin.POST('/admin/v1/workers', { body: { email: 'same@example.com', name: 'Now valid' } }), 201);
       expect(created).toMatchObject({ id: expect.any(String) });
     });
 

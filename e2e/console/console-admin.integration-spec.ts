@@ -1,19 +1,17 @@
 import {
+  completeTask,
   createImageTask,
   createOversightTenant,
-  createWorker,
-  http,
+  flagTask,
+  leaseTask,
+  newWorkerToken,
   type OversightTenant,
+  postRecord,
   TestBrowser,
   testStack,
   takesTurnOn,
 } from '@workline/testing';
 import type { Page } from 'playwright-core';
-
-interface TaskAssignment {
-  assignment_id: string;
-  task_id: string;
-}
 
 /**
  * The console's admin-token sections (docs/console.md) in headless Chromium against the whole stack: the
@@ -24,12 +22,12 @@ describe('console in a browser: tasks and reports with the admin token', () => {
   takesTurnOn('oversight task queue');
   let browser: TestBrowser;
   let operator: Page;
-  let worker: Record<string, string>;
+  let worker: string;
   let tenant: OversightTenant;
 
   beforeAll(async () => {
     browser = await TestBrowser.launch();
-    worker = await createWorker();
+    worker = await newWorkerToken();
     tenant = await createOversightTenant('Console admin', { useCases: [{ id: 'uc-1', task_definition_ids: ['td-1'] }] });
     operator = await browser.page();
     await operator.goto(`${testStack().gatewayUrl}/console`);
@@ -42,18 +40,7 @@ describe('console in a browser: tasks and reports with the admin token', () => {
   afterAll(() => browser?.close());
 
   /** Leases tasks through the work API until it holds `taskId`; flags any other (left over by other files). */
-  async function lease(taskId: string): Promise<TaskAssignment> {
-    for (let i = 0; i < 200; i++) {
-      const next = await http<TaskAssignment>('POST', '/workforce/v1/assignments/next', { headers: worker, body: { kind: 'task' } });
-      if (next.status !== 200) throw new Error(`no task to lease (${next.status}) before ${taskId}`);
-      if (next.body.task_id === taskId) return next.body;
-      await http('POST', `/workforce/v1/assignments/${next.body.assignment_id}/flag`, {
-        headers: worker,
-        body: { reason: 'left over by another test' },
-      });
-    }
-    throw new Error(`task ${taskId} was never offered`);
-  }
+  const lease = (taskId: string) => leaseTask(worker, taskId);
 
   const stateCell = (taskId: string) => operator.locator(`tr[data-task="${taskId}"] .task-state`);
 
@@ -74,10 +61,7 @@ describe('console in a browser: tasks and reports with the admin token', () => {
 
     const completing = await lease(first.taskId);
     await stateCell(first.taskId).filter({ hasText: 'IN_PROGRESS' }).waitFor({ timeout: 30_000 });
-    const done = await http('POST', `/workforce/v1/assignments/${completing.assignment_id}/complete`, {
-      headers: worker,
-      body: { updated_tags: [{ value: 'cat', confidence_score: 0.9 }] },
-    });
+    const done = await completeTask(worker, completing.assignment_id, { updated_tags: [{ value: 'cat', confidence_score: 0.9 }] });
     expect(done.status).toBe(200);
     // Live refresh: the operator's page shows the change without a click.
     await stateCell(first.taskId).filter({ hasText: 'COMPLETED' }).waitFor({ timeout: 30_000 });
@@ -88,10 +72,7 @@ describe('console in a browser: tasks and reports with the admin token', () => {
     expect(await operator.textContent('#task-detail [data-field="workstream"]')).toBe(tenant.workstreamId);
 
     const flagging = await lease(second.taskId);
-    await http('POST', `/workforce/v1/assignments/${flagging.assignment_id}/flag`, {
-      headers: worker,
-      body: { reason: 'the image is all red' },
-    });
+    await flagTask(worker, flagging.assignment_id, 'the image is all red');
     await stateCell(second.taskId).filter({ hasText: 'ERROR' }).waitFor({ timeout: 30_000 });
     await operator.click(`tr[data-task="${second.taskId}"] .open-task`);
     await operator.waitForSelector('#task-detail [data-field="error"]');
@@ -131,19 +112,16 @@ describe('console in a browser: tasks and reports with the admin token', () => {
     // Leave no queued tasks behind for the test files that lease tasks oldest first.
     for (const id of created) {
       const assignment = await lease(id);
-      await http('POST', `/workforce/v1/assignments/${assignment.assignment_id}/flag`, {
-        headers: worker,
-        body: { reason: 'paging fixture' },
-      });
+      await flagTask(worker, assignment.assignment_id, 'paging fixture');
     }
   });
 
   it('draws the quality and throughput charts of the picked workstream and dates from the submitted records', async () => {
-    const headers = { 'x-api-key': tenant.key };
     const quality = (at: string, score: number) =>
-      http('POST', `/v1/workstreams/${tenant.workstreamId}/task_reviewed`, {
-        headers,
-        body: {
+      postRecord(
+        'task_reviewed',
+        tenant.workstreamId,
+        {
           workstream_id: tenant.workstreamId,
           use_case_id: 'uc-1',
           task_definition_id: 'td-1',
@@ -151,12 +129,15 @@ describe('console in a browser: tasks and reports with the admin token', () => {
           review_completed_at: at,
           review_score: score,
         },
-      });
+        tenant.key,
+      );
     const throughput = (at: string, tasks: number) =>
-      http('POST', `/v1/workstreams/${tenant.workstreamId}/task_completed`, {
-        headers,
-        body: { worker_id: 'ann@example.com', task_completed_at: at, task_count: tasks, duration_seconds: 3600 },
-      });
+      postRecord(
+        'task_completed',
+        tenant.workstreamId,
+        { worker_id: 'ann@example.com', task_completed_at: at, task_count: tasks, duration_seconds: 3600 },
+        tenant.key,
+      );
     const answers = await Promise.all([
       quality('2026-03-01T09:00:00Z', 0.5),
       quality('2026-03-01T17:00:00Z', 1),

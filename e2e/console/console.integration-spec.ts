@@ -1,12 +1,16 @@
 import {
+  apiClient,
   createImageTask,
   createOversightTenant,
   createPlatformAccount,
-  createWorker,
   eventually,
   http,
   LoopbackReceiver,
+  newRun,
+  newWorkerToken,
+  ok,
   type PlatformAccount,
+  runOf,
   TestBrowser,
   testStack,
   takesTurnOn,
@@ -30,7 +34,7 @@ describe('console in a browser', () => {
     await receiver.start();
     browser = await TestBrowser.launch();
     acme = await createPlatformAccount('Console');
-    workerToken = (await createWorker()).authorization.replace('Bearer ', '');
+    workerToken = await newWorkerToken();
   });
 
   afterAll(async () => {
@@ -47,12 +51,16 @@ describe('console in a browser', () => {
   }
 
   it('serves the console files with their types, and 404 for anything else', async () => {
-    const page = await http('GET', '/console');
-    expect(page.status).toBe(200);
-    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
-    expect(page.text).toContain('<script src="/console/console.js">');
-    expect((await http('GET', '/console/console.js')).headers.get('content-type')).toBe('text/javascript; charset=utf-8');
-    expect((await http('GET', '/console/console.css')).headers.get('content-type')).toBe('text/css; charset=utf-8');
+    const anonymous = apiClient();
+    const page = await anonymous.GET('/console', { parseAs: 'text' });
+    expect(page.response.status).toBe(200);
+    expect(page.response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(page.data).toContain('<script src="/console/console.js">');
+    const script = await anonymous.GET('/console/console.js', { parseAs: 'text' });
+    expect(script.response.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    const style = await anonymous.GET('/console/console.css', { parseAs: 'text' });
+    expect(style.response.headers.get('content-type')).toBe('text/css; charset=utf-8');
+    // Paths of no operation: raw http().
     const missing = await http<{ message: string }>('GET', '/console/secret.txt');
     expect(missing.status).toBe(404);
     expect(missing.body.message).toBe('Not found: no route GET /console/secret.txt');
@@ -60,16 +68,7 @@ describe('console in a browser', () => {
   });
 
   it('a worker completes a unit through the UI while an operator watches the run become Processed and its callback delivered', async () => {
-    const created = await http<{ id: string }>('POST', '/v4/runs', {
-      headers: acme.auth,
-      body: {
-        line_id: acme.lineId,
-        callback_url: receiver.url('/console-run'),
-        units: [{ identifier: 'u1', text: 'Is this a cat?', nested: { size: 3 } }],
-      },
-    });
-    expect(created.status).toBe(201);
-    runId = created.body.id;
+    runId = await newRun(acme, [{ identifier: 'u1', text: 'Is this a cat?', nested: { size: 3 } }], receiver.url('/console-run'));
 
     const operator = await browser.page();
     await operator.goto(consoleUrl());
@@ -102,8 +101,8 @@ describe('console in a browser', () => {
     await row.locator('.delivery-status:text-is("delivered")').waitFor({ timeout: 30_000 });
     expect(await row.locator('.delivery-attempts').textContent()).toBe('1');
 
-    const run = await http<{ units: { output: unknown }[] }>('GET', `/v4/runs/${runId}`, { headers: acme.auth });
-    expect(run.body.units[0].output).toEqual({ answer: 'yes' });
+    const run = await runOf(acme, runId);
+    expect(run.units[0].output).toEqual({ answer: 'yes' });
     const [callback] = await eventually(() => (receiver.on('/console-run').length ? receiver.on('/console-run') : undefined), {
       what: 'the run callback',
     });
@@ -174,8 +173,8 @@ describe('console in a browser', () => {
     await worker.click('#submit');
     await worker.waitForSelector(`#status:has-text("${ours}: COMPLETED")`);
 
-    const status = await http<{ state: string }>('GET', `/v1/tasks/${taskId}`, { headers: { 'x-api-key': tenant.key } });
-    expect(status.body.state).toBe('COMPLETED');
+    const status = await ok(apiClient({ apiKey: tenant.key }).GET('/v1/tasks/{id}', { params: { path: { id: taskId } } }), 200);
+    expect(status.state).toBe('COMPLETED');
     const webhook = await eventually(() => receiver.on('/console-task')[0], { what: 'the task webhook' });
     expect(JSON.parse(webhook.rawBody.toString('utf8')).task_details.updated_tags).toEqual([
       { value: 'cat', confidence_score: 1 },
@@ -185,11 +184,7 @@ describe('console in a browser', () => {
 
   it('a worker who keeps going gets the next unit in the answer of each complete (one request per unit)', async () => {
     const line = await createPlatformAccount('Console next');
-    const created = await http<{ id: string }>('POST', '/v4/runs', {
-      headers: line.auth,
-      body: { line_id: line.lineId, units: [{ identifier: 'first' }, { identifier: 'second' }] },
-    });
-    expect(created.status).toBe(201);
+    const runIdOfLine = await newRun(line, [{ identifier: 'first' }, { identifier: 'second' }]);
     const worker = await browser.page();
     const requests: string[] = [];
     worker.on('request', (request) => {
@@ -209,8 +204,8 @@ describe('console in a browser', () => {
     await worker.waitForSelector('#status:has-text("Completed. No unit waiting.")');
     expect(await worker.isHidden('#work')).toBe(true);
     expect(requests).toEqual(['next', 'complete', 'complete']);
-    const run = await http<{ status: string; units: { output: unknown }[] }>('GET', `/v4/runs/${created.body.id}`, { headers: line.auth });
-    expect([run.body.status, run.body.units.map((unit) => unit.output)]).toEqual(['Processed', [{ answer: 'one' }, { answer: 'two' }]]);
+    const run = await runOf(line, runIdOfLine);
+    expect([run.status, run.units.map((unit) => unit.output)]).toEqual(['Processed', [{ answer: 'one' }, { answer: 'two' }]]);
   });
 
   it('shows refusals in the page instead of failing silently', async () => {
@@ -218,7 +213,7 @@ describe('console in a browser', () => {
     await signInWorker(worker, acme.lineId);
     await worker.click('#next-unit');
     await worker.waitForSelector('#status:text-is("No unit waiting.")');
-    await http('POST', '/v4/runs', { headers: acme.auth, body: { line_id: acme.lineId, units: [{ identifier: 'bad' }] } });
+    await newRun(acme, [{ identifier: 'bad' }]);
     await worker.click('#next-unit');
     await worker.waitForSelector('#input-fields');
     await worker.fill('#output-json', '{not json');

@@ -1,4 +1,4 @@
-import { adminHeaders, http, testStack, takesTurnOn } from '@workline/testing';
+import { adminClient, ok, testStack, takesTurnOn } from '@workline/testing';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 
@@ -28,12 +28,13 @@ describe('npm run demo', () => {
     expect(output).toMatch(/Worker token: +\S{16,}/);
     const workstreamId = /Workstream: +(\S+) /.exec(output)?.[1];
     // The report charts have data: the demo submitted a quality review and a throughput record a day.
-    const report = await http<{ groups: { count: number }[] }>(
-      'GET',
-      `/admin/v1/workstreams/${workstreamId}/reports/quality?group_by=day`,
-      { headers: adminHeaders() },
+    const report = await ok(
+      adminClient().GET('/admin/v1/workstreams/{workstream_id}/reports/quality', {
+        params: { path: { workstream_id: workstreamId ?? '' }, query: { group_by: 'day' } },
+      }),
+      200,
     );
-    expect(report.body.groups.map((g) => g.count)).toEqual(Array(7).fill(2));
+    expect(report.groups.map((g) => g.count)).toEqual(Array(7).fill(2));
     expect(output).toMatch(/Run \S+: Processed, 3\/3 units done; callbacks received: 3\/3/);
     expect(output).toContain('Demo complete: every unit done and every callback received.');
     expect(output.match(/receiver <- POST \/task: task\.result_available \(signed\)/g)).toHaveLength(2);

@@ -2,10 +2,12 @@ import 'reflect-metadata';
 import { createWorklineClient } from '@workline/client';
 import { type EventEnvelope, Topic, TOPIC_CATALOG } from '@workline/contracts';
 import {
+  completeTask,
   createImageTask,
   createOversightTenant,
   DeliveryRequester,
   eventually,
+  flagTask,
   leaseTask,
   LoopbackReceiver,
   newWorkerToken,
@@ -13,7 +15,6 @@ import {
   takesTurnOn,
   testStack,
   type TopicMessage,
-  workCall,
 } from '@workline/testing';
 import { type CloudEvent, Kafka, type KafkaMessage } from 'cloudevents';
 import { randomUUID } from 'node:crypto';
@@ -140,9 +141,9 @@ describe('every public topic read with the CloudEvents SDK (Kafka binary mode)',
     const token = await newWorkerToken();
 
     const first = await leaseTask(token, completed.taskId);
-    expect(
-      (await workCall(token, `/${first.assignment_id}/complete`, { updated_tags: [{ value: 'receipt', confidence_score: 0.9 }] })).status,
-    ).toBe(200);
+    expect((await completeTask(token, first.assignment_id, { updated_tags: [{ value: 'receipt', confidence_score: 0.9 }] })).status).toBe(
+      200,
+    );
     const result = await eventOn<EventEnvelope<{ task_id: string; state: string; event: Record<string, unknown> }>>(
       Topic.TaskResultAvailable,
       (e) => e.data?.data.task_id === completed.taskId,
@@ -161,7 +162,7 @@ describe('every public topic read with the CloudEvents SDK (Kafka binary mode)',
     expect(status.data).toMatchObject({ state: 'COMPLETED', result: { updated_tags: [{ value: 'receipt', confidence_score: 0.9 }] } });
 
     const second = await leaseTask(token, flagged.taskId);
-    expect((await workCall(token, `/${second.assignment_id}/flag`, { reason: `blank ${suffix}` })).status).toBe(200);
+    expect((await flagTask(token, second.assignment_id, `blank ${suffix}`)).status).toBe(200);
     const error = await eventOn<EventEnvelope<{ task_id: string; state: string; error: string }>>(
       Topic.TaskError,
       (e) => e.data?.data.task_id === flagged.taskId,

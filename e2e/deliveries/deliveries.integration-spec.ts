@@ -1,17 +1,31 @@
 import 'reflect-metadata';
-import type { DeliveryDetailView, DeliveryPage, DeliveryRequestedEvent } from '@workline/contracts';
-import { adminCreate, DeliveryRequester, eventually, http, LoopbackReceiver } from '@workline/testing';
+import type { QueryOf, Schemas, WorklineClient } from '@workline/client';
+import type { DeliveryRequestedEvent } from '@workline/contracts';
+import {
+  adminClient,
+  apiClient,
+  DeliveryRequester,
+  eventually,
+  fieldErrors,
+  http,
+  LoopbackReceiver,
+  newAccountId,
+  newWorkstreamWithKey,
+  ok,
+  platformClient,
+  withStatus,
+} from '@workline/testing';
 import { randomUUID } from 'node:crypto';
 
-interface Account {
-  id: string;
-  username: string;
-  password: string;
-}
+type Account = Schemas['NewAccountAnswer'];
+type DeliveryQuery = QueryOf<'getV1Deliveries'>;
 
-const basic = (account: Account) => ({
-  authorization: `Basic ${Buffer.from(`${account.username}:${account.password}`).toString('base64')}`,
-});
+const asKey = (key: string) => apiClient({ apiKey: key });
+const listDeliveries = (caller: WorklineClient, query: DeliveryQuery = {}) =>
+  withStatus(caller.GET('/v1/deliveries', { params: { query } }));
+const deliveryOf = (caller: WorklineClient, id: string) => withStatus(caller.GET('/v1/deliveries/{id}', { params: { path: { id } } }));
+const redeliver = (caller: WorklineClient, id: string) =>
+  withStatus(caller.POST('/v1/deliveries/{id}/redeliver', { params: { path: { id } } }));
 
 /** Delivery API: each caller sees its own deliveries only (x-api-key: its workstream; Basic: platform callbacks). */
 describe('Delivery API: scoped listing, detail with attempts, redelivery', () => {
@@ -29,9 +43,10 @@ describe('Delivery API: scoped listing, detail with attempts, redelivery', () =>
   const created: Record<string, DeliveryRequestedEvent> = {};
 
   const newWorkstreamKey = async (accountId: string) => {
-    const workstream = await adminCreate<{ id: string }>('/workstreams', { account_id: accountId, name: `ws-${suffix}`, use_cases: [] });
-    return { workstreamId: workstream.id, key: (await adminCreate<{ key: string }>(`/workstreams/${workstream.id}/api-keys`, {})).key };
+    const { ws, key } = await newWorkstreamWithKey({ account_id: accountId, name: `ws-${suffix}`, use_cases: [] });
+    return { workstreamId: ws, key };
   };
+  const newAccount = (name: string) => ok(adminClient().POST('/admin/v1/accounts', { body: { name } }), 201);
 
   const request = (name: string, event: Omit<DeliveryRequestedEvent, 'delivery_id' | 'url' | 'body'>) =>
     requester
@@ -42,8 +57,8 @@ describe('Delivery API: scoped listing, detail with attempts, redelivery', () =>
     await receiver.start();
     // Keeps the delivery pending for the whole file: the receiver asks for ten minutes.
     receiver.respond(`/failing-${suffix}`, () => ({ status: 503, headers: { 'retry-after': '600' }, body: 'x'.repeat(3000) }));
-    acme = await adminCreate<Account>('/accounts', { name: 'Acme' });
-    other = await adminCreate<Account>('/accounts', { name: 'Other' });
+    acme = await newAccount('Acme');
+    other = await newAccount('Other');
     const acmeMain = await newWorkstreamKey(acme.id);
     acmeWorkstream = acmeMain.workstreamId;
     acmeKey = acmeMain.key;
@@ -72,36 +87,32 @@ describe('Delivery API: scoped listing, detail with attempts, redelivery', () =>
     await receiver.stop();
   });
 
-  const get = <T>(path: string, headers: Record<string, string>) => http<T>('GET', path, { headers });
-
   it('401 without credentials or with wrong ones', async () => {
-    const none = await get(`/v1/deliveries`, {});
+    const none = await listDeliveries(apiClient());
     expect(none.status).toBe(401);
-    expect(none.body).toEqual({ message: 'Missing credentials: send x-api-key or HTTP Basic credentials' });
-    const badKey = await get(`/v1/deliveries/${created.a1.delivery_id}`, { 'x-api-key': 'wlk_nope' });
+    expect(none.error).toEqual({ message: 'Missing credentials: send x-api-key or HTTP Basic credentials' });
+    const badKey = await deliveryOf(asKey('wlk_nope'), created.a1.delivery_id);
     expect(badKey.status).toBe(401);
-    expect(badKey.body).toEqual({ message: 'Invalid x-api-key' });
-    const badBasic = await get(`/v1/deliveries`, basic({ ...acme, password: 'wrong' }));
+    expect(badKey.error).toEqual({ message: 'Invalid x-api-key' });
+    const badBasic = await listDeliveries(platformClient({ ...acme, password: 'wrong' }));
     expect(badBasic.status).toBe(401);
-    expect(badBasic.body).toEqual({ message: 'Bad credentials' });
-    const redeliver = await http('POST', `/v1/deliveries/${created.a1.delivery_id}/redeliver`);
-    expect(redeliver.status).toBe(401);
+    expect(badBasic.error).toEqual({ message: 'Bad credentials' });
+    expect((await redeliver(apiClient(), created.a1.delivery_id)).status).toBe(401);
   });
 
   it('lists the workstream key its deliveries, newest first, filtered by task and status', async () => {
     const all = await eventually(
       async () => {
-        const page = await get<DeliveryPage>(`/v1/deliveries?task_id=${taskA}&status=delivered`, { 'x-api-key': acmeKey });
-        return page.body.deliveries?.length === 2 ? page : undefined;
+        const page = await ok(listDeliveries(asKey(acmeKey), { task_id: taskA, status: 'delivered' }), 200);
+        return page.deliveries.length === 2 ? page : undefined;
       },
       { what: 'both task A deliveries to be delivered' },
     );
-    expect(all.status).toBe(200);
-    expect(all.body.deliveries.map((d) => d.id).sort()).toEqual([created.a1.delivery_id, created.a2.delivery_id].sort());
-    const times = all.body.deliveries.map((d) => d.created_at);
+    expect(all.deliveries.map((d) => d.id).sort()).toEqual([created.a1.delivery_id, created.a2.delivery_id].sort());
+    const times = all.deliveries.map((d) => d.created_at);
     expect([...times].sort().reverse()).toEqual(times);
-    expect(all.body.next_cursor).toBeNull();
-    const a2 = all.body.deliveries.find((d) => d.id === created.a2.delivery_id);
+    expect(all.next_cursor).toBeNull();
+    const a2 = all.deliveries.find((d) => d.id === created.a2.delivery_id);
     expect(a2).toEqual({
       id: created.a2.delivery_id,
       event_type: 'task.result_available',
@@ -117,9 +128,9 @@ describe('Delivery API: scoped listing, detail with attempts, redelivery', () =>
       delivered_at: expect.any(String),
       dead_at: null,
     });
-    const failing = await get<DeliveryPage>(`/v1/deliveries?task_id=${taskB}&status=pending`, { 'x-api-key': acmeKey });
-    expect(failing.body.deliveries.map((d) => d.id)).toEqual([created.failing.delivery_id]);
-    expect(failing.body.deliveries[0]).toMatchObject({
+    const failing = await ok(listDeliveries(asKey(acmeKey), { task_id: taskB, status: 'pending' }), 200);
+    expect(failing.deliveries.map((d) => d.id)).toEqual([created.failing.delivery_id]);
+    expect(failing.deliveries[0]).toMatchObject({
       status: 'pending',
       last_status_code: 503,
       last_error: 'HTTP 503',
@@ -129,30 +140,28 @@ describe('Delivery API: scoped listing, detail with attempts, redelivery', () =>
 
   it('pages with limit and cursor', async () => {
     const seen: string[] = [];
-    let cursor: string | null = null;
+    let cursor: string | undefined;
     do {
-      const query: string = `/v1/deliveries?limit=1${cursor ? `&cursor=${cursor}` : ''}`;
-      const page = await get<DeliveryPage>(query, { 'x-api-key': acmeKey });
-      expect(page.status).toBe(200);
-      expect(page.body.deliveries.length).toBeLessThanOrEqual(1);
-      seen.push(...page.body.deliveries.map((d) => d.id));
-      cursor = page.body.next_cursor;
+      const page = await ok(listDeliveries(asKey(acmeKey), { limit: 1, cursor }), 200);
+      expect(page.deliveries.length).toBeLessThanOrEqual(1);
+      seen.push(...page.deliveries.map((d) => d.id));
+      cursor = page.next_cursor ?? undefined;
     } while (cursor);
-    const whole = await get<DeliveryPage>(`/v1/deliveries?limit=100`, { 'x-api-key': acmeKey });
-    expect(whole.body.deliveries.map((d) => d.id)).toEqual(seen);
+    const whole = await ok(listDeliveries(asKey(acmeKey), { limit: 100 }), 200);
+    expect(whole.deliveries.map((d) => d.id)).toEqual(seen);
     expect([...seen].sort()).toEqual(['failing', 'b1', 'a2', 'a1'].map((name) => created[name].delivery_id).sort());
   });
 
   it('shows one delivery with its attempts, the answer cut to 1 KB', async () => {
     const detail = await eventually(
       async () => {
-        const result = await get<DeliveryDetailView>(`/v1/deliveries/${created.failing.delivery_id}`, { 'x-api-key': acmeKey });
-        return result.body.attempts?.length ? result : undefined;
+        const result = await deliveryOf(asKey(acmeKey), created.failing.delivery_id);
+        return result.data?.attempts.length ? result : undefined;
       },
       { what: 'an attempt of the failing delivery' },
     );
     expect(detail.status).toBe(200);
-    expect(detail.body.attempts[0]).toEqual({
+    expect(detail.data?.attempts[0]).toEqual({
       number: 1,
       attempted_at: expect.any(String),
       status_code: 503,
@@ -164,48 +173,56 @@ describe('Delivery API: scoped listing, detail with attempts, redelivery', () =>
 
   it('404 for deliveries of another account, another workstream, or the other API family', async () => {
     const id = created.a1.delivery_id;
-    for (const headers of [{ 'x-api-key': otherKey }, { 'x-api-key': acmeOtherWorkstreamKey }, basic(other), basic(acme)]) {
-      const one = await get(`/v1/deliveries/${id}`, headers);
+    for (const caller of [asKey(otherKey), asKey(acmeOtherWorkstreamKey), platformClient(other), platformClient(acme)]) {
+      const one = await deliveryOf(caller, id);
       expect(one.status).toBe(404);
-      expect(one.body).toEqual({ message: `delivery ${id} not found` });
-      const redeliver = await http('POST', `/v1/deliveries/${id}/redeliver`, { headers });
-      expect(redeliver.status).toBe(404);
+      expect(one.error).toEqual({ message: `delivery ${id} not found` });
+      expect((await redeliver(caller, id)).status).toBe(404);
     }
-    const theirs = await get<DeliveryPage>(`/v1/deliveries?task_id=${taskA}`, { 'x-api-key': otherKey });
-    expect(theirs.body).toEqual({ deliveries: [], next_cursor: null });
-    const runAsKey = await get(`/v1/deliveries/${created.run.delivery_id}`, { 'x-api-key': acmeKey });
+    const theirs = await listDeliveries(asKey(otherKey), { task_id: taskA });
+    expect(theirs.data).toEqual({ deliveries: [], next_cursor: null });
+    const runAsKey = await deliveryOf(asKey(acmeKey), created.run.delivery_id);
     expect(runAsKey.status).toBe(404);
     expect(receiver.on(`/a1-${suffix}`)).toHaveLength(1);
   });
 
   it('shows platform callbacks to the account over HTTP Basic, and redelivers them', async () => {
-    const page = await get<DeliveryPage>(`/v1/deliveries`, basic(acme));
-    expect(page.status).toBe(200);
-    expect(page.body.deliveries.map((d) => d.id)).toEqual([created.run.delivery_id]);
-    expect(page.body.deliveries[0]).toMatchObject({ run_id: `run-${suffix}`, task_id: null, event_type: 'run.processed' });
-    const redeliver = await http('POST', `/v1/deliveries/${created.run.delivery_id}/redeliver`, { headers: basic(acme) });
-    expect(redeliver.status).toBe(202);
-    expect(redeliver.body).toMatchObject({ id: created.run.delivery_id, status: 'pending' });
+    const page = await ok(listDeliveries(platformClient(acme)), 200);
+    expect(page.deliveries.map((d) => d.id)).toEqual([created.run.delivery_id]);
+    expect(page.deliveries[0]).toMatchObject({ run_id: `run-${suffix}`, task_id: null, event_type: 'run.processed' });
+    const again = await redeliver(platformClient(acme), created.run.delivery_id);
+    expect(again.status).toBe(202);
+    expect(again.data).toMatchObject({ id: created.run.delivery_id, status: 'pending' });
     await eventually(() => receiver.on(`/run-${suffix}`).length === 2, { what: 'the redelivered callback' });
   });
 
   it('422 naming the bad query parameter, 404 for an unknown delivery', async () => {
-    const cases: [string, string][] = [
-      ['status=lost', 'status'],
-      ['limit=0', 'limit'],
-      ['limit=101', 'limit'],
-      ['limit=many', 'limit'],
-      ['cursor=garbage', 'cursor'],
-      ['colour=blue', 'colour'],
+    const cases: [DeliveryQuery, string][] = [
+      [{ limit: 0 }, 'limit'],
+      [{ limit: 101 }, 'limit'],
+      [{ cursor: 'garbage' }, 'cursor'],
     ];
     for (const [query, field] of cases) {
-      const result = await get<{ message: string; errors: { field: string }[] }>(`/v1/deliveries?${query}`, { 'x-api-key': acmeKey });
+      const result = await listDeliveries(asKey(acmeKey), query);
+      expect([query, result.status]).toEqual([query, 422]);
+      expect(fieldErrors(result)?.map((e) => e.field)).toContain(field);
+    }
+    // A status outside the documented enum, a limit that is no number, an unknown parameter: raw http().
+    const rawCases: [string, string][] = [
+      ['status=lost', 'status'],
+      ['limit=many', 'limit'],
+      ['colour=blue', 'colour'],
+    ];
+    for (const [query, field] of rawCases) {
+      const result = await http<{ message: string; errors: { field: string }[] }>('GET', `/v1/deliveries?${query}`, {
+        headers: { 'x-api-key': acmeKey },
+      });
       expect([query, result.status]).toEqual([query, 422]);
       expect(result.body.errors.map((e) => e.field)).toContain(field);
     }
-    const unknown = await get(`/v1/deliveries/dlv_unknown`, { 'x-api-key': acmeKey });
+    const unknown = await deliveryOf(asKey(acmeKey), 'dlv_unknown');
     expect(unknown.status).toBe(404);
-    expect(unknown.body).toEqual({ message: 'delivery dlv_unknown not found' });
+    expect(unknown.error).toEqual({ message: 'delivery dlv_unknown not found' });
   });
 });
 
@@ -226,19 +243,15 @@ describe('Delivery API over deliveries with multi-megabyte bodies', () => {
     await receiver.start();
     // Pending for the whole file: each delivery is attempted once (the body is sent in full) and then waits.
     receiver.respond(`/large-${suffix}`, () => ({ status: 503, headers: { 'retry-after': '600' } }));
-    const account = await adminCreate<{ id: string }>('/accounts', { name: 'Large Bodies' });
-    const workstream = await adminCreate<{ id: string }>('/workstreams', {
-      account_id: account.id,
-      name: `large-${suffix}`,
-      use_cases: [],
-    });
-    key = (await adminCreate<{ key: string }>(`/workstreams/${workstream.id}/api-keys`, {})).key;
+    const accountId = await newAccountId('Large Bodies');
+    const workstream = await newWorkstreamWithKey({ account_id: accountId, name: `large-${suffix}`, use_cases: [] });
+    key = workstream.key;
     for (let n = 0; n < 5; n++) {
       // Each body is distinct, so a mix-up between deliveries would show at the receiver.
       const body = JSON.stringify({ n, padding: String(n).repeat(BODY_BYTES) });
       events.push(
         await requester.request({
-          owner: { account_id: account.id, workstream_id: workstream.id },
+          owner: { account_id: accountId, workstream_id: workstream.ws },
           subject: { task_id: `large-${n}-${suffix}` },
           event_type: 'task.result_available',
           signing: 'x-svc-signature',
@@ -264,10 +277,9 @@ describe('Delivery API over deliveries with multi-megabyte bodies', () => {
     expect([...new Set(sent)].sort()).toEqual([0, 1, 2, 3, 4]);
     for (const request of receiver.on(`/large-${suffix}`)) expect(request.rawBody.length).toBeGreaterThan(BODY_BYTES);
 
-    const page = await http<DeliveryPage>('GET', '/v1/deliveries?limit=100', { headers: { 'x-api-key': key } });
-    expect(page.status).toBe(200);
-    expect(page.body.deliveries.map((d) => d.id).sort()).toEqual(events.map((e) => e.delivery_id).sort());
-    for (const delivery of page.body.deliveries) {
+    const page = await ok(listDeliveries(asKey(key), { limit: 100 }), 200);
+    expect(page.deliveries.map((d) => d.id).sort()).toEqual(events.map((e) => e.delivery_id).sort());
+    for (const delivery of page.deliveries) {
       expect(Object.keys(delivery).sort()).toEqual(
         [
           'attempt_count',
@@ -287,15 +299,14 @@ describe('Delivery API over deliveries with multi-megabyte bodies', () => {
       );
       expect(delivery).toMatchObject({ status: 'pending', last_status_code: 503, url: receiver.url(`/large-${suffix}`) });
     }
-    expect(JSON.stringify(page.body).length).toBeLessThan(10_000);
+    expect(JSON.stringify(page).length).toBeLessThan(10_000);
 
-    const detail = await http<DeliveryDetailView>('GET', `/v1/deliveries/${events[0].delivery_id}`, { headers: { 'x-api-key': key } });
-    expect(detail.status).toBe(200);
-    expect(detail.body).toMatchObject({
+    const detail = await ok(deliveryOf(asKey(key), events[0].delivery_id), 200);
+    expect(detail).toMatchObject({
       id: events[0].delivery_id,
       task_id: `large-0-${suffix}`,
       attempts: [expect.objectContaining({ number: 1, status_code: 503 })],
     });
-    expect(detail.body).not.toHaveProperty('body');
+    expect(detail).not.toHaveProperty('body');
   });
 });

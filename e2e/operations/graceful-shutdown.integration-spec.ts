@@ -1,4 +1,4 @@
-import { type AppInstance, eventually, http, startAppInstance, startGateway, runsAloneOnStack } from '@workline/testing';
+import { apiClient, type AppInstance, eventually, startAppInstance, startGateway, runsAloneOnStack } from '@workline/testing';
 import { randomUUID } from 'node:crypto';
 
 /**
@@ -7,11 +7,23 @@ import { randomUUID } from 'node:crypto';
  * (e2e/faults/faults.faults-spec.ts), which reuses that suite's client streams and audit.
  */
 
-/** GET a readiness URL; 0 when nothing answers (the process is gone or not listening yet). */
-async function readiness(url: string): Promise<{ status: number; body: { status?: string } }> {
+type Readiness = { status: number; body: { status?: string } };
+
+/** GET a service's readiness URL (its ops server, outside the gateway's API); 0 when nothing answers (gone, or not listening yet). */
+async function readiness(url: string): Promise<Readiness> {
   try {
     const response = await fetch(url, { signal: AbortSignal.timeout(10_000) });
     return { status: response.status, body: (await response.json()) as { status?: string } };
+  } catch {
+    return { status: 0, body: {} };
+  }
+}
+
+/** The gateway's readiness (typed client); 0 when nothing answers. */
+async function gatewayReadiness(baseUrl: string): Promise<Readiness> {
+  try {
+    const { data, error, response } = await apiClient({}, baseUrl).GET('/health/ready', { signal: AbortSignal.timeout(10_000) });
+    return { status: response.status, body: (data ?? error ?? {}) as { status?: string } };
   } catch {
     return { status: 0, body: {} };
   }
@@ -39,14 +51,14 @@ describe('graceful shutdown (SIGTERM)', () => {
       service.process.kill('SIGTERM');
       const draining = await eventually(
         async () => {
-          const ready = await readiness(`${gateway.url}/health/ready`);
+          const ready = await gatewayReadiness(gateway.url);
           return ready.status === 503 ? ready : undefined;
         },
         { what: 'the gateway readiness to be 503' },
       );
       expect(draining.body.status).toBe('draining');
       // Still serving: a load balancer that has not yet noticed loses nothing.
-      expect((await http('GET', `${gateway.url}/health/live`)).status).toBe(200);
+      expect((await apiClient({}, gateway.url).GET('/health/live')).response.status).toBe(200);
       const serviceDraining = await eventually(
         async () => {
           const ready = await readiness(`${service.ops}/health/ready`);

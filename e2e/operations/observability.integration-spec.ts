@@ -1,4 +1,5 @@
 import {
+  apiClient,
   completeUnit,
   createPlatformAccount,
   createWorker,
@@ -9,8 +10,12 @@ import {
   metricSample,
   metricSum,
   newQualityWorkstream,
+  newRun,
   nextUnit,
+  ok,
   type PlatformAccount,
+  platformClient,
+  presignUpload,
   testStack,
   runsAloneOnStack,
 } from '@workline/testing';
@@ -40,30 +45,32 @@ describe('request ids in the logs of every app', () => {
 
   it('echoes a well-formed X-Request-Id, and gives a request without one a fresh id', async () => {
     const mine = `obs-${randomUUID()}`;
-    const echoed = await http('GET', '/health/live', { headers: { 'x-request-id': mine } });
-    expect(echoed.headers.get('x-request-id')).toBe(mine);
-    const fresh = await http('GET', '/health/live', { headers: { 'x-request-id': 'not well formed!' } });
-    expect(fresh.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
-    const refused = await http('GET', '/v4/runs/x', { headers: { 'x-request-id': `${mine}-401` } });
-    expect(refused.status).toBe(401);
-    expect(refused.headers.get('x-request-id')).toBe(`${mine}-401`);
+    const anonymous = apiClient();
+    const echoed = await anonymous.GET('/health/live', { headers: { 'x-request-id': mine } });
+    expect(echoed.response.headers.get('x-request-id')).toBe(mine);
+    const fresh = await anonymous.GET('/health/live', { headers: { 'x-request-id': 'not well formed!' } });
+    expect(fresh.response.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    const refused = await anonymous.GET('/v4/runs/{id}', { params: { path: { id: 'x' } }, headers: { 'x-request-id': `${mine}-401` } });
+    expect(refused.response.status).toBe(401);
+    expect(refused.response.headers.get('x-request-id')).toBe(`${mine}-401`);
   });
 
   it('carries the id through Kafka into the service that did the work and into the dispatcher that delivered the callback', async () => {
     const createId = `obs-create-${randomUUID()}`;
-    const created = await http<{ id: string }>('POST', '/v4/runs', {
-      headers: { ...account.auth, 'x-request-id': createId },
+    const created = await platformClient(account).POST('/v4/runs', {
+      headers: { 'x-request-id': createId },
       body: { line_id: account.lineId, callback_url: receiver.url('/obs-run'), units: [{ identifier: 'only' }] },
     });
-    expect(created.status).toBe(201);
+    expect(created.response.status).toBe(201);
     const unit = await eventually(() => nextUnit(worker, account.lineId), { what: 'the unit to be leasable' });
     const completeId = `obs-complete-${randomUUID()}`;
-    const completed = await http('POST', `/workforce/v1/assignments/${unit.assignment_id}/complete`, {
+    const completed = await apiClient().POST('/workforce/v1/assignments/{id}/complete', {
+      params: { path: { id: unit.assignment_id } },
       headers: { ...worker, 'x-request-id': completeId },
       body: { output: { label: 'x' } },
     });
-    expect(completed.status).toBe(200);
-    expect(completed.headers.get('x-request-id')).toBe(completeId);
+    expect(completed.response.status).toBe(200);
+    expect(completed.response.headers.get('x-request-id')).toBe(completeId);
     await eventually(() => receiver.on('/obs-run')[0], { what: 'the run callback' });
 
     const createLines = await eventually(
@@ -105,19 +112,12 @@ describe('request ids in the logs of every app', () => {
 
   it('carries the id of a CSV upload (a presigned PUT whose body is streamed) into the performance service', async () => {
     const { ws, key } = await newQualityWorkstream('Observability CSV');
-    const presigned = await http<{ upload_url: string; upload_id: string }>(
-      'POST',
-      `/v1/workstreams/${ws}/performance/generate-presigned-url`,
-      {
-        headers: { 'x-api-key': key },
-        body: { kind: 'quality' },
-      },
-    );
-    expect(presigned.status).toBe(201);
+    const presigned = await ok(presignUpload({ id: ws, key }, { kind: 'quality' }), 201);
     const putId = `obs-csv-${randomUUID()}`;
     const csv =
       'use_case_id,task_definition_id,unique_id,worker_id,review_completed_at,review_score\nuc,td,obs-1,w-1,2024-05-01T12:00:00Z,0.9\n';
-    const stored = await fetch(presigned.body.upload_url, {
+    // The presigned URL is used as handed out.
+    const stored = await fetch(presigned.upload_url, {
       method: 'PUT',
       headers: { 'content-type': 'text/csv', 'x-request-id': putId },
       body: csv,
@@ -138,13 +138,14 @@ describe('request ids in the logs of every app', () => {
       outcome: 'ok',
     });
     const putLine = lines.find((l) => l.app === 'gateway');
-    expect(putLine).toMatchObject({ method: 'PUT', status: 200, path: new URL(presigned.body.upload_url).pathname });
+    expect(putLine).toMatchObject({ method: 'PUT', status: 200, path: new URL(presigned.upload_url).pathname });
     // The path without its query string: the URL's signature is the authorisation of the upload.
-    expect(JSON.stringify(putLine)).not.toContain(new URL(presigned.body.upload_url).searchParams.get('signature')!);
+    expect(JSON.stringify(putLine)).not.toContain(new URL(presigned.upload_url).searchParams.get('signature')!);
   });
 });
 
 describe('/metrics and /health on every service', () => {
+  // Each service's own ops server: outside the gateway's API (docs/openapi.json), so plain requests.
   const ops = () => testStack().opsUrls;
 
   it('answers liveness and readiness (Kafka consumer in its group, database reachable) on each service', async () => {
@@ -159,10 +160,7 @@ describe('/metrics and /health on every service', () => {
 
   it('exposes handler durations, consumer lag and outbox backlog on each service, and they settle', async () => {
     // Some work for every service first.
-    const account = await createPlatformAccount('Metrics');
-    expect(
-      (await http('POST', '/v4/runs', { headers: account.auth, body: { line_id: account.lineId, units: [{ identifier: 'm' }] } })).status,
-    ).toBe(201);
+    await newRun(await createPlatformAccount('Metrics'), [{ identifier: 'm' }]);
     for (const app of SERVICES) {
       const metrics = await text(`${ops()[app]}/metrics`);
       expect(metrics).toMatch(/^process_cpu_seconds_total /m);
@@ -192,9 +190,7 @@ describe('/metrics and /health on every service', () => {
   it('counts leased units and tasks, and deliveries by state', async () => {
     const account = await createPlatformAccount('Leases');
     const worker = await createWorker();
-    expect(
-      (await http('POST', '/v4/runs', { headers: account.auth, body: { line_id: account.lineId, units: [{ identifier: 'l' }] } })).status,
-    ).toBe(201);
+    await newRun(account, [{ identifier: 'l' }]);
     const before = metric(await text(`${ops()['platform-runs']}/metrics`), 'assignments_leased', { kind: 'unit' });
     const unit = await eventually(() => nextUnit(worker, account.lineId), { what: 'a unit to lease' });
     expect(metric(await text(`${ops()['platform-runs']}/metrics`), 'assignments_leased', { kind: 'unit' })).toBe(before + 1);

@@ -1,24 +1,21 @@
+import type { Schemas, WorklineClient } from '@workline/client';
 import { BaseEnv } from '@workline/config';
-import {
-  type DeliveryPage,
-  type DeliveryRequestedEvent,
-  type EventEnvelope,
-  type MediaGrantView,
-  type OversightTaskEvent,
-  type TaskPage,
-  type TaskQuotaAnswer,
-  type TaskView,
-  Topic,
-} from '@workline/contracts';
+import { type DeliveryRequestedEvent, type EventEnvelope, type OversightTaskEvent, Topic } from '@workline/contracts';
 import { SecretBox, signPath, urlSigningKey } from '@workline/secrets';
 import { sign, verify } from '@workline/signature';
 import { S3BlobStore, type S3Settings } from '@workline/blob-store';
 import {
-  adminCreate,
+  adminClient,
   adminHeaders,
+  apiClient,
   type AppInstance,
+  completeTask,
   eventually,
+  fieldErrors,
+  flagTask,
   http,
+  nextTask,
+  ok,
   LoopbackReceiver,
   startAppInstance,
   testStack,
@@ -27,7 +24,7 @@ import {
   leaseTask as lease,
   newWorkerToken as newWorker,
   startS3Server,
-  workCall as work,
+  withStatus,
 } from '@workline/testing';
 import { Kafka, logLevel, type Consumer } from 'kafkajs';
 import Redis from 'ioredis';
@@ -53,29 +50,30 @@ interface Tenant {
   extendedConfigurationId: string;
 }
 
+const admin = adminClient();
+
 async function newTenant(): Promise<Tenant> {
-  const account = await adminCreate<{ id: string }>('/accounts', { name: 'Oversight client' });
-  const workstream = await adminCreate<{ id: string }>('/workstreams', { account_id: account.id, name: 'Oversight', use_cases: [] });
-  const { key } = await adminCreate<{ key: string }>(`/workstreams/${workstream.id}/api-keys`, {});
-  const plain = await adminCreate<{ id: string }>(`/workstreams/${workstream.id}/configurations`, { name: 'Plain' });
-  const extended = await adminCreate<{ id: string }>(`/workstreams/${workstream.id}/configurations`, {
-    name: 'Extended',
-    extended_events: true,
-    tool_project_id: 'tp-42',
-  });
+  const account = await ok(admin.POST('/admin/v1/accounts', { body: { name: 'Oversight client' } }), 201);
+  const workstream = await ok(
+    admin.POST('/admin/v1/workstreams', { body: { account_id: account.id, name: 'Oversight', use_cases: [] } }),
+    201,
+  );
+  const params = { path: { workstream_id: workstream.id } };
+  const { key } = await ok(admin.POST('/admin/v1/workstreams/{workstream_id}/api-keys', { params, body: {} }), 201);
+  const configuration = (body: Schemas['CreateConfigurationDto']) =>
+    ok(admin.POST('/admin/v1/workstreams/{workstream_id}/configurations', { params, body }), 201);
+  const plain = await configuration({ name: 'Plain' });
+  const extended = await configuration({ name: 'Extended', extended_events: true, tool_project_id: 'tp-42' });
   return { accountId: account.id, workstreamId: workstream.id, key, configurationId: plain.id, extendedConfigurationId: extended.id };
 }
 
 const asKey = (key: string) => ({ 'x-api-key': key });
 
-async function grant(tenant: Tenant, configurationId = tenant.configurationId, base?: string): Promise<MediaGrantView> {
-  const result = await http<MediaGrantView>('POST', `${base ?? testStack().gatewayUrl}/v1/signed-url`, {
-    headers: asKey(tenant.key),
-    body: { configuration_id: configurationId },
-  });
-  if (result.status !== 200) throw new Error(`signed-url answered ${result.status}: ${result.text}`);
-  return result.body;
+async function grant(tenant: Tenant, configurationId = tenant.configurationId, base?: string): Promise<Schemas['MediaGrantAnswer']> {
+  return ok(apiClient({ apiKey: tenant.key }, base).POST('/v1/signed-url', { body: { configuration_id: configurationId } }), 200);
 }
+
+/** Presigned URLs (upload and media) are used as handed out, or tampered with on purpose: fetch, not the typed client. */
 
 async function put(url: string, bytes: Buffer, contentType?: string): Promise<{ status: number; body: { message?: string } }> {
   const response = await fetch(url, { method: 'PUT', headers: contentType ? { 'content-type': contentType } : {}, body: bytes });
@@ -90,24 +88,16 @@ async function uploaded(tenant: Tenant, bytes: Buffer, contentType: string, conf
   return g.media_key;
 }
 
-async function createTask(tenant: Tenant, body: Record<string, unknown>, base?: string, headers: Record<string, string> = {}) {
-  return http<{ task_id: string; message?: string; errors?: { field: string; message: string }[] }>(
-    'POST',
-    `${base ?? testStack().gatewayUrl}/v1/tasks`,
-    {
-      headers: { ...asKey(tenant.key), ...headers },
-      body,
-    },
-  );
+/** POST /v1/tasks with the tenant's key (typed client): the answer, with its status. */
+function createTask(tenant: Tenant, body: Schemas['CreateTaskDto'], base?: string, headers: { 'Idempotency-Key'?: string } = {}) {
+  return withStatus(apiClient({ apiKey: tenant.key }, base).POST('/v1/tasks', { params: { header: headers }, body }));
 }
 
 const idempotencyKey = () => `retry-${randomBytes(8).toString('hex')}`;
-const withKey = (key: string) => ({ 'idempotency-key': key });
+const withKey = (key: string) => ({ 'Idempotency-Key': key });
 
-async function created(tenant: Tenant, body: Record<string, unknown>): Promise<string> {
-  const result = await createTask(tenant, body);
-  if (result.status !== 201) throw new Error(`POST /v1/tasks answered ${result.status}: ${result.text}`);
-  return result.body.task_id;
+async function created(tenant: Tenant, body: Schemas['CreateTaskDto']): Promise<string> {
+  return (await ok(createTask(tenant, body), 201)).task_id;
 }
 
 /**
@@ -117,27 +107,32 @@ async function created(tenant: Tenant, body: Record<string, unknown>): Promise<s
 async function expectBucketRule(tenant: Tenant, bucketId: string, escapeKey: string): Promise<void> {
   const video = await createTask(tenant, { media_key: 'clip.mp4', bucket_id: bucketId, configuration_id: tenant.configurationId });
   expect(video.status).toBe(422);
-  expect(video.body).toMatchObject({
+  expect(video.error).toMatchObject({
     message: `Invalid request: media clip.mp4 in bucket ${bucketId} is a video (video/mp4): mounted buckets take images only; upload videos through POST /v1/signed-url`,
     errors: [{ field: 'media_key' }],
   });
   const text = await createTask(tenant, { media_key: 'notes.txt', bucket_id: bucketId, configuration_id: tenant.configurationId });
   expect(text.status).toBe(422);
-  expect(text.body.message).toMatch(/is not an image/);
+  expect(text.error?.message).toMatch(/is not an image/);
   const escape = await createTask(tenant, { media_key: escapeKey, bucket_id: bucketId, configuration_id: tenant.configurationId });
   expect(escape.status).toBe(422);
-  expect(escape.body.message).toMatch(/leaves the bucket/);
+  expect(escape.error?.message).toMatch(/leaves the bucket/);
   const missing = await createTask(tenant, { media_key: 'nope.png', bucket_id: bucketId, configuration_id: tenant.configurationId });
   expect(missing.status).toBe(404);
-  expect(missing.body.message).toBe(`media nope.png not found in bucket ${bucketId}`);
+  expect(missing.error?.message).toBe(`media nope.png not found in bucket ${bucketId}`);
 }
 
-const taskStatus = (tenant: Tenant, taskId: string) => http<TaskView>('GET', `/v1/tasks/${taskId}`, { headers: asKey(tenant.key) });
+/** POST /admin/v1/workstreams/{workstream_id}/buckets (typed client; the admin's unless another): the answer, with its status. */
+const registerBucket = (workstreamId: string, body: Schemas['CreateBucketDto'], client = admin) =>
+  withStatus(client.POST('/admin/v1/workstreams/{workstream_id}/buckets', { params: { path: { workstream_id: workstreamId } }, body }));
+
+const taskStatus = (tenant: Tenant, taskId: string) =>
+  withStatus(apiClient({ apiKey: tenant.key }).GET('/v1/tasks/{id}', { params: { path: { id: taskId } } }));
 
 /** Creates a task on a PNG in a mounted bucket, leases it, and fetches its media_url as the worker would. */
 async function takeBucketPng(tenant: Tenant, worker: string, body: { media_key: string; bucket_id: string; callback_url?: string }) {
   const taskId = await created(tenant, { ...body, configuration_id: tenant.configurationId });
-  expect((await taskStatus(tenant, taskId)).body).toMatchObject({ state: 'QUEUED', media_key: body.media_key, bucket_id: body.bucket_id });
+  expect((await taskStatus(tenant, taskId)).data).toMatchObject({ state: 'QUEUED', media_key: body.media_key, bucket_id: body.bucket_id });
   const assignment = await lease(worker, taskId);
   expect(assignment.media_type).toBe('image/png');
   const media = await fetch(assignment.media_url);
@@ -151,8 +146,8 @@ async function takeBucketPng(tenant: Tenant, worker: string, body: { media_key: 
 async function drainQueue(worker: string): Promise<void> {
   await eventually(
     async () => {
-      const next = await work(worker, '/next', { kind: 'task' });
-      if (next.status === 200) await work(worker, `/${next.body.assignment_id}/flag`, { reason: 'left over by another test' });
+      const next = await nextTask(worker);
+      if (next.status === 200) await flagTask(worker, next.data!.assignment_id, 'left over by another test');
       return next.status === 204;
     },
     { what: 'the queue to be empty' },
@@ -279,7 +274,7 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       );
       const task = await createTask(tenant, { media_key: g.media_key, configuration_id: tenant.configurationId });
       expect(task.status).toBe(409);
-      expect(task.body.message).toBe(`media ${g.media_key} has not been uploaded: PUT its bytes to the media_upload_url first`);
+      expect(task.error?.message).toBe(`media ${g.media_key} has not been uploaded: PUT its bytes to the media_upload_url first`);
     });
 
     it('accepts a Content-Type with parameters and every listed media type', async () => {
@@ -326,10 +321,11 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
 
     it('404 for a configuration of another workstream or an unknown one; 422 naming a missing field', async () => {
       for (const configurationId of [other.configurationId, 'no-such-configuration']) {
-        const result = await http('POST', '/v1/signed-url', { headers: asKey(tenant.key), body: { configuration_id: configurationId } });
-        expect(result.status).toBe(404);
-        expect(result.body).toEqual({ message: `configuration ${configurationId} not found` });
+        const result = await apiClient({ apiKey: tenant.key }).POST('/v1/signed-url', { body: { configuration_id: configurationId } });
+        expect(result.response.status).toBe(404);
+        expect(result.error).toEqual({ message: `configuration ${configurationId} not found` });
       }
+      // No configuration_id, which the typed client would not leave out: raw http().
       const missing = await http('POST', '/v1/signed-url', { headers: asKey(tenant.key), body: {} });
       expect(missing.status).toBe(422);
       expect(missing.body).toMatchObject({ errors: [{ field: 'configuration_id' }] });
@@ -338,20 +334,24 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
 
   describe('tasks and status', () => {
     it('401 without or with a wrong x-api-key on every oversight endpoint', async () => {
-      const calls: [string, string, unknown][] = [
-        ['POST', '/v1/signed-url', { configuration_id: tenant.configurationId }],
-        ['POST', '/v1/tasks', { media_key: 'x', configuration_id: tenant.configurationId }],
-        ['GET', '/v1/tasks/anything', undefined],
+      const calls: [string, (client: WorklineClient) => Promise<{ error?: unknown; response: Response }>][] = [
+        ['/v1/signed-url', (client) => client.POST('/v1/signed-url', { body: { configuration_id: tenant.configurationId } })],
+        ['/v1/tasks', (client) => client.POST('/v1/tasks', { body: { media_key: 'x', configuration_id: tenant.configurationId } })],
+        ['/v1/tasks/anything', (client) => client.GET('/v1/tasks/{id}', { params: { path: { id: 'anything' } } })],
       ];
-      for (const [method, path, body] of calls) {
-        const none = await http(method, path, { body });
-        expect({ path, status: none.status, body: none.body }).toEqual({
+      for (const [path, call] of calls) {
+        const none = await call(apiClient());
+        expect({ path, status: none.response.status, body: none.error }).toEqual({
           path,
           status: 401,
           body: { message: 'Missing x-api-key header' },
         });
-        const wrong = await http(method, path, { body, headers: asKey('wlk_wrong') });
-        expect({ path, status: wrong.status, body: wrong.body }).toEqual({ path, status: 401, body: { message: 'Invalid x-api-key' } });
+        const wrong = await call(apiClient({ apiKey: 'wlk_wrong' }));
+        expect({ path, status: wrong.response.status, body: wrong.error }).toEqual({
+          path,
+          status: 401,
+          body: { message: 'Invalid x-api-key' },
+        });
       }
     });
 
@@ -359,11 +359,12 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       const mediaKey = await uploaded(tenant, PNG(), 'image/png');
       const result = await createTask(tenant, { media_key: mediaKey, configuration_id: tenant.configurationId });
       expect(result.status).toBe(201);
-      expect(result.body).toEqual({ task_id: expect.stringMatching(/^tsk_/) });
-      const status = await taskStatus(tenant, result.body.task_id);
+      expect(result.data).toEqual({ task_id: expect.stringMatching(/^tsk_/) });
+      const taskId = result.data!.task_id;
+      const status = await taskStatus(tenant, taskId);
       expect(status.status).toBe(200);
-      expect(status.body).toEqual({
-        task_id: result.body.task_id,
+      expect(status.data).toEqual({
+        task_id: taskId,
         state: 'QUEUED',
         media_key: mediaKey,
         configuration_id: tenant.configurationId,
@@ -372,12 +373,12 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
         updated_at: expect.any(String),
       });
       for (const [caller, id] of [
-        [other, result.body.task_id],
+        [other, taskId],
         [tenant, 'tsk_unknown'],
       ] as const) {
         const hidden = await taskStatus(caller, id);
         expect(hidden.status).toBe(404);
-        expect(hidden.body).toEqual({ message: `task ${id} not found` });
+        expect(hidden.error).toEqual({ message: `task ${id} not found` });
       }
     });
 
@@ -389,8 +390,8 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
         bucket_id: null,
         callback_url: null,
       });
-      expect({ status: result.status, body: result.body }).toEqual({ status: 201, body: { task_id: expect.stringMatching(/^tsk_/) } });
-      expect((await taskStatus(tenant, result.body.task_id)).body).toMatchObject({ state: 'QUEUED', bucket_id: null });
+      expect({ status: result.status, body: result.data }).toEqual({ status: 201, body: { task_id: expect.stringMatching(/^tsk_/) } });
+      expect((await taskStatus(tenant, result.data!.task_id)).data).toMatchObject({ state: 'QUEUED', bucket_id: null });
     });
 
     it("refuses tasks for media that is unknown, another workstream's or granted for another configuration", async () => {
@@ -398,26 +399,34 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       const theirs = await uploaded(other, PNG(), 'image/png');
       const unknown = await createTask(tenant, { media_key: 'med_doesnotexist0000000', configuration_id: tenant.configurationId });
       expect(unknown.status).toBe(404);
-      expect(unknown.body.message).toMatch(/^media med_doesnotexist0000000 not found: get a media_key from POST \/v1\/signed-url/);
+      expect(unknown.error?.message).toMatch(/^media med_doesnotexist0000000 not found: get a media_key from POST \/v1\/signed-url/);
       const foreign = await createTask(tenant, { media_key: theirs, configuration_id: tenant.configurationId });
       expect(foreign.status).toBe(404);
       const otherConfiguration = await createTask(tenant, { media_key: mine, configuration_id: tenant.extendedConfigurationId });
       expect(otherConfiguration.status).toBe(422);
-      expect(otherConfiguration.body).toMatchObject({
+      expect(otherConfiguration.error).toMatchObject({
         message: `Invalid request: media ${mine} was granted for configuration ${tenant.configurationId}: send the same configuration_id`,
         errors: [{ field: 'configuration_id' }],
       });
       const foreignConfiguration = await createTask(tenant, { media_key: mine, configuration_id: other.configurationId });
       expect(foreignConfiguration.status).toBe(404);
-      expect(foreignConfiguration.body).toEqual({ message: `configuration ${other.configurationId} not found` });
+      expect(foreignConfiguration.error).toEqual({ message: `configuration ${other.configurationId} not found` });
     });
 
     it('422 naming bad fields and bad callback URLs; nothing is created', async () => {
       const mediaKey = await uploaded(tenant, PNG(), 'image/png');
-      const cases: [Record<string, unknown>, string, RegExp?][] = [
+      // A required field left out, an unknown field: raw http(), which the typed client would not send.
+      const shapes: [Record<string, unknown>, string][] = [
         [{ configuration_id: tenant.configurationId }, 'media_key'],
         [{ media_key: mediaKey }, 'configuration_id'],
         [{ media_key: mediaKey, configuration_id: tenant.configurationId, surprise: 1 }, 'surprise'],
+      ];
+      for (const [body, field] of shapes) {
+        const result = await http<{ errors?: { field: string }[] }>('POST', '/v1/tasks', { headers: asKey(tenant.key), body });
+        expect({ field, status: result.status }).toEqual({ field, status: 422 });
+        expect(result.body.errors?.map((e) => e.field)).toContain(field);
+      }
+      const cases: [Schemas['CreateTaskDto'], string, RegExp?][] = [
         [
           { media_key: mediaKey, configuration_id: tenant.configurationId, existing_tags: [{ value: 'cat', confidence_score: 2 }] },
           'existing_tags[0].confidence_score',
@@ -441,8 +450,8 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       for (const [body, field, message] of cases) {
         const result = await createTask(tenant, body);
         expect({ field, status: result.status }).toEqual({ field, status: 422 });
-        expect(result.body.errors?.map((e) => e.field)).toContain(field);
-        if (message) expect(result.body.message).toMatch(message);
+        expect(fieldErrors(result)?.map((e) => e.field)).toContain(field);
+        if (message) expect(result.error?.message).toMatch(message);
       }
     });
   });
@@ -480,7 +489,7 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
         metadata: clientItems,
         lease_expires_at: expect.any(String),
       });
-      expect((await taskStatus(tenant, taskId)).body.state).toBe('IN_PROGRESS');
+      expect((await taskStatus(tenant, taskId)).data?.state).toBe('IN_PROGRESS');
 
       const media = await fetch(assignment.media_url);
       expect(media.status).toBe(200);
@@ -496,15 +505,15 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
 
       const updated = [{ value: 'dog', confidence_score: 0.97 }];
       const workerItems = [{ key: 'reviewer', value: 'w-1' }];
-      const done = await work(worker, `/${assignment.assignment_id}/complete`, { updated_tags: updated, metadata: workerItems });
+      const done = await completeTask(worker, assignment.assignment_id, { updated_tags: updated, metadata: workerItems });
       // The client's items first, then the worker's.
       const metadata = [...clientItems, ...workerItems];
       expect(done.status).toBe(200);
-      expect(done.body).toEqual({ assignment_id: assignment.assignment_id, kind: 'task', task_id: taskId, state: 'COMPLETED' });
+      expect(done.data).toEqual({ assignment_id: assignment.assignment_id, kind: 'task', task_id: taskId, state: 'COMPLETED' });
 
       const status = await taskStatus(tenant, taskId);
-      expect(status.body).toMatchObject({ state: 'COMPLETED', result: { updated_tags: updated, existing_tags: existing, metadata } });
-      expect(status.body.error).toBeUndefined();
+      expect(status.data).toMatchObject({ state: 'COMPLETED', result: { updated_tags: updated, existing_tags: existing, metadata } });
+      expect(status.data).not.toHaveProperty('error');
 
       const delivery = await events.delivery(taskId);
       expect(delivery).toEqual({
@@ -569,12 +578,12 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
         callback_url: 'http://127.0.0.1:9/hook',
       });
       const assignment = await lease(worker, taskId);
-      const flagged = await work(worker, `/${assignment.assignment_id}/flag`, { reason: 'image is blank' });
+      const flagged = await flagTask(worker, assignment.assignment_id, 'image is blank');
       expect(flagged.status).toBe(200);
-      expect(flagged.body).toMatchObject({ task_id: taskId, state: 'ERROR' });
+      expect(flagged.data).toMatchObject({ task_id: taskId, state: 'ERROR' });
       const status = await taskStatus(tenant, taskId);
-      expect(status.body).toMatchObject({ state: 'ERROR', error: { message: 'flagged by the worker: image is blank' } });
-      expect(status.body.result).toBeUndefined();
+      expect(status.data).toMatchObject({ state: 'ERROR', error: { message: 'flagged by the worker: image is blank' } });
+      expect(status.data).not.toHaveProperty('result');
 
       const delivery = await events.delivery(taskId);
       expect(delivery).toMatchObject({ event_type: 'task.error', url: 'http://127.0.0.1:9/hook', signing: 'x-svc-signature' });
@@ -604,7 +613,7 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       const mediaKey = await uploaded(tenant, PNG(), 'image/png');
       const taskId = await created(tenant, { media_key: mediaKey, configuration_id: tenant.configurationId });
       const assignment = await lease(worker, taskId);
-      expect((await work(worker, `/${assignment.assignment_id}/complete`, { updated_tags: [] })).status).toBe(200);
+      expect((await completeTask(worker, assignment.assignment_id, { updated_tags: [] })).status).toBe(200);
       const onTopic = await events.taskEvent(Topic.TaskResultAvailable, taskId);
       expect(onTopic.event.task_id).toBe(taskId);
       expect(events.deliveriesOf(taskId)).toEqual([]);
@@ -614,6 +623,7 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       const mediaKey = await uploaded(tenant, PNG(), 'image/png');
       const taskId = await created(tenant, { media_key: mediaKey, configuration_id: tenant.configurationId });
       const assignment = await lease(worker, taskId);
+      // Bodies of the wrong shape on purpose: raw http(), which the typed client would not send.
       const bad: [string, unknown, string][] = [
         ['complete', {}, 'updated_tags'],
         ['complete', { updated_tags: [{ value: 'x' }] }, 'updated_tags[0].confidence_score'],
@@ -622,22 +632,25 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
         ['flag', {}, 'reason'],
       ];
       for (const [action, body, field] of bad) {
-        const result = await work(worker, `/${assignment.assignment_id}/${action}`, body);
+        const result = await http('POST', `/workforce/v1/assignments/${assignment.assignment_id}/${action}`, {
+          headers: { authorization: `Bearer ${worker}` },
+          body,
+        });
         expect({ action, field, status: result.status }).toEqual({ action, field, status: 422 });
         expect(result.body).toMatchObject({ errors: expect.arrayContaining([expect.objectContaining({ field })]) });
       }
       const stranger = await newWorker();
-      const notTheirs = await work(stranger, `/${assignment.assignment_id}/complete`, { updated_tags: [] });
+      const notTheirs = await completeTask(stranger, assignment.assignment_id, { updated_tags: [] });
       expect(notTheirs.status).toBe(404);
-      expect(notTheirs.body).toEqual({ message: `assignment ${assignment.assignment_id} not found` });
-      expect((await taskStatus(tenant, taskId)).body.state).toBe('IN_PROGRESS');
+      expect(notTheirs.error).toEqual({ message: `assignment ${assignment.assignment_id} not found` });
+      expect((await taskStatus(tenant, taskId)).data?.state).toBe('IN_PROGRESS');
 
-      expect((await work(worker, `/${assignment.assignment_id}/complete`, { updated_tags: [] })).status).toBe(200);
-      const again = await work(worker, `/${assignment.assignment_id}/flag`, { reason: 'late' });
+      expect((await completeTask(worker, assignment.assignment_id, { updated_tags: [] })).status).toBe(200);
+      const again = await flagTask(worker, assignment.assignment_id, 'late');
       expect(again.status).toBe(409);
-      expect(again.body).toEqual({ message: `assignment ${assignment.assignment_id} is already closed: its task is COMPLETED` });
-      expect((await taskStatus(tenant, taskId)).body.state).toBe('COMPLETED');
-      const unknown = await work(worker, '/asgt_nope/complete', { updated_tags: [] });
+      expect(again.error).toEqual({ message: `assignment ${assignment.assignment_id} is already closed: its task is COMPLETED` });
+      expect((await taskStatus(tenant, taskId)).data?.state).toBe('COMPLETED');
+      const unknown = await completeTask(worker, 'asgt_nope', { updated_tags: [] });
       expect(unknown.status).toBe(404);
     });
 
@@ -652,25 +665,27 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
         configuration_id: tenant.configurationId,
       });
       // Clear anything older, so that the two tasks are at the head of the queue.
-      await lease(worker, first).then((held) => work(worker, `/${held.assignment_id}/flag`, { reason: 'requeue for the race' }));
+      await lease(worker, first).then((held) => flagTask(worker, held.assignment_id, 'requeue for the race'));
       const third = await created(tenant, {
         media_key: await uploaded(tenant, PNG(), 'image/png'),
         configuration_id: tenant.configurationId,
       });
-      const [x, y] = await Promise.all([work(a, '/next', { kind: 'task' }), work(b, '/next', { kind: 'task' })]);
+      const [x, y] = await Promise.all([nextTask(a), nextTask(b)]);
       expect([x.status, y.status]).toEqual([200, 200]);
-      expect(x.body.task_id).not.toBe(y.body.task_id);
-      expect([x.body.task_id, y.body.task_id].sort()).toEqual([second, third].sort());
+      const [xTask, yTask] = [x.data, y.data].map((next) => (next?.kind === 'task' ? next : undefined));
+      expect(xTask?.task_id).not.toBe(yTask?.task_id);
+      expect([xTask?.task_id, yTask?.task_id].sort()).toEqual([second, third].sort());
       await Promise.all([
-        work(a, `/${x.body.assignment_id}/complete`, { updated_tags: [] }),
-        work(b, `/${y.body.assignment_id}/complete`, { updated_tags: [] }),
+        completeTask(a, xTask!.assignment_id, { updated_tags: [] }),
+        completeTask(b, yTask!.assignment_id, { updated_tags: [] }),
       ]);
     });
   });
 
   describe('project-level keys (valid for every workstream of their account)', () => {
     async function projectKey(accountId: string): Promise<string> {
-      return (await adminCreate<{ key: string }>(`/accounts/${accountId}/api-keys`, {})).key;
+      const key = admin.POST('/admin/v1/accounts/{account_id}/api-keys', { params: { path: { account_id: accountId } }, body: {} });
+      return (await ok(key, 201)).key;
     }
 
     it('uses the configuration to find the workstream; tasks are signed with the project key and visible to both keys', async () => {
@@ -682,7 +697,7 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
         configuration_id: tenant.configurationId,
         callback_url: 'http://127.0.0.1:9/p',
       });
-      expect((await taskStatus(asProject, taskId)).body).toMatchObject({
+      expect((await taskStatus(asProject, taskId)).data).toMatchObject({
         task_id: taskId,
         state: 'QUEUED',
         configuration_id: tenant.configurationId,
@@ -690,7 +705,7 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       expect((await taskStatus(tenant, taskId)).status).toBe(200);
       expect((await taskStatus(other, taskId)).status).toBe(404);
       const assignment = await lease(worker, taskId);
-      expect((await work(worker, `/${assignment.assignment_id}/complete`, { updated_tags: [] })).status).toBe(200);
+      expect((await completeTask(worker, assignment.assignment_id, { updated_tags: [] })).status).toBe(200);
       const delivery = await events.delivery(taskId);
       expect(new SecretBox(secretsKey()).open(delivery.sealed_secret!)).toBe(key);
       expect(delivery.owner).toEqual({ account_id: tenant.accountId, workstream_id: tenant.workstreamId });
@@ -698,12 +713,11 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
 
     it("another account's configuration and tasks stay 404", async () => {
       const asProject: Tenant = { ...tenant, key: await projectKey(tenant.accountId) };
-      const grantOther = await http('POST', '/v1/signed-url', {
-        headers: asKey(asProject.key),
+      const grantOther = await apiClient({ apiKey: asProject.key }).POST('/v1/signed-url', {
         body: { configuration_id: other.configurationId },
       });
-      expect(grantOther.status).toBe(404);
-      expect(grantOther.body).toEqual({ message: `configuration ${other.configurationId} not found` });
+      expect(grantOther.response.status).toBe(404);
+      expect(grantOther.error).toEqual({ message: `configuration ${other.configurationId} not found` });
       const task = await createTask(asProject, {
         media_key: await uploaded(other, PNG(), 'image/png'),
         configuration_id: other.configurationId,
@@ -725,14 +739,11 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       writeFileSync(join(bucketRoot, 'clip.mp4'), MP4());
       writeFileSync(join(bucketRoot, 'notes.txt'), 'just text');
       writeFileSync(join(bucketRoot, 'gone.jpg'), JPEG());
-      ({ id: bucketId } = await adminCreate<{ id: string }>(`/workstreams/${tenant.workstreamId}/buckets`, {
-        driver: 'fs',
-        root: bucketRoot,
-      }));
+      ({ id: bucketId } = await ok(registerBucket(tenant.workstreamId, { driver: 'fs', root: bucketRoot }), 201));
     });
 
     it('registers a bucket (201) and refuses bad registrations', async () => {
-      const bucket = await adminCreate(`/workstreams/${tenant.workstreamId}/buckets`, { driver: 'fs', root: bucketRoot });
+      const bucket = await ok(registerBucket(tenant.workstreamId, { driver: 'fs', root: bucketRoot }), 201);
       expect(bucket).toEqual({
         id: expect.stringMatching(/^bkt_/),
         workstream_id: tenant.workstreamId,
@@ -740,20 +751,24 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
         root: bucketRoot,
         created_at: expect.any(String),
       });
-      const cases: [string, unknown, number, RegExp][] = [
-        [`/workstreams/${tenant.workstreamId}/buckets`, { driver: 'ftp', root: bucketRoot }, 422, /driver must be one of: fs/],
-        [`/workstreams/${tenant.workstreamId}/buckets`, { driver: 'fs', root: 'relative/dir' }, 422, /root must be an absolute path/],
-        [`/workstreams/${tenant.workstreamId}/buckets`, { driver: 'fs', root: join(bucketRoot, 'missing') }, 422, /is not a directory/],
-        ['/workstreams/no-such-ws/buckets', { driver: 'fs', root: bucketRoot }, 404, /workstream no-such-ws not found/],
-      ];
-      for (const [path, body, status, message] of cases) {
-        const result = await http<{ message: string }>('POST', `/admin/v1${path}`, { headers: adminHeaders(), body });
-        expect({ path, body, status: result.status }).toEqual({ path, body, status });
-        expect(result.body.message).toMatch(message);
-      }
-      const noToken = await http('POST', `/admin/v1/workstreams/${tenant.workstreamId}/buckets`, {
-        body: { driver: 'fs', root: bucketRoot },
+      // A driver outside the documented enum: raw http(), which the typed client would not send.
+      const ftp = await http<{ message: string }>('POST', `/admin/v1/workstreams/${tenant.workstreamId}/buckets`, {
+        headers: adminHeaders(),
+        body: { driver: 'ftp', root: bucketRoot },
       });
+      expect(ftp.status).toBe(422);
+      expect(ftp.body.message).toMatch(/driver must be one of: fs/);
+      const cases: [string, Schemas['CreateBucketDto'], number, RegExp][] = [
+        [tenant.workstreamId, { driver: 'fs', root: 'relative/dir' }, 422, /root must be an absolute path/],
+        [tenant.workstreamId, { driver: 'fs', root: join(bucketRoot, 'missing') }, 422, /is not a directory/],
+        ['no-such-ws', { driver: 'fs', root: bucketRoot }, 404, /workstream no-such-ws not found/],
+      ];
+      for (const [workstreamId, body, status, message] of cases) {
+        const result = await registerBucket(workstreamId, body);
+        expect({ workstreamId, body, status: result.status }).toEqual({ workstreamId, body, status });
+        expect(result.error?.message).toMatch(message);
+      }
+      const noToken = await registerBucket(tenant.workstreamId, { driver: 'fs', root: bucketRoot }, apiClient());
       expect(noToken.status).toBe(401);
     });
 
@@ -769,9 +784,9 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       // A download URL cannot be turned into an upload URL: method and path are signed.
       const asUpload = await put(assignment.media_url.replace('/media/tasks/', '/uploads/media/'), PNG(), 'image/png');
       expect(asUpload.status).toBe(403);
-      expect(
-        (await work(worker, `/${assignment.assignment_id}/complete`, { updated_tags: [{ value: 'x', confidence_score: 1 }] })).status,
-      ).toBe(200);
+      expect((await completeTask(worker, assignment.assignment_id, { updated_tags: [{ value: 'x', confidence_score: 1 }] })).status).toBe(
+        200,
+      );
     });
 
     it('the bucket rule: a video (or anything but an image) in a bucket is 422; unknown objects and buckets 404', async () => {
@@ -782,7 +797,7 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       ] as const) {
         const result = await createTask(caller, { media_key: 'photo.png', bucket_id: id, configuration_id: caller.configurationId });
         expect(result.status).toBe(404);
-        expect(result.body.message).toBe(`bucket ${id} not found`);
+        expect(result.error?.message).toBe(`bucket ${id} not found`);
       }
     });
 
@@ -796,7 +811,7 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       rmSync(join(bucketRoot, 'gone.jpg'));
       await drainQueue(worker);
       const status = await taskStatus(tenant, taskId);
-      expect(status.body).toMatchObject({
+      expect(status.data).toMatchObject({
         state: 'ERROR',
         error: { message: `media gone.jpg can no longer be read from bucket ${bucketId}` },
       });
@@ -817,10 +832,7 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       hostDirectory = mkdtempSync(join(tmpdir(), 'workline-host-'));
       hostFile = join(hostDirectory, 'private.png');
       writeFileSync(hostFile, Buffer.concat([PNG(), Buffer.from(HOST_SECRET)]));
-      ({ id: bucketId } = await adminCreate<{ id: string }>(`/workstreams/${tenant.workstreamId}/buckets`, {
-        driver: 'fs',
-        root: bucketRoot,
-      }));
+      ({ id: bucketId } = await ok(registerBucket(tenant.workstreamId, { driver: 'fs', root: bucketRoot }), 201));
     });
 
     afterAll(() => rmSync(hostDirectory, { recursive: true, force: true }));
@@ -844,7 +856,7 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       expect(media.status).toBe(404);
       expect(JSON.parse(body)).toEqual({ message: `the media of task ${taskId} can no longer be read` });
       expect(body).not.toContain(HOST_SECRET);
-      expect((await work(worker, `/${assignment.assignment_id}/flag`, { reason: 'media gone' })).status).toBe(200);
+      expect((await flagTask(worker, assignment.assignment_id, 'media gone')).status).toBe(200);
     });
 
     it('a file replaced by a non-image after the worker got its media URL is not served (404), nor its bytes', async () => {
@@ -864,7 +876,7 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       expect((await fetch(assignment.media_url)).status).toBe(404);
       writeFileSync(join(bucketRoot, 'retyped-late.png'), PNG());
       expect((await fetch(assignment.media_url)).status).toBe(200);
-      expect((await work(worker, `/${assignment.assignment_id}/flag`, { reason: 'media retyped' })).status).toBe(200);
+      expect((await flagTask(worker, assignment.assignment_id, 'media retyped')).status).toBe(200);
     });
 
     it('a file replaced by a non-image before the task is leased fails the task (task.error)', async () => {
@@ -873,7 +885,7 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       writeFileSync(join(bucketRoot, 'retyped-early.png'), 'just text now');
       await drainQueue(worker);
       const reason = `media retyped-early.png in bucket ${bucketId} is no longer the image/png the task was created with`;
-      expect((await taskStatus(tenant, taskId)).body).toMatchObject({ state: 'ERROR', error: { message: reason } });
+      expect((await taskStatus(tenant, taskId)).data).toMatchObject({ state: 'ERROR', error: { message: reason } });
       expect((await events.taskEvent(Topic.TaskError, taskId)).error).toBe(reason);
     });
 
@@ -883,7 +895,7 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       swapForLink('swapped-early.png');
       await drainQueue(worker);
       const status = await taskStatus(tenant, taskId);
-      expect(status.body).toMatchObject({
+      expect(status.data).toMatchObject({
         state: 'ERROR',
         error: { message: expect.stringMatching(/^media swapped-early\.png could not be read: .*symbolic link/) },
       });
@@ -893,7 +905,7 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
         configuration_id: tenant.configurationId,
       });
       expect(refused.status).toBe(422);
-      expect(refused.body).toMatchObject({
+      expect(refused.error).toMatchObject({
         message: 'Invalid request: object key "swapped-early.png" is a symbolic link: mounted buckets serve regular files only',
         errors: [{ field: 'media_key' }],
       });
@@ -907,13 +919,8 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
     let s3: S3Settings;
     let bucketId: string;
     // s3rver knows the access key id S3RVER; it does not check signatures, so any secret signs.
-    const register = (workstreamId: string, body: Record<string, unknown>) =>
-      http<{ id: string; message: string; errors?: { field: string; message: string }[] }>(
-        'POST',
-        `/admin/v1/workstreams/${workstreamId}/buckets`,
-        { headers: adminHeaders(), body },
-      );
-    const s3Body = (change: Record<string, unknown> = {}) => ({
+    const register = registerBucket;
+    const s3Body = (change: Partial<Schemas['CreateBucketDto']> = {}): Schemas['CreateBucketDto'] => ({
       driver: 's3',
       endpoint: s3.endpoint,
       region: 'us-east-1',
@@ -930,9 +937,7 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       server = await startS3Server('client-photos', secret);
       s3 = server.settings;
       await receiver.start();
-      const created = await register(tenant.workstreamId, s3Body());
-      if (created.status !== 201) throw new Error(`registering the s3 bucket answered ${created.status}: ${created.text}`);
-      bucketId = created.body.id;
+      bucketId = (await ok(register(tenant.workstreamId, s3Body()), 201)).id;
     });
 
     afterAll(async () => {
@@ -943,7 +948,7 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
     it('registers an s3 bucket (201): its settings are shown, its secret access key never echoed', async () => {
       const created = await register(tenant.workstreamId, s3Body({ prefix: undefined, force_path_style: true }));
       expect(created.status).toBe(201);
-      expect(created.body).toEqual({
+      expect(created.data).toEqual({
         id: expect.stringMatching(/^bkt_/),
         workstream_id: tenant.workstreamId,
         driver: 's3',
@@ -955,7 +960,7 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
         force_path_style: true,
         created_at: expect.any(String),
       });
-      expect(created.text).not.toContain(secret);
+      expect(JSON.stringify(created.data)).not.toContain(secret);
     });
 
     it('refuses bad s3 settings with a 422 naming the field, and an unknown workstream with 404; never echoing the secret', async () => {
@@ -965,7 +970,17 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
           probe.close(() => resolve(port));
         });
       });
-      const cases: [Record<string, unknown>, string, RegExp][] = [
+      // force_path_style of the wrong type: raw http(), which the typed client would not send.
+      const notBoolean = await http<{ message: string; errors?: { field: string }[] }>(
+        'POST',
+        `/admin/v1/workstreams/${tenant.workstreamId}/buckets`,
+        { headers: adminHeaders(), body: { ...s3Body(), force_path_style: 'yes' } },
+      );
+      expect(notBoolean.status).toBe(422);
+      expect(notBoolean.body.message).toMatch(/force_path_style must be true or false/);
+      expect(notBoolean.body.errors?.map((e) => e.field)).toEqual(['force_path_style']);
+      expect(notBoolean.text).not.toContain(secret);
+      const cases: [Partial<Schemas['CreateBucketDto']>, string, RegExp][] = [
         [{ endpoint: undefined }, 'endpoint', /endpoint is required/],
         [{ endpoint: 'ftp://127.0.0.1/x' }, 'endpoint', /endpoint must be an http\(s\) URL/],
         [{ region: 'US East' }, 'region', /region must be a region name/],
@@ -974,7 +989,6 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
         [{ prefix: '/abs/' }, 'prefix', /prefix must not start with a slash/],
         [{ access_key_id: '' }, 'access_key_id', /access_key_id must be a non-empty string/],
         [{ secret_access_key: undefined }, 'secret_access_key', /secret_access_key is required/],
-        [{ force_path_style: 'yes' }, 'force_path_style', /force_path_style must be true or false/],
         // Well-formed settings that do not open the bucket: checked against the S3 service itself.
         [{ bucket: 'no-such-bucket' }, 'bucket', /bucket no-such-bucket does not exist at http:\/\/127\.0\.0\.1:\d+/],
         [{ access_key_id: 'NOBODY' }, 'access_key_id', /the credentials were refused: the S3 service answered 403 \(InvalidAccessKeyId\)/],
@@ -987,13 +1001,13 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       for (const [change, field, message] of cases) {
         const result = await register(tenant.workstreamId, s3Body(change));
         expect({ change, status: result.status }).toEqual({ change, status: 422 });
-        expect(result.body.message).toMatch(message);
-        expect(result.body.errors?.map((e) => e.field)).toEqual([field]);
-        expect(result.text).not.toContain(secret);
+        expect(result.error?.message).toMatch(message);
+        expect(fieldErrors(result)?.map((e) => e.field)).toEqual([field]);
+        expect(JSON.stringify(result.error)).not.toContain(secret);
       }
       const unknown = await register('no-such-ws', s3Body());
       expect(unknown.status).toBe(404);
-      expect(unknown.body.message).toMatch(/workstream no-such-ws not found/);
+      expect(unknown.error?.message).toMatch(/workstream no-such-ws not found/);
       // Nor does any app's log carry it (the logs of this test run).
       const logDir = join(__dirname, '..', '..', '.cache', 'logs', 'test');
       const logs = readdirSync(logDir).map((file) => readFileSync(join(logDir, file), 'utf8'));
@@ -1011,7 +1025,7 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       } = await takeBucketPng(tenant, worker, { media_key: 'shots/cat.png', bucket_id: bucketId, callback_url: receiver.url('/s3-done') });
       expect(streamed.equals(bytes)).toBe(true);
 
-      const done = await work(worker, `/${assignment.assignment_id}/complete`, { updated_tags: [{ value: 'cat', confidence_score: 0.9 }] });
+      const done = await completeTask(worker, assignment.assignment_id, { updated_tags: [{ value: 'cat', confidence_score: 0.9 }] });
       expect(done.status).toBe(200);
       const request = await eventually(() => receiver.on('/s3-done')[0], { what: 'the webhook of the s3 task' });
       const header = String(request.headers['x-svc-signature']);
@@ -1023,7 +1037,7 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
           .digest('hex'),
       ).toBe(v1);
       expect(JSON.parse(request.rawBody.toString('utf8'))).toMatchObject({ event_type: 'task.result_available', task_id: taskId });
-      expect((await taskStatus(tenant, taskId)).body).toMatchObject({
+      expect((await taskStatus(tenant, taskId)).data).toMatchObject({
         state: 'COMPLETED',
         result: { updated_tags: [{ value: 'cat', confidence_score: 0.9 }] },
       });
@@ -1053,7 +1067,7 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       expect(media.status).toBe(404);
       expect(media.headers.get('x-content-type-options')).toBe('nosniff');
       expect(JSON.parse(body)).toEqual({ message: `the media of task ${taskId} is no longer the image/png it was created with` });
-      expect((await work(worker, `/${assignment.assignment_id}/flag`, { reason: 'media retyped' })).status).toBe(200);
+      expect((await flagTask(worker, assignment.assignment_id, 'media retyped')).status).toBe(200);
     });
 
     it('an object deleted before it is leased fails the task with task.error', async () => {
@@ -1061,7 +1075,7 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       const taskId = await created(tenant, { media_key: 'gone.jpg', bucket_id: bucketId, configuration_id: tenant.configurationId });
       await new S3BlobStore(s3).delete('tenant-a/gone.jpg');
       await drainQueue(worker);
-      expect((await taskStatus(tenant, taskId)).body).toMatchObject({
+      expect((await taskStatus(tenant, taskId)).data).toMatchObject({
         state: 'ERROR',
         error: { message: `media gone.jpg can no longer be read from bucket ${bucketId}` },
       });
@@ -1075,12 +1089,15 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
     /** Tasks of a workstream on one media key, as the admin API lists them (every page). */
     const tasksOf = async (workstreamId: string, mediaKey: string) => {
       let count = 0;
-      for (let cursor: string | null = ''; cursor !== null;) {
-        const query: string = `workstream_id=${workstreamId}&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
-        const page: TaskPage = (await http<TaskPage>('GET', `/admin/v1/tasks?${query}`, { headers: adminHeaders() })).body;
+      let cursor: string | undefined;
+      do {
+        const page = await ok(
+          admin.GET('/admin/v1/tasks', { params: { query: { workstream_id: workstreamId, limit: 100, cursor } } }),
+          200,
+        );
         count += page.tasks.filter((task) => task.media_key === mediaKey).length;
-        cursor = page.next_cursor;
-      }
+        cursor = page.next_cursor ?? undefined;
+      } while (cursor);
       return count;
     };
     const todaysQuota = async (workstreamId: string) =>
@@ -1107,7 +1124,8 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       };
       const first = await createTask(tenant, body, undefined, withKey(key));
       expect(first.status).toBe(201);
-      expect(first.headers.get('idempotent-replayed')).toBeNull();
+      expect(first.response.headers.get('idempotent-replayed')).toBeNull();
+      const taskId = first.data!.task_id;
       // The same request, its keys in another order: the same answer, marked as a replay.
       const reordered = {
         existing_tags: [{ confidence_score: 0.5, value: 'cat' }],
@@ -1117,32 +1135,31 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       };
       const retry = await createTask(tenant, reordered, undefined, withKey(key));
       expect(retry.status).toBe(201);
-      expect(retry.body).toEqual({ task_id: first.body.task_id });
-      expect(retry.headers.get('idempotent-replayed')).toBe('true');
+      expect(retry.data).toEqual({ task_id: taskId });
+      expect(retry.response.headers.get('idempotent-replayed')).toBe('true');
       expect(await tasksOf(tenant.workstreamId, mediaKey)).toBe(1);
 
-      const assignment = await lease(worker, first.body.task_id);
+      const assignment = await lease(worker, taskId);
       expect(
-        (await work(worker, `/${assignment.assignment_id}/complete`, { updated_tags: [{ value: 'dog', confidence_score: 0.9 }] })).status,
+        (await completeTask(worker, assignment.assignment_id, { updated_tags: [{ value: 'dog', confidence_score: 0.9 }] })).status,
       ).toBe(200);
       // A retry after completion still answers the task, and requests no second webhook.
       const late = await createTask(tenant, body, undefined, withKey(key));
-      expect({ status: late.status, body: late.body, replayed: late.headers.get('idempotent-replayed') }).toEqual({
+      expect({ status: late.status, body: late.data, replayed: late.response.headers.get('idempotent-replayed') }).toEqual({
         status: 201,
-        body: { task_id: first.body.task_id },
+        body: { task_id: taskId },
         replayed: 'true',
       });
+      const deliveries = apiClient({ apiKey: tenant.key });
       await eventually(
         async () =>
-          (await http<DeliveryPage>('GET', `/v1/deliveries?task_id=${first.body.task_id}`, { headers: asKey(tenant.key) })).body.deliveries
+          (await ok(deliveries.GET('/v1/deliveries', { params: { query: { task_id: taskId } } }), 200)).deliveries
             .map((d) => d.status)
             .join() === 'delivered',
         { what: 'the one delivery of the task to be delivered' },
       );
-      expect(receiver.on('/idempotent-task').map((request) => JSON.parse(request.rawBody.toString('utf8')).task_id)).toEqual([
-        first.body.task_id,
-      ]);
-      expect(events.deliveriesOf(first.body.task_id)).toHaveLength(1);
+      expect(receiver.on('/idempotent-task').map((request) => JSON.parse(request.rawBody.toString('utf8')).task_id)).toEqual([taskId]);
+      expect(events.deliveriesOf(taskId)).toHaveLength(1);
       expect(await tasksOf(tenant.workstreamId, mediaKey)).toBe(1);
     });
 
@@ -1159,7 +1176,7 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
         undefined,
         withKey(key),
       );
-      expect({ status: changed.status, body: changed.body }).toEqual({
+      expect({ status: changed.status, body: changed.error }).toEqual({
         status: 422,
         body: { message: `Invalid request: ${message}`, errors: [{ field: 'Idempotency-Key', message }] },
       });
@@ -1171,8 +1188,8 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       );
       expect(tagged.status).toBe(422);
       expect(await tasksOf(tenant.workstreamId, otherMedia)).toBe(0);
-      expect((await taskStatus(tenant, first.body.task_id)).body).toMatchObject({ state: 'QUEUED', media_key: mediaKey });
-      expect((await taskStatus(tenant, first.body.task_id)).body).not.toHaveProperty('result');
+      expect((await taskStatus(tenant, first.data!.task_id)).data).toMatchObject({ state: 'QUEUED', media_key: mediaKey });
+      expect((await taskStatus(tenant, first.data!.task_id)).data).not.toHaveProperty('result');
       // Another workstream's key space is its own.
       const theirs = await createTask(
         other,
@@ -1181,8 +1198,8 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
         withKey(key),
       );
       expect(theirs.status).toBe(201);
-      expect(theirs.body.task_id).not.toBe(first.body.task_id);
-      expect(theirs.headers.get('idempotent-replayed')).toBeNull();
+      expect(theirs.data?.task_id).not.toBe(first.data!.task_id);
+      expect(theirs.response.headers.get('idempotent-replayed')).toBeNull();
     });
 
     it('a malformed Idempotency-Key is a 422 naming the header, and nothing is created', async () => {
@@ -1190,7 +1207,7 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       const message = 'Idempotency-Key header must be 1 to 255 printable ASCII characters';
       for (const bad of ['', 'x'.repeat(256), 'cl\u00e9']) {
         const result = await createTask(tenant, { media_key: mediaKey, configuration_id: tenant.configurationId }, undefined, withKey(bad));
-        expect({ status: result.status, body: result.body }).toEqual({
+        expect({ status: result.status, body: result.error }).toEqual({
           status: 422,
           body: { message: `Invalid request: ${message}`, errors: [{ field: 'Idempotency-Key', message }] },
         });
@@ -1212,8 +1229,8 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       const body = { media_key: mediaKey, configuration_id: fresh.configurationId };
       const results = await Promise.all(Array.from({ length: 5 }, () => createTask(fresh, body, undefined, withKey(key))));
       expect(results.map((result) => result.status)).toEqual([201, 201, 201, 201, 201]);
-      expect(new Set(results.map((result) => result.body.task_id)).size).toBe(1);
-      expect(results.filter((result) => result.headers.get('idempotent-replayed') === null)).toHaveLength(1);
+      expect(new Set(results.map((result) => result.data?.task_id)).size).toBe(1);
+      expect(results.filter((result) => result.response.headers.get('idempotent-replayed') === null)).toHaveLength(1);
       expect(await tasksOf(fresh.workstreamId, mediaKey)).toBe(1);
       expect(await todaysQuota(fresh.workstreamId)).toBe(1);
     });
@@ -1232,7 +1249,18 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
         { PORT: String(port), MEDIA_MAX_BYTES: '1024', TASK_QUOTA_PER_DAY: '2', TASK_QUOTA_SYNC_SECONDS: '1' },
         `gateway-oversight-limits-${process.pid}`,
       );
-      await eventually(async () => (await fetch(`${base}/health`)).status === 200, { what: 'the second gateway', timeoutMs: 90_000 });
+      await eventually(
+        async () =>
+          (
+            await apiClient({}, base)
+              .GET('/health')
+              .catch(() => undefined)
+          )?.response.status === 200,
+        {
+          what: 'the second gateway',
+          timeoutMs: 90_000,
+        },
+      );
       await redis.connect();
     });
 
@@ -1276,10 +1304,10 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       const over = await createTask(fresh, { media_key: await media(), configuration_id: fresh.configurationId }, base);
       expect(over.status).toBe(429);
       const midnight = new Date(new Date().toISOString().slice(0, 10) + 'T00:00:00.000Z').getTime() + 24 * 3600 * 1000;
-      expect(over.body).toEqual({
+      expect(over.error).toEqual({
         message: `Task quota exceeded: this workstream may create 2 tasks per day; retry after ${new Date(midnight).toISOString()} or ask support to raise the quota`,
       });
-      const retryAfter = Number(over.headers.get('retry-after'));
+      const retryAfter = Number(over.response.headers.get('retry-after'));
       expect(retryAfter).toBeGreaterThanOrEqual(1);
       expect(retryAfter).toBeLessThanOrEqual(24 * 3600);
       const neighbour = await newTenant();
@@ -1296,15 +1324,15 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       const create = async () =>
         createTask(fresh, { media_key: await uploaded(fresh, PNG(), 'image/png'), configuration_id: fresh.configurationId }, base);
       expect([(await create()).status, (await create()).status, (await create()).status]).toEqual([201, 201, 429]);
-      const path = `/admin/v1/workstreams/${fresh.workstreamId}/task-quota`;
+      const quota = { params: { path: { workstream_id: fresh.workstreamId } } };
       const midnight = new Date(
         new Date(new Date().toISOString().slice(0, 10) + 'T00:00:00.000Z').getTime() + 24 * 3600 * 1000,
       ).toISOString();
 
       // Set through the stack's gateway; the limits gateway (a default of 2 a day) holds it at once.
-      const raised = await http<TaskQuotaAnswer>('PUT', path, { headers: adminHeaders(), body: { day: 4, month: null } });
-      expect(raised.status).toBe(200);
-      expect(raised.body).toEqual({
+      const raised = await admin.PUT('/admin/v1/workstreams/{workstream_id}/task-quota', { ...quota, body: { day: 4, month: null } });
+      expect(raised.response.status).toBe(200);
+      expect(raised.data).toEqual({
         workstream_id: fresh.workstreamId,
         day: { limit: 4, default_limit: 10_000, custom: true, used: 2, resets_at: midnight },
         week: { limit: 50_000, default_limit: 50_000, custom: false, used: 2, resets_at: expect.any(String) },
@@ -1312,17 +1340,22 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       });
       expect([(await create()).status, (await create()).status]).toEqual([201, 201]);
       const over = await create();
-      expect([over.status, over.body]).toEqual([
+      expect([over.status, over.error]).toEqual([
         429,
         {
           message: `Task quota exceeded: this workstream may create 4 tasks per day; retry after ${midnight} or ask support to raise the quota`,
         },
       ]);
-      const read = await http<TaskQuotaAnswer>('GET', `${base}${path}`, { headers: adminHeaders() });
-      expect([read.status, read.body.day]).toEqual([200, { limit: 4, default_limit: 2, custom: true, used: 4, resets_at: midnight }]);
+      const read = await adminClient(base).GET('/admin/v1/workstreams/{workstream_id}/task-quota', quota);
+      expect([read.response.status, read.data?.day]).toEqual([
+        200,
+        { limit: 4, default_limit: 2, custom: true, used: 4, resets_at: midnight },
+      ]);
 
       // Redis loses its copy (a restart, a flush): the gateways write it back from PostgreSQL.
-      expect((await http('PUT', path, { headers: adminHeaders(), body: { day: 5 } })).status).toBe(200);
+      expect((await admin.PUT('/admin/v1/workstreams/{workstream_id}/task-quota', { ...quota, body: { day: 5 } })).response.status).toBe(
+        200,
+      );
       const copy = `quota:tasks:limits:${fresh.workstreamId}`;
       await redis.del(copy);
       await eventually(async () => (await redis.hget(copy, 'day')) === '5', {
@@ -1332,37 +1365,43 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       expect((await create()).status).toBe(201);
 
       // null (or left out) is the default again: 5 used of 2.
-      const lowered = await http<TaskQuotaAnswer>('PUT', path, { headers: adminHeaders(), body: {} });
-      expect(lowered.body.day).toEqual({ limit: 10_000, default_limit: 10_000, custom: false, used: 5, resets_at: midnight });
+      const lowered = await admin.PUT('/admin/v1/workstreams/{workstream_id}/task-quota', { ...quota, body: {} });
+      expect(lowered.data?.day).toEqual({ limit: 10_000, default_limit: 10_000, custom: false, used: 5, resets_at: midnight });
       expect((await create()).status).toBe(429);
     });
 
     it('refuses bad task quotas with the field named, unknown workstreams with 404, and callers without the admin token', async () => {
       const fresh = await newTenant();
-      const path = `/admin/v1/workstreams/${fresh.workstreamId}/task-quota`;
-      const put = (body: unknown, headers: Record<string, string> = adminHeaders()) =>
-        http<{ message: string; errors?: { field: string; message: string }[] }>('PUT', path, { headers, body });
+      const quota = (workstream_id = fresh.workstreamId) => ({ params: { path: { workstream_id } } });
+      const put = (body: Schemas['SetTaskQuotaDto'], client = admin) =>
+        client.PUT('/admin/v1/workstreams/{workstream_id}/task-quota', { ...quota(), body });
       for (const [body, field] of [
         [{ day: 0 }, 'day'],
         [{ week: 1.5 }, 'week'],
-        [{ month: '100' }, 'month'],
         [{ day: 1_000_000_001 }, 'day'],
-        [{ hour: 10 }, 'hour'],
       ] as const) {
         const answer = await put(body);
+        expect([body, answer.response.status, fieldErrors(answer)?.map((e) => e.field)]).toEqual([body, 422, [field]]);
+      }
+      // A string for a number, an unknown field, broken JSON: raw http(), which the typed client would not send.
+      const path = `/admin/v1/workstreams/${fresh.workstreamId}/task-quota`;
+      const putRaw = (body: unknown) =>
+        http<{ message: string; errors?: { field: string; message: string }[] }>('PUT', path, { headers: adminHeaders(), body });
+      for (const [body, field] of [
+        [{ month: '100' }, 'month'],
+        [{ hour: 10 }, 'hour'],
+      ] as const) {
+        const answer = await putRaw(body);
         expect([body, answer.status, answer.body.errors?.map((e) => e.field)]).toEqual([body, 422, [field]]);
       }
-      expect((await put('{"day":')).status).toBe(400);
-      const unknown = await http<{ message: string }>('PUT', '/admin/v1/workstreams/ws_nope/task-quota', {
-        headers: adminHeaders(),
-        body: { day: 5 },
-      });
-      expect(unknown.status).toBe(404);
-      expect((await http('GET', '/admin/v1/workstreams/ws_nope/task-quota', { headers: adminHeaders() })).status).toBe(404);
-      expect((await put({ day: 5 }, { 'x-api-key': fresh.key })).status).toBe(401);
+      expect((await putRaw('{"day":')).status).toBe(400);
+      const unknown = await admin.PUT('/admin/v1/workstreams/{workstream_id}/task-quota', { ...quota('ws_nope'), body: { day: 5 } });
+      expect(unknown.response.status).toBe(404);
+      expect((await admin.GET('/admin/v1/workstreams/{workstream_id}/task-quota', quota('ws_nope'))).response.status).toBe(404);
+      expect((await put({ day: 5 }, apiClient({ apiKey: fresh.key }))).response.status).toBe(401);
       // Nothing refused changed it.
-      const read = await http<TaskQuotaAnswer>('GET', path, { headers: adminHeaders() });
-      expect(read.body.day).toMatchObject({ limit: 10_000, custom: false });
+      const read = await admin.GET('/admin/v1/workstreams/{workstream_id}/task-quota', quota());
+      expect(read.data?.day).toMatchObject({ limit: 10_000, custom: false });
     });
 
     it('requests refused before they reach task creation (bad JSON, wrong fields, wrong content type) do not use up the quota', async () => {
@@ -1399,7 +1438,8 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       const body = { media_key: await uploaded(fresh, PNG(), 'image/png'), configuration_id: fresh.configurationId };
       const first = await createTask(fresh, body, base, withKey(key));
       expect(first.status).toBe(201);
-      for (let i = 0; i < 3; i++) expect((await createTask(fresh, body, base, withKey(key))).body).toEqual({ task_id: first.body.task_id });
+      for (let i = 0; i < 3; i++)
+        expect((await createTask(fresh, body, base, withKey(key))).data).toEqual({ task_id: first.data!.task_id });
       // The three retries used nothing: one more task fits the daily quota of 2, then it is full.
       expect(
         (
@@ -1419,9 +1459,9 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       );
       expect(over.status).toBe(429);
       const replay = await createTask(fresh, body, base, withKey(key));
-      expect({ status: replay.status, body: replay.body, replayed: replay.headers.get('idempotent-replayed') }).toEqual({
+      expect({ status: replay.status, body: replay.data, replayed: replay.response.headers.get('idempotent-replayed') }).toEqual({
         status: 201,
-        body: { task_id: first.body.task_id },
+        body: { task_id: first.data!.task_id },
         replayed: 'true',
       });
       const changed = await createTask(fresh, { ...body, existing_tags: [] }, base, withKey(key));

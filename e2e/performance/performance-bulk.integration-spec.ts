@@ -1,18 +1,17 @@
+import type { QueryOf, Schemas } from '@workline/client';
 import { loadEnv, BaseEnv } from '@workline/config';
-import {
-  type PerformanceUploadView as Upload,
-  performanceUploadFolder,
-  type QualityReportGroup as QualityGroup,
-  type ThroughputReportGroup as ThroughputGroup,
-} from '@workline/contracts';
+import { performanceUploadFolder } from '@workline/contracts';
 import { sha256, signPath } from '@workline/secrets';
 import {
-  adminCreate,
+  apiClient,
   type AppInstance,
+  fieldErrors,
   getUpload,
   http,
+  newAccountId,
   newBulkWorkstream,
-  type Presigned,
+  ok,
+  postRecord,
   presignUpload,
   putUploadFile,
   QUALITY_CSV_HEADER as QUALITY_HEADER,
@@ -21,10 +20,15 @@ import {
   testStack,
   uploadCsv,
   uploadFinished,
+  withStatus,
 } from '@workline/testing';
 import { existsSync, readdirSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
+
+type Upload = Schemas['PerformanceUploadAnswer'];
+type QualityGroup = Schemas['QualityReportGroupAnswer'];
+type ReportQuery = QueryOf<'getV1WorkstreamsWorkstreamIdReportsQuality'>;
 
 /** percentile_cont as PostgreSQL computes it: linear interpolation between the closest ranks. */
 function percentile(values: number[], p: number): number {
@@ -77,15 +81,31 @@ describe('workstream performance API: bulk CSV through presigned URLs, and repor
   const presign = presignUpload;
   const put = putUploadFile;
   const finished = uploadFinished;
-  const report = <T>(ws: { id: string; key: string }, kind: string, query: string) =>
-    http<{ groups: T[]; from: string | null; to: string | null; group_by: string | null } & { message?: string; errors?: unknown[] }>(
-      'GET',
-      `/v1/workstreams/${ws.id}/reports/${kind}${query}`,
-      { headers: { 'x-api-key': ws.key } },
+  const reportParams = (ws: { id: string }, query: ReportQuery) => ({ path: { workstream_id: ws.id }, query });
+  const qualityReport = (ws: { id: string; key: string }, query: ReportQuery = {}) =>
+    withStatus(apiClient({ apiKey: ws.key }).GET('/v1/workstreams/{workstream_id}/reports/quality', { params: reportParams(ws, query) }));
+  const throughputReport = (ws: { id: string; key: string }, query: ReportQuery = {}) =>
+    withStatus(
+      apiClient({ apiKey: ws.key }).GET('/v1/workstreams/{workstream_id}/reports/throughput', { params: reportParams(ws, query) }),
     );
+  /** A report as CSV (format=csv): the answer, its body as text. */
+  const csvReport = (ws: { id: string; key: string }, kind: 'quality' | 'throughput', query: ReportQuery = {}) =>
+    apiClient({ apiKey: ws.key }).GET(`/v1/workstreams/{workstream_id}/reports/${kind}`, {
+      params: reportParams(ws, { ...query, format: 'csv' }),
+      parseAs: 'text',
+    });
+  /** A task_reviewed record of workstream `ws` for use case uc-1 / td-1 (or the overrides). */
+  const reviewOf = (ws: { id: string }, overrides: Record<string, unknown>) => ({
+    workstream_id: ws.id,
+    use_case_id: 'uc-1',
+    task_definition_id: 'td-1',
+    review_completed_at: '2024-06-01T12:00:00Z',
+    review_score: 0.5,
+    ...overrides,
+  });
 
   beforeAll(async () => {
-    accountId = (await adminCreate<{ id: string }>('/accounts', { name: 'Bulk Co' })).id;
+    accountId = await newAccountId('Bulk Co');
   });
 
   describe('presigned URLs', () => {
@@ -93,7 +113,8 @@ describe('workstream performance API: bulk CSV through presigned URLs, and repor
       const ws = await newWorkstream();
       const result = await presign(ws, { kind: 'quality', file_name: 'may.csv' });
       expect(result.status).toBe(201);
-      expect(result.body).toEqual({
+      const presigned = result.data!;
+      expect(presigned).toEqual({
         upload_url: expect.stringMatching(
           new RegExp(`^${stack.gatewayUrl}/uploads/performance/upl_[0-9a-f]{32}\\?expires=\\d+&signature=[0-9a-f]{64}$`),
         ),
@@ -102,14 +123,14 @@ describe('workstream performance API: bulk CSV through presigned URLs, and repor
         method: 'PUT',
         content_type: 'text/csv',
       });
-      const lifetime = Date.parse(result.body.expires_at) - Date.now();
+      const lifetime = Date.parse(presigned.expires_at) - Date.now();
       expect(lifetime).toBeGreaterThan(3500_000);
       expect(lifetime).toBeLessThanOrEqual(3600_000);
       // The URL expires when expires_at says, to the second (not up to a second before it).
-      const expires = Number(new URL(result.body.upload_url).searchParams.get('expires'));
-      expect(expires * 1000).toBe(Date.parse(result.body.expires_at));
-      const upload = await getUpload(ws, result.body.upload_id);
-      expect(upload.body).toMatchObject({
+      const expires = Number(new URL(presigned.upload_url).searchParams.get('expires'));
+      expect(expires * 1000).toBe(Date.parse(presigned.expires_at));
+      const upload = await getUpload(ws, presigned.upload_id);
+      expect(upload.data).toMatchObject({
         state: 'awaiting_upload',
         kind: 'quality',
         file_name: 'may.csv',
@@ -121,28 +142,34 @@ describe('workstream performance API: bulk CSV through presigned URLs, and repor
     it('422 for a bad kind or an unknown field, 401 without a key, 403 with another workstream key, 404 for an unknown upload', async () => {
       const ws = await newWorkstream();
       const other = await newWorkstream();
-      const badKind = await presign(ws, { kind: 'speed' });
+      // Bodies the typed client would not send (a kind not in the enum, none, an unknown field): raw http().
+      const presignRaw = (body: unknown) =>
+        http('POST', `/v1/workstreams/${ws.id}/performance/generate-presigned-url`, { headers: { 'x-api-key': ws.key }, body });
+      const badKind = await presignRaw({ kind: 'speed' });
       expect(badKind).toMatchObject({
         status: 422,
         body: { errors: [{ field: 'kind', message: 'kind must be one of: quality, throughput' }] },
       });
-      const missingKind = await presign(ws, {});
+      const missingKind = await presignRaw({});
       expect(missingKind).toMatchObject({ status: 422, body: { errors: [{ field: 'kind', message: 'kind is required' }] } });
-      const unknown = await presign(ws, { kind: 'quality', bucket: 'x' });
+      const unknown = await presignRaw({ kind: 'quality', bucket: 'x' });
       expect(unknown).toMatchObject({ status: 422, body: { errors: [{ field: 'bucket', message: 'property bucket should not exist' }] } });
-      const noKey = await http('POST', `/v1/workstreams/${ws.id}/performance/generate-presigned-url`, { body: { kind: 'quality' } });
-      expect(noKey.status).toBe(401);
+      const noKey = await apiClient().POST('/v1/workstreams/{workstream_id}/performance/generate-presigned-url', {
+        params: { path: { workstream_id: ws.id } },
+        body: { kind: 'quality' },
+      });
+      expect(noKey.response.status).toBe(401);
       const wrongKey = await presign({ id: ws.id, key: other.key });
       expect(wrongKey.status).toBe(403);
-      const { upload_id } = (await presign(ws)).body;
+      const { upload_id } = await ok(presign(ws), 201);
       expect((await getUpload({ id: ws.id, key: other.key }, upload_id)).status).toBe(403);
       expect((await getUpload(other, upload_id)).status).toBe(404);
-      expect(await getUpload(ws, 'upl_nope')).toMatchObject({ status: 404, body: { message: 'upload upl_nope not found' } });
+      expect(await getUpload(ws, 'upl_nope')).toMatchObject({ status: 404, error: { message: 'upload upl_nope not found' } });
     });
 
     it('PUT refuses a wrong content type (415), a missing, tampered or expired signature (403), and a second file (409)', async () => {
       const ws = await newWorkstream();
-      const { upload_url, upload_id } = (await presign(ws)).body;
+      const { upload_url, upload_id } = await ok(presign(ws), 201);
       const csv = `${QUALITY_HEADER}\n`;
       expect(await put(upload_url, csv, 'application/json')).toMatchObject({
         status: 415,
@@ -156,13 +183,13 @@ describe('workstream performance API: bulk CSV through presigned URLs, and repor
       });
       const tampered = upload_url.replace(/expires=(\d+)/, (_, n: string) => `expires=${Number(n) + 60}`);
       expect(await put(tampered, csv)).toMatchObject({ status: 403, body: { message: 'Forbidden: the upload URL signature is invalid' } });
-      const otherUpload = upload_url.replace(upload_id, (await presign(ws)).body.upload_id);
+      const otherUpload = upload_url.replace(upload_id, (await ok(presign(ws), 201)).upload_id);
       expect((await put(otherUpload, csv)).status).toBe(403);
       // Signed like the gateway signs, but already expired.
       const signingKey = sha256(`presigned-url\n${loadEnv(BaseEnv, stack.appEnv).secretsKey}`);
       const expired = `${stack.gatewayUrl}${signPath(signingKey, 'PUT', `/uploads/performance/${upload_id}`, new Date(Date.now() - 1000))}`;
       expect(await put(expired, csv)).toMatchObject({ status: 403, body: { message: 'Forbidden: this upload URL has expired' } });
-      expect((await getUpload(ws, upload_id)).body.state).toBe('awaiting_upload');
+      expect((await getUpload(ws, upload_id)).data?.state).toBe('awaiting_upload');
 
       const first = await put(upload_url, csv);
       expect(first.status).toBe(200);
@@ -179,7 +206,7 @@ describe('workstream performance API: bulk CSV through presigned URLs, and repor
   describe('CSV processing', () => {
     it('fails an upload whose header names unknown or repeated columns, lacks a required column, or is empty, storing nothing', async () => {
       const ws = await newWorkstream();
-      const cases: [string, string, string][] = [
+      const cases: ['quality' | 'throughput', string, string][] = [
         [
           'quality',
           'use_case_id,task_definition_id,worker_id,review_completed_at,review_score,colour\nuc-1,td-1,a,2024-05-01T00:00:00Z,1,red',
@@ -220,7 +247,7 @@ describe('workstream performance API: bulk CSV through presigned URLs, and repor
       const lines = ['use_case_id,task_definition_id,unique_id,worker_id,review_completed_at,review_score,review_duration'];
       for (let i = 1; i <= rows; i++)
         lines.push(`uc-1,td-1,r${i},worker-${i % 7},2024-05-01T08:00:00Z,${i % longEvery === 0 ? `${huge},${huge}` : '0.5,12'}`);
-      const { upload_url, upload_id } = (await presign(ws)).body;
+      const { upload_url, upload_id } = await ok(presign(ws), 201);
       expect((await put(upload_url, lines.join('\n'))).status).toBe(200);
 
       // Alternate a status read and a quality submission (both RPCs to the performance service) until the
@@ -231,20 +258,16 @@ describe('workstream performance API: bulk CSV through presigned URLs, and repor
       for (let i = 0; !upload; i++) {
         const status = await getUpload(ws, upload_id);
         answers.push({ what: 'upload status', status: status.status });
-        statesSeen.add(status.body.state);
-        if (['completed', 'failed'].includes(status.body.state)) upload = status.body;
-        const submitted = await http('POST', `/v1/workstreams/${ws.id}/task_reviewed`, {
-          headers: { 'x-api-key': ws.key },
-          body: {
-            workstream_id: ws.id,
-            use_case_id: 'uc-2',
-            task_definition_id: 'td-3',
-            unique_id: `during-${i}`,
-            worker_id: 'w',
-            review_completed_at: '2024-05-02T08:00:00Z',
-            review_score: 0.7,
-          },
-        });
+        const state = status.data?.state ?? 'unanswered';
+        statesSeen.add(state);
+        if (['completed', 'failed'].includes(state)) upload = status.data;
+        const during = { use_case_id: 'uc-2', task_definition_id: 'td-3', unique_id: `during-${i}`, worker_id: 'w' };
+        const submitted = await postRecord(
+          'task_reviewed',
+          ws.id,
+          reviewOf(ws, { ...during, review_completed_at: '2024-05-02T08:00:00Z', review_score: 0.7 }),
+          ws.key,
+        );
         answers.push({ what: 'submission', status: submitted.status });
       }
       expect(answers.filter((answer) => answer.status !== (answer.what === 'submission' ? 202 : 200))).toEqual([]);
@@ -272,7 +295,7 @@ describe('workstream performance API: bulk CSV through presigned URLs, and repor
       const ws = await newWorkstream();
       const total = 40_000;
       const badEvery = 20; // every 20th row has a score out of range: 2,000 rejections, 1,000 kept
-      const { upload_url, upload_id } = (await presign(ws)).body;
+      const { upload_url, upload_id } = await ok(presign(ws), 201);
       async function* rows(): AsyncGenerator<Uint8Array> {
         yield Buffer.from('use_case_id,task_definition_id,unique_id,worker_id,review_completed_at,review_score,errors.missing_box\n');
         let chunk = '';
@@ -304,9 +327,9 @@ describe('workstream performance API: bulk CSV through presigned URLs, and repor
         errors: [{ field: 'review_score', message: 'review_score must be between 0 and 1' }],
       });
       expect(upload.rejections[999].row).toBe(1000 * badEvery + 1);
-      const overall = await report<QualityGroup>(ws, 'quality', '');
-      expect(overall.body.groups).toHaveLength(1);
-      expect(overall.body.groups[0].count).toBe(total - rejected);
+      const overall = await ok(qualityReport(ws), 200);
+      expect(overall.groups).toHaveLength(1);
+      expect(overall.groups[0].count).toBe(total - rejected);
     }, 400_000);
   });
 
@@ -316,7 +339,7 @@ describe('workstream performance API: bulk CSV through presigned URLs, and repor
 
     it('refuses a PUT to an upload already received before reading its body (409)', async () => {
       const ws = await newWorkstream();
-      const { upload_url, upload_id } = (await presign(ws)).body;
+      const { upload_url, upload_id } = await ok(presign(ws), 201);
       expect((await put(upload_url, `${QUALITY_HEADER}\n`)).status).toBe(200);
       const second = await putHeadersOnly(upload_url, 1024 * 1024 * 1024);
       expect({ status: second.status, body: second.body }).toEqual({
@@ -337,13 +360,8 @@ describe('workstream performance API: bulk CSV through presigned URLs, and repor
         await gateway.stop();
       });
 
-      const presignThere = async (ws: { id: string; key: string }, kind: string) =>
-        (
-          await http<Presigned>('POST', `${gateway.url}/v1/workstreams/${ws.id}/performance/generate-presigned-url`, {
-            headers: { 'x-api-key': ws.key },
-            body: { kind },
-          })
-        ).body;
+      const presignThere = (ws: { id: string; key: string }, kind: 'quality' | 'throughput') =>
+        ok(presignUpload(ws, { kind }, gateway.url), 201);
       const throughputCsv = (bytes: number) => {
         const head = 'worker_id,task_completed_at,metadata.note\nw1,2024-05-01T10:00:00Z,';
         return head + 'n'.repeat(bytes - head.length);
@@ -362,7 +380,7 @@ describe('workstream performance API: bulk CSV through presigned URLs, and repor
         }
         expect(await put(upload_url, chunked())).toEqual({ status: 413, body: tooLarge });
         expect(existsSync(folderOf(upload_id)) ? readdirSync(folderOf(upload_id)) : []).toEqual([]);
-        expect((await getUpload(ws, upload_id)).body.state).toBe('awaiting_upload');
+        expect((await getUpload(ws, upload_id)).data?.state).toBe('awaiting_upload');
         const within = await put(upload_url, throughputCsv(1024));
         expect(within).toMatchObject({ status: 200, body: { state: 'queued', bytes: 1024 } });
         expect(await finished(ws, upload_id)).toMatchObject({ state: 'completed', rows_stored: 1 });
@@ -433,22 +451,21 @@ describe('workstream performance API: bulk CSV through presigned URLs, and repor
     };
 
     it('quality: overall and grouped by day, worker and task definition, matching figures computed here', async () => {
-      const overall = await report<QualityGroup>(ws, 'quality', '');
-      expect(overall.status).toBe(200);
-      expect(overall.body).toMatchObject({ from: null, to: null, group_by: null });
-      expect(overall.body.groups.map((g) => g.key)).toEqual([null]);
-      expectQuality(overall.body.groups[0], quality);
-      const groupings: [string, (r: (typeof quality)[number]) => string][] = [
+      const overall = await ok(qualityReport(ws), 200);
+      expect(overall).toMatchObject({ from: null, to: null, group_by: null });
+      expect(overall.groups.map((g) => g.key)).toEqual([null]);
+      expectQuality(overall.groups[0], quality);
+      const groupings: [ReportQuery['group_by'], (r: (typeof quality)[number]) => string][] = [
         ['day', (r) => r.day],
         ['worker', (r) => r.worker],
         ['task_definition', (r) => r.td],
         ['use_case', () => 'uc-1'],
       ];
       for (const [groupBy, keyOf] of groupings) {
-        const result = await report<QualityGroup>(ws, 'quality', `?group_by=${groupBy}`);
+        const result = await ok(qualityReport(ws, { group_by: groupBy }), 200);
         const keys = [...new Set(quality.map(keyOf))].sort();
-        expect(result.body.groups.map((g) => g.key)).toEqual(keys);
-        for (const group of result.body.groups)
+        expect(result.groups.map((g) => g.key)).toEqual(keys);
+        for (const group of result.groups)
           expectQuality(
             group,
             quality.filter((r) => keyOf(r) === group.key),
@@ -457,19 +474,18 @@ describe('workstream performance API: bulk CSV through presigned URLs, and repor
     });
 
     it('quality: from (inclusive) and to (exclusive) select by review_completed_at', async () => {
-      const result = await report<QualityGroup>(ws, 'quality', '?from=2024-06-02&to=2024-06-04T00:00:00Z&group_by=day');
-      expect(result.body).toMatchObject({ from: '2024-06-02T00:00:00.000Z', to: '2024-06-04T00:00:00.000Z', group_by: 'day' });
-      expect(result.body.groups.map((g) => g.key)).toEqual(['2024-06-02', '2024-06-03']);
+      const result = await ok(qualityReport(ws, { from: '2024-06-02', to: '2024-06-04T00:00:00Z', group_by: 'day' }), 200);
+      expect(result).toMatchObject({ from: '2024-06-02T00:00:00.000Z', to: '2024-06-04T00:00:00.000Z', group_by: 'day' });
+      expect(result.groups.map((g) => g.key)).toEqual(['2024-06-02', '2024-06-03']);
       expectQuality(
-        result.body.groups[1],
+        result.groups[1],
         quality.filter((r) => r.day === '2024-06-03'),
       );
     });
 
     it('throughput: tasks, subtasks, tasks per hour of work and mean duration, matching figures computed here', async () => {
-      const result = await report<ThroughputGroup>(ws, 'throughput', '?group_by=worker');
-      expect(result.status).toBe(200);
-      for (const group of result.body.groups) {
+      const result = await ok(throughputReport(ws, { group_by: 'worker' }), 200);
+      for (const group of result.groups) {
         const rows = throughput.filter((r) => r.worker === group.key);
         const timed = rows.filter((r) => r.duration !== null);
         const seconds = timed.reduce((a, r) => a + r.duration!, 0);
@@ -483,19 +499,17 @@ describe('workstream performance API: bulk CSV through presigned URLs, and repor
           tasks_per_hour: expect.closeTo(timed.reduce((a, r) => a + r.tasks, 0) / (seconds / 3600), 8),
         });
       }
-      expect(result.body.groups.map((g) => g.key)).toEqual(['w0', 'w1', 'w2', 'w3']);
-      const empty = await report<ThroughputGroup>(ws, 'throughput', '?from=2030-01-01');
-      expect(empty.body.groups).toEqual([]);
+      expect(result.groups.map((g) => g.key)).toEqual(['w0', 'w1', 'w2', 'w3']);
+      const empty = await ok(throughputReport(ws, { from: '2030-01-01' }), 200);
+      expect(empty.groups).toEqual([]);
     });
 
     it('format=csv exports the same figures as CSV', async () => {
-      const result = await http('GET', `/v1/workstreams/${ws.id}/reports/quality?group_by=worker&format=csv`, {
-        headers: { 'x-api-key': ws.key },
-      });
-      expect(result.status).toBe(200);
-      expect(result.headers.get('content-type')).toBe('text/csv; charset=utf-8');
-      expect(result.headers.get('content-disposition')).toBe(`attachment; filename="quality-report-${ws.id}.csv"`);
-      const [header, ...lines] = result.text.trim().split('\r\n');
+      const result = await csvReport(ws, 'quality', { group_by: 'worker' });
+      expect(result.response.status).toBe(200);
+      expect(result.response.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+      expect(result.response.headers.get('content-disposition')).toBe(`attachment; filename="quality-report-${ws.id}.csv"`);
+      const [header, ...lines] = (result.data ?? '').trim().split('\r\n');
       expect(header).toBe('worker,count,mean_score,p50_score,p90_score,min_score,max_score,errors.missing_box,errors.wrong_label');
       expect(lines).toHaveLength(3);
       const w1 = quality.filter((r) => r.worker === 'w1');
@@ -504,33 +518,21 @@ describe('workstream performance API: bulk CSV through presigned URLs, and repor
       expect(Number(cells[1])).toBe(w1.length);
       expect(Number(cells[2])).toBeCloseTo(mean(w1.map((r) => r.score)), 10);
       expect(Number(cells[7])).toBe(w1.reduce((a, r) => a + r.missing, 0));
-      const tp = await http('GET', `/v1/workstreams/${ws.id}/reports/throughput?format=csv`, { headers: { 'x-api-key': ws.key } });
-      expect(tp.text.split('\r\n')[0]).toBe('group,records,tasks,subtasks,duration_seconds,mean_duration_seconds,tasks_per_hour');
-      expect(tp.text.split('\r\n')[1].split(',').slice(0, 3)).toEqual(['all', '120', String(throughput.reduce((a, r) => a + r.tasks, 0))]);
+      const tp = (await csvReport(ws, 'throughput')).data ?? '';
+      expect(tp.split('\r\n')[0]).toBe('group,records,tasks,subtasks,duration_seconds,mean_duration_seconds,tasks_per_hour');
+      expect(tp.split('\r\n')[1].split(',').slice(0, 3)).toEqual(['all', '120', String(throughput.reduce((a, r) => a + r.tasks, 0))]);
     });
 
     it('format=csv neutralises client text that a spreadsheet would run as a formula (OWASP CSV injection)', async () => {
       const tenant = await newWorkstream();
       const workers = ['=HYPERLINK("http://x","y")', '+1+2', '-2+3', '@SUM(A1:A2)', '\tTAB', 'ann@example.com'];
       for (const worker_id of workers) {
-        const submitted = await http('POST', `/v1/workstreams/${tenant.id}/task_reviewed`, {
-          headers: { 'x-api-key': tenant.key },
-          body: {
-            workstream_id: tenant.id,
-            use_case_id: 'uc-1',
-            task_definition_id: 'td-1',
-            worker_id,
-            review_completed_at: '2024-06-01T12:00:00Z',
-            review_score: 0.5,
-          },
-        });
+        const submitted = await postRecord('task_reviewed', tenant.id, reviewOf(tenant, { worker_id }), tenant.key);
         expect(submitted.status).toBe(202);
       }
-      const result = await http('GET', `/v1/workstreams/${tenant.id}/reports/quality?group_by=worker&format=csv`, {
-        headers: { 'x-api-key': tenant.key },
-      });
-      expect(result.status).toBe(200);
-      const firstCells = result.text
+      const result = await csvReport(tenant, 'quality', { group_by: 'worker' });
+      expect(result.response.status).toBe(200);
+      const firstCells = (result.data ?? '')
         .split('\r\n')
         .slice(1, -1)
         .map((line) => line.slice(0, line.lastIndexOf(',1,0.5,0.5,0.5,0.5,0.5')));
@@ -541,20 +543,29 @@ describe('workstream performance API: bulk CSV through presigned URLs, and repor
     });
 
     it('422 for a bad group_by, format or bound, from not before to, or an unknown parameter; 403 for another key', async () => {
-      const cases: [string, string, string][] = [
-        ['?group_by=month', 'group_by', 'group_by must be one of: day, worker, use_case, task_definition'],
-        ['?format=xml', 'format', 'format must be one of: json, csv'],
-        ['?from=last-week', 'from', 'from must be an ISO 8601 date or date-time'],
-        ['?to=2024-02-30', 'to', 'to must be an ISO 8601 date or date-time'],
-        ['?from=2024-06-03&to=2024-06-02', 'to', 'to must be later than from'],
-        ['?colour=red', 'colour', 'property colour should not exist'],
+      const cases: [ReportQuery, string, string][] = [
+        [{ from: 'last-week' }, 'from', 'from must be an ISO 8601 date or date-time'],
+        [{ to: '2024-02-30' }, 'to', 'to must be an ISO 8601 date or date-time'],
+        [{ from: '2024-06-03', to: '2024-06-02' }, 'to', 'to must be later than from'],
       ];
       for (const [query, field, message] of cases) {
-        const result = await report(ws, 'quality', query);
+        const result = await qualityReport(ws, query);
+        expect({ query, status: result.status, errors: fieldErrors(result) }).toEqual({ query, status: 422, errors: [{ field, message }] });
+      }
+      // Values outside the documented enums and an unknown parameter: raw http(), which the typed client would not send.
+      const rawCases: [string, string, string][] = [
+        ['?group_by=month', 'group_by', 'group_by must be one of: day, worker, use_case, task_definition'],
+        ['?format=xml', 'format', 'format must be one of: json, csv'],
+        ['?colour=red', 'colour', 'property colour should not exist'],
+      ];
+      for (const [query, field, message] of rawCases) {
+        const result = await http<{ errors: unknown[] }>('GET', `/v1/workstreams/${ws.id}/reports/quality${query}`, {
+          headers: { 'x-api-key': ws.key },
+        });
         expect({ query, status: result.status, errors: result.body.errors }).toEqual({ query, status: 422, errors: [{ field, message }] });
       }
       const other = await newWorkstream();
-      expect((await report({ id: ws.id, key: other.key }, 'throughput', '')).status).toBe(403);
+      expect((await throughputReport({ id: ws.id, key: other.key })).status).toBe(403);
     });
   });
 });

@@ -1,8 +1,11 @@
 import {
-  adminCreate,
+  adminClient,
   adminHeaders,
+  fieldErrors,
   http,
+  newAccountId,
   newPerformanceAccount,
+  ok,
   type PerformanceAccount,
   reportedRecords,
   testStack,
@@ -25,6 +28,7 @@ const STORED = 'Record stored';
  */
 describe('workstream performance API: task_reviewed, task_completed (real stack)', () => {
   const stack = testStack();
+  const admin = adminClient();
   let account: PerformanceAccount;
   let accountId: string;
   let ws: string;
@@ -42,39 +46,45 @@ describe('workstream performance API: task_reviewed, task_completed (real stack)
     account = await newPerformanceAccount('Perf Co');
     ({ accountId, ws, key, otherWs, otherKey } = account);
     // Project-level keys (no workstream), issued through the admin API as support does.
-    projectKey = (await adminCreate<{ key: string }>(`/accounts/${accountId}/api-keys`, {})).key;
-    const foreign = await adminCreate<{ id: string }>('/accounts', { name: 'Someone Else' });
-    foreignProjectKey = (await adminCreate<{ key: string }>(`/accounts/${foreign.id}/api-keys`, {})).key;
+    const projectKeyOf = async (account_id: string) =>
+      (await ok(admin.POST('/admin/v1/accounts/{account_id}/api-keys', { params: { path: { account_id } }, body: {} }), 201)).key;
+    projectKey = await projectKeyOf(accountId);
+    foreignProjectKey = await projectKeyOf(await newAccountId('Someone Else'));
   });
 
   describe('workstream quality-control settings (admin API)', () => {
     it('shows the settings given, and the defaults when none are given', async () => {
-      const withDefaults = await adminCreate('/workstreams', { account_id: accountId, name: 'Defaults', use_cases: [] });
+      const withDefaults = await ok(
+        admin.POST('/admin/v1/workstreams', { body: { account_id: accountId, name: 'Defaults', use_cases: [] } }),
+        201,
+      );
       expect(withDefaults).toMatchObject({ qc_score_threshold: 0.5, qc_sample_rate: 0.05 });
-      const set = await adminCreate('/workstreams', {
-        account_id: accountId,
-        name: 'Set',
-        use_cases: [],
-        qc_score_threshold: 0.8,
-        qc_sample_rate: 0.25,
-      });
+      const set = await ok(
+        admin.POST('/admin/v1/workstreams', {
+          body: { account_id: accountId, name: 'Set', use_cases: [], qc_score_threshold: 0.8, qc_sample_rate: 0.25 },
+        }),
+        201,
+      );
       expect(set).toMatchObject({ qc_score_threshold: 0.8, qc_sample_rate: 0.25 });
     });
 
     it('422 for settings outside 0..1 or not numbers', async () => {
-      const cases: [Record<string, unknown>, string, RegExp][] = [
+      const cases: [{ qc_score_threshold?: number; qc_sample_rate?: number }, string, RegExp][] = [
         [{ qc_score_threshold: 1.5 }, 'qc_score_threshold', /must not be greater than 1/],
         [{ qc_sample_rate: -0.1 }, 'qc_sample_rate', /must not be less than 0/],
-        [{ qc_sample_rate: '0.1' }, 'qc_sample_rate', /must be a number/],
       ];
       for (const [extra, field, message] of cases) {
-        const result = await http<FieldErrors>('POST', '/admin/v1/workstreams', {
-          headers: adminHeaders(),
-          body: { account_id: accountId, name: 'Bad', use_cases: [], ...extra },
-        });
-        expect(result.status).toBe(422);
-        expect(result.body.errors).toContainEqual({ field, message: expect.stringMatching(message) });
+        const result = await admin.POST('/admin/v1/workstreams', { body: { account_id: accountId, name: 'Bad', use_cases: [], ...extra } });
+        expect(result.response.status).toBe(422);
+        expect(fieldErrors(result)).toContainEqual({ field, message: expect.stringMatching(message) });
       }
+      // A string where a number belongs: raw http(), which the typed client would not send.
+      const notNumber = await http<FieldErrors>('POST', '/admin/v1/workstreams', {
+        headers: adminHeaders(),
+        body: { account_id: accountId, name: 'Bad', use_cases: [], qc_sample_rate: '0.1' },
+      });
+      expect(notNumber.status).toBe(422);
+      expect(notNumber.body.errors).toContainEqual({ field: 'qc_sample_rate', message: expect.stringMatching(/must be a number/) });
     });
   });
 
@@ -98,7 +108,7 @@ describe('workstream performance API: task_reviewed, task_completed (real stack)
       ];
       for (const overrides of good) {
         const result = await post('task_reviewed', review(overrides));
-        expect({ overrides, status: result.status, body: result.body }).toEqual({ overrides, status: 202, body: { message: STORED } });
+        expect({ overrides, status: result.status, body: result.data }).toEqual({ overrides, status: 202, body: { message: STORED } });
       }
     });
 
@@ -180,14 +190,14 @@ describe('workstream performance API: task_reviewed, task_completed (real stack)
         [{ color: 'red' }, 'color', 'property color should not exist'],
       ];
       for (const [overrides, field, message] of bad) {
-        const result = await post<FieldErrors>('task_reviewed', review(overrides));
+        const result = await post('task_reviewed', review(overrides));
         expect({ overrides, status: result.status }).toEqual({ overrides, status: 422 });
-        expect({ overrides, errors: result.body.errors }).toEqual({ overrides, errors: [{ field, message }] });
-        expect(result.body.message).toBe(`Invalid request: ${message}`);
+        expect({ overrides, errors: fieldErrors(result) }).toEqual({ overrides, errors: [{ field, message }] });
+        expect(result.error?.message).toBe(`Invalid request: ${message}`);
       }
-      const several = await post<FieldErrors>('task_reviewed', { workstream_id: ws, review_score: 2 });
+      const several = await post('task_reviewed', { workstream_id: ws, review_score: 2 });
       expect(several.status).toBe(422);
-      expect(several.body.errors.map((e) => e.field)).toEqual([
+      expect(fieldErrors(several)?.map((e) => e.field)).toEqual([
         'use_case_id',
         'task_definition_id',
         'worker_id',
@@ -208,21 +218,21 @@ describe('workstream performance API: task_reviewed, task_completed (real stack)
   describe('API keys and workstreams', () => {
     it('401 without a key or with an unknown key', async () => {
       const missing = await post('task_reviewed', review(), null);
-      expect(missing).toMatchObject({ status: 401, body: { message: 'Missing x-api-key header' } });
+      expect(missing).toMatchObject({ status: 401, error: { message: 'Missing x-api-key header' } });
       const unknown = await post('task_reviewed', review(), 'wlk_not-a-real-key');
-      expect(unknown).toMatchObject({ status: 401, body: { message: 'Invalid x-api-key' } });
+      expect(unknown).toMatchObject({ status: 401, error: { message: 'Invalid x-api-key' } });
     });
 
     it('403 for a key of another workstream (known or not) or of another account; 404 for an unknown workstream with a project key', async () => {
       const before = await count('quality');
       const other = await post('task_reviewed', review(), otherKey);
-      expect(other).toMatchObject({ status: 403, body: { message: `Forbidden: this API key is not valid for workstream ${ws}` } });
+      expect(other).toMatchObject({ status: 403, error: { message: `Forbidden: this API key is not valid for workstream ${ws}` } });
       const unknownWithWorkstreamKey = await post('task_reviewed', review({ workstream_id: 'no-such-ws' }), key, 'no-such-ws');
       expect(unknownWithWorkstreamKey.status).toBe(403);
       const foreign = await post('task_reviewed', review(), foreignProjectKey);
-      expect(foreign).toMatchObject({ status: 403, body: { message: `Forbidden: this API key is not valid for workstream ${ws}` } });
+      expect(foreign).toMatchObject({ status: 403, error: { message: `Forbidden: this API key is not valid for workstream ${ws}` } });
       const unknown = await post('task_reviewed', review({ workstream_id: 'no-such-ws' }), projectKey, 'no-such-ws');
-      expect(unknown).toMatchObject({ status: 404, body: { message: 'workstream no-such-ws not found' } });
+      expect(unknown).toMatchObject({ status: 404, error: { message: 'workstream no-such-ws not found' } });
       expect(await count('quality')).toBe(before);
     });
 
@@ -297,8 +307,8 @@ describe('workstream performance API: task_reviewed, task_completed (real stack)
         [{ review_score: 1 }, 'review_score', 'property review_score should not exist'],
       ];
       for (const [overrides, field, message] of bad) {
-        const result = await post<FieldErrors>('task_completed', completed(overrides));
-        expect({ overrides, status: result.status, errors: result.body.errors }).toEqual({
+        const result = await post('task_completed', completed(overrides));
+        expect({ overrides, status: result.status, errors: fieldErrors(result) }).toEqual({
           overrides,
           status: 422,
           errors: [{ field, message }],

@@ -1,4 +1,6 @@
+import type { QueryOf, Schemas } from '@workline/client';
 import {
+  apiClient,
   basicHeader,
   completeUnit,
   createPlatformAccount,
@@ -13,27 +15,19 @@ import {
   openSealed,
   replySizesOfRequest,
   type PlatformAccount,
+  platformClient,
   listedRuns,
+  ok,
   testStack,
+  withStatus,
 } from '@workline/testing';
-import { type DeliveryPage, Topic } from '@workline/contracts';
+import { Topic } from '@workline/contracts';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 
-interface RunView {
-  id: string;
-  line_id: string;
-  status: string;
-  created_at: string;
-  processed_at: string | null;
-  units: {
-    input: Record<string, unknown>;
-    output: Record<string, unknown>;
-    meta: { status: string; created_at: string; processed_at: string | null };
-  }[];
-  units_page?: { offset: number; limit: number | null; total: number };
-}
+type RunView = Schemas['RunAnswer'];
+type UnitsQuery = QueryOf<'getV4RunsId'>;
 
 describe('platform API v4: lines, runs, abort, callbacks (real Kafka and PostgreSQL)', () => {
   let acme: PlatformAccount;
@@ -41,9 +35,15 @@ describe('platform API v4: lines, runs, abort, callbacks (real Kafka and Postgre
   let worker: Record<string, string>;
   let deliveries: DeliveryWatcher;
 
-  const createRun = (account: PlatformAccount, body: unknown) => http<RunView>('POST', '/v4/runs', { headers: account.auth, body });
-  const getRun = (account: PlatformAccount, id: string, query = '') =>
-    http<RunView>('GET', `/v4/runs/${id}${query}`, { headers: account.auth });
+  const createRun = (account: PlatformAccount, body: Schemas['CreateRunBody'], header: { 'Idempotency-Key'?: string } = {}) =>
+    withStatus(platformClient(account).POST('/v4/runs', { params: { header }, body }));
+  const getRun = (account: PlatformAccount, id: string, query: UnitsQuery = {}) =>
+    withStatus(platformClient(account).GET('/v4/runs/{id}', { params: { path: { id }, query } }));
+  const abortRun = (account: PlatformAccount, id: string) =>
+    withStatus(platformClient(account).POST('/v4/runs/{id}/abort', { params: { path: { id } } }));
+  /** What a client that sends a body the typed client would not (wrong shape, unknown keys, raw text) gets. */
+  const createRunRaw = (account: PlatformAccount, body: unknown, headers: Record<string, string> = {}) =>
+    http<RunView>('POST', '/v4/runs', { headers: { ...account.auth, ...headers }, body });
   // What support sees (GET /admin/v1/runs): the proof that a refused request created nothing.
   const runsOfLine = async (lineId: string) => (await listedRuns({ line_id: lineId })).length;
 
@@ -75,11 +75,11 @@ describe('platform API v4: lines, runs, abort, callbacks (real Kafka and Postgre
 
   describe('GET /v4/lines', () => {
     it("lists the caller's lines only, as {name, id}", async () => {
-      const result = await http('GET', '/v4/lines', { headers: acme.auth });
-      expect(result.status).toBe(200);
-      expect(result.body).toEqual([{ name: 'Receipts', id: acme.lineId }]);
-      const others = await http('GET', '/v4/lines', { headers: other.auth });
-      expect(others.body).toEqual([{ name: 'Other', id: other.lineId }]);
+      const result = await platformClient(acme).GET('/v4/lines');
+      expect(result.response.status).toBe(200);
+      expect(result.data).toEqual([{ name: 'Receipts', id: acme.lineId }]);
+      const others = await platformClient(other).GET('/v4/lines');
+      expect(others.data).toEqual([{ name: 'Other', id: other.lineId }]);
     });
   });
 
@@ -92,22 +92,26 @@ describe('platform API v4: lines, runs, abort, callbacks (real Kafka and Postgre
         { authorization: 'Basic !!!' },
         { authorization: 'Bearer x' },
       ];
+      const anonymous = apiClient();
+      const some = { path: { id: 'some-run' } };
       for (const h of headers) {
-        for (const [method, path, body] of [
-          ['GET', '/v4/lines', undefined],
-          ['POST', '/v4/runs', { line_id: acme.lineId, units: [{}] }],
-          ['GET', '/v4/runs/some-run', undefined],
-          ['POST', '/v4/runs/some-run/abort', undefined],
-        ] as const) {
-          const result = await http(method, path, { headers: h, body });
-          expect([method, path, result.status, result.body]).toEqual([method, path, 401, { message: 'Bad credentials' }]);
-          expect(result.headers.get('www-authenticate')).toBe('Basic realm="Workline platform API", charset="UTF-8"');
+        const calls: [string, Promise<{ error?: unknown; response: Response }>][] = [
+          ['GET /v4/lines', anonymous.GET('/v4/lines', { headers: h })],
+          ['POST /v4/runs', anonymous.POST('/v4/runs', { headers: h, body: { line_id: acme.lineId, units: [{}] } })],
+          ['GET /v4/runs/some-run', anonymous.GET('/v4/runs/{id}', { headers: h, params: some })],
+          ['POST /v4/runs/some-run/abort', anonymous.POST('/v4/runs/{id}/abort', { headers: h, params: some })],
+        ];
+        for (const [call, answer] of calls) {
+          const { error, response } = await answer;
+          expect([call, response.status, error]).toEqual([call, 401, { message: 'Bad credentials' }]);
+          expect(response.headers.get('www-authenticate')).toBe('Basic realm="Workline platform API", charset="UTF-8"');
         }
       }
       expect(await runsOfLine(acme.lineId)).toBe(0);
     });
 
     it('404 Not found for unknown paths (with or without credentials), unknown runs and runs of another account', async () => {
+      // Paths no operation has: raw http().
       for (const headers of [acme.auth, {}]) {
         for (const path of ['/v4/nope', '/v4/runs', '/v4/lines/x/y', '/v4']) {
           const result = await http('GET', path, { headers });
@@ -115,31 +119,32 @@ describe('platform API v4: lines, runs, abort, callbacks (real Kafka and Postgre
         }
       }
       const unknown = await getRun(acme, 'no-such-run');
-      expect([unknown.status, unknown.body]).toEqual([404, { message: 'Not found' }]);
+      expect([unknown.status, unknown.error]).toEqual([404, { message: 'Not found' }]);
       const created = await createRun(other, { line_id: other.lineId, units: [{ identifier: 'o1' }] });
       expect(created.status).toBe(201);
-      for (const [method, path] of [
-        ['GET', `/v4/runs/${created.body.id}`],
-        ['POST', `/v4/runs/${created.body.id}/abort`],
-        ['DELETE', `/v4/runs/${created.body.id}`],
-      ]) {
-        const result = await http(method, path, { headers: acme.auth });
-        expect([method, result.status, result.body]).toEqual([method, 404, { message: 'Not found' }]);
+      const theirs = { params: { path: { id: created.data!.id } } };
+      for (const [method, call] of [
+        ['GET', platformClient(acme).GET('/v4/runs/{id}', theirs)],
+        ['POST', platformClient(acme).POST('/v4/runs/{id}/abort', theirs)],
+        ['DELETE', platformClient(acme).DELETE('/v4/runs/{id}', theirs)],
+      ] as const) {
+        const { error, response } = await call;
+        expect([method, response.status, error]).toEqual([method, 404, { message: 'Not found' }]);
       }
-      const stillProcessing = await getRun(other, created.body.id);
-      expect(stillProcessing.body.status).toBe('Processing');
-      expect(stillProcessing.body.units[0].meta.status).toBe('Processing');
+      const stillProcessing = await getRun(other, created.data!.id);
+      expect(stillProcessing.data?.status).toBe('Processing');
+      expect(stillProcessing.data?.units[0].meta.status).toBe('Processing');
     });
 
     it('403 Forbidden for an operation on a resource the caller may read but not change', async () => {
-      const createLine = await http('POST', '/v4/lines', { headers: acme.auth, body: { name: 'mine' } });
-      expect([createLine.status, createLine.body]).toEqual([403, { message: 'Forbidden' }]);
-      const lines = await http('GET', '/v4/lines', { headers: acme.auth });
-      expect(lines.body).toHaveLength(1);
-      const run = await createRun(acme, { line_id: acme.lineId, units: [{ identifier: 'keep' }] });
-      const remove = await http('DELETE', `/v4/runs/${run.body.id}`, { headers: acme.auth });
-      expect([remove.status, remove.body]).toEqual([403, { message: 'Forbidden' }]);
-      expect((await getRun(acme, run.body.id)).status).toBe(200);
+      const createLine = await platformClient(acme).POST('/v4/lines', { body: { name: 'mine' } });
+      expect([createLine.response.status, createLine.error]).toEqual([403, { message: 'Forbidden' }]);
+      const lines = await platformClient(acme).GET('/v4/lines');
+      expect(lines.data).toHaveLength(1);
+      const run = await ok(createRun(acme, { line_id: acme.lineId, units: [{ identifier: 'keep' }] }), 201);
+      const remove = await platformClient(acme).DELETE('/v4/runs/{id}', { params: { path: { id: run.id } } });
+      expect([remove.response.status, remove.error]).toEqual([403, { message: 'Forbidden' }]);
+      expect((await getRun(acme, run.id)).status).toBe(200);
     });
 
     it('400 Problem parsing the body for invalid JSON, and nothing is created', async () => {
@@ -163,18 +168,28 @@ describe('platform API v4: lines, runs, abort, callbacks (real Kafka and Postgre
 
     it('422 naming the missing key or the key of the wrong type, and nothing is created', async () => {
       const before = await runsOfLine(acme.lineId);
-      const cases: [unknown, string][] = [
+      // Keys missing or of the wrong type, a body that is no object: raw http(), which the typed client would not send.
+      const shapes: [unknown, string][] = [
         [{ units: [{ a: 1 }] }, 'Invalid request: missing key line_id'],
         [{ line_id: acme.lineId }, 'Invalid request: missing key units'],
         [{}, 'Invalid request: missing key line_id'],
         [{ line_id: 42, units: [{}] }, 'Invalid request: line_id is not of the expected type (a non-empty string)'],
-        [{ line_id: '', units: [{}] }, 'Invalid request: line_id is not of the expected type (a non-empty string)'],
         [{ line_id: acme.lineId, units: {} }, 'Invalid request: units is not of the expected type (a non-empty array of objects)'],
         [{ line_id: acme.lineId, units: 'x' }, 'Invalid request: units is not of the expected type (a non-empty array of objects)'],
-        [{ line_id: acme.lineId, units: [] }, 'Invalid request: units is not of the expected type (a non-empty array of objects)'],
         [{ line_id: acme.lineId, units: [{}, 3] }, 'Invalid request: units[1] is not of the expected type (object)'],
         [{ line_id: acme.lineId, units: [[1]] }, 'Invalid request: units[0] is not of the expected type (object)'],
         [{ line_id: acme.lineId, units: [null] }, 'Invalid request: units[0] is not of the expected type (object)'],
+        [{ line_id: acme.lineId, units: [{}], callback_url: 7 }, 'Invalid request: callback_url is not of the expected type (string)'],
+        [[{ line_id: acme.lineId }], 'Invalid request: (body) is not of the expected type (a JSON object)'],
+        ['"text"', 'Invalid request: (body) is not of the expected type (a JSON object)'],
+      ];
+      for (const [body, message] of shapes) {
+        const result = await createRunRaw(acme, body);
+        expect([body, result.status, result.body]).toEqual([body, 422, { message }]);
+      }
+      const cases: [Schemas['CreateRunBody'], string][] = [
+        [{ line_id: '', units: [{}] }, 'Invalid request: line_id is not of the expected type (a non-empty string)'],
+        [{ line_id: acme.lineId, units: [] }, 'Invalid request: units is not of the expected type (a non-empty array of objects)'],
         [
           { line_id: other.lineId, units: [{}] },
           'Invalid request: line_id is not of the expected type (the id of one of your production lines)',
@@ -183,21 +198,18 @@ describe('platform API v4: lines, runs, abort, callbacks (real Kafka and Postgre
           { line_id: 'no-such-line', units: [{}] },
           'Invalid request: line_id is not of the expected type (the id of one of your production lines)',
         ],
-        [{ line_id: acme.lineId, units: [{}], callback_url: 7 }, 'Invalid request: callback_url is not of the expected type (string)'],
         [
           { line_id: acme.lineId, units: [{}], callback_url: 'ftp://example.com/x' },
           'Invalid request: callback_url must use http or https',
         ],
         [{ line_id: acme.lineId, units: [{}], callback_url: 'not a url' }, 'Invalid request: callback_url must be an absolute http(s) URL'],
-        [[{ line_id: acme.lineId }], 'Invalid request: (body) is not of the expected type (a JSON object)'],
-        ['"text"', 'Invalid request: (body) is not of the expected type (a JSON object)'],
       ];
       for (const [body, message] of cases) {
         const result = await createRun(acme, body);
-        expect([body, result.status, result.body]).toEqual([body, 422, { message }]);
+        expect([body, result.status, result.error]).toEqual([body, 422, { message }]);
       }
       const tooMany = await createRun(acme, { line_id: acme.lineId, units: Array.from({ length: 10_001 }, () => ({})) });
-      expect([tooMany.status, tooMany.body]).toEqual([
+      expect([tooMany.status, tooMany.error]).toEqual([
         422,
         { message: 'Invalid request: units holds 10001 units, more than the 10000 a run may hold' },
       ]);
@@ -220,15 +232,20 @@ describe('platform API v4: lines, runs, abort, callbacks (real Kafka and Postgre
     });
 
     it('422 for bad unit pagination parameters', async () => {
-      const run = await createRun(acme, { line_id: acme.lineId, units: [{}] });
+      const run = await ok(createRun(acme, { line_id: acme.lineId, units: [{}] }), 201);
       for (const [query, message] of [
-        ['?units_limit=0', 'Invalid request: units_limit is not of the expected type (an integer from 1 to 10000)'],
-        ['?units_limit=abc', 'Invalid request: units_limit is not of the expected type (an integer from 1 to 10000)'],
-        ['?units_offset=-1', 'Invalid request: units_offset is not of the expected type (an integer of 0 or more)'],
-      ]) {
-        const result = await getRun(acme, run.body.id, query);
-        expect([query, result.status, result.body]).toEqual([query, 422, { message }]);
+        [{ units_limit: 0 }, 'Invalid request: units_limit is not of the expected type (an integer from 1 to 10000)'],
+        [{ units_offset: -1 }, 'Invalid request: units_offset is not of the expected type (an integer of 0 or more)'],
+      ] as const) {
+        const result = await getRun(acme, run.id, query);
+        expect([query, result.status, result.error]).toEqual([query, 422, { message }]);
       }
+      // Not a number at all: raw http(), which the typed client would not send.
+      const notNumber = await http('GET', `/v4/runs/${run.id}?units_limit=abc`, { headers: acme.auth });
+      expect([notNumber.status, notNumber.body]).toEqual([
+        422,
+        { message: 'Invalid request: units_limit is not of the expected type (an integer from 1 to 10000)' },
+      ]);
     });
   });
 
@@ -238,7 +255,8 @@ describe('platform API v4: lines, runs, abort, callbacks (real Kafka and Postgre
         { identifier: 'u1', text: 'hello', nested: { deep: { list: [1, 'two', null], flag: false } } },
         { identifier: 'u2', amount: 12.5, empty: {} },
       ];
-      const created = await createRun(acme, { line_id: acme.lineId, units, something_else: true });
+      // An unknown top-level key on purpose (ignored): raw http(), which the typed client would not send.
+      const created = await createRunRaw(acme, { line_id: acme.lineId, units, something_else: true });
       expect(created.status).toBe(201);
       expect(created.body).toEqual({
         id: expect.any(String),
@@ -248,7 +266,7 @@ describe('platform API v4: lines, runs, abort, callbacks (real Kafka and Postgre
       });
       const run = await getRun(acme, created.body.id);
       expect(run.status).toBe(200);
-      expect(run.body).toEqual({
+      expect(run.data).toEqual({
         id: created.body.id,
         line_id: acme.lineId,
         status: 'Processing',
@@ -269,58 +287,58 @@ describe('platform API v4: lines, runs, abort, callbacks (real Kafka and Postgre
         units: [{ identifier: 'a' }, { identifier: 'b', bad: true }, { identifier: 'c' }],
       });
       expect(created.status).toBe(201);
-      expect(created.text).not.toContain('s3cr');
+      expect(JSON.stringify(created.data)).not.toContain('s3cr');
+      const runId = created.data!.id;
       await workLine(acme.lineId, (input) => (input.bad ? 'flag' : 'complete'));
-      const run = await getRun(acme, created.body.id);
-      expect(run.body.status).toBe('Processed');
-      expect(run.body.processed_at).toMatch(ISO_SECONDS);
-      expect(run.text).not.toContain('s3cr');
-      expect(run.text).not.toContain('callback');
-      expect(run.body.units.map((u) => [u.input.identifier, u.meta.status, u.output])).toEqual([
+      const run = await ok(getRun(acme, runId), 200);
+      expect(run.status).toBe('Processed');
+      expect(run.processed_at).toMatch(ISO_SECONDS);
+      expect(JSON.stringify(run)).not.toContain('s3cr');
+      expect(JSON.stringify(run)).not.toContain('callback');
+      expect(run.units.map((u) => [u.input.identifier, u.meta.status, u.output])).toEqual([
         ['a', 'Completed', { label: 'done-a', nested: { ok: true } }],
         ['b', 'Flagged', {}],
         ['c', 'Completed', { label: 'done-c', nested: { ok: true } }],
       ]);
-      for (const unit of run.body.units) {
+      for (const unit of run.units) {
         expect(unit.meta.processed_at).toMatch(ISO_SECONDS);
-        expect(unit.meta.processed_at! <= run.body.processed_at!).toBe(true);
+        expect(unit.meta.processed_at! <= run.processed_at!).toBe(true);
       }
 
-      const delivery = await deliveries.first(created.body.id);
+      const delivery = await deliveries.first(runId);
       expect(delivery).toEqual({
         delivery_id: expect.any(String),
         owner: { account_id: acme.id },
-        subject: { run_id: created.body.id },
+        subject: { run_id: runId },
         event_type: 'run.processed',
         url: 'http://127.0.0.1:9/hooks/run?x=1',
         body: expect.any(String),
         signing: 'none',
         sealed_authorization: expect.any(String),
       });
-      expect(JSON.parse(delivery.body)).toEqual(run.body);
+      expect(JSON.parse(delivery.body)).toEqual(run);
       expect(openSealed(delivery.sealed_authorization!)).toBe(`Basic ${Buffer.from('client:s3cr@t').toString('base64')}`);
       expect(JSON.stringify(delivery)).not.toContain('s3cr');
-      expect(deliveries.of(created.body.id)).toHaveLength(1);
+      expect(deliveries.of(runId)).toHaveLength(1);
     });
 
     it('a run without callback_url becomes Processed without any delivery', async () => {
       const line = await createPlatformAccount('NoCallback');
-      const created = await createRun(line, { line_id: line.lineId, units: [{ identifier: 'only' }] });
+      const created = await ok(createRun(line, { line_id: line.lineId, units: [{ identifier: 'only' }] }), 201);
       await workLine(line.lineId);
-      expect((await getRun(line, created.body.id)).body.status).toBe('Processed');
+      expect((await getRun(line, created.id)).data?.status).toBe('Processed');
       // A run with a callback, created after, is delivered: its delivery proves the watcher has read past this run.
-      const marker = await createRun(line, { line_id: line.lineId, callback_url: 'http://127.0.0.1:9/m', units: [{}] });
+      const marker = await ok(createRun(line, { line_id: line.lineId, callback_url: 'http://127.0.0.1:9/m', units: [{}] }), 201);
       await workLine(line.lineId);
-      await deliveries.first(marker.body.id);
-      expect(deliveries.of(created.body.id)).toEqual([]);
+      await deliveries.first(marker.id);
+      expect(deliveries.of(created.id)).toEqual([]);
     });
   });
 
   describe('Idempotency-Key on POST /v4/runs (safe retries)', () => {
     const receiver = new LoopbackReceiver();
-    const withKey = (account: PlatformAccount, key: string) => ({ ...account.auth, 'idempotency-key': key });
-    const createWithKey = (account: PlatformAccount, key: string, body: unknown) =>
-      http<RunView & { message?: string }>('POST', '/v4/runs', { headers: withKey(account, key), body });
+    const createWithKey = (account: PlatformAccount, key: string, body: Schemas['CreateRunBody']) =>
+      createRun(account, body, { 'Idempotency-Key': key });
     const newKey = () => `run-${randomUUID()}`;
 
     beforeAll(() => receiver.start());
@@ -336,40 +354,41 @@ describe('platform API v4: lines, runs, abort, callbacks (real Kafka and Postgre
       };
       const first = await createWithKey(account, key, body);
       expect(first.status).toBe(201);
-      expect(first.headers.get('idempotent-replayed')).toBeNull();
+      expect(first.response.headers.get('idempotent-replayed')).toBeNull();
+      const runId = first.data!.id;
       const reordered = {
         units: [{ n: 1, identifier: 'a' }, { identifier: 'b' }],
         callback_url: body.callback_url,
         line_id: account.lineId,
       };
       const retry = await createWithKey(account, key, reordered);
-      expect({ status: retry.status, body: retry.body, replayed: retry.headers.get('idempotent-replayed') }).toEqual({
+      expect({ status: retry.status, body: retry.data, replayed: retry.response.headers.get('idempotent-replayed') }).toEqual({
         status: 201,
-        body: first.body,
+        body: first.data,
         replayed: 'true',
       });
-      // The body travels as the client's text: other spacing is still the same request.
-      const spaced = await createWithKey(account, key, JSON.stringify(body, null, 2));
-      expect({ status: spaced.status, body: spaced.body }).toEqual({ status: 201, body: first.body });
+      // The body travels as the client's text: other spacing is still the same request (raw text: http()).
+      const spaced = await createRunRaw(account, JSON.stringify(body, null, 2), { 'idempotency-key': key });
+      expect({ status: spaced.status, body: spaced.body }).toEqual({ status: 201, body: first.data });
       expect(await runsOfLine(account.lineId)).toBe(1);
-      expect((await getRun(account, first.body.id)).body.units).toHaveLength(2);
+      expect((await getRun(account, runId)).data?.units).toHaveLength(2);
 
       await workLine(account.lineId);
-      expect((await getRun(account, first.body.id)).body.status).toBe('Processed');
+      expect((await getRun(account, runId)).data?.status).toBe('Processed');
       // Even after the run is processed, a retry answers the creation as it was, and posts nothing again.
       const late = await createWithKey(account, key, body);
-      expect({ status: late.status, body: late.body, replayed: late.headers.get('idempotent-replayed') }).toEqual({
+      expect({ status: late.status, body: late.data, replayed: late.response.headers.get('idempotent-replayed') }).toEqual({
         status: 201,
-        body: first.body,
+        body: first.data,
         replayed: 'true',
       });
-      const callbacksOf = async (runId: string) =>
-        (await http<DeliveryPage>('GET', '/v1/deliveries', { headers: account.auth })).body.deliveries.filter((d) => d.run_id === runId);
-      await eventually(async () => (await callbacksOf(first.body.id)).map((d) => d.status).join() === 'delivered', {
+      const callbacksOf = async (id: string) =>
+        (await ok(platformClient(account).GET('/v1/deliveries'), 200)).deliveries.filter((d) => d.run_id === id);
+      await eventually(async () => (await callbacksOf(runId)).map((d) => d.status).join() === 'delivered', {
         what: 'the one callback of the run to be delivered',
       });
-      expect(receiver.on('/idempotent-run').map((request) => JSON.parse(request.rawBody.toString('utf8')).id)).toEqual([first.body.id]);
-      expect(deliveries.of(first.body.id)).toHaveLength(1);
+      expect(receiver.on('/idempotent-run').map((request) => JSON.parse(request.rawBody.toString('utf8')).id)).toEqual([runId]);
+      expect(deliveries.of(runId)).toHaveLength(1);
       expect(await runsOfLine(account.lineId)).toBe(1);
     });
 
@@ -380,28 +399,28 @@ describe('platform API v4: lines, runs, abort, callbacks (real Kafka and Postgre
       const before = await runsOfLine(acme.lineId);
       const changed = await createWithKey(acme, key, { line_id: acme.lineId, units: [{ identifier: 'two' }] });
       const message = `Idempotency-Key "${key}" was already used with another request: send the same request to get its answer again, or a new key for a new request`;
-      expect({ status: changed.status, body: changed.body }).toEqual({ status: 422, body: { message: `Invalid request: ${message}` } });
+      expect({ status: changed.status, body: changed.error }).toEqual({ status: 422, body: { message: `Invalid request: ${message}` } });
       // The v3 creation is another request, even with the same units.
-      const asV3 = await http('POST', '/v3/tasks', {
-        headers: withKey(acme, key),
+      const asV3 = await platformClient(acme).POST('/v3/tasks', {
+        params: { header: { 'Idempotency-Key': key } },
         body: { template_id: acme.lineId, resources: [{ identifier: 'one' }] },
       });
-      expect({ status: asV3.status, body: asV3.body }).toEqual({
+      expect({ status: asV3.response.status, body: asV3.error }).toEqual({
         status: 400,
         body: { status: 102, error: 'Data is invalid', detail: message },
       });
       expect(await runsOfLine(acme.lineId)).toBe(before);
-      expect((await getRun(acme, first.body.id)).body.units.map((unit) => unit.input)).toEqual([{ identifier: 'one' }]);
+      expect((await getRun(acme, first.data!.id)).data?.units.map((unit) => unit.input)).toEqual([{ identifier: 'one' }]);
       const theirs = await createWithKey(other, key, { line_id: other.lineId, units: [{ identifier: 'one' }] });
       expect(theirs.status).toBe(201);
-      expect(theirs.body.id).not.toBe(first.body.id);
+      expect(theirs.data?.id).not.toBe(first.data!.id);
     });
 
     it('a malformed Idempotency-Key is a 422 naming the header, and nothing is created', async () => {
       const account = await createPlatformAccount('Malformed key');
       for (const bad of ['', 'k'.repeat(256), 'cl\u00e9']) {
         const result = await createWithKey(account, bad, { line_id: account.lineId, units: [{}] });
-        expect({ status: result.status, body: result.body }).toEqual({
+        expect({ status: result.status, body: result.error }).toEqual({
           status: 422,
           body: { message: 'Invalid request: Idempotency-Key header must be 1 to 255 printable ASCII characters' },
         });
@@ -415,10 +434,10 @@ describe('platform API v4: lines, runs, abort, callbacks (real Kafka and Postgre
       const body = { line_id: account.lineId, units: Array.from({ length: 50 }, (_, i) => ({ identifier: `u${i}` })) };
       const results = await Promise.all(Array.from({ length: 5 }, () => createWithKey(account, key, body)));
       expect(results.map((result) => result.status)).toEqual([201, 201, 201, 201, 201]);
-      expect(new Set(results.map((result) => result.body.id)).size).toBe(1);
-      expect(results.filter((result) => result.headers.get('idempotent-replayed') === null)).toHaveLength(1);
+      expect(new Set(results.map((result) => result.data?.id)).size).toBe(1);
+      expect(results.filter((result) => result.response.headers.get('idempotent-replayed') === null)).toHaveLength(1);
       expect(await runsOfLine(account.lineId)).toBe(1);
-      expect((await getRun(account, results[0].body.id)).body.units).toHaveLength(50);
+      expect((await getRun(account, results[0].data!.id)).data?.units).toHaveLength(50);
     });
   });
 
@@ -426,21 +445,21 @@ describe('platform API v4: lines, runs, abort, callbacks (real Kafka and Postgre
     it('mid-run: done units stay Completed, the rest (leased ones too) end Aborted, then the run is Processed and posted once', async () => {
       const account = await createPlatformAccount('Abortable');
       const units = Array.from({ length: 6 }, (_, i) => ({ identifier: `u${i}` }));
-      const created = await createRun(account, { line_id: account.lineId, callback_url: 'http://127.0.0.1:9/abort', units });
+      const created = await ok(createRun(account, { line_id: account.lineId, callback_url: 'http://127.0.0.1:9/abort', units }), 201);
       for (let i = 0; i < 2; i++) {
         const assignment = await nextUnit(worker, account.lineId);
         expect((await completeUnit(worker, assignment!.assignment_id, { output: { n: i } })).status).toBe(200);
       }
       const leased = await nextUnit(worker, account.lineId);
 
-      const abort = await http('POST', `/v4/runs/${created.body.id}/abort`, { headers: account.auth });
+      const abort = await abortRun(account, created.id);
       expect(abort.status).toBe(202);
-      expect(abort.body).toEqual({ message: expect.any(String) });
+      expect(abort.data).toEqual({ message: expect.any(String) });
 
       const run = await eventually(
         async () => {
-          const current = await getRun(account, created.body.id);
-          return current.body.status === 'Processed' ? current.body : undefined;
+          const current = await getRun(account, created.id);
+          return current.data?.status === 'Processed' ? current.data : undefined;
         },
         { what: 'the aborted run to be Processed' },
       );
@@ -456,34 +475,34 @@ describe('platform API v4: lines, runs, abort, callbacks (real Kafka and Postgre
 
       const late = await completeUnit(worker, leased!.assignment_id, { output: { too: 'late' } });
       expect(late.status).toBe(409);
-      expect(late.body).toEqual({
+      expect(late.error).toEqual({
         message: `assignment ${leased!.assignment_id} cannot be completed: its run was aborted and the unit is Aborted`,
       });
       expect(await nextUnit(worker, account.lineId)).toBeUndefined();
 
-      const delivery = await deliveries.first(created.body.id);
+      const delivery = await deliveries.first(created.id);
       expect(JSON.parse(delivery.body)).toEqual(run);
       expect(delivery.sealed_authorization).toBeUndefined();
     });
 
     it('abort of a processed run: 405 with the spec message, the run unchanged', async () => {
       const account = await createPlatformAccount('Done');
-      const created = await createRun(account, { line_id: account.lineId, units: [{ identifier: 'x' }] });
+      const created = await ok(createRun(account, { line_id: account.lineId, units: [{ identifier: 'x' }] }), 201);
       await workLine(account.lineId);
-      const before = await getRun(account, created.body.id);
-      expect(before.body.status).toBe('Processed');
-      const abort = await http('POST', `/v4/runs/${created.body.id}/abort`, { headers: account.auth });
-      expect([abort.status, abort.body]).toEqual([405, { message: 'The run is already processed and cannot be aborted' }]);
-      expect((await getRun(account, created.body.id)).body).toEqual(before.body);
+      const before = await getRun(account, created.id);
+      expect(before.data?.status).toBe('Processed');
+      const abort = await abortRun(account, created.id);
+      expect([abort.status, abort.error]).toEqual([405, { message: 'The run is already processed and cannot be aborted' }]);
+      expect((await getRun(account, created.id)).data).toEqual(before.data);
     });
 
     it('abort before any work: every unit Aborted', async () => {
       const account = await createPlatformAccount('Early');
-      const created = await createRun(account, { line_id: account.lineId, units: [{ identifier: 'a' }, { identifier: 'b' }] });
-      expect((await http('POST', `/v4/runs/${created.body.id}/abort`, { headers: account.auth })).status).toBe(202);
+      const created = await ok(createRun(account, { line_id: account.lineId, units: [{ identifier: 'a' }, { identifier: 'b' }] }), 201);
+      expect((await abortRun(account, created.id)).status).toBe(202);
       const run = await eventually(async () => {
-        const current = await getRun(account, created.body.id);
-        return current.body.status === 'Processed' ? current.body : undefined;
+        const current = await getRun(account, created.id);
+        return current.data?.status === 'Processed' ? current.data : undefined;
       });
       expect(run.units.map((u) => u.meta.status)).toEqual(['Aborted', 'Aborted']);
     });
@@ -496,28 +515,33 @@ describe('platform API v4: lines, runs, abort, callbacks (real Kafka and Postgre
         identifier: `unit-${i}`,
         payload: { index: i, text: 'lorem ipsum dolor sit amet', quote: 'say "é"' },
       }));
-      const created = await createRun(account, { line_id: account.lineId, units });
-      expect(created.status).toBe(201);
+      const createdRun = await createRun(account, { line_id: account.lineId, units });
+      expect(createdRun.status).toBe(201);
+      const created = createdRun.data!;
       const since = Date.now();
       const requestId = `big-run-${randomUUID()}`;
-      const run = await http<RunView>('GET', `/v4/runs/${created.body.id}`, { headers: { ...account.auth, 'x-request-id': requestId } });
-      expect(run.status).toBe(200);
-      expect(run.headers.get('content-type')).toBe('application/json; charset=utf-8');
-      expect(run.body.units).toHaveLength(10_000);
-      expect(run.body.units.map((u) => u.input)).toEqual(units);
-      expect(run.body).toMatchObject({
-        id: created.body.id,
+      const answer = await platformClient(account).GET('/v4/runs/{id}', {
+        params: { path: { id: created.id } },
+        headers: { 'x-request-id': requestId },
+      });
+      expect(answer.response.status).toBe(200);
+      expect(answer.response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      const run = answer.data!;
+      expect(run.units).toHaveLength(10_000);
+      expect(run.units.map((u) => u.input)).toEqual(units);
+      expect(run).toMatchObject({
+        id: created.id,
         line_id: account.lineId,
         status: 'Processing',
-        created_at: created.body.created_at,
+        created_at: created.created_at,
         processed_at: null,
       });
-      expect(run.body.units[9_999]).toEqual({
+      expect(run.units[9_999]).toEqual({
         input: units[9_999],
         output: {},
-        meta: { status: 'Processing', created_at: created.body.created_at, processed_at: null },
+        meta: { status: 'Processing', created_at: created.created_at, processed_at: null },
       });
-      expect(run.body.units_page).toBeUndefined();
+      expect(run.units_page).toBeUndefined();
       // The ~2 MB answer never went over the reply topic every gateway reads: only small replies did.
       const sizes = await replySizesOfRequest(Topic.PlatformRunsRpc, requestId, since);
       expect(sizes.length).toBeGreaterThan(0);
@@ -530,16 +554,16 @@ describe('platform API v4: lines, runs, abort, callbacks (real Kafka and Postgre
       // The same body as the pages read inline (each under the inline limit), put together.
       const pages: RunView[] = [];
       for (let offset = 0; offset < 10_000; offset += 1_000)
-        pages.push((await getRun(account, created.body.id, `?units_offset=${offset}&units_limit=1000`)).body);
+        pages.push(await ok(getRun(account, created.id, { units_offset: offset, units_limit: 1000 }), 200));
       const { units: _units, units_page: _page, ...head } = pages[0];
-      expect(run.body).toEqual({ ...head, units: pages.flatMap((p) => p.units) });
-      const page = await getRun(account, created.body.id, '?units_offset=9998&units_limit=5');
+      expect(run).toEqual({ ...head, units: pages.flatMap((p) => p.units) });
+      const page = await getRun(account, created.id, { units_offset: 9998, units_limit: 5 });
       expect(page.status).toBe(200);
-      expect(page.body.units.map((u) => u.input.identifier)).toEqual(['unit-9998', 'unit-9999']);
-      expect(page.body.units_page).toEqual({ offset: 9998, limit: 5, total: 10_000 });
-      expect(page.body.status).toBe('Processing');
+      expect(page.data?.units.map((u) => u.input.identifier)).toEqual(['unit-9998', 'unit-9999']);
+      expect(page.data?.units_page).toEqual({ offset: 9998, limit: 5, total: 10_000 });
+      expect(page.data?.status).toBe('Processing');
       // Leave nothing for other tests' workers: abort it.
-      expect((await http('POST', `/v4/runs/${created.body.id}/abort`, { headers: account.auth })).status).toBe(202);
+      expect((await abortRun(account, created.id)).status).toBe(202);
     });
   });
 
@@ -552,7 +576,7 @@ describe('platform API v4: lines, runs, abort, callbacks (real Kafka and Postgre
       });
       expect(created.status).toBe(201);
       await workLine(acme.lineId);
-      await deliveries.first(created.body.id);
+      await deliveries.first(created.data!.id);
       for (const app of ['gateway', 'platform-runs']) {
         const file = join(__dirname, '..', '..', '.cache', 'logs', 'test', `${app}.log`);
         if (existsSync(file)) expect(readFileSync(file, 'utf8')).not.toContain('pa55-w0rd-zz');

@@ -1,11 +1,21 @@
-import { adminCreate, adminHeaders, eventually, http, startGateway, testStack } from '@workline/testing';
+import type { Schemas } from '@workline/client';
+import {
+  adminClient,
+  apiClient,
+  eventually,
+  fieldErrors,
+  http,
+  newWorkerToken,
+  ok,
+  startGateway,
+  testStack,
+  withStatus,
+} from '@workline/testing';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-interface Key {
-  id: string;
-  key: string;
-}
+type Key = Schemas['NewApiKeyAnswer'];
+const admin = adminClient();
 
 const randomSource = () => `198.18.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`;
 /**
@@ -15,13 +25,17 @@ const randomSource = () => `198.18.${Math.floor(Math.random() * 250)}.${Math.flo
 const thisClient = randomSource();
 /** auth_password_checks_total of a gateway: how many scrypt checks it ran. */
 const passwordChecks = async (base: string) => {
-  const metrics = await http('GET', `${base}/metrics`);
-  return Number(/^auth_password_checks_total (\d+)/m.exec(metrics.text)?.[1] ?? NaN);
+  const metrics = (await apiClient({}, base).GET('/metrics', { parseAs: 'text' })).data ?? '';
+  return Number(/^auth_password_checks_total (\d+)/m.exec(metrics)?.[1] ?? NaN);
 };
-const describeKey = (key: string, base = '') =>
-  http<{ id: string; scope: string; workstream_id: string | null }>('GET', `${base}/v1/api-key`, {
-    headers: { 'x-api-key': key, 'x-forwarded-for': thisClient },
-  });
+const describeKey = (key: string, base?: string) =>
+  withStatus(apiClient({ apiKey: key }, base).GET('/v1/api-key', { headers: { 'x-forwarded-for': thisClient } }));
+/** A new key of the workstream (admin API). */
+const newWorkstreamKey = (workstream_id: string): Promise<Key> =>
+  ok(admin.POST('/admin/v1/workstreams/{workstream_id}/api-keys', { params: { path: { workstream_id } }, body: {} }), 201);
+/** The keys the admin API lists for an account or a workstream. */
+const listKeys = async (query: { account_id?: string; workstream_id?: string }) =>
+  ok(admin.GET('/admin/v1/api-keys', { params: { query } }), 200);
 
 describe('identity lifecycle: project keys, listing, revocation, rotation, brute force, v3 deprecation', () => {
   const secrets: string[] = [testStack().adminToken];
@@ -32,12 +46,12 @@ describe('identity lifecycle: project keys, listing, revocation, rotation, brute
   let other: Awaited<ReturnType<typeof startGateway>>;
 
   beforeAll(async () => {
-    const account = await adminCreate<{ id: string; username: string; password: string }>('/accounts', { name: 'Lifecycle Inc' });
+    const account = await ok(admin.POST('/admin/v1/accounts', { body: { name: 'Lifecycle Inc' } }), 201);
     accountId = account.id;
     username = account.username;
     password = account.password;
     secrets.push(account.password);
-    workstreamId = (await adminCreate<{ id: string }>('/workstreams', { account_id: accountId, name: 'WS', use_cases: [] })).id;
+    workstreamId = (await ok(admin.POST('/admin/v1/workstreams', { body: { account_id: accountId, name: 'WS', use_cases: [] } }), 201)).id;
     // A second gateway: trusts X-Forwarded-For (so a test can act as another client address), a low failed-auth
     // limit, /v3 switched off, and debug logs (for the secrets-in-logs check).
     other = await startGateway({
@@ -54,43 +68,42 @@ describe('identity lifecycle: project keys, listing, revocation, rotation, brute
   });
 
   const newAccount = async () => {
-    const account = await adminCreate<{ username: string; password: string }>('/accounts', { name: 'Guessed Inc' });
+    const account = await ok(admin.POST('/admin/v1/accounts', { body: { name: 'Guessed Inc' } }), 201);
     secrets.push(account.password);
     return account;
   };
-  /** GET /v4/lines on the second gateway with HTTP Basic, as the client address `address`. */
-  const linesFrom = (address: string, user: string, pass: string) =>
-    http('GET', `${other.url}/v4/lines`, {
-      headers: { authorization: `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`, 'x-forwarded-for': address },
-    });
+  /** GET /v4/lines with HTTP Basic, as the client address `address` (on the second gateway unless another). */
+  const linesFrom = (address: string, user: string, pass: string, base = other.url) =>
+    withStatus(
+      apiClient({ basic: { username: user, password: pass } }, base).GET('/v4/lines', { headers: { 'x-forwarded-for': address } }),
+    );
 
   it('issues project-level keys valid for the whole account, and workstream keys limited to their workstream', async () => {
-    const project = await adminCreate<Key>(`/accounts/${accountId}/api-keys`, {});
-    const workstream = await adminCreate<Key>(`/workstreams/${workstreamId}/api-keys`, {});
+    const projectKey = (account_id: string) =>
+      withStatus(admin.POST('/admin/v1/accounts/{account_id}/api-keys', { params: { path: { account_id } }, body: {} }));
+    const project = await ok(projectKey(accountId), 201);
+    const workstream = await newWorkstreamKey(workstreamId);
     secrets.push(project.key, workstream.key);
     expect(project).toEqual({ id: expect.any(String), key: expect.stringMatching(/^wlk_/) });
-    expect((await describeKey(project.key)).body).toEqual({ id: project.id, scope: 'account', account_id: accountId, workstream_id: null });
-    expect((await describeKey(workstream.key)).body).toEqual({
+    expect((await describeKey(project.key)).data).toEqual({ id: project.id, scope: 'account', account_id: accountId, workstream_id: null });
+    expect((await describeKey(workstream.key)).data).toEqual({
       id: workstream.id,
       scope: 'workstream',
       account_id: accountId,
       workstream_id: workstreamId,
     });
-    const unknown = await http('POST', '/admin/v1/accounts/no-such-account/api-keys', { headers: adminHeaders(), body: {} });
-    expect(unknown.status).toBe(404);
+    expect((await projectKey('no-such-account')).status).toBe(404);
   });
 
   it('lists keys without their secrets, with last use', async () => {
-    const { key, id } = await adminCreate<Key>(`/workstreams/${workstreamId}/api-keys`, {});
+    const { key, id } = await newWorkstreamKey(workstreamId);
     secrets.push(key);
     expect((await describeKey(key)).status).toBe(200);
     const listed = await eventually(
       async () => {
-        const result = await http<Record<string, unknown>[]>('GET', `/admin/v1/api-keys?account_id=${accountId}`, {
-          headers: adminHeaders(),
-        });
-        const row = result.body.find((k) => k.id === id);
-        return row?.last_used_at ? result.body : undefined;
+        const keys = await listKeys({ account_id: accountId });
+        const row = keys.find((k) => k.id === id);
+        return row?.last_used_at ? keys : undefined;
       },
       { what: 'last_used_at to be recorded' },
     );
@@ -108,40 +121,40 @@ describe('identity lifecycle: project keys, listing, revocation, rotation, brute
       rotated_from_id: null,
     });
     expect(JSON.stringify(listed)).not.toContain(key);
-    const byWorkstream = await http<{ workstream_id: string }[]>('GET', `/admin/v1/api-keys?workstream_id=${workstreamId}`, {
-      headers: adminHeaders(),
-    });
-    expect(byWorkstream.body.length).toBeGreaterThan(0);
-    expect(byWorkstream.body.every((k) => k.workstream_id === workstreamId)).toBe(true);
-    expect((await http('GET', '/admin/v1/api-keys')).status).toBe(401);
+    const byWorkstream = await listKeys({ workstream_id: workstreamId });
+    expect(byWorkstream.length).toBeGreaterThan(0);
+    expect(byWorkstream.every((k) => k.workstream_id === workstreamId)).toBe(true);
+    expect((await apiClient().GET('/admin/v1/api-keys')).response.status).toBe(401);
   });
 
   it('revokes a key at once, on every gateway instance', async () => {
-    const { key, id } = await adminCreate<Key>(`/workstreams/${workstreamId}/api-keys`, {});
+    const { key, id } = await newWorkstreamKey(workstreamId);
     secrets.push(key);
     expect((await describeKey(key, other.url)).status).toBe(200);
-    const revoked = await http('DELETE', `/admin/v1/api-keys/${id}`, { headers: adminHeaders() });
-    expect(revoked.status).toBe(204);
-    expect(revoked.text).toBe('');
-    for (const base of ['', other.url]) {
+    const revoke = (key_id: string) => admin.DELETE('/admin/v1/api-keys/{key_id}', { params: { path: { key_id } } });
+    const revoked = await revoke(id);
+    expect(revoked.response.status).toBe(204);
+    expect(revoked.data).toBeUndefined();
+    for (const base of [undefined, other.url]) {
       const refused = await describeKey(key, base);
       expect(refused.status).toBe(401);
-      expect(refused.body).toEqual({ message: 'Invalid x-api-key' });
+      expect(refused.error).toEqual({ message: 'Invalid x-api-key' });
     }
-    expect((await http('DELETE', `/admin/v1/api-keys/${id}`, { headers: adminHeaders() })).status).toBe(204);
-    expect((await http('DELETE', '/admin/v1/api-keys/no-such-key', { headers: adminHeaders() })).status).toBe(404);
-    const listed = await http<{ id: string; revoked_at: string | null }[]>('GET', `/admin/v1/api-keys?account_id=${accountId}`, {
-      headers: adminHeaders(),
-    });
-    expect(listed.body.find((k) => k.id === id)?.revoked_at).toEqual(expect.any(String));
+    expect((await revoke(id)).response.status).toBe(204);
+    expect((await revoke('no-such-key')).response.status).toBe(404);
+    const listed = await listKeys({ account_id: accountId });
+    expect(listed.find((k) => k.id === id)?.revoked_at).toEqual(expect.any(String));
   });
 
   it('rotates a key: the old one works during the overlap, then stops while requests keep flowing', async () => {
-    const old = await adminCreate<Key>(`/workstreams/${workstreamId}/api-keys`, {});
-    const rotated = await adminCreate<Key>(`/api-keys/${old.id}/rotate`, { overlap_seconds: 3 });
+    const old = await newWorkstreamKey(workstreamId);
+    const rotated = await ok(
+      admin.POST('/admin/v1/api-keys/{key_id}/rotate', { params: { path: { key_id: old.id } }, body: { overlap_seconds: 3 } }),
+      201,
+    );
     secrets.push(old.key, rotated.key);
     expect(rotated.id).not.toBe(old.id);
-    expect((await describeKey(rotated.key)).body).toMatchObject({ id: rotated.id, scope: 'workstream', workstream_id: workstreamId });
+    expect((await describeKey(rotated.key)).data).toMatchObject({ id: rotated.id, scope: 'workstream', workstream_id: workstreamId });
 
     const seen: number[] = [];
     await eventually(
@@ -158,120 +171,116 @@ describe('identity lifecycle: project keys, listing, revocation, rotation, brute
     expect((await describeKey(old.key, other.url)).status).toBe(401);
     expect((await describeKey(rotated.key)).status).toBe(200);
 
-    const listed = await http<{ id: string; rotated_from_id: string | null; expires_at: string | null }[]>(
-      'GET',
-      `/admin/v1/api-keys?workstream_id=${workstreamId}`,
-      { headers: adminHeaders() },
-    );
-    expect(listed.body.find((k) => k.id === rotated.id)?.rotated_from_id).toBe(old.id);
-    expect(listed.body.find((k) => k.id === old.id)?.expires_at).toEqual(expect.any(String));
+    const listed = await listKeys({ workstream_id: workstreamId });
+    expect(listed.find((k) => k.id === rotated.id)?.rotated_from_id).toBe(old.id);
+    expect(listed.find((k) => k.id === old.id)?.expires_at).toEqual(expect.any(String));
   });
 
   it('replays a rotation retried with the same Idempotency-Key: one new key, also for concurrent retries and after the overlap', async () => {
-    const old = await adminCreate<Key>(`/workstreams/${workstreamId}/api-keys`, {});
+    const old = await newWorkstreamKey(workstreamId);
     secrets.push(old.key);
-    const rotate = (key: string, body: unknown = { overlap_seconds: 0 }) =>
-      http<Key>('POST', `/admin/v1/api-keys/${old.id}/rotate`, { headers: { ...adminHeaders(), 'Idempotency-Key': key }, body });
+    const rotate = (key: string, body: Schemas['RotateApiKeyDto'] = { overlap_seconds: 0 }) =>
+      withStatus(
+        admin.POST('/admin/v1/api-keys/{key_id}/rotate', {
+          params: { path: { key_id: old.id }, header: { 'Idempotency-Key': key } },
+          body,
+        }),
+      );
     // A lost answer retried at once, five times over: the overlap of 0 expires the old key with the first
     // commit, so a retry that looked before it must still answer the winner's key, not a 409.
     const answers = await Promise.all(Array.from({ length: 5 }, () => rotate('rotation-1')));
     expect(answers.map((a) => a.status)).toEqual([201, 201, 201, 201, 201]);
-    const [first] = answers;
-    secrets.push(first.body.key);
-    for (const answer of answers) expect(answer.body).toEqual({ id: first.body.id, key: first.body.key });
-    expect(answers.filter((a) => a.headers.get('idempotent-replayed') === 'true')).toHaveLength(4);
-    expect((await describeKey(first.body.key)).body).toMatchObject({ id: first.body.id, workstream_id: workstreamId });
+    const first = answers[0].data!;
+    secrets.push(first.key);
+    for (const answer of answers) expect(answer.data).toEqual({ id: first.id, key: first.key });
+    expect(answers.filter((a) => a.response.headers.get('idempotent-replayed') === 'true')).toHaveLength(4);
+    expect((await describeKey(first.key)).data).toMatchObject({ id: first.id, workstream_id: workstreamId });
 
     // Later, with the old key long expired: still the same answer.
     const later = await rotate('rotation-1');
     expect(later.status).toBe(201);
-    expect(later.headers.get('idempotent-replayed')).toBe('true');
-    expect(later.body).toEqual(first.body);
+    expect(later.response.headers.get('idempotent-replayed')).toBe('true');
+    expect(later.data).toEqual(first);
 
     // The same key with another body: 422 naming the header; a malformed key: 422; nothing created by either.
     const reused = await rotate('rotation-1', { overlap_seconds: 60 });
     expect(reused.status).toBe(422);
-    expect(reused.body).toMatchObject({
+    expect(reused.error).toMatchObject({
       message: expect.stringContaining('Idempotency-Key "rotation-1" was already used with another request'),
     });
     const malformed = await rotate('\u00e9t\u00e9');
     expect(malformed.status).toBe(422);
-    expect(malformed.body).toMatchObject({
+    expect(malformed.error).toMatchObject({
       message: expect.stringContaining('Idempotency-Key header must be 1 to 255 printable ASCII characters'),
     });
     // A new key for a new rotation of the expired key: the 409 of any rotation of an expired key.
     expect((await rotate('rotation-2')).status).toBe(409);
 
-    const listed = await http<{ id: string; rotated_from_id: string | null }[]>('GET', `/admin/v1/api-keys?workstream_id=${workstreamId}`, {
-      headers: adminHeaders(),
-    });
-    expect(listed.body.filter((k) => k.rotated_from_id === old.id).map((k) => k.id)).toEqual([first.body.id]);
+    const listed = await listKeys({ workstream_id: workstreamId });
+    expect(listed.filter((k) => k.rotated_from_id === old.id).map((k) => k.id)).toEqual([first.id]);
   });
 
   it('refuses bad rotations', async () => {
-    const { id, key } = await adminCreate<Key>(`/workstreams/${workstreamId}/api-keys`, {});
+    const { id, key } = await newWorkstreamKey(workstreamId);
     secrets.push(key);
-    for (const body of [{}, { overlap_seconds: -1 }, { overlap_seconds: 'soon' }, { overlap_seconds: 8 * 24 * 3600 }]) {
+    const rotate = (key_id: string, body: Schemas['RotateApiKeyDto']) =>
+      withStatus(admin.POST('/admin/v1/api-keys/{key_id}/rotate', { params: { path: { key_id } }, body }));
+    for (const body of [{ overlap_seconds: -1 }, { overlap_seconds: 8 * 24 * 3600 }]) {
+      const result = await rotate(id, body);
+      expect(result.status).toBe(422);
+      expect(fieldErrors(result)?.[0].field).toBe('overlap_seconds');
+    }
+    // No overlap_seconds, or not a number: raw http(), which the typed client would not send.
+    for (const body of [{}, { overlap_seconds: 'soon' }]) {
       const result = await http<{ errors: { field: string }[] }>('POST', `/admin/v1/api-keys/${id}/rotate`, {
-        headers: adminHeaders(),
+        headers: { authorization: `Bearer ${testStack().adminToken}` },
         body,
       });
       expect(result.status).toBe(422);
       expect(result.body.errors[0].field).toBe('overlap_seconds');
     }
-    expect(
-      (await http('POST', '/admin/v1/api-keys/no-such-key/rotate', { headers: adminHeaders(), body: { overlap_seconds: 0 } })).status,
-    ).toBe(404);
-    await http('DELETE', `/admin/v1/api-keys/${id}`, { headers: adminHeaders() });
-    const revoked = await http('POST', `/admin/v1/api-keys/${id}/rotate`, { headers: adminHeaders(), body: { overlap_seconds: 0 } });
+    expect((await rotate('no-such-key', { overlap_seconds: 0 })).status).toBe(404);
+    await admin.DELETE('/admin/v1/api-keys/{key_id}', { params: { path: { key_id: id } } });
+    const revoked = await rotate(id, { overlap_seconds: 0 });
     expect(revoked.status).toBe(409);
-    expect(revoked.body).toEqual({ message: `API key ${id} is revoked and cannot be rotated` });
+    expect(revoked.error).toEqual({ message: `API key ${id} is revoked and cannot be rotated` });
   });
 
   it('resets the account password: the old one stops at once on every instance, the new one works', async () => {
-    const lines = (user: string, pass: string, base = '') =>
-      http('GET', `${base}/v4/lines`, {
-        headers: { authorization: `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`, 'x-forwarded-for': thisClient },
-      });
+    const lines = (user: string, pass: string, base = testStack().gatewayUrl) => linesFrom(thisClient, user, pass, base);
     // Used before the reset on both instances, so each has verified (and remembered) the old password.
     expect((await lines(username, password)).status).toBe(200);
     expect((await lines(username, password, other.url)).status).toBe(200);
-    const reset = await http<{ id: string; username: string; password: string }>(
-      'POST',
-      `/admin/v1/accounts/${accountId}/credentials/reset`,
-      { headers: adminHeaders() },
-    );
+    const resetOf = (account_id: string) =>
+      withStatus(admin.POST('/admin/v1/accounts/{account_id}/credentials/reset', { params: { path: { account_id } } }));
+    const reset = await resetOf(accountId);
     expect(reset.status).toBe(200);
-    expect(reset.body).toEqual({ id: accountId, username: expect.any(String), password: expect.any(String) });
-    expect(reset.body.username).toBe(username);
-    expect(secrets).not.toContain(reset.body.password);
-    secrets.push(reset.body.password);
-    for (const base of ['', other.url]) {
+    expect(reset.data).toEqual({ id: accountId, username: expect.any(String), password: expect.any(String) });
+    const renewed = reset.data!;
+    expect(renewed.username).toBe(username);
+    expect(secrets).not.toContain(renewed.password);
+    secrets.push(renewed.password);
+    for (const base of [testStack().gatewayUrl, other.url]) {
       const old = await lines(username, password, base);
-      expect([old.status, old.body]).toEqual([401, { message: 'Bad credentials' }]);
-      expect((await lines(username, reset.body.password, base)).status).toBe(200);
+      expect([old.status, old.error]).toEqual([401, { message: 'Bad credentials' }]);
+      expect((await lines(username, renewed.password, base)).status).toBe(200);
     }
-    expect((await http('POST', '/admin/v1/accounts/no-such-account/credentials/reset', { headers: adminHeaders() })).status).toBe(404);
+    expect((await resetOf('no-such-account')).status).toBe(404);
   });
 
   it('answers 429 past the limit of wrong API keys from one address, yet serves a right key from it (keys cannot be guessed)', async () => {
-    const { key } = await adminCreate<Key>(`/workstreams/${workstreamId}/api-keys`, {});
+    const { key } = await newWorkstreamKey(workstreamId);
     secrets.push(key);
     const attacker = randomSource();
-    for (let i = 0; i < 5; i++) {
-      const result = await http('GET', `${other.url}/v1/api-key`, {
-        headers: { 'x-api-key': `wlk_guess_${i}`, 'x-forwarded-for': attacker },
-      });
-      expect(result.status).toBe(401);
-    }
-    const blocked = await http<{ message: string }>('GET', `${other.url}/v1/api-key`, {
-      headers: { 'x-api-key': 'wlk_guess_more', 'x-forwarded-for': attacker },
-    });
+    const keyFrom = (apiKey: string) =>
+      withStatus(apiClient({ apiKey }, other.url).GET('/v1/api-key', { headers: { 'x-forwarded-for': attacker } }));
+    for (let i = 0; i < 5; i++) expect((await keyFrom(`wlk_guess_${i}`)).status).toBe(401);
+    const blocked = await keyFrom('wlk_guess_more');
     expect(blocked.status).toBe(429);
-    expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect(blocked.body.message).toMatch(/^Too many failed authentications from this address; retry in \d+ s$/);
+    expect(Number(blocked.response.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(blocked.error?.message).toMatch(/^Too many failed authentications from this address; retry in \d+ s$/);
     // Behind a proxy with TRUST_PROXY=0 every client has this address: a right key still works.
-    expect((await http('GET', `${other.url}/v1/api-key`, { headers: { 'x-api-key': key, 'x-forwarded-for': attacker } })).status).toBe(200);
+    expect((await keyFrom(key)).status).toBe(200);
     // Other credential families have buckets of their own.
     const account = await newAccount();
     expect((await linesFrom(attacker, account.username, account.password)).status).toBe(200);
@@ -279,17 +288,14 @@ describe('identity lifecycle: project keys, listing, revocation, rotation, brute
 
   it('refuses the admin token from an address past its limit of wrong admin tokens, even when right (it may be guessable)', async () => {
     const attacker = randomSource();
-    const wrong = { authorization: `Bearer ${'x'.repeat(32)}`, 'x-forwarded-for': attacker };
-    for (let i = 0; i < 5; i++) expect((await http('GET', `${other.url}/admin/v1/api-keys`, { headers: wrong })).status).toBe(401);
-    expect((await http('GET', `${other.url}/admin/v1/api-keys`, { headers: wrong })).status).toBe(429);
-    const blockedAdmin = await http('POST', `${other.url}/admin/v1/accounts`, {
-      headers: { ...adminHeaders(), 'x-forwarded-for': attacker },
-      body: { name: 'x' },
-    });
-    expect(blockedAdmin.status).toBe(429);
-    expect(
-      (await http('GET', `${other.url}/admin/v1/api-keys`, { headers: { ...adminHeaders(), 'x-forwarded-for': randomSource() } })).status,
-    ).toBe(200);
+    const from = { headers: { 'x-forwarded-for': attacker } };
+    const wrong = apiClient({ bearer: 'x'.repeat(32) }, other.url);
+    for (let i = 0; i < 5; i++) expect((await wrong.GET('/admin/v1/api-keys', from)).response.status).toBe(401);
+    expect((await wrong.GET('/admin/v1/api-keys', from)).response.status).toBe(429);
+    const right = adminClient(other.url);
+    const blockedAdmin = await right.POST('/admin/v1/accounts', { ...from, body: { name: 'x' } });
+    expect(blockedAdmin.response.status).toBe(429);
+    expect((await right.GET('/admin/v1/api-keys', { headers: { 'x-forwarded-for': randomSource() } })).response.status).toBe(200);
   });
 
   it('checks at most the limit of 300 concurrent wrong passwords for one account, then locks that account (only) out from that address', async () => {
@@ -303,13 +309,13 @@ describe('identity lifecycle: project keys, listing, revocation, rotation, brute
     const statuses = answers.map((answer) => answer.status);
     expect(statuses.filter((status) => status === 401).length).toBe(checks);
     expect(statuses.filter((status) => status === 429).length).toBe(300 - checks);
-    expect(answers.find((answer) => answer.status === 429)?.body).toEqual({
+    expect(answers.find((answer) => answer.status === 429)?.error).toEqual({
       message: expect.stringMatching(/^Too many failed authentications from this address; retry in \d+ s$/),
     });
     // The right password from that address is refused too (else guessing would go on past the limit), without a check ...
     const locked = await linesFrom(attacker, username, password);
     expect(locked.status).toBe(429);
-    expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(Number(locked.response.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(await passwordChecks(other.url)).toBe(checksBefore + checks);
     // ... while the account from any other address, and every other account from this one, are served.
     expect((await linesFrom(randomSource(), username, password)).status).toBe(200);
@@ -332,29 +338,31 @@ describe('identity lifecycle: project keys, listing, revocation, rotation, brute
   });
 
   it('marks every /v3 response deprecated with Sunset and a Link to the migration notes; V3_ENABLED=false answers 410', async () => {
-    const served = await http('GET', '/v3/tasks/anything');
+    const { response: served } = await apiClient().GET('/v3/tasks/{task_id}', { params: { path: { task_id: 'anything' } } });
     expect(served.headers.get('deprecation')).toBe('true');
     expect(served.headers.get('sunset')).toBe('Mon, 25 Dec 2017 00:00:00 GMT');
     const link = served.headers.get('link')!;
     expect(link).toMatch(/^<http:\/\/127\.0\.0\.1:\d+\/docs\/v3-migration\.md>; rel="deprecation"; type="text\/markdown"$/);
-    const notes = await http('GET', link.slice(1, link.indexOf('>')));
-    expect(notes.status).toBe(200);
-    expect(notes.text).toContain('# Migrating from the platform API v3 to v4');
+    const notesUrl = new URL(link.slice(1, link.indexOf('>')));
+    expect(notesUrl.pathname).toBe('/docs/v3-migration.md');
+    const notes = await apiClient({}, notesUrl.origin).GET('/docs/v3-migration.md', { parseAs: 'text' });
+    expect(notes.response.status).toBe(200);
+    expect(notes.data).toContain('# Migrating from the platform API v3 to v4');
 
-    const withdrawn = await http<{ status: number; error: string }>('POST', `${other.url}/v3/tasks`, {
-      body: { template_id: 'x', resources: [{}] },
-    });
-    expect(withdrawn.status).toBe(410);
-    expect(withdrawn.body).toEqual({ status: 410, error: expect.stringMatching(/^API version 3 has been withdrawn: use \/v4/) });
-    expect(withdrawn.headers.get('sunset')).toBe('Mon, 25 Dec 2017 00:00:00 GMT');
-    expect((await http('GET', `${other.url}/v4/lines`)).status).not.toBe(410);
+    const elsewhere = apiClient({}, other.url);
+    const withdrawn = await elsewhere.POST('/v3/tasks', { body: { template_id: 'x', resources: [{}] } });
+    expect(withdrawn.response.status).toBe(410);
+    expect(withdrawn.error).toEqual({ status: 410, error: expect.stringMatching(/^API version 3 has been withdrawn: use \/v4/) });
+    expect(withdrawn.response.headers.get('sunset')).toBe('Mon, 25 Dec 2017 00:00:00 GMT');
+    expect((await elsewhere.GET('/v4/lines')).response.status).not.toBe(410);
   });
 
   it('never writes a key, password or token into a log line', async () => {
-    const worker = await adminCreate<{ token: string }>('/workers', { email: `log.${Date.now()}@example.com`, name: 'Log' });
-    secrets.push(worker.token);
+    const token = await newWorkerToken();
+    secrets.push(token);
+    // A kind outside the documented enum: raw http(), which the typed client would not send.
     const refused = await http('POST', `${other.url}/workforce/v1/assignments/next`, {
-      headers: { authorization: `Bearer ${worker.token}`, 'x-forwarded-for': thisClient },
+      headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': thisClient },
       body: { kind: 'nothing' },
     });
     expect(refused.status).toBe(422);

@@ -3,17 +3,19 @@ import { Topic } from '@workline/contracts';
 import { SecretBox } from '@workline/secrets';
 import {
   adminCreate,
+  completeTask,
   createOversightTenant,
   eventually,
+  flagTask,
   http,
   leaseTask,
   newWorkerToken,
+  nextTask,
   type OversightTenant,
   startS3Server,
   takesTurnOn,
   testStack,
   uploadImage,
-  workCall,
 } from '@workline/testing';
 import { Pool } from 'pg';
 import { randomBytes } from 'node:crypto';
@@ -82,7 +84,7 @@ describe("oversight's tables behind the API: grant sweep, lease expiry, outbox, 
   it("a task's events are written in the transaction of its state change: without callback_url, no delivery is requested", async () => {
     const taskId = await created(await uploadImage(tenant));
     const assignment = await leaseTask(worker, taskId);
-    expect((await workCall(worker, `/${assignment.assignment_id}/complete`, { updated_tags: [] })).status).toBe(200);
+    expect((await completeTask(worker, assignment.assignment_id, { updated_tags: [] })).status).toBe(200);
     const { rows } = await db.query<{ topic: string }>(`select topic from messaging_outbox where key = $1 order by seq`, [taskId]);
     expect(rows.map((row) => row.topic)).toEqual([Topic.TaskResultAvailable]);
   });
@@ -91,7 +93,7 @@ describe("oversight's tables behind the API: grant sweep, lease expiry, outbox, 
     const taskId = await created(await uploadImage(tenant));
     const first = await leaseTask(worker, taskId);
     expect(new Date(first.lease_expires_at).getTime()).toBeGreaterThan(Date.now() + 25 * 60_000);
-    const idle = await workCall(await newWorkerToken(), '/next', { kind: 'task' });
+    const idle = await nextTask(await newWorkerToken());
     expect(idle.status).toBe(204);
     await db.query(`update oversight_task set lease_expires_at = now() - interval '1 second' where id = $1`, [taskId]);
     const newer = await created(await uploadImage(tenant));
@@ -100,12 +102,12 @@ describe("oversight's tables behind the API: grant sweep, lease expiry, outbox, 
     expect(second.assignment_id).not.toBe(first.assignment_id);
     // Oldest first: the task whose lease ran out came before the newer queued one (leaseTask flags what it passes over).
     expect(await taskState(newer)).toBe('QUEUED');
-    expect((await workCall(worker, `/${first.assignment_id}/complete`, { updated_tags: [] })).status).toBe(404);
-    expect((await workCall(secondWorker, `/${second.assignment_id}/complete`, { updated_tags: [] })).status).toBe(200);
+    expect((await completeTask(worker, first.assignment_id, { updated_tags: [] })).status).toBe(404);
+    expect((await completeTask(secondWorker, second.assignment_id, { updated_tags: [] })).status).toBe(200);
     expect(await taskState(taskId)).toBe('COMPLETED');
     const third = await newWorkerToken();
     const leftover = await leaseTask(third, newer);
-    expect((await workCall(third, `/${leftover.assignment_id}/flag`, { reason: 'only here to be newer' })).status).toBe(200);
+    expect((await flagTask(third, leftover.assignment_id, 'only here to be newer')).status).toBe(200);
   });
 
   it("an s3 bucket's secret access key is stored only sealed with SECRETS_KEY", async () => {

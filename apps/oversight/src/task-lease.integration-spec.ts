@@ -1,4 +1,15 @@
-import { createImageTask, createOversightTenant, dbQuery, http, leaseTask, newWorkerToken, takesTurnOn, workCall } from '@workline/testing';
+import {
+  apiClient,
+  completeTask,
+  createImageTask,
+  createOversightTenant,
+  dbQuery,
+  flagTask,
+  leaseTask,
+  newWorkerToken,
+  ok,
+  takesTurnOn,
+} from '@workline/testing';
 import { randomUUID } from 'node:crypto';
 
 /**
@@ -19,23 +30,23 @@ describe('task leases (real gateway, oversight and PostgreSQL)', () => {
       held.assignment_id,
     ]);
 
-    const late = await workCall(worker, `/${held.assignment_id}/complete`, { updated_tags: [{ value: 'late', confidence_score: 1 }] });
-    expect({ status: late.status, body: late.body }).toEqual({
+    const late = await completeTask(worker, held.assignment_id, { updated_tags: [{ value: 'late', confidence_score: 1 }] });
+    expect({ status: late.status, body: late.error }).toEqual({
       status: 409,
       body: { message: `assignment ${held.assignment_id} cannot be completed: its lease expired and the task went back to the queue` },
     });
-    const flagged = await workCall(worker, `/${held.assignment_id}/flag`, { reason: 'late' });
-    expect({ status: flagged.status, body: flagged.body }).toEqual({
+    const flagged = await flagTask(worker, held.assignment_id, 'late');
+    expect({ status: flagged.status, body: flagged.error }).toEqual({
       status: 409,
       body: { message: `assignment ${held.assignment_id} cannot be flagged: its lease expired and the task went back to the queue` },
     });
-    const status = await http<{ state: string }>('GET', `/v1/tasks/${taskId}`, { headers: { 'x-api-key': tenant.key } });
-    expect(status.body.state).toBe('IN_PROGRESS');
+    const status = await ok(apiClient({ apiKey: tenant.key }).GET('/v1/tasks/{id}', { params: { path: { id: taskId } } }), 200);
+    expect(status.state).toBe('IN_PROGRESS');
     const [row] = await dbQuery<{ updated_tags: unknown }>('select updated_tags from oversight_task where id = $1', [taskId]);
     expect(row.updated_tags).toBeNull();
 
     const again = await leaseTask(worker, taskId);
     expect(again.assignment_id).not.toBe(held.assignment_id);
-    expect((await workCall(worker, `/${again.assignment_id}/complete`, { updated_tags: [] })).status).toBe(200);
+    expect((await completeTask(worker, again.assignment_id, { updated_tags: [] })).status).toBe(200);
   });
 });

@@ -7,6 +7,7 @@ import {
   eventually,
   getUpload,
   newBulkWorkstream,
+  ok,
   presignUpload as presign,
   QUALITY_CSV_HEADER as QUALITY_HEADER,
   testStack,
@@ -196,10 +197,10 @@ describe('CSV imports as stored: rows, QC events, upload files (real gateway, Ka
         writeFileSync(join(folderOf(uploadId), '.interrupted.partial'), 'half a file');
       };
       const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000);
-      const inGrace = (await presign(ws)).body.upload_id;
+      const inGrace = (await ok(presign(ws), 201)).upload_id;
       await leaveFiles(inGrace);
       await prisma.performanceUpload.update({ where: { id: inGrace }, data: { expiresAt: minutesAgo(1) } });
-      const pastGrace = (await presign(ws)).body.upload_id;
+      const pastGrace = (await ok(presign(ws), 201)).upload_id;
       await leaveFiles(pastGrace);
       await prisma.performanceUpload.update({ where: { id: pastGrace }, data: { expiresAt: minutesAgo(61) } });
       // A finished upload whose files were not deleted (its service stopped first): set up last, so the
@@ -229,12 +230,12 @@ describe('CSV imports as stored: rows, QC events, upload files (real gateway, Ka
         timeoutMs: 10_000,
       });
       expect((await uploadRow(pastGrace)).state).toBe('expired');
-      expect((await getUpload(ws, pastGrace)).body).toMatchObject({ state: 'expired', bytes: null, rows_processed: 0 });
+      expect((await getUpload(ws, pastGrace)).data).toMatchObject({ state: 'expired', bytes: null, rows_processed: 0 });
       // Within the grace a PUT begun before the expiry may still be streaming: its folder is left alone.
       expect(readdirSync(folderOf(inGrace)).sort()).toEqual(['.interrupted.partial', 'left-behind.csv', 'left-behind.csv.meta.json']);
       expect((await uploadRow(inGrace)).state).toBe('awaiting_upload');
-      expect((await getUpload(ws, inGrace)).body.state).toBe('expired');
-      expect((await getUpload(ws, done.upload_id)).body).toMatchObject({ state: 'completed', rows_processed: 0 });
+      expect((await getUpload(ws, inGrace)).data?.state).toBe('expired');
+      expect((await getUpload(ws, done.upload_id)).data).toMatchObject({ state: 'completed', rows_processed: 0 });
     });
   });
 });

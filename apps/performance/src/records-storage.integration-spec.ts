@@ -59,7 +59,7 @@ describe('performance records as stored: fields, unique_id, the QC outbox (real 
       });
       const result = await post('task_reviewed', body);
       expect(result.status).toBe(202);
-      expect(result.body).toEqual({ message: STORED });
+      expect(result.data).toEqual({ message: STORED });
       const [row] = await prisma.$queryRaw<Record<string, unknown>[]>`
         select use_case_id, task_definition_id, dataset_id, asset_id, task_id, task_url, task_completed_at, worker_id, review_completed_at,
           review_duration, reviewed_by, review_score, review_explanation, errors, review_type, task_review_count, subtask_review_count,
@@ -94,23 +94,23 @@ describe('performance records as stored: fields, unique_id, the QC outbox (real 
         await prisma.$queryRaw<{ review_score: number; reviewed_by: string | null }[]>`
           select review_score, reviewed_by from performance_quality_record
           where workstream_id = ${ws} and unique_id = ${uniqueId} and task_definition_id = ${taskDefinitionId}`;
-      expect((await post('task_reviewed', review({ unique_id: uniqueId, review_score: 0.9, reviewed_by: 'first' }))).body).toEqual({
+      expect((await post('task_reviewed', review({ unique_id: uniqueId, review_score: 0.9, reviewed_by: 'first' }))).data).toEqual({
         message: STORED,
       });
       const replaced = await post('task_reviewed', review({ unique_id: uniqueId, review_score: 0.7 }));
-      expect(replaced).toMatchObject({ status: 202, body: { message: REPLACED } });
+      expect(replaced).toMatchObject({ status: 202, data: { message: REPLACED } });
       expect(await scoreOf()).toEqual([{ review_score: 0.7, reviewed_by: null }]);
       const explicit = await post('task_reviewed', review({ unique_id: uniqueId, review_score: 0.8, replace_duplicate: true }));
-      expect(explicit.body).toEqual({ message: REPLACED });
+      expect(explicit.data).toEqual({ message: REPLACED });
       const ignored = await post('task_reviewed', review({ unique_id: uniqueId, review_score: 0.1, replace_duplicate: false }));
-      expect(ignored).toMatchObject({ status: 202, body: { message: IGNORED } });
+      expect(ignored).toMatchObject({ status: 202, data: { message: IGNORED } });
       expect(await scoreOf()).toEqual([{ review_score: 0.8, reviewed_by: null }]);
       // The same unique_id under another task definition, or in another workstream, is another record.
-      expect((await post('task_reviewed', review({ unique_id: uniqueId, task_definition_id: 'td-2', review_score: 0.2 }))).body).toEqual({
+      expect((await post('task_reviewed', review({ unique_id: uniqueId, task_definition_id: 'td-2', review_score: 0.2 }))).data).toEqual({
         message: STORED,
       });
       expect(await scoreOf('td-2')).toEqual([{ review_score: 0.2, reviewed_by: null }]);
-      expect((await post('task_reviewed', review({ workstream_id: otherWs, unique_id: uniqueId }), otherKey, otherWs)).body).toEqual({
+      expect((await post('task_reviewed', review({ workstream_id: otherWs, unique_id: uniqueId }), otherKey, otherWs)).data).toEqual({
         message: STORED,
       });
     });
@@ -121,7 +121,7 @@ describe('performance records as stored: fields, unique_id, the QC outbox (real 
         Array.from({ length: 12 }, (_, i) => post('task_reviewed', review({ unique_id: uniqueId, review_score: i / 20 }))),
       );
       expect(results.map((r) => r.status)).toEqual(Array(12).fill(202));
-      expect(results.filter((r) => (r.body as { message: string }).message === STORED)).toHaveLength(1);
+      expect(results.filter((r) => r.data?.message === STORED)).toHaveLength(1);
       const rows = await prisma.$queryRaw<
         { n: number }[]
       >`select count(*)::int as n from performance_quality_record where unique_id = ${uniqueId}`;
@@ -140,7 +140,7 @@ describe('performance records as stored: fields, unique_id, the QC outbox (real 
     it('202 with the two required fields; task_count defaults to 1', async () => {
       const taskId = `t-${randomUUID()}`;
       const result = await post('task_completed', completed({ task_id: taskId }));
-      expect(result).toMatchObject({ status: 202, body: { message: STORED } });
+      expect(result).toMatchObject({ status: 202, data: { message: STORED } });
       expect(await stored(taskId)).toEqual({
         use_case_id: '',
         task_definition_id: '',
@@ -192,9 +192,9 @@ describe('performance records as stored: fields, unique_id, the QC outbox (real 
 
     it('applies the unique_id rule like task_reviewed', async () => {
       const uniqueId = `tp-${randomUUID()}`;
-      expect((await post('task_completed', completed({ unique_id: uniqueId, task_count: 2 }))).body).toEqual({ message: STORED });
-      expect((await post('task_completed', completed({ unique_id: uniqueId, task_count: 5 }))).body).toEqual({ message: REPLACED });
-      expect((await post('task_completed', completed({ unique_id: uniqueId, task_count: 9, replace_duplicate: false }))).body).toEqual({
+      expect((await post('task_completed', completed({ unique_id: uniqueId, task_count: 2 }))).data).toEqual({ message: STORED });
+      expect((await post('task_completed', completed({ unique_id: uniqueId, task_count: 5 }))).data).toEqual({ message: REPLACED });
+      expect((await post('task_completed', completed({ unique_id: uniqueId, task_count: 9, replace_duplicate: false }))).data).toEqual({
         message: IGNORED,
       });
       const rows = await prisma.$queryRaw<
@@ -225,7 +225,7 @@ describe('performance records as stored: fields, unique_id, the QC outbox (real 
         (await post('task_reviewed', review({ workstream_id: sampled, unique_id: any, review_score: 1 }), sampledKey, sampled)).status,
       ).toBe(202);
       // An ignored duplicate changes nothing, so it is not sent again.
-      expect((await post('task_reviewed', review({ unique_id: low, review_score: 0.1, replace_duplicate: false }))).body).toEqual({
+      expect((await post('task_reviewed', review({ unique_id: low, review_score: 0.1, replace_duplicate: false }))).data).toEqual({
         message: IGNORED,
       });
 

@@ -64,12 +64,14 @@ describe('work API for units: leases, complete, flag (real Kafka and PostgreSQL)
       [{ output: null }, 'output'],
       [{ output: {}, extra: 1 }, 'extra'],
     ] as const) {
-      const result = await completeUnit(alice, assignment.assignment_id, body);
+      // Bodies of the wrong shape on purpose: raw http(), which the typed client would not send.
+      const result = await http('POST', `/workforce/v1/assignments/${assignment.assignment_id}/complete`, { headers: alice, body });
       expect([body, result.status]).toEqual([body, 422]);
       expect(result.body).toMatchObject({ message: expect.stringContaining(field), errors: [expect.objectContaining({ field })] });
     }
-    for (const body of [{}, { reason: '' }, { reason: 5 }]) {
-      const result = await flagUnit(alice, assignment.assignment_id, body as never);
+    expect((await flagUnit(alice, assignment.assignment_id, '')).status).toBe(422);
+    for (const body of [{}, { reason: 5 }]) {
+      const result = await http('POST', `/workforce/v1/assignments/${assignment.assignment_id}/flag`, { headers: alice, body });
       expect(result.status).toBe(422);
     }
     const flagged = await http('POST', `/workforce/v1/assignments/${assignment.assignment_id}/flag`, {
@@ -83,13 +85,13 @@ describe('work API for units: leases, complete, flag (real Kafka and PostgreSQL)
     const runId = await createRun([{ identifier: 't1' }]);
     const assignment = (await nextUnit(alice, account.lineId))!;
     const stolen = await completeUnit(bob, assignment.assignment_id, { output: { by: 'bob' } });
-    expect([stolen.status, stolen.body]).toEqual([404, { message: `assignment ${assignment.assignment_id} not found` }]);
+    expect([stolen.status, stolen.error]).toEqual([404, { message: `assignment ${assignment.assignment_id} not found` }]);
     const unknown = await completeUnit(alice, 'asgu_0000', { output: {} });
-    expect([unknown.status, unknown.body]).toEqual([404, { message: 'assignment asgu_0000 not found' }]);
+    expect([unknown.status, unknown.error]).toEqual([404, { message: 'assignment asgu_0000 not found' }]);
     const done = await completeUnit(alice, assignment.assignment_id, { output: { by: 'alice' } });
-    expect([done.status, done.body]).toEqual([200, { assignment_id: assignment.assignment_id, status: 'Completed' }]);
+    expect([done.status, done.data]).toEqual([200, { assignment_id: assignment.assignment_id, status: 'Completed' }]);
     const twice = await completeUnit(alice, assignment.assignment_id, { output: { by: 'alice', again: true } });
-    expect([twice.status, twice.body]).toEqual([409, { message: `assignment ${assignment.assignment_id} is already completed` }]);
+    expect([twice.status, twice.error]).toEqual([409, { message: `assignment ${assignment.assignment_id} is already completed` }]);
     const flagAfter = await flagUnit(alice, assignment.assignment_id, 'changed my mind');
     expect(flagAfter.status).toBe(409);
     const run = await http<{ status: string; units: { output: object }[] }>('GET', `/v4/runs/${runId}`, { headers: account.auth });
@@ -108,7 +110,7 @@ describe('work API for units: leases, complete, flag (real Kafka and PostgreSQL)
     expect(second).toMatchObject({ run_id: runId, input: { identifier: 'e1' } });
     expect(second.assignment_id).not.toBe(first.assignment_id);
     const late = await completeUnit(alice, first.assignment_id, { output: { by: 'alice' } });
-    expect([late.status, late.body]).toEqual([
+    expect([late.status, late.error]).toEqual([
       409,
       { message: `assignment ${first.assignment_id} cannot be completed: its lease expired and the unit went back to the queue` },
     ]);

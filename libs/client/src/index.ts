@@ -9,8 +9,10 @@ import type { components, operations, paths } from './generated/openapi';
  */
 export type { components, operations, paths };
 export type { Middleware };
-export type WorklineClient = Client<paths>;
+export type WorklineClient = Client<paths, 'application/json'>;
 export type Schemas = components['schemas'];
+/** The query parameters of an operation (by its operationId), e.g. QueryOf<'getV1Deliveries'>. */
+export type QueryOf<Operation extends keyof operations> = NonNullable<operations[Operation]['parameters']['query']>;
 
 /** How the client authenticates: an API key, the account's Basic credentials, or a Bearer token (worker or admin). */
 export type Credentials =
@@ -29,7 +31,7 @@ export function createWorklineClient(
   credentials: Credentials = {},
   options: Omit<ClientOptions, 'baseUrl'> = {},
 ): WorklineClient {
-  return createClient<paths>({
+  return createClient<paths, 'application/json'>({
     ...options,
     baseUrl,
     headers: { ...authHeaders(credentials), ...(options.headers as Record<string, string> | undefined) },

@@ -24,7 +24,11 @@ export interface HttpOptions {
   timeoutMs?: number;
 }
 
-/** A small HTTP client over fetch for tests: never throws on a status, parses JSON when it can. */
+/**
+ * A small HTTP client over fetch for tests: never throws on a status, parses JSON when it can. Requests of a
+ * valid shape go through the typed client (./api.ts); this one sends what it cannot (broken JSON, wrong types,
+ * other content types, unknown paths: docs/decisions.md, "OpenAPI from the code, and a typed client").
+ */
 export async function http<T = unknown>(method: string, path: string, options: HttpOptions = {}): Promise<HttpResult<T>> {
   const url = path.startsWith('http') ? path : `${testStack().gatewayUrl}${path}`;
   const headers: Record<string, string> = { ...(options.headers ?? {}) };
@@ -52,7 +56,10 @@ export async function http<T = unknown>(method: string, path: string, options: H
 
 export const adminHeaders = () => ({ authorization: `Bearer ${testStack().adminToken}` });
 
-/** POST to the admin API with the test admin token; fails the test unless the answer is 201. */
+/**
+ * POST to the admin API with the test admin token; fails the test unless the answer is 201. For the suites not
+ * on the typed client (the fault suites, the apps' own); the e2e suites use adminClient() (./api.ts).
+ */
 export async function adminCreate<T = Record<string, unknown>>(path: string, body: unknown): Promise<T> {
   const result = await http<T>('POST', `/admin/v1${path}`, { headers: adminHeaders(), body });
   if (result.status !== 201) throw new Error(`POST /admin/v1${path} answered ${result.status}: ${result.text}`);

@@ -1,5 +1,6 @@
 export * from './stack';
 export * from './http';
+export * from './api';
 export * from './eventually';
 export * from './instances';
 export * from './receiver';

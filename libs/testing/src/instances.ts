@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { apiClient } from './api';
 import { eventually } from './eventually';
 import { testStack } from './stack';
 
@@ -111,7 +112,7 @@ export async function startGateway(extraEnv: Record<string, string> = {}): Promi
   await eventually(
     async () => {
       if (instance.process.exitCode !== null) throw new Error(`the gateway on ${port} exited with ${instance.process.exitCode}`);
-      return (await fetch(`${url}/health`)).status === 200 || undefined;
+      return (await apiClient({}, url).GET('/health')).response.status === 200 || undefined;
     },
     { what: `the gateway on port ${port} to be healthy`, timeoutMs: 60_000, intervalMs: 250 },
   );

@@ -1,10 +1,10 @@
 import type { S3Settings } from '@workline/blob-store';
-import type { TaskAssignmentView } from '@workline/contracts';
+import type { Schemas } from '@workline/client';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { adminClient, apiClient, ok, withStatus } from './api';
 import { solidPng } from './browser';
-import { adminCreate, http } from './http';
 
 /** A workstream with an x-api-key and an oversight configuration, ready for tasks. */
 export interface OversightTenant {
@@ -18,30 +18,35 @@ export async function createOversightTenant(
   name: string,
   options: { useCases?: { id: string; task_definition_ids: string[] }[] } = {},
 ): Promise<OversightTenant> {
-  const account = await adminCreate<{ id: string }>('/accounts', { name });
-  const workstream = await adminCreate<{ id: string }>('/workstreams', { account_id: account.id, name, use_cases: options.useCases ?? [] });
-  const { key } = await adminCreate<{ key: string }>(`/workstreams/${workstream.id}/api-keys`, {});
-  const { id: configurationId } = await adminCreate<{ id: string }>(`/workstreams/${workstream.id}/configurations`, {
-    name,
-    extended_events: true,
-  });
+  const admin = adminClient();
+  const account = await ok(admin.POST('/admin/v1/accounts', { body: { name } }), 201);
+  const workstream = await ok(
+    admin.POST('/admin/v1/workstreams', { body: { account_id: account.id, name, use_cases: options.useCases ?? [] } }),
+    201,
+  );
+  const params = { path: { workstream_id: workstream.id } };
+  const { key } = await ok(admin.POST('/admin/v1/workstreams/{workstream_id}/api-keys', { params, body: {} }), 201);
+  const { id: configurationId } = await ok(
+    admin.POST('/admin/v1/workstreams/{workstream_id}/configurations', { params, body: { name, extended_events: true } }),
+    201,
+  );
   return { accountId: account.id, workstreamId: workstream.id, key, configurationId };
 }
 
 /** Uploads a small PNG through a signed URL; answers its media key. */
 export async function uploadImage(tenant: OversightTenant, color: [number, number, number] = [40, 160, 90]): Promise<string> {
-  const grant = await http<{ media_upload_url: string; media_key: string }>('POST', '/v1/signed-url', {
-    headers: { 'x-api-key': tenant.key },
-    body: { configuration_id: tenant.configurationId },
-  });
-  if (grant.status !== 200) throw new Error(`signed-url answered ${grant.status}: ${grant.text}`);
-  const upload = await fetch(grant.body.media_upload_url, {
+  const grant = await ok(
+    apiClient({ apiKey: tenant.key }).POST('/v1/signed-url', { body: { configuration_id: tenant.configurationId } }),
+    200,
+  );
+  // The presigned URL is used as handed out (its signature is in the query).
+  const upload = await fetch(grant.media_upload_url, {
     method: 'PUT',
     headers: { 'content-type': 'image/png' },
     body: solidPng(64, 48, color),
   });
   if (upload.status !== 200) throw new Error(`media upload answered ${upload.status}`);
-  return grant.body.media_key;
+  return grant.media_key;
 }
 
 /** Uploads a small PNG through a signed URL and creates a task for it; answers the task id and media key. */
@@ -55,8 +60,7 @@ export async function createImageTask(
   } = {},
 ): Promise<{ taskId: string; mediaKey: string }> {
   const mediaKey = await uploadImage(tenant, options.color);
-  const task = await http<{ task_id: string }>('POST', '/v1/tasks', {
-    headers: { 'x-api-key': tenant.key },
+  const task = apiClient({ apiKey: tenant.key }).POST('/v1/tasks', {
     body: {
       media_key: mediaKey,
       configuration_id: tenant.configurationId,
@@ -65,28 +69,36 @@ export async function createImageTask(
       ...(options.metadata ? { metadata: options.metadata } : {}),
     },
   });
-  if (task.status !== 201) throw new Error(`POST /v1/tasks answered ${task.status}: ${task.text}`);
-  return { taskId: task.body.task_id, mediaKey };
+  return { taskId: (await ok(task, 201)).task_id, mediaKey };
 }
 
-/** A call to the work API's assignments as the worker holding `token`. */
-export const workCall = (token: string, path: string, body: unknown) =>
-  http<TaskAssignmentView & { message?: string; state?: string }>('POST', `/workforce/v1/assignments${path}`, {
-    headers: { authorization: `Bearer ${token}` },
-    body,
-  });
+/** The work API as the worker holding `token`: leases the next task (the answer, with its status as `status`). */
+export const nextTask = (token: string) =>
+  withStatus(apiClient({ bearer: token }).POST('/workforce/v1/assignments/next', { body: { kind: 'task' } }));
+
+/** Completes a task assignment as the worker holding `token`. */
+export const completeTask = (token: string, assignmentId: string, body: Schemas['CompleteTaskAssignmentDto']) =>
+  withStatus(
+    apiClient({ bearer: token }).POST('/workforce/v1/assignments/{id}/complete', { params: { path: { id: assignmentId } }, body }),
+  );
+
+/** Flags a task assignment as the worker holding `token`. */
+export const flagTask = (token: string, assignmentId: string, reason: string) =>
+  withStatus(
+    apiClient({ bearer: token }).POST('/workforce/v1/assignments/{id}/flag', { params: { path: { id: assignmentId } }, body: { reason } }),
+  );
 
 /**
  * Leases until the worker holds `taskId`. Tasks are offered oldest first, and earlier tests may leave
  * tasks queued on purpose (quota, refusals): those are flagged out of the way, so a file that leases takes
  * its turn on the queue (`takesTurnOn('oversight task queue')`).
  */
-export async function leaseTask(token: string, taskId: string): Promise<TaskAssignmentView> {
+export async function leaseTask(token: string, taskId: string): Promise<Schemas['TaskAssignmentAnswer']> {
   for (let i = 0; i < 200; i++) {
-    const next = await workCall(token, '/next', { kind: 'task' });
-    if (next.status !== 200) throw new Error(`next answered ${next.status} before task ${taskId} was offered`);
-    if (next.body.task_id === taskId) return next.body;
-    await workCall(token, `/${next.body.assignment_id}/flag`, { reason: 'left over by another test' });
+    const { data: next, status } = await nextTask(token);
+    if (status !== 200 || next?.kind !== 'task') throw new Error(`next answered ${status} before task ${taskId} was offered`);
+    if (next.task_id === taskId) return next;
+    await flagTask(token, next.assignment_id, 'left over by another test');
   }
   throw new Error(`task ${taskId} was never offered`);
 }

@@ -1,10 +1,11 @@
 import 'reflect-metadata';
-import { type AdminRunView, type DeliveryRequestedEvent, type EventEnvelope, type RunPage, Topic } from '@workline/contracts';
+import type { Schemas } from '@workline/client';
+import { type DeliveryRequestedEvent, type EventEnvelope, Topic } from '@workline/contracts';
 import { createKafka } from '@workline/messaging';
 import { SecretBox } from '@workline/secrets';
 import { randomUUID } from 'node:crypto';
+import { adminClient, apiClient, ok, withStatus } from './api';
 import { eventually } from './eventually';
-import { adminCreate, adminHeaders, http, type HttpResult } from './http';
 import { testStack } from './stack';
 
 /** The platform API's timestamps: YYYY-MM-DDTHH:MM:SSZ. */
@@ -28,10 +29,12 @@ export const basicHeader = (username: string, password: string) => ({
 });
 
 export async function createPlatformAccount(lineName = 'Line'): Promise<PlatformAccount> {
-  const account = await adminCreate<{ id: string; username: string; password: string }>('/accounts', {
-    name: `Platform ${randomUUID().slice(0, 6)}`,
-  });
-  const line = await adminCreate<{ id: string }>(`/accounts/${account.id}/lines`, { name: lineName });
+  const admin = adminClient();
+  const account = await ok(admin.POST('/admin/v1/accounts', { body: { name: `Platform ${randomUUID().slice(0, 6)}` } }), 201);
+  const line = await ok(
+    admin.POST('/admin/v1/accounts/{account_id}/lines', { params: { path: { account_id: account.id } }, body: { name: lineName } }),
+    201,
+  );
   return {
     id: account.id,
     username: account.username,
@@ -41,23 +44,37 @@ export async function createPlatformAccount(lineName = 'Line'): Promise<Platform
   };
 }
 
+/** The typed client of a platform account (its Basic credentials), of the test stack's gateway or of `baseUrl`. */
+export const platformClient = (account: { username: string; password: string }, baseUrl?: string) =>
+  apiClient({ basic: { username: account.username, password: account.password } }, baseUrl);
+
+/** Creates a v4 run of `units` on the account's line (with a callback URL or not): its id; throws unless 201. */
+export async function newRun(account: PlatformAccount, units: Record<string, unknown>[], callbackUrl?: string): Promise<string> {
+  const body = { line_id: account.lineId, units, ...(callbackUrl ? { callback_url: callbackUrl } : {}) };
+  return (await ok(platformClient(account).POST('/v4/runs', { body }), 201)).id;
+}
+
+/** A v4 run as its account reads it (every unit); throws unless 200. */
+export const runOf = (account: PlatformAccount, runId: string): Promise<Schemas['RunAnswer']> =>
+  ok(platformClient(account).GET('/v4/runs/{id}', { params: { path: { id: runId } } }), 200);
+
 /** Every run the admin API lists for an account or a line (all pages), newest first. */
-export async function listedRuns(filter: { account_id?: string; line_id?: string }): Promise<AdminRunView[]> {
-  const runs: AdminRunView[] = [];
-  let cursor: string | null = null;
+export async function listedRuns(filter: { account_id?: string; line_id?: string }): Promise<Schemas['AdminRunAnswer'][]> {
+  const runs: Schemas['AdminRunAnswer'][] = [];
+  const admin = adminClient();
+  let cursor: string | undefined;
   do {
-    const query = new URLSearchParams({ ...filter, limit: '100', ...(cursor ? { cursor } : {}) });
-    const page: HttpResult<RunPage> = await http<RunPage>('GET', `/admin/v1/runs?${query}`, { headers: adminHeaders() });
-    if (page.status !== 200) throw new Error(`GET /admin/v1/runs answered ${page.status}: ${page.text}`);
-    runs.push(...page.body.runs);
-    cursor = page.body.next_cursor;
+    const page = await ok(admin.GET('/admin/v1/runs', { params: { query: { ...filter, limit: 100, cursor } } }), 200);
+    runs.push(...page.runs);
+    cursor = page.next_cursor ?? undefined;
   } while (cursor);
   return runs;
 }
 
 /** A worker of the work API: its bearer token. */
 export async function newWorkerToken(): Promise<string> {
-  return (await adminCreate<{ token: string }>('/workers', { email: `w.${randomUUID()}@example.com`, name: 'Worker' })).token;
+  const worker = adminClient().POST('/admin/v1/workers', { body: { email: `w.${randomUUID()}@example.com`, name: 'Worker' } });
+  return (await ok(worker, 201)).token;
 }
 
 /** A worker of the work API: its bearer header. */
@@ -65,13 +82,7 @@ export async function createWorker(): Promise<Record<string, string>> {
   return { authorization: `Bearer ${await newWorkerToken()}` };
 }
 
-export interface UnitAssignment {
-  assignment_id: string;
-  kind: 'unit';
-  run_id: string;
-  line_id: string;
-  input: Record<string, unknown>;
-}
+export type UnitAssignment = Schemas['UnitAssignmentAnswer'];
 
 /** Leases the next unit of `lineId` (a line per test keeps tests apart); undefined on 204. */
 export async function nextUnit(
@@ -79,26 +90,37 @@ export async function nextUnit(
   lineId: string,
   baseUrl = testStack().gatewayUrl,
 ): Promise<UnitAssignment | undefined> {
-  const result = await http<UnitAssignment>('POST', `${baseUrl}/workforce/v1/assignments/next`, {
+  const { data, error, response } = await apiClient({}, baseUrl).POST('/workforce/v1/assignments/next', {
     headers: worker,
     body: { kind: 'unit', line_id: lineId },
   });
-  if (result.status === 204) return undefined;
-  if (result.status !== 200) throw new Error(`next answered ${result.status}: ${result.text}`);
-  return result.body;
+  if (response.status === 204) return undefined;
+  if (response.status !== 200 || data?.kind !== 'unit')
+    throw new Error(`next answered ${response.status}: ${JSON.stringify(error ?? data)}`);
+  return data;
 }
 
+/** Completes a unit assignment with this output (typed client); the answer, with its status as `status`. */
 export function completeUnit(
   worker: Record<string, string>,
   assignmentId: string,
-  body: unknown,
+  body: Schemas['CompleteUnitAssignmentDto'],
   baseUrl = testStack().gatewayUrl,
-): Promise<HttpResult> {
-  return http('POST', `${baseUrl}/workforce/v1/assignments/${assignmentId}/complete`, { headers: worker, body });
+) {
+  return withStatus(
+    apiClient({}, baseUrl).POST('/workforce/v1/assignments/{id}/complete', {
+      headers: worker,
+      params: { path: { id: assignmentId } },
+      body,
+    }),
+  );
 }
 
-export function flagUnit(worker: Record<string, string>, assignmentId: string, reason: string): Promise<HttpResult> {
-  return http('POST', `/workforce/v1/assignments/${assignmentId}/flag`, { headers: worker, body: { reason } });
+/** Flags a unit assignment (typed client); the answer, with its status as `status`. */
+export function flagUnit(worker: Record<string, string>, assignmentId: string, reason: string) {
+  return withStatus(
+    apiClient().POST('/workforce/v1/assignments/{id}/flag', { headers: worker, params: { path: { id: assignmentId } }, body: { reason } }),
+  );
 }
 
 type Consumer = ReturnType<ReturnType<typeof createKafka>['consumer']>;

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, expect } from '@jest/globals';
 import fs from 'node:fs';
 import { ALL_APPS, type AppName } from '@workline/contracts';
+import type { Schemas } from '@workline/client';
 import { Client } from 'pg';
+import { adminClient } from './api';
 import { eventually } from './eventually';
-import { adminHeaders, http } from './http';
 import { testStack } from './stack';
 
 /**
@@ -123,12 +124,13 @@ function logTurn(turn: Turn): void {
  */
 async function appsHealthy(apps: readonly AppName[]): Promise<void> {
   const fresh = async () => {
-    const health = await http<{ components?: Record<string, { status: string }> }>('GET', '/health', {
-      headers: adminHeaders(),
-      timeoutMs: 10_000,
-    }).catch(() => undefined);
-    const whole = apps.length === ALL_APPS.length ? health?.status === 200 : true;
-    return whole && apps.every((app) => health?.body?.components?.[app]?.status === 'up');
+    const health = await adminClient()
+      .GET('/health', { signal: AbortSignal.timeout(10_000) })
+      .catch(() => undefined);
+    const whole = apps.length === ALL_APPS.length ? health?.response.status === 200 : true;
+    // 200 and 503 carry the same view of the components.
+    const components = (health?.data ?? (health?.error as Schemas['HealthAnswer'] | undefined))?.components;
+    return whole && apps.every((app) => components?.[app]?.status === 'up');
   };
   let healthyInARow = 0;
   await eventually(

@@ -206,7 +206,8 @@ export class AdminController {
     doc: 'docs/admin-api.md',
     body: CreateWorkerDto,
     ok: [201, 'The worker', NewWorkerAnswer],
-    errors: [400, 413, 415, 422],
+    // 409: a worker with that email exists.
+    errors: [400, 409, 413, 415, 422],
   })
   @HttpCode(HttpStatus.CREATED)
   createWorker(@Body() body: CreateWorkerDto): Promise<{ id: string; token: string }> {

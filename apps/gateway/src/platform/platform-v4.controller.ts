@@ -71,7 +71,8 @@ export class PlatformV4Controller {
   @ApiDoc({
     summary: 'Create a line (lines are provisioned by Workline: always 403)',
     doc: 'docs/platform-api.md',
-    body: { 'application/json': { type: 'object' } },
+    // Any JSON object is answered 403; a client states a line as the admin API creates one, by its name.
+    body: { 'application/json': { type: 'object', properties: { name: { type: 'string' } } } },
     ok: [201, 'Never: lines are provisioned by Workline (403)'],
     errors: [400, 403, 413, 415, 422],
   })

@@ -1509,6 +1509,7 @@ export interface components {
             /** Format: date-time */
             processed_at?: string | null;
             units: components["schemas"]["UnitAnswer"][];
+            units_page?: components["schemas"]["UnitsPageAnswer"] | null;
             id: string;
             line_id: string;
             /** @enum {string} */
@@ -1669,6 +1670,11 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             processed_at?: string | null;
+        };
+        UnitsPageAnswer: {
+            offset: number;
+            limit?: number | null;
+            total: number;
         };
         UploadRejectionAnswer: {
             row: number;
@@ -3130,6 +3136,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "message": "Invalid x-api-key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The assignment is no longer yours: its lease ran out"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorAnswer"];
@@ -8295,7 +8318,9 @@ export interface operations {
                  *       "name": "My own line"
                  *     }
                  */
-                "application/json": Record<string, never>;
+                "application/json": {
+                    name?: string;
+                };
             };
         };
         responses: {

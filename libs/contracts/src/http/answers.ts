@@ -405,9 +405,19 @@ export class UnitAnswer {
   @ValidateNested() @Type(() => UnitMetaAnswer) meta!: UnitMetaAnswer;
 }
 
+/** Which units a GET with units_offset or units_limit answered (docs/platform-api.md, "Unit pagination"). */
+export class UnitsPageAnswer {
+  @IsInt() @Min(0) offset!: number;
+  /** null when only units_offset was sent: every unit from the offset on. */
+  @IsOptional() @IsInt() limit!: number | null;
+  @IsInt() @Min(0) total!: number;
+}
+
 export class RunAnswer extends RunCreatedAnswer {
   @IsOptional() @IsISO8601() processed_at!: string | null;
   @IsArray() @ValidateNested({ each: true }) @Type(() => UnitAnswer) units!: UnitAnswer[];
+  /** Only when units_offset or units_limit was sent. */
+  @IsOptional() @ValidateNested() @Type(() => UnitsPageAnswer) units_page?: UnitsPageAnswer;
 }
 
 export class V3TaskCreatedAnswer {
