@@ -1,5 +1,5 @@
 import { adminCreate, createPlatformAccount, createWorker, eventually, type Fleet, type LoopbackReceiver } from '@workline/testing';
-import { FaultClient } from './client';
+import { FaultClient, type Worker } from './client';
 import { QualityCsvImport } from './csv-import';
 import { auditDeliveries } from './deliveries-audit';
 import { withScenarioContext, writeFaultReport } from './fault-audit';
@@ -24,8 +24,6 @@ export interface ScenarioSize {
   /** Quality records stored before the faults for the CSV import to write over. */
   csvSeeds?: number;
 }
-
-type Worker = Record<string, string>;
 
 /** What a scenario is made of (FaultScenario.create makes them). */
 interface ScenarioParts {
