@@ -2,42 +2,62 @@ import { type EventEnvelope, type QualityReviewForQcEvent, Topic } from '@workli
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { dbQuery, eventually, readWholeTopic } from '@workline/testing';
-
-/**
- * A stored quality record as selected from performance_quality_record: at least id, unique_id, worker_id,
- * review_score, review_explanation and review_completed_at (the values its QC event must carry).
- */
-export type StoredQualityRecord = Record<string, unknown>;
+import type { KeyedRecords, PlacedWrite } from './keyed-records';
 
 /** Quality records scoring under this go to QC: the default of the workstreams the scenarios create (docs/performance-api.md). */
 const QC_SCORE_THRESHOLD = 0.5;
 
-/** What the QC topic holds for one workstream, against its stored quality records (empty lists: as it should be). */
+/**
+ * The fields of a quality record the audits compare with the write the rules leave stored, and that a QC
+ * event's `record` must carry as its write sent them.
+ */
+export const QUALITY_FIELDS = [
+  'unique_id',
+  'use_case_id',
+  'task_definition_id',
+  'task_id',
+  'worker_id',
+  'review_completed_at',
+  'review_score',
+  'review_explanation',
+] as const;
+
+/** What the QC topic holds for one workstream, against the writes of its quality records (empty lists: as it should be). */
 export interface QcAudit {
-  /** Stored records under the threshold, by record id: each must have exactly one "stored" event. */
-  shouldQc: string[];
+  /** Writes that must have sent QC an event (they stored or replaced a record scoring under the threshold). */
+  writesToQc: number;
   messages: number;
-  /** Records under the threshold without exactly one "stored" event id. */
-  storedNotOnce: { id: string; unique_id: unknown; stored: number }[];
-  /** Record ids with events that should have none (at or over the threshold, or not stored). */
-  unexpected: string[];
-  /** Record ids of events whose reason, outcome or record values differ from the stored record. */
-  mismatched: string[];
+  /** Replaced events beyond one per replacing write: client retries that replaced their own first attempt's record. */
+  retryEvents: number;
   /**
-   * Records with more than one event although their client never retried: a request Kafka redelivered after
-   * a crash, applied again as a replace. None since a keyed record remembers its last request
-   * (docs/decisions.md, "A request read again"); the suites expect it empty.
+   * Writes whose events (distinct event ids) are not as the rules say: a storing write under the threshold
+   * exactly one "stored"; a replacing one under it at least one "replaced" and at most one per attempt of its
+   * client (a retry after a lost 202 replaces again); a first write's retries at most one "replaced" each; no
+   * other write any. A request Kafka redelivered after a crash answers as it did and sends QC nothing more
+   * (docs/decisions.md, "A request read again"), so it shows here.
    */
-  replacedWithoutRetry: string[];
+  countsOff: { key: string; effect: string; attempts: number; stored: number; replaced: number }[];
+  /** Events no write explains (their record's explanation is no write's). */
+  unexpected: string[];
+  /** Events whose reason, record id, upload id or record values differ from their write and its stored record. */
+  mismatched: string[];
 }
 
 /**
  * Audits the QC topic of a fault scenario's workstream (the fault suites' shared check, docs/operations.md
- * "Fault tests"): once the performance outbox has published all it holds, every stored record scoring under
- * the workstream's default threshold must be on the topic as "stored" exactly once (one event id), with the stored values; more
- * events of a record are "replaced" ones (a client retry, or a redelivered request); no other record has any.
+ * "Fault tests") against the writes the rules applied: once the performance outbox has published all it holds,
+ * every write that stored or replaced a record scoring under the workstream's default threshold is on the
+ * topic with its outcome and its own values (matched by its review explanation, unique per write), the id of
+ * the record it wrote and its upload; nothing else is. `rows` are the stored records (id and the key fields).
  */
-export async function auditQcEvents(workstreamId: string, records: StoredQualityRecord[], retriedUniqueIds: Set<string>): Promise<QcAudit> {
+export async function auditQcEvents(
+  workstreamId: string,
+  records: KeyedRecords,
+  rows: Record<string, unknown>[],
+  keyOf: (row: Record<string, unknown>) => string,
+  /** When the workstream's first write was made (epoch ms): the topic is read from then on, not from its beginning. */
+  since: number,
+): Promise<QcAudit> {
   await eventually(
     async () =>
       (
@@ -47,53 +67,76 @@ export async function auditQcEvents(workstreamId: string, records: StoredQuality
       )[0].n === 0,
     { what: 'the performance outbox to be published', timeoutMs: 60_000, intervalMs: 500 },
   );
-  const messages = (await readWholeTopic<EventEnvelope<QualityReviewForQcEvent>>(Topic.QualityReviewForQc)).filter(
-    (m) => m.value.data.workstream_id === workstreamId,
-  );
-  const eventIds = new Map<string, Set<string>>();
-  const storedEventIds = new Map<string, Set<string>>();
-  for (const { value } of messages) {
-    eventIds.set(value.data.record_id, (eventIds.get(value.data.record_id) ?? new Set()).add(value.id));
-    if (value.data.outcome === 'stored')
-      storedEventIds.set(value.data.record_id, (storedEventIds.get(value.data.record_id) ?? new Set()).add(value.id));
-  }
-  const byId = new Map(records.map((row) => [String(row.id), row]));
-  const shouldQc = records.filter((row) => Number(row.review_score) < QC_SCORE_THRESHOLD).map((row) => String(row.id));
-  const shouldQcSet = new Set(shouldQc);
-  const mismatched = messages.filter(({ value: { data } }) => {
-    const row = byId.get(data.record_id);
-    return (
-      !row ||
-      data.reason !== 'below_threshold' ||
-      (data.outcome !== 'stored' && data.outcome !== 'replaced') ||
-      data.record.unique_id !== row.unique_id ||
-      data.record.worker_id !== row.worker_id ||
-      data.record.review_score !== row.review_score ||
-      data.record.review_explanation !== row.review_explanation ||
-      new Date(data.record.review_completed_at).getTime() !== (row.review_completed_at as Date).getTime()
+  const messages = (await readWholeTopic<EventEnvelope<QualityReviewForQcEvent>>(Topic.QualityReviewForQc, { since }))
+    .filter((m) => m.value.data.workstream_id === workstreamId)
+    .map((m) => m.value);
+  return qcAgainstWrites(records, rows, keyOf, messages);
+}
+
+/** {@link auditQcEvents}'s check of the events read (pure: what the topic holds against the writes and the stored rows). */
+export function qcAgainstWrites(
+  records: KeyedRecords,
+  rows: Record<string, unknown>[],
+  keyOf: (row: Record<string, unknown>) => string,
+  messages: EventEnvelope<QualityReviewForQcEvent>[],
+): QcAudit {
+  const recordIds = new Map(rows.map((row) => [keyOf(row), String(row.id)]));
+  const writes = records.placed();
+  const byExplanation = new Map(writes.map((w) => [String(w.values.review_explanation), w]));
+  const eventIds = new Map<PlacedWrite, { stored: Set<string>; replaced: Set<string> }>();
+  const unexpected: string[] = [];
+  const mismatched: string[] = [];
+  for (const value of messages) {
+    const { data } = value;
+    const write = byExplanation.get(String(data.record.review_explanation));
+    if (!write) {
+      unexpected.push(`${data.record_id} (${String(data.record.review_explanation)})`);
+      continue;
+    }
+    const ids = eventIds.get(write) ?? { stored: new Set<string>(), replaced: new Set<string>() };
+    eventIds.set(write, ids);
+    if (data.outcome === 'stored' || data.outcome === 'replaced') ids[data.outcome].add(value.id);
+    const record = data.record as unknown as Record<string, unknown>;
+    const asSent = QUALITY_FIELDS.every((field) =>
+      field === 'review_completed_at'
+        ? new Date(String(record[field])).getTime() === new Date(String(write.values[field])).getTime()
+        : (record[field] ?? null) === (write.values[field] ?? null),
     );
+    if (
+      !asSent ||
+      data.reason !== 'below_threshold' ||
+      data.record_id !== recordIds.get(write.key) ||
+      (data.upload_id ?? null) !== write.uploadId ||
+      (data.outcome !== 'stored' && data.outcome !== 'replaced')
+    )
+      mismatched.push(`${data.record_id} (${write.key}, ${data.outcome})`);
+  }
+  const below = (w: PlacedWrite) => Number(w.values.review_score) < QC_SCORE_THRESHOLD;
+  const countsOff = writes.flatMap((w) => {
+    const stored = eventIds.get(w)?.stored.size ?? 0;
+    const replaced = eventIds.get(w)?.replaced.size ?? 0;
+    const storedWanted = w.effect === 'stored' && below(w) ? 1 : 0;
+    const [fewest, most] =
+      !below(w) || w.effect === 'ignored' ? [0, 0] : w.effect === 'replaced' ? [1, w.attempts] : [0, w.replace ? w.attempts - 1 : 0];
+    return stored === storedWanted && replaced >= fewest && replaced <= most
+      ? []
+      : [{ key: w.key, effect: w.effect, attempts: w.attempts, stored, replaced }];
   });
   return {
-    shouldQc,
+    writesToQc: writes.filter((w) => below(w) && w.effect !== 'ignored').length,
     messages: messages.length,
-    storedNotOnce: shouldQc
-      .filter((id) => storedEventIds.get(id)?.size !== 1)
-      .map((id) => ({ id, unique_id: byId.get(id)?.unique_id, stored: storedEventIds.get(id)?.size ?? 0 })),
-    unexpected: [...eventIds.keys()].filter((id) => !shouldQcSet.has(id)),
-    mismatched: mismatched.map((m) => m.value.data.record_id),
-    replacedWithoutRetry: shouldQc.filter(
-      (id) => (eventIds.get(id)?.size ?? 0) > 1 && !retriedUniqueIds.has(String(byId.get(id)?.unique_id)),
-    ),
+    retryEvents: writes.reduce((sum, w) => sum + Math.max(0, (eventIds.get(w)?.replaced.size ?? 0) - (w.effect === 'replaced' ? 1 : 0)), 0),
+    countsOff,
+    unexpected,
+    mismatched,
   };
 }
 
 /** Fails unless the QC topic is as it should be: every list of the audit empty. */
 export function expectQcAsStored(qc: QcAudit): void {
-  expect(qc.storedNotOnce).toEqual([]);
+  expect(qc.countsOff).toEqual([]);
   expect(qc.unexpected).toEqual([]);
   expect(qc.mismatched).toEqual([]);
-  // A request Kafka handed out again after a crash answers as it did and sends QC nothing more.
-  expect(qc.replacedWithoutRetry).toEqual([]);
 }
 
 /**

@@ -80,10 +80,10 @@ export class AppNetwork {
     for (const proxy of this.proxies.values()) proxy.pass();
   }
 
-  /** The counts of the links to `dependency`, summed over the apps. */
-  counts(dependency: Dependency): ProxyCounts {
+  /** The counts of the links from `apps` (every app by default) to `dependency`, summed. */
+  counts(dependency: Dependency, apps: readonly FleetApp[] = FLEET_APPS): ProxyCounts {
     const sum: ProxyCounts = { accepted: 0, reset: 0, stalled: 0, redispatched: 0, open: 0, bytesUp: 0, bytesDown: 0 };
-    for (const app of FLEET_APPS) {
+    for (const app of apps) {
       const counts = this.proxy(app, dependency).counts;
       for (const key of Object.keys(sum) as (keyof ProxyCounts)[]) sum[key] += counts[key];
     }

@@ -2,6 +2,8 @@ import 'reflect-metadata';
 import { ALL_SERVICES } from '@workline/contracts';
 import { adminCreate, faultPorts, Fleet, http, killKafka, withRetries } from '@workline/testing';
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { writeFaultReport } from './fault-audit';
 
 /**
  * Graceful stops after a broker crash (docs/operations.md, "Fault tests"), one instance of every app: every
@@ -11,10 +13,12 @@ import { randomBytes } from 'node:crypto';
  */
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const REPORT_DIR = join(__dirname, '..', '..', '.cache', 'faults');
+const seconds = (since: number) => `${((Date.now() - since) / 1000).toFixed(1)} s`;
 
 describe('restarts after Kafka faults', () => {
   let fleet: Fleet;
-  const stream = { on: true };
+  const stream = { on: true, sent: 0, accepted: 0 };
   let streaming: Promise<void>;
 
   beforeAll(async () => {
@@ -40,7 +44,8 @@ describe('restarts after Kafka faults', () => {
           review_score: (i % 10) / 10,
           review_explanation: 'restarts',
         };
-        await withRetries(
+        stream.sent++;
+        const { result } = await withRetries(
           () =>
             http('POST', `${fleet.gatewayUrl()}/v1/workstreams/${ws.id}/task_reviewed`, {
               headers: { 'x-api-key': key },
@@ -49,6 +54,7 @@ describe('restarts after Kafka faults', () => {
             }),
           Date.now() + 60_000,
         );
+        if (result?.status === 202) stream.accepted++;
         await pause(50);
       }
     })();
@@ -61,14 +67,25 @@ describe('restarts after Kafka faults', () => {
   });
 
   it('every service that lived through a broker SIGKILL stops gracefully on SIGTERM', async () => {
+    const faultLog: [string, string][] = [];
+    const killed = Date.now();
     await killKafka();
     await fleet.ready();
+    faultLog.push(['SIGKILL Kafka broker, restart', `${seconds(killed)} to ready`]);
+    const stopping = Date.now();
     const stops = await Promise.all(ALL_SERVICES.map((app) => fleet.stopGracefully(app, 0)));
-    console.log(
-      `graceful stops after a broker SIGKILL: ${stops.map((s) => `${s.app} ${s.ms} ms (exit ${s.exit ?? s.signal})`).join(', ')}`,
-    );
+    faultLog.push(['SIGTERM every service at once', `${seconds(stopping)} until the last one exited`]);
+    const restarted = Date.now();
     for (const app of ALL_SERVICES) fleet.relaunch(app, 0);
     await fleet.ready();
+    faultLog.push(['every service started again', `${seconds(restarted)} to ready`]);
     expect(stops.filter((s) => s.exit !== 0)).toEqual([]);
+    const summary: Record<string, string | number> = {
+      'quality records sent / answered 202 meanwhile': `${stream.sent} / ${stream.accepted}`,
+      ...Object.fromEntries(
+        stops.map((s) => [`${s.app}: graceful stop (exit code)`, `${(s.ms / 1000).toFixed(1)} s (exit ${s.exit ?? s.signal})`]),
+      ),
+    };
+    console.log(writeFaultReport(join(REPORT_DIR, 'report-restarts.md'), 'Graceful stops after a Kafka broker SIGKILL', faultLog, summary));
   }, 600_000);
 });

@@ -112,9 +112,12 @@ export const startPrivateKafka = (ports: FaultPorts, fresh = false): Promise<Loc
     extraListeners: ports.kafkaPerApp.map(({ listener, proxy }, i) => ({ name: `APP${i}`, port: listener, advertisedPort: proxy })),
   });
 
-/** The broker gone for `ms` (a clean stop, so the outage is the time it is away, not its recovery), then started again. */
+/** A clean stop of the broker (controlled shutdown), so that an outage is the time it is away, not its recovery. */
+export const stopKafka = (): Promise<void> => stopProcess(readPid(kafkaPidFile) ?? 0, 60_000);
+
+/** The broker gone for `ms` (a clean stop), then started again on the same data. */
 export async function kafkaOutage(ports: FaultPorts, ms: number): Promise<void> {
-  await stopProcess(readPid(kafkaPidFile) ?? 0, 60_000);
+  await stopKafka();
   await new Promise((resolve) => setTimeout(resolve, ms));
   await startPrivateKafka(ports, false);
 }

@@ -48,6 +48,14 @@ export const killKafka = (): Promise<void> => infra().killKafka(faultPorts());
 /** Stops the fault suite's Kafka broker, keeps it away for `ms`, starts it again on the same data. */
 export const kafkaOutage = (ms: number): Promise<void> => infra().kafkaOutage(faultPorts(), ms);
 
+/** Stops the fault suite's Kafka broker (a clean stop) until {@link startKafka}: for faults that overlap its absence. */
+export const stopKafka = (): Promise<void> => infra().stopKafka();
+
+/** Starts the fault suite's Kafka broker again on the same data, once it answers. */
+export const startKafka = async (): Promise<void> => {
+  await infra().startPrivateKafka(faultPorts(), false);
+};
+
 /** Stops the fault suite's PostgreSQL in immediate mode, keeps it away for `ms`, starts it again. */
 export const postgresOutage = (ms: number): Promise<void> => infra().postgresOutage(faultPorts().postgres, ms);
 

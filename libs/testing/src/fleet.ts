@@ -1,6 +1,7 @@
 import { ALL_APPS, ALL_SERVICES, type AppName, consumerGroupOf, GATEWAY_APP } from '@workline/contracts';
 import { createKafka, kafkaClientIdOf } from '@workline/messaging';
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { eventually } from './eventually';
 import { adminHeaders } from './http';
 import { type AppInstance, startAppInstance } from './instances';
@@ -21,6 +22,8 @@ interface Member {
 }
 
 const READY_TIMEOUT_MS = 180_000;
+/** How often {@link Fleet.ready} asks again: each fault's recovery is measured to within this. */
+const READY_POLL_MS = 200;
 /** How often the fleet's balancer asks each gateway whether it is ready. */
 const BALANCER_POLL_MS = 200;
 /**
@@ -42,6 +45,25 @@ export interface GracefulStop {
   ms: number;
   exit: number | null;
   signal: NodeJS.Signals | null;
+}
+
+/**
+ * A point of an instance's start-up at which {@link Fleet.crashDuringStartup} kills it:
+ * - `joining its consumer group`: its modules are up (PostgreSQL and the topics reached, its /health endpoint
+ *   listens) and its Kafka consumer is on its way into its group: its readiness still answers 503 (a service is
+ *   ready once its consumer is a member of its group);
+ * - `waiting for Kafka`: it tried to reach the broker and failed (it logged the connection error), as during
+ *   a Kafka outage.
+ */
+export type StartupPhase = 'joining its consumer group' | 'waiting for Kafka';
+
+/** What {@link Fleet.crashDuringStartup} saw: the phase the killed instance had reached, and when. */
+export interface StartupCrash {
+  phase: StartupPhase;
+  /** From the launch of the doomed instance to the moment the phase was seen (it was killed at once). */
+  reachedAfterMs: number;
+  /** `joining its consumer group`: its readiness answer then (503, and why). */
+  readiness?: string;
 }
 
 /** What a rolling restart did: each instance stopped, how long its graceful stop took. */
@@ -194,11 +216,19 @@ export class Fleet {
     this.members.set(`${app}#${index}`, { app, index, instanceId, instance });
   }
 
-  /** SIGKILL one instance (no shutdown hooks, as in a crash), start a new one in its place, wait until it is ready. */
-  async crash(app: FleetApp, index: number): Promise<void> {
+  /**
+   * SIGKILL one instance (no shutdown hooks, as in a crash), start a new one in its place, wait until it is
+   * ready (`ready`: as {@link ready} takes it). `whileDown` runs between the kill and the new start.
+   */
+  async crash(
+    app: FleetApp,
+    index: number,
+    { whileDown, ready }: { whileDown?: () => Promise<void>; ready?: { gateways?: boolean } } = {},
+  ): Promise<void> {
     await this.kill(this.member(app, index));
+    await whileDown?.();
     this.launch(app, index);
-    await this.ready();
+    await this.ready(ready);
   }
 
   /** SIGKILL every instance of one app at once (its whole service is gone), start them all again, wait until ready. */
@@ -210,16 +240,84 @@ export class Fleet {
   }
 
   /**
-   * SIGKILL one instance, start a new one and SIGKILL that one too while it is still starting (`afterMs`
-   * after its launch: connecting, migrating its consumer into the group), then start it for good.
+   * SIGKILL one instance of a service, start a new one and SIGKILL that one too as soon as its start-up
+   * reaches `phase` (watched every 50 ms), then start it for good and, unless told not to (a fault still on,
+   * e.g. Kafka away), wait until the fleet is ready. Fails if the phase is never reached. Says when the phase
+   * was seen and, for a group, in which state.
    */
-  async crashDuringStartup(app: FleetApp, index: number, afterMs: number): Promise<void> {
+  async crashDuringStartup(
+    app: FleetApp,
+    index: number,
+    phase: StartupPhase,
+    { waitReady = true }: { waitReady?: boolean } = {},
+  ): Promise<StartupCrash> {
+    if (app === GATEWAY_APP) throw new Error('a start-up phase is watched on a service (its consumer group, its Kafka client)');
     await this.kill(this.member(app, index));
+    const launchedAt = Date.now();
     this.launch(app, index);
-    await new Promise((resolve) => setTimeout(resolve, afterMs));
-    await this.kill(this.member(app, index));
+    const doomed = this.member(app, index);
+    const seen = await eventually(
+      async () => {
+        const { exitCode, signalCode } = doomed.instance.process;
+        if (exitCode !== null || signalCode !== null) throw new Error(`${app} #${index} exited (${signalCode ?? exitCode}) while starting`);
+        return phase === 'waiting for Kafka' ? this.loggedKafkaUnreachable(doomed) : this.joiningItsGroup(doomed);
+      },
+      { what: `${app} #${index} (${doomed.instanceId}) to be ${phase}`, timeoutMs: READY_TIMEOUT_MS, intervalMs: 20 },
+    );
+    const reachedAfterMs = Date.now() - launchedAt;
+    await this.kill(doomed);
     this.launch(app, index);
-    await this.ready();
+    if (waitReady) await this.ready();
+    if (seen !== true && seen.ready) throw new Error(`${app} #${index} was ready before its start-up was seen (${seen.readiness})`);
+    return { phase, reachedAfterMs, readiness: seen === true ? undefined : seen.readiness };
+  }
+
+  /**
+   * Once `member`'s /health endpoint listens, its readiness answer (503 while its consumer is not yet in its
+   * group; 200 means its start-up ended before it was seen); undefined before.
+   */
+  private async joiningItsGroup(member: Member): Promise<{ ready: boolean; readiness: string } | undefined> {
+    let port = '';
+    try {
+      port = readFileSync(member.instance.portFile ?? '', 'utf8').trim();
+    } catch {
+      return undefined;
+    }
+    if (!port) return undefined;
+    const readiness = await fetch(`http://127.0.0.1:${port}/health/ready`, { signal: AbortSignal.timeout(1000) });
+    return { ready: readiness.status === 200, readiness: `${readiness.status} ${(await readiness.text()).slice(0, 120)}` };
+  }
+
+  /**
+   * True once `member` logged a failed connection to Kafka (kafkajs logs each one as an error, at every
+   * LOG_LEVEL); its log file also holds the lines of the instances that ran in its place before.
+   */
+  private loggedKafkaUnreachable(member: Member): boolean {
+    let text = '';
+    try {
+      text = readFileSync(member.instance.logFile, 'utf8');
+    } catch {
+      return false;
+    }
+    return text.split('\n').some((line) => {
+      if (!line.includes(member.instanceId)) return false;
+      try {
+        const { level, msg, instance } = JSON.parse(line) as { level?: string; msg?: unknown; instance?: string };
+        return instance === member.instanceId && level === 'error' && /ECONNREFUSED|Connection error|Failed to connect/.test(String(msg));
+      } catch {
+        return false;
+      }
+    });
+  }
+
+  /** The INSTANCE_ID of instance `index` of `app` now (a service records it, e.g. as an upload's claim). */
+  instanceIdOf(app: FleetApp, index: number): string {
+    return this.member(app, index).instanceId;
+  }
+
+  /** Which instance of `app` runs with INSTANCE_ID `instanceId`; undefined when none does (any more). */
+  indexOfInstance(app: FleetApp, instanceId: string): number | undefined {
+    return [...this.members.values()].find((m) => m.app === app && m.instanceId === instanceId)?.index;
   }
 
   /**
@@ -283,8 +381,11 @@ export class Fleet {
     await exited;
   }
 
-  /** Waits until every instance is ready (see the class comment); fails if one exited. */
-  async ready(): Promise<void> {
+  /**
+   * Waits until every instance is ready (see the class comment); fails if one exited. `gateways: false`
+   * waits for the services only: while Redis is down every gateway's GET /health is 503, by design.
+   */
+  async ready({ gateways = true }: { gateways?: boolean } = {}): Promise<void> {
     const probe = createKafka({ brokers: testStack().kafkaBrokers, app: 'fleet-probe', instanceId: randomUUID() });
     await eventually(
       async () => {
@@ -293,7 +394,7 @@ export class Fleet {
           if (exitCode !== null || signalCode !== null)
             throw new Error(`${member.app} #${member.index} exited (${signalCode ?? exitCode})`);
         }
-        for (const url of this.gatewayUrls) {
+        for (const url of gateways ? this.gatewayUrls : []) {
           // With the admin token, a 503 names what is down (anonymous callers get only the status).
           const health = await fetch(`${url}/health`, { headers: adminHeaders(), signal: AbortSignal.timeout(10_000) });
           if (health.status !== 200) throw new Error(`${url}/health answered ${health.status}: ${await health.text()}`);
@@ -317,7 +418,7 @@ export class Fleet {
         }
         return true;
       },
-      { what: 'every app instance to be ready', timeoutMs: READY_TIMEOUT_MS, intervalMs: 500 },
+      { what: 'every app instance to be ready', timeoutMs: READY_TIMEOUT_MS, intervalMs: READY_POLL_MS },
     );
   }
 

@@ -2,7 +2,7 @@ import { ALL_SERVICES, GATEWAY_APP } from '@workline/contracts';
 import { createKafka } from '@workline/messaging';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { apiClient } from './api';
@@ -28,6 +28,8 @@ export interface AppInstance {
   stop(graceMs?: number): Promise<void>;
   /** Resolves with the exit code once the process has exited (null when killed by a signal). */
   exited: Promise<number | null>;
+  /** A service's: the file it writes the port of its /metrics and /health endpoints to once they listen. */
+  portFile?: string;
   /**
    * Base URL of a service's /metrics and /health endpoints (each extra service instance gets a free
    * port, so several never collide). Resolves once the service listens; rejects for the gateway (its are
@@ -49,8 +51,10 @@ export function startAppInstance(
   mkdirSync(logDir, { recursive: true });
   const logFile = join(logDir, `${name}.log`);
   const log = createWriteStream(logFile, { flags: 'a' });
-  // Services: the OS picks the port of the operational endpoints and the service writes it to a file.
+  // Services: the OS picks the port of the operational endpoints and the service writes it to a file. A fleet
+  // starts each restart under its predecessor's name: the file left by that one must not be read as this one's.
   const portFile = join(logDir, `${name}.http-port`);
+  rmSync(portFile, { force: true });
   const opsEnv: Record<string, string> =
     SERVICES.has(app) && extraEnv.HTTP_PORT === undefined ? { HTTP_PORT: '0', HTTP_PORT_FILE: portFile } : {};
   const child = spawn(process.execPath, [builtMainOf(app)], {
@@ -63,6 +67,7 @@ export function startAppInstance(
   return {
     process: child,
     logFile,
+    portFile: opsEnv.HTTP_PORT_FILE,
     exited,
     kill: () => void child.kill('SIGKILL'),
     stop: async (graceMs = STOP_GRACE_MS) => {
