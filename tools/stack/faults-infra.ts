@@ -146,4 +146,12 @@ export async function stopAll(): Promise<void> {
 }
 
 /** What libs/testing's fault helpers load from this file (they cannot import it: tools depend on them). */
-export const faultsInfra = { killKafka, kafkaOutage, postgresOutage, killRedis, startPrivateRedis } satisfies FaultsInfra;
+export const faultsInfra = {
+  killKafka,
+  kafkaOutage,
+  stopKafka,
+  startPrivateKafka,
+  postgresOutage,
+  killRedis,
+  startPrivateRedis,
+} satisfies FaultsInfra;

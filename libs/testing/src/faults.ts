@@ -28,6 +28,8 @@ export interface FaultPorts {
 export interface FaultsInfra {
   killKafka(ports: FaultPorts): Promise<void>;
   kafkaOutage(ports: FaultPorts, ms: number): Promise<void>;
+  stopKafka(): Promise<void>;
+  startPrivateKafka(ports: FaultPorts, fresh: boolean): Promise<unknown>;
   postgresOutage(port: number, ms: number): Promise<void>;
   killRedis(): Promise<void>;
   startPrivateRedis(port: number): Promise<void>;
