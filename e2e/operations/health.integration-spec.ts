@@ -68,27 +68,30 @@ describe('GET /health', () => {
     expect(probes.filter((p) => p.probes > 2)).toEqual([]);
   });
 
-  it('is 503 when a service does not answer: the admin token is told which, anyone else only the status; 200 again once it is back', async () => {
-    const pid = testStack().pids['platform-runs'];
-    process.kill(pid, 'SIGSTOP');
-    try {
-      const down = await health(admin);
-      expect(down.status).toBe(503);
-      expect(down.body.message).toBe('Down: platform-runs: no answer over Kafka');
-      expect(down.body.components?.['platform-runs']).toMatchObject({ status: 'down', detail: expect.stringMatching(/did not answer/) });
-      expect(down.body.components?.performance).toMatchObject({ status: 'up' });
-      const unavailable = await eventually(
-        async () => {
-          const result = await health();
-          return result.status === 503 ? result : undefined;
-        },
-        { what: 'the anonymous /health to be 503' },
-      );
-      expect(unavailable.body).toEqual({ status: 'unavailable' });
-    } finally {
-      process.kill(pid, 'SIGCONT');
-    }
-    await eventually(async () => (await health(admin)).status === 200, { what: '/health to be 200 again for the admin token' });
-    await eventually(async () => (await health()).status === 200, { what: '/health to be 200 again' });
-  });
+  it(
+    'is 503 when a service does not answer: ' + 'the admin token is told which, anyone else only the status; 200 again once it is back',
+    async () => {
+      const pid = testStack().pids['platform-runs'];
+      process.kill(pid, 'SIGSTOP');
+      try {
+        const down = await health(admin);
+        expect(down.status).toBe(503);
+        expect(down.body.message).toBe('Down: platform-runs: no answer over Kafka');
+        expect(down.body.components?.['platform-runs']).toMatchObject({ status: 'down', detail: expect.stringMatching(/did not answer/) });
+        expect(down.body.components?.performance).toMatchObject({ status: 'up' });
+        const unavailable = await eventually(
+          async () => {
+            const result = await health();
+            return result.status === 503 ? result : undefined;
+          },
+          { what: 'the anonymous /health to be 503' },
+        );
+        expect(unavailable.body).toEqual({ status: 'unavailable' });
+      } finally {
+        process.kill(pid, 'SIGCONT');
+      }
+      await eventually(async () => (await health(admin)).status === 200, { what: '/health to be 200 again for the admin token' });
+      await eventually(async () => (await health()).status === 200, { what: '/health to be 200 again' });
+    },
+  );
 });

@@ -122,7 +122,8 @@ export class S3Client {
     const toSign = ['AWS4-HMAC-SHA256', amzDate, scope, createHash('sha256').update(canonical).digest('hex')].join('\n');
     const key = hmac(hmac(hmac(hmac(`AWS4${this.settings.secretAccessKey}`, day), this.settings.region), 's3'), 'aws4_request');
     const signature = createHmac('sha256', key).update(toSign).digest('hex');
-    signed.authorization = `AWS4-HMAC-SHA256 Credential=${this.settings.accessKeyId}/${scope},SignedHeaders=${names.join(';')},Signature=${signature}`;
+    const credential = `${this.settings.accessKeyId}/${scope}`;
+    signed.authorization = `AWS4-HMAC-SHA256 Credential=${credential},SignedHeaders=${names.join(';')},Signature=${signature}`;
     return signed;
   }
 }

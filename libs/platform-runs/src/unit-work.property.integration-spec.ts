@@ -352,7 +352,8 @@ describe('work API queue: random interleavings against a reference model (real P
           });
           expect(runRows.map((run) => [run.status, run.pendingUnits])).toEqual(runRows.map(() => ['Processed', 0]));
           const callbacks = await prisma.$queryRaw<{ key: string; n: number }[]>`
-          select key, count(*)::int as n from messaging_outbox where topic = ${Topic.DeliveryRequested} and key = any(${model.runs}) group by key`;
+          select key, count(*)::int as n from messaging_outbox
+          where topic = ${Topic.DeliveryRequested} and key = any(${model.runs}) group by key`;
           expect(new Map(callbacks.map((row) => [row.key, row.n]))).toEqual(new Map(model.runs.map((id) => [id, 1])));
         },
       ),

@@ -289,7 +289,9 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestro
     // The URL is logged without its query (it may carry a client's token); credentials never sit in it. The
     // address connected to is for the operator: the attempt's error, which the client reads, leaves it out.
     this.logger.log({
-      msg: `delivery ${delivery.id} (${delivery.event_type}): ${result.statusCode ? `HTTP ${result.statusCode}` : (result.error ?? 'failed')} in ${result.durationMs} ms`,
+      msg:
+        `delivery ${delivery.id} (${delivery.event_type}): ` +
+        `${result.statusCode ? `HTTP ${result.statusCode}` : (result.error ?? 'failed')} in ${result.durationMs} ms`,
       delivery_id: delivery.id,
       event_type: delivery.event_type,
       target: delivery.url.split('?')[0],

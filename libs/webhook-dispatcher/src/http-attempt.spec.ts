@@ -33,7 +33,8 @@ describe("an attempt's error text (attemptErrorText)", () => {
         '10.1.2.3',
       ),
     ).toBe(
-      "ERR_TLS_CERT_ALTNAME_INVALID: Hostname/IP does not match certificate's altnames: IP: the receiver's address is not in the cert's list: ",
+      "ERR_TLS_CERT_ALTNAME_INVALID: Hostname/IP does not match certificate's altnames: IP: the receiver's address is " +
+        "not in the cert's list: ",
     );
     expect(attemptErrorText(failure('connect EPROTO [fd12:3456::1]:8443 and fd12:3456::1 again', 'EPROTO'), 'fd12:3456::1')).toBe(
       "EPROTO: connect EPROTO the receiver's address and the receiver's address again",
