@@ -18,7 +18,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { randomUUID } from 'node:crypto';
 import { Pool } from 'undici';
 import type { LoadJob, LoadResult } from './lib/load';
-import { percentile } from './lib/common';
+import { type JsonAnswer, percentile } from './lib/common';
 
 interface Context {
   id?: string;
@@ -74,7 +74,7 @@ function jsonClient(base: string, connections: number) {
   const pool = new Pool(base, { connections, pipelining: 1, keepAliveTimeout: 30_000 });
   return {
     pool,
-    async post(path: string, headers: Record<string, string>, body: unknown): Promise<{ status: number; json: any }> {
+    async post(path: string, headers: Record<string, string>, body: unknown): Promise<{ status: number; json: JsonAnswer }> {
       const response = await pool.request({
         path,
         method: 'POST',
