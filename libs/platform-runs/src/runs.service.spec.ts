@@ -3,7 +3,7 @@ import { BlobReplies, type BlobStore } from '@workline/blob-store';
 import { decodeCursor, ErrorCode, type PlatformApi, type RunAbortRequestedEvent, V3 } from '@workline/contracts';
 import type { Sql } from '@workline/db';
 import type { Tx } from '@workline/messaging';
-import type { PlatformSettings } from './platform.settings';
+import type { PlatformRunsSettings } from './platform-runs.settings';
 import { RunStatus, type UnitRecord, UnitStatus } from './run-views';
 import type { DeliveryToEnqueue, ListedRun, NewRun, OwnedRun, RunListFilter, RunRow, RunsRepository, RunToAbort } from './runs.repository';
 import { ABORT_ACCEPTED, ALREADY_PROCESSED, RunsService } from './runs.service';
@@ -150,7 +150,7 @@ class InMemoryRunsRepository implements PublicSurface<RunsRepository> {
   }
 }
 
-const settings = { secretsKey: 'k'.repeat(64), callbackPolicy: {} } as PlatformSettings;
+const settings = { secretsKey: 'k'.repeat(64), callbackPolicy: {} } as PlatformRunsSettings;
 const tx = {} as Tx;
 const sql = {} as Sql;
 

@@ -7,7 +7,7 @@ import { runWithRequestId } from '@workline/observability';
 import { SecretBox } from '@workline/secrets';
 import { sign } from '@workline/signature';
 import { randomUUID } from 'node:crypto';
-import { DELIVERY_OPTIONS, type DeliveryOptions } from './delivery.options';
+import { WEBHOOK_DISPATCHER_OPTIONS, type WebhookDispatcherOptions } from './webhook-dispatcher.options';
 import { type DeliveryRow, DeliveryStore, type LeasedRow, originOf, type OutcomeRow } from './delivery-store';
 import { type Dispatchable, DispatchQueue } from './dispatch-queue';
 import { ATTEMPT_TIMEOUT_MS, type AttemptResult, postOnce } from './http-attempt';
@@ -71,7 +71,7 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestro
   constructor(
     db: DbPool,
     outbox: OutboxRelay,
-    @Inject(DELIVERY_OPTIONS) private readonly options: DeliveryOptions,
+    @Inject(WEBHOOK_DISPATCHER_OPTIONS) private readonly options: WebhookDispatcherOptions,
   ) {
     this.box = new SecretBox(options.secretsKey);
     this.store = new DeliveryStore(db, options);
