@@ -24,6 +24,8 @@ const depConstraints = [
 
 const E2E_READS_NO_TABLE =
   'e2e suites are black-box: check what a service stores beside it (apps/<app>/src) or through an API, never in its tables.';
+const E2E_READS_NO_REDIS_KEY =
+  'e2e suites are black-box: check what the gateway keeps in Redis beside it (apps/gateway, its domain libraries) or through an API.';
 
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', '**/generated/**', '.cache/**'] },
@@ -77,9 +79,9 @@ export default tseslint.config(
       ],
     },
   },
-  // The end-to-end suites see what a client sees: what a service keeps in its tables is checked beside the service
-  // (apps/<app>/src) or through an API. The fault audits read the tables on purpose (e2e/faults/fault-audit.ts),
-  // and the embedded-PostgreSQL check is about the database itself.
+  // The end-to-end suites see what a client sees: what a service keeps in its tables, or the gateway in Redis, is
+  // checked beside it (apps/<app>/src, its domain library) or through an API. The fault suites read the tables on
+  // purpose (e2e/faults/fault-audit.ts); the embedded-PostgreSQL check is about the database itself.
   {
     files: ['e2e/**/*.ts'],
     ignores: ['e2e/faults/**', 'e2e/operations/embedded-postgres.integration-spec.ts'],
@@ -90,6 +92,7 @@ export default tseslint.config(
           paths: [
             { name: '@workline/db', message: E2E_READS_NO_TABLE },
             { name: 'pg', message: E2E_READS_NO_TABLE },
+            { name: 'ioredis', message: E2E_READS_NO_REDIS_KEY },
             { name: '@workline/testing', importNames: ['dbQuery'], message: E2E_READS_NO_TABLE },
           ],
           patterns: [{ group: ['@workline/*/*'], message: 'Import libraries by their package root only.' }],

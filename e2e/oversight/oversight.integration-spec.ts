@@ -24,10 +24,9 @@ import {
   leaseTask as lease,
   newWorkerToken as newWorker,
   startS3Server,
+  TopicWatcher,
   withStatus,
 } from '@workline/testing';
-import { Kafka, logLevel, type Consumer } from 'kafkajs';
-import Redis from 'ioredis';
 import { createServer } from 'node:net';
 import { Readable } from 'node:stream';
 import { createHmac, randomBytes } from 'node:crypto';
@@ -156,31 +155,21 @@ async function drainQueue(worker: string): Promise<void> {
   );
 }
 
-/** Every message on the oversight event topics and the delivery topic, read with a consumer group of its own. */
+/** The oversight event topics and the delivery topic from when the suite starts, as a consumer reads them. */
 class EventLog {
-  private consumer?: Consumer;
-  readonly messages: { topic: string; envelope: EventEnvelope<unknown> }[] = [];
+  private watcher?: TopicWatcher;
 
   async start(): Promise<void> {
-    const kafka = new Kafka({ clientId: 'oversight-test', brokers: testStack().kafkaBrokers, logLevel: logLevel.NOTHING });
-    this.consumer = kafka.consumer({ groupId: `test-oversight-events-${randomBytes(4).toString('hex')}` });
-    await this.consumer.connect();
-    await this.consumer.subscribe({ topics: [Topic.DeliveryRequested, Topic.TaskResultAvailable, Topic.TaskError], fromBeginning: true });
-    await this.consumer.run({
-      eachMessage: async ({ topic, message }) => {
-        this.messages.push({ topic, envelope: JSON.parse(message.value?.toString() ?? 'null') as EventEnvelope<unknown> });
-      },
-    });
+    this.watcher = await TopicWatcher.start([Topic.DeliveryRequested, Topic.TaskResultAvailable, Topic.TaskError]);
   }
 
   async stop(): Promise<void> {
-    await this.consumer?.disconnect();
+    await this.watcher?.stop();
   }
 
   private of<T>(topic: Topic, taskId: string): T[] {
-    return this.messages
-      .filter((m) => m.topic === topic)
-      .map((m) => m.envelope.data as T & { subject?: { task_id?: string }; task_id?: string })
+    return (this.watcher?.messages<EventEnvelope<unknown>>(topic) ?? [])
+      .map((message) => message.value.data as T & { subject?: { task_id?: string }; task_id?: string })
       .filter((data) => (data.subject?.task_id ?? data.task_id) === taskId);
   }
 
@@ -1092,7 +1081,6 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
 
   describe('Idempotency-Key on POST /v1/tasks (safe retries)', () => {
     const receiver = new LoopbackReceiver();
-    const redis = new Redis(testStack().redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
     /** Tasks of a workstream on one media key, as the admin API lists them (every page). */
     const tasksOf = async (workstreamId: string, mediaKey: string) => {
       let count = 0;
@@ -1107,17 +1095,17 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       } while (cursor);
       return count;
     };
+    /** What the workstream's quota has counted today, as support reads it. */
     const todaysQuota = async (workstreamId: string) =>
-      Number((await redis.get(`quota:tasks:${workstreamId}:d${new Date().toISOString().slice(0, 10)}`)) ?? '0');
+      (await ok(admin.GET('/admin/v1/workstreams/{workstream_id}/task-quota', { params: { path: { workstream_id: workstreamId } } }), 200))
+        .day.used;
 
     beforeAll(async () => {
       await receiver.start();
-      await redis.connect();
     });
 
     afterAll(async () => {
       await receiver.stop();
-      redis.disconnect();
     });
 
     it(
@@ -1252,7 +1240,6 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
   describe('limits (a second gateway with small limits)', () => {
     let gateway: AppInstance;
     let base: string;
-    const redis = new Redis(testStack().redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
 
     beforeAll(async () => {
       const port = await freePort();
@@ -1274,12 +1261,10 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
           timeoutMs: 90_000,
         },
       );
-      await redis.connect();
     });
 
     afterAll(async () => {
       await gateway.stop();
-      redis.disconnect();
     });
 
     it('413 over MEDIA_MAX_BYTES, whether Content-Length announces it or not; nothing is stored', async () => {
@@ -1334,61 +1319,52 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       expect(otherWorkstream.status).toBe(201);
     });
 
-    it(
-      'support raises a quota: ' + 'in force on every gateway once answered, back to the default with null, rewritten when Redis loses it',
-      async () => {
-        const fresh = await newTenant();
-        const create = async () =>
-          createTask(fresh, { media_key: await uploaded(fresh, PNG(), 'image/png'), configuration_id: fresh.configurationId }, base);
-        expect([(await create()).status, (await create()).status, (await create()).status]).toEqual([201, 201, 429]);
-        const quota = { params: { path: { workstream_id: fresh.workstreamId } } };
-        const midnight = new Date(
-          new Date(new Date().toISOString().slice(0, 10) + 'T00:00:00.000Z').getTime() + 24 * 3600 * 1000,
-        ).toISOString();
+    it('support raises a quota: in force on every gateway once answered, raised again, back to the default with null', async () => {
+      const fresh = await newTenant();
+      const create = async () =>
+        createTask(fresh, { media_key: await uploaded(fresh, PNG(), 'image/png'), configuration_id: fresh.configurationId }, base);
+      expect([(await create()).status, (await create()).status, (await create()).status]).toEqual([201, 201, 429]);
+      const quota = { params: { path: { workstream_id: fresh.workstreamId } } };
+      const midnight = new Date(
+        new Date(new Date().toISOString().slice(0, 10) + 'T00:00:00.000Z').getTime() + 24 * 3600 * 1000,
+      ).toISOString();
 
-        // Set through the stack's gateway; the limits gateway (a default of 2 a day) holds it at once.
-        const raised = await admin.PUT('/admin/v1/workstreams/{workstream_id}/task-quota', { ...quota, body: { day: 4, month: null } });
-        expect(raised.response.status).toBe(200);
-        expect(raised.data).toEqual({
-          workstream_id: fresh.workstreamId,
-          day: { limit: 4, default_limit: 10_000, custom: true, used: 2, resets_at: midnight },
-          week: { limit: 50_000, default_limit: 50_000, custom: false, used: 2, resets_at: expect.any(String) },
-          month: { limit: 200_000, default_limit: 200_000, custom: false, used: 2, resets_at: expect.any(String) },
-        });
-        expect([(await create()).status, (await create()).status]).toEqual([201, 201]);
-        const over = await create();
-        expect([over.status, over.error]).toEqual([
-          429,
-          {
-            message:
-              `Task quota exceeded: this workstream may create 4 tasks per day; retry after ${midnight} or ask ` +
-              `support to raise the quota`,
-          },
-        ]);
-        const read = await adminClient(base).GET('/admin/v1/workstreams/{workstream_id}/task-quota', quota);
-        expect([read.response.status, read.data?.day]).toEqual([
-          200,
-          { limit: 4, default_limit: 2, custom: true, used: 4, resets_at: midnight },
-        ]);
+      // Set through the stack's gateway; the limits gateway (a default of 2 a day) holds it at once.
+      const raised = await admin.PUT('/admin/v1/workstreams/{workstream_id}/task-quota', { ...quota, body: { day: 4, month: null } });
+      expect(raised.response.status).toBe(200);
+      expect(raised.data).toEqual({
+        workstream_id: fresh.workstreamId,
+        day: { limit: 4, default_limit: 10_000, custom: true, used: 2, resets_at: midnight },
+        week: { limit: 50_000, default_limit: 50_000, custom: false, used: 2, resets_at: expect.any(String) },
+        month: { limit: 200_000, default_limit: 200_000, custom: false, used: 2, resets_at: expect.any(String) },
+      });
+      expect([(await create()).status, (await create()).status]).toEqual([201, 201]);
+      const over = await create();
+      expect([over.status, over.error]).toEqual([
+        429,
+        {
+          message:
+            `Task quota exceeded: this workstream may create 4 tasks per day; retry after ${midnight} or ask ` +
+            `support to raise the quota`,
+        },
+      ]);
+      const read = await adminClient(base).GET('/admin/v1/workstreams/{workstream_id}/task-quota', quota);
+      expect([read.response.status, read.data?.day]).toEqual([
+        200,
+        { limit: 4, default_limit: 2, custom: true, used: 4, resets_at: midnight },
+      ]);
 
-        // Redis loses its copy (a restart, a flush): the gateways write it back from PostgreSQL.
-        expect((await admin.PUT('/admin/v1/workstreams/{workstream_id}/task-quota', { ...quota, body: { day: 5 } })).response.status).toBe(
-          200,
-        );
-        const copy = `quota:tasks:limits:${fresh.workstreamId}`;
-        await redis.del(copy);
-        await eventually(async () => (await redis.hget(copy, 'day')) === '5', {
-          what: 'the limits copied to Redis again',
-          timeoutMs: 20_000,
-        });
-        expect((await create()).status).toBe(201);
+      // Raised again, on the other gateway this time. (Redis losing its copy of the limits, and the gateways
+      // writing it back from PostgreSQL, is proven beside the quota: libs/task-quota/src/task-quota.integration-spec.ts.)
+      const again = await adminClient(base).PUT('/admin/v1/workstreams/{workstream_id}/task-quota', { ...quota, body: { day: 5 } });
+      expect(again.response.status).toBe(200);
+      expect((await create()).status).toBe(201);
 
-        // null (or left out) is the default again: 5 used of 2.
-        const lowered = await admin.PUT('/admin/v1/workstreams/{workstream_id}/task-quota', { ...quota, body: {} });
-        expect(lowered.data?.day).toEqual({ limit: 10_000, default_limit: 10_000, custom: false, used: 5, resets_at: midnight });
-        expect((await create()).status).toBe(429);
-      },
-    );
+      // null (or left out) is the default again: 5 used of 2.
+      const lowered = await admin.PUT('/admin/v1/workstreams/{workstream_id}/task-quota', { ...quota, body: {} });
+      expect(lowered.data?.day).toEqual({ limit: 10_000, default_limit: 10_000, custom: false, used: 5, resets_at: midnight });
+      expect((await create()).status).toBe(429);
+    });
 
     it('refuses bad task quotas with the field named, unknown workstreams with 404, and callers without the admin token', async () => {
       const fresh = await newTenant();
