@@ -103,6 +103,16 @@ export interface Figures {
   failed: number;
 }
 
+/** The figures of a measure whose every latency is a completed operation, over `seconds`. */
+export const figuresOf = (latencies: number[], failed: number, seconds: number): Figures & { seconds: number } => ({
+  perSecond: latencies.length / seconds,
+  p50: percentile(latencies, 50),
+  p99: percentile(latencies, 99),
+  count: latencies.length,
+  failed,
+  seconds,
+});
+
 /** A tenant of the performance and oversight APIs: an account, a workstream (use case uc-1) and its key. */
 export async function newWorkstream(base: string, name = 'Bench'): Promise<{ accountId: string; workstreamId: string; key: string }> {
   const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };

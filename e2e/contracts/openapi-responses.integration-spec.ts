@@ -1,5 +1,5 @@
 import { type WorklineClient } from '@workline/client';
-import { ContractCheck, eventually, LoopbackReceiver, solidPng, testStack, takesTurnOn } from '@workline/testing';
+import { ContractCheck, eventually, LoopbackReceiver, qualityRecord, solidPng, testStack, takesTurnOn } from '@workline/testing';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -122,19 +122,7 @@ describe('real answers of every operation match docs/openapi.json', () => {
     ok(await api.GET('/v1/api-key'));
     await anonymous.GET('/v1/api-key');
     const path = { workstream_id: workstreamId };
-    ok(
-      await api.POST('/v1/workstreams/{workstream_id}/task_reviewed', {
-        params: { path },
-        body: {
-          workstream_id: workstreamId,
-          use_case_id: 'uc-1',
-          task_definition_id: 'td-1',
-          worker_id: 'ann@example.com',
-          review_completed_at: '2024-05-01T12:00:00Z',
-          review_score: 0.9,
-        },
-      }),
-    );
+    ok(await api.POST('/v1/workstreams/{workstream_id}/task_reviewed', { params: { path }, body: qualityRecord(workstreamId) }));
     const refused = await api.POST('/v1/workstreams/{workstream_id}/task_reviewed', {
       params: { path },
       body: { use_case_id: 'uc-1', review_score: 7 } as never,

@@ -23,6 +23,7 @@ import {
   takesTurnOn,
   leaseTask as lease,
   newWorkerToken as newWorker,
+  stackLogs,
   startS3Server,
   TopicWatcher,
   withStatus,
@@ -30,7 +31,7 @@ import {
 import { createServer } from 'node:net';
 import { Readable } from 'node:stream';
 import { createHmac, randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -1005,8 +1006,7 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       expect(unknown.status).toBe(404);
       expect(unknown.error?.message).toMatch(/workstream no-such-ws not found/);
       // Nor does any app's log carry it (the logs of this test run).
-      const logDir = join(__dirname, '..', '..', '.cache', 'logs', 'test');
-      const logs = readdirSync(logDir).map((file) => readFileSync(join(logDir, file), 'utf8'));
+      const logs = [...stackLogs().values()];
       expect(logs.join('').length).toBeGreaterThan(0);
       expect(logs.some((log) => log.includes(secret))).toBe(false);
     });
@@ -1240,6 +1240,16 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
   describe('limits (a second gateway with small limits)', () => {
     let gateway: AppInstance;
     let base: string;
+    /** Creates a task of a new image of `tenant` through the gateway with small limits. */
+    const createImageTask = async (tenant: Tenant, headers?: Record<string, string>) =>
+      createTask(
+        tenant,
+        { media_key: await uploaded(tenant, PNG(), 'image/png'), configuration_id: tenant.configurationId },
+        base,
+        headers,
+      );
+    /** When the UTC day ends, and with it the daily quota's window. */
+    const endOfDay = () => new Date(Date.parse(`${new Date().toISOString().slice(0, 10)}T00:00:00.000Z`) + 24 * 3600 * 1000).toISOString();
 
     beforeAll(async () => {
       const port = await freePort();
@@ -1294,40 +1304,30 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
 
     it('429 with Retry-After past the daily task quota; refused creations do not count; other workstreams are not affected', async () => {
       const fresh = await newTenant();
-      const media = async () => uploaded(fresh, PNG(), 'image/png');
       const refused = await createTask(fresh, { media_key: 'med_unknown000000000000', configuration_id: fresh.configurationId }, base);
       expect(refused.status).toBe(404);
-      for (let i = 0; i < 2; i++)
-        expect((await createTask(fresh, { media_key: await media(), configuration_id: fresh.configurationId }, base)).status).toBe(201);
-      const over = await createTask(fresh, { media_key: await media(), configuration_id: fresh.configurationId }, base);
+      for (let i = 0; i < 2; i++) expect((await createImageTask(fresh)).status).toBe(201);
+      const over = await createImageTask(fresh);
       expect(over.status).toBe(429);
-      const midnight = new Date(new Date().toISOString().slice(0, 10) + 'T00:00:00.000Z').getTime() + 24 * 3600 * 1000;
+      const midnight = endOfDay();
       expect(over.error).toEqual({
         message:
-          `Task quota exceeded: this workstream may create 2 tasks per day; retry after ` +
-          `${new Date(midnight).toISOString()} or ask support to raise the quota`,
+          `Task quota exceeded: this workstream may create 2 tasks per day; ` + `retry after ${midnight} or ask support to raise the quota`,
       });
       const retryAfter = Number(over.response.headers.get('retry-after'));
       expect(retryAfter).toBeGreaterThanOrEqual(1);
       expect(retryAfter).toBeLessThanOrEqual(24 * 3600);
       const neighbour = await newTenant();
-      const otherWorkstream = await createTask(
-        neighbour,
-        { media_key: await uploaded(neighbour, PNG(), 'image/png'), configuration_id: neighbour.configurationId },
-        base,
-      );
+      const otherWorkstream = await createImageTask(neighbour);
       expect(otherWorkstream.status).toBe(201);
     });
 
     it('support raises a quota: in force on every gateway once answered, raised again, back to the default with null', async () => {
       const fresh = await newTenant();
-      const create = async () =>
-        createTask(fresh, { media_key: await uploaded(fresh, PNG(), 'image/png'), configuration_id: fresh.configurationId }, base);
+      const create = async () => createImageTask(fresh);
       expect([(await create()).status, (await create()).status, (await create()).status]).toEqual([201, 201, 429]);
       const quota = { params: { path: { workstream_id: fresh.workstreamId } } };
-      const midnight = new Date(
-        new Date(new Date().toISOString().slice(0, 10) + 'T00:00:00.000Z').getTime() + 24 * 3600 * 1000,
-      ).toISOString();
+      const midnight = endOfDay();
 
       // Set through the stack's gateway; the limits gateway (a default of 2 a day) holds it at once.
       const raised = await admin.PUT('/admin/v1/workstreams/{workstream_id}/task-quota', { ...quota, body: { day: 4, month: null } });
@@ -1417,21 +1417,8 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
           send('media_key=med_x', 'application/x-www-form-urlencoded'),
         ]);
         expect(refusals.map((answer) => answer.status)).toEqual([400, 422, 422, 415]);
-        for (let i = 0; i < 2; i++)
-          expect(
-            (
-              await createTask(
-                fresh,
-                { media_key: await uploaded(fresh, PNG(), 'image/png'), configuration_id: fresh.configurationId },
-                base,
-              )
-            ).status,
-          ).toBe(201);
-        const over = await createTask(
-          fresh,
-          { media_key: await uploaded(fresh, PNG(), 'image/png'), configuration_id: fresh.configurationId },
-          base,
-        );
+        for (let i = 0; i < 2; i++) expect((await createImageTask(fresh)).status).toBe(201);
+        const over = await createImageTask(fresh);
         expect(over.status).toBe(429);
       },
     );
@@ -1445,22 +1432,8 @@ describe('oversight API (gateway + oversight over real Kafka, PostgreSQL, Redis)
       for (let i = 0; i < 3; i++)
         expect((await createTask(fresh, body, base, withKey(key))).data).toEqual({ task_id: first.data!.task_id });
       // The three retries used nothing: one more task fits the daily quota of 2, then it is full.
-      expect(
-        (
-          await createTask(
-            fresh,
-            { media_key: await uploaded(fresh, PNG(), 'image/png'), configuration_id: fresh.configurationId },
-            base,
-            withKey(idempotencyKey()),
-          )
-        ).status,
-      ).toBe(201);
-      const over = await createTask(
-        fresh,
-        { media_key: await uploaded(fresh, PNG(), 'image/png'), configuration_id: fresh.configurationId },
-        base,
-        withKey(idempotencyKey()),
-      );
+      expect((await createImageTask(fresh, withKey(idempotencyKey()))).status).toBe(201);
+      const over = await createImageTask(fresh, withKey(idempotencyKey()));
       expect(over.status).toBe(429);
       const replay = await createTask(fresh, body, base, withKey(key));
       expect({ status: replay.status, body: replay.data, replayed: replay.response.headers.get('idempotent-replayed') }).toEqual({

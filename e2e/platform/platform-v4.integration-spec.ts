@@ -18,12 +18,11 @@ import {
   platformClient,
   listedRuns,
   ok,
+  stackLogs,
   testStack,
   withStatus,
 } from '@workline/testing';
 import { Topic } from '@workline/contracts';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 
 type RunView = Schemas['RunAnswer'];
@@ -589,10 +588,8 @@ describe('platform API v4: lines, runs, abort, callbacks (real Kafka and Postgre
       expect(created.status).toBe(201);
       await workLine(acme.lineId);
       await deliveries.first(created.data!.id);
-      for (const app of ['gateway', 'platform-runs']) {
-        const file = join(__dirname, '..', '..', '.cache', 'logs', 'test', `${app}.log`);
-        if (existsSync(file)) expect(readFileSync(file, 'utf8')).not.toContain('pa55-w0rd-zz');
-      }
+      const logs = stackLogs();
+      for (const app of ['gateway', 'platform-runs']) expect([app, logs.get(`${app}.log`)?.includes('pa55-w0rd-zz')]).toEqual([app, false]);
     });
   });
 });

@@ -7,12 +7,11 @@ import {
   http,
   newWorkerToken,
   ok,
+  stackLogs,
   startGateway,
   testStack,
   withStatus,
 } from '@workline/testing';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 
 type Key = Schemas['NewApiKeyAnswer'];
 const admin = adminClient();
@@ -372,8 +371,7 @@ describe('identity lifecycle: project keys, listing, revocation, rotation, brute
       body: { kind: 'nothing' },
     });
     expect(refused.status).toBe(422);
-    const logDir = join(__dirname, '..', '..', '.cache', 'logs', 'test');
-    const logs = readdirSync(logDir).map((file) => readFileSync(join(logDir, file), 'utf8'));
+    const logs = [...stackLogs().values()];
     expect(logs.join('').length).toBeGreaterThan(0);
     for (const secret of secrets) {
       expect(logs.some((log) => log.includes(secret))).toBe(false);
