@@ -115,16 +115,21 @@ const strip = ({ perSecond, p50, p99, count, failed }: Figures): Figures => ({ p
 function table(rows: Row[], kafka: Figures): string {
   const ratio = (a: number, b: number, digits = 3) => (b > 0 && Number.isFinite(a) ? fmt(a / b, digits) : '-');
   const lines = [
-    '| measure | Workline /s | p50 ms | p99 ms | baseline | baseline /s | p50 ms | p99 ms | throughput ratio | p50 ratio | p99 ratio | ÷ raw Kafka produce/s |',
+    '| measure | Workline /s | p50 ms | p99 ms | baseline | baseline /s | p50 ms | p99 ms | throughput ratio | p50 ' +
+      'ratio | p99 ratio | ÷ raw Kafka produce/s |',
     '|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const { measure, unit, workline: w, baselineName, baseline: b } of rows) {
     lines.push(
-      `| ${measure} (${unit}) | ${fmt(w.perSecond)} | ${fmt(w.p50, 0)} | ${fmt(w.p99, 0)} | ${baselineName} | ${fmt(b.perSecond)} | ${fmt(b.p50, 0)} | ${fmt(b.p99, 0)} | ${ratio(w.perSecond, b.perSecond)} | ${ratio(w.p50, Math.max(1, b.p50), 1)}x | ${ratio(w.p99, Math.max(1, b.p99), 1)}x | ${ratio(w.perSecond, kafka.perSecond)} |`,
+      `| ${measure} (${unit}) | ${fmt(w.perSecond)} | ${fmt(w.p50, 0)} | ${fmt(w.p99, 0)} | ${baselineName} | ` +
+        `${fmt(b.perSecond)} | ${fmt(b.p50, 0)} | ${fmt(b.p99, 0)} | ${ratio(w.perSecond, b.perSecond)} | ` +
+        `${ratio(w.p50, Math.max(1, b.p50), 1)}x | ${ratio(w.p99, Math.max(1, b.p99), 1)}x | ` +
+        `${ratio(w.perSecond, kafka.perSecond)} |`,
     );
   }
   lines.push(
-    `| raw Kafka produce (kafkajs, 1 message/send, acks=all, ${CONNECTIONS} at once) | ${fmt(kafka.perSecond)} | ${fmt(kafka.p50, 0)} | ${fmt(kafka.p99, 0)} | - | - | - | - | - | - | - | 1.000 |`,
+    `| raw Kafka produce (kafkajs, 1 message/send, acks=all, ${CONNECTIONS} at once) | ${fmt(kafka.perSecond)} | ` +
+      `${fmt(kafka.p50, 0)} | ${fmt(kafka.p99, 0)} | - | - | - | - | - | - | - | 1.000 |`,
   );
   return lines.join('\n');
 }
@@ -369,7 +374,9 @@ async function main(): Promise<void> {
       checks.combined_answers = combined.combinedAnswers ?? 0;
       rows.push({
         // Without `next` on complete in this build, the bots fall back to next + complete: the check says so.
-        measure: `unit completion: ${WORKERS} bots, combined route (complete with next)${combined.combinedAnswers ? '' : ' [not in this build: next + complete]'}`,
+        measure:
+          `unit completion: ${WORKERS} bots, combined route (complete with ` +
+          `next)${combined.combinedAnswers ? '' : ' [not in this build: next + complete]'}`,
         unit: 'units',
         workline: strip(combined),
         baselineName: 'bare Fastify, 200 with the next unit',
@@ -467,8 +474,10 @@ async function main(): Promise<void> {
     const markdown = [
       `# npm run bench — ${new Date().toISOString()}`,
       '',
-      `${SECONDS} s per measure; before each request row ${WARMUP}–${WARMUP_MAX} s of warm-up, until the broker's JIT compilers use under ` +
-        `${fmt(100 * COMPILING_SHARE, 0)} % of a core${warmUps.length ? ` (${warmUps.join(', ')})` : ''}; ${CONNECTIONS} connections, ${WORKERS} bots, ${DELIVERIES} deliveries; ` +
+      `${SECONDS} s per measure; before each request row ${WARMUP}–${WARMUP_MAX} s of warm-up, until the broker's ` +
+        `JIT compilers use under ` +
+        `${fmt(100 * COMPILING_SHARE, 0)} % of a core${warmUps.length ? ` (${warmUps.join(', ')})` : ''}; ` +
+        `${CONNECTIONS} connections, ${WORKERS} bots, ${DELIVERIES} deliveries; ` +
         `load average at the end ${(await import('node:os'))
           .loadavg()
           .map((l) => l.toFixed(1))
@@ -480,7 +489,8 @@ async function main(): Promise<void> {
       ...notes,
       ...(runs('quality')
         ? [
-            `Checks: ${checks.quality_acknowledged} quality submissions answered 202, ${checks.quality_lost} of them missing from PostgreSQL.`,
+            `Checks: ${checks.quality_acknowledged} quality submissions answered 202, ${checks.quality_lost} of them ` +
+              `missing from PostgreSQL.`,
           ]
         : []),
       ...(runs('units') ? [`Checks: ${checks.combined_answers} completes answered with the next unit (combined route).`] : []),
@@ -489,9 +499,10 @@ async function main(): Promise<void> {
     const dir = join(ROOT, '.cache', 'bench');
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'results.md'), `${markdown}\n`);
+    const settings = { SECONDS, WARMUP, WARMUP_MAX, warmUps, CONNECTIONS, RATE, WORKERS, UNITS, BIG_RUNS, DELIVERIES };
     writeFileSync(
       join(dir, 'results.json'),
-      `${JSON.stringify({ at: new Date().toISOString(), settings: { SECONDS, WARMUP, WARMUP_MAX, warmUps, CONNECTIONS, RATE, WORKERS, UNITS, BIG_RUNS, DELIVERIES }, rows, kafka, checks, seconds }, null, 2)}\n`,
+      `${JSON.stringify({ at: new Date().toISOString(), settings, rows, kafka, checks, seconds }, null, 2)}\n`,
     );
     console.log(`written to .cache/bench/results.md and .cache/bench/results.json`);
     const failed = rows.filter((r) => r.workline.failed > 0).map((r) => `${r.measure}: ${r.workline.failed} failed`);

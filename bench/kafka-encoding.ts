@@ -176,7 +176,8 @@ function measureChecksums(batch: Buffer, records: number): void {
     }
   }
   console.log(
-    `\n== The record batch's CRC-32C alone: ${times} batches of ${records} QC events (${batch.length.toLocaleString('en')} bytes), least of 3 rounds`,
+    `\n== The record batch's CRC-32C alone: ${times} batches of ${records} QC events ` +
+      `(${batch.length.toLocaleString('en')} bytes), least of 3 rounds`,
   );
   console.log('| checksum | µs CPU per record | ÷ kafkajs |');
   console.log('|---|---:|---:|');

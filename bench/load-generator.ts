@@ -18,7 +18,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { randomUUID } from 'node:crypto';
 import { Pool } from 'undici';
 import type { LoadJob, LoadResult } from './lib/load';
-import { percentile } from './lib/common';
+import { figuresOf, type JsonAnswer, percentile } from './lib/common';
 
 interface Context {
   id?: string;
@@ -74,7 +74,7 @@ function jsonClient(base: string, connections: number) {
   const pool = new Pool(base, { connections, pipelining: 1, keepAliveTimeout: 30_000 });
   return {
     pool,
-    async post(path: string, headers: Record<string, string>, body: unknown): Promise<{ status: number; json: any }> {
+    async post(path: string, headers: Record<string, string>, body: unknown): Promise<{ status: number; json: JsonAnswer }> {
       const response = await pool.request({
         path,
         method: 'POST',
@@ -141,16 +141,7 @@ async function bots(job: Extract<LoadJob, { kind: 'bots' }>): Promise<LoadResult
     await client.pool.close();
   }
   const seconds = ((lastCompletion || Date.now()) - started) / 1000;
-  return {
-    perSecond: latencies.length / seconds,
-    p50: percentile(latencies, 50),
-    p99: percentile(latencies, 99),
-    count: latencies.length,
-    failed,
-    seconds,
-    lastCompletion,
-    combinedAnswers,
-  };
+  return { ...figuresOf(latencies, failed, seconds), lastCompletion, combinedAnswers };
 }
 
 async function sequence(job: Extract<LoadJob, { kind: 'sequence' }>): Promise<LoadResult> {
@@ -211,15 +202,7 @@ async function loops(concurrency: number, seconds: number, operation: (at: numbe
   );
   const elapsed = (performance.now() - started) / 1000;
   const used = process.cpuUsage(cpu);
-  return {
-    perSecond: latencies.length / elapsed,
-    p50: percentile(latencies, 50),
-    p99: percentile(latencies, 99),
-    count: latencies.length,
-    failed,
-    seconds: elapsed,
-    cpuMs: (used.user + used.system) / 1000,
-  };
+  return { ...figuresOf(latencies, failed, elapsed), cpuMs: (used.user + used.system) / 1000 };
 }
 
 const RAW_VALUE = JSON.stringify({ pattern: 'bench.raw', data: { n: 0, text: 'x'.repeat(200) } });
@@ -276,14 +259,7 @@ async function kafka(job: Extract<LoadJob, { kind: 'kafka' }>): Promise<LoadResu
       }),
     );
     const seconds = (performance.now() - started) / 1000;
-    return {
-      perSecond: latencies.length / seconds,
-      p50: percentile(latencies, 50),
-      p99: percentile(latencies, 99),
-      count: latencies.length,
-      failed,
-      seconds,
-    };
+    return figuresOf(latencies, failed, seconds);
   } finally {
     await producer.disconnect();
   }

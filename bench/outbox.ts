@@ -267,7 +267,8 @@ async function main(): Promise<void> {
     `| the app's minor page faults per 1,000 events | ${range(batchFigures.oneRow.faults)} | ${range(batchFigures.bounded.faults)} |`,
   );
   console.log(
-    `| PostgreSQL backend: insert, read, mark, commits | ${range(batchFigures.oneRow.postgres)} | ${range(batchFigures.bounded.postgres)} |`,
+    `| PostgreSQL backend: insert, read, mark, commits | ${range(batchFigures.oneRow.postgres)} | ` +
+      `${range(batchFigures.bounded.postgres)} |`,
   );
   await setup(`drop schema ${SCHEMA} cascade`);
   await db.end();

@@ -160,7 +160,8 @@ async function main(): Promise<void> {
         Number(
           (
             await db.query(
-              `select count(*)::int as n from messaging_outbox where source = 'performance' and published_at is null and dead_lettered_at is null`,
+              `select count(*)::int as n from messaging_outbox where source = 'performance' and published_at is null and ` +
+                `dead_lettered_at is null`,
             )
           ).rows[0].n,
         );
@@ -234,17 +235,23 @@ async function main(): Promise<void> {
     console.log('\n== summary');
     if (gateway && baseline) {
       console.log(
-        `task_reviewed via gateway: ${gateway.perSecond.toFixed(0)} req/s, p50 ${gateway.p50} ms, p99 ${gateway.p99} ms, ${gateway.count} x 202, ${gateway.persisted} of them persisted, lost ${gateway.lost}, failed ${gateway.failed}`,
+        `task_reviewed via gateway: ${gateway.perSecond.toFixed(0)} req/s, p50 ${gateway.p50} ms, p99 ${gateway.p99} ` +
+          `ms, ${gateway.count} x 202, ${gateway.persisted} of them persisted, lost ${gateway.lost}, failed ${gateway.failed}`,
       );
       console.log(`bare Fastify baseline:     ${baseline.perSecond.toFixed(0)} req/s, p50 ${baseline.p50} ms, p99 ${baseline.p99} ms`);
     }
     console.log(
-      `CSV baselines on the same file (${CSV_ROWS} rows, ${(bytes / 1e6).toFixed(0)} MB): csv-parse alone ${Math.round(parsed.rows / parsed.seconds)} rows/s; psql COPY ${Math.round(CSV_ROWS / copied.seconds)} rows/s`,
+      `CSV baselines on the same file (${CSV_ROWS} rows, ${(bytes / 1e6).toFixed(0)} MB): csv-parse alone ` +
+        `${Math.round(parsed.rows / parsed.seconds)} rows/s; psql COPY ${Math.round(CSV_ROWS / copied.seconds)} rows/s`,
     );
     for (const f of [withQc, withoutQc, warmQc]) {
       console.log(
-        `CSV import, ${f.import}: ${f.import_rows_per_second} rows/s (${f.import_seconds.toFixed(1)} s, ${f.qc_events} QC events, relayed ${f.relay_tail_seconds.toFixed(1)} s after), ` +
-          `performance service ${f.performance_cpu_ms_per_row} ms CPU per row and ${f.performance_sql_statements_per_1000_rows} SQL statements and ${f.performance_minor_faults_per_1000_rows} minor page faults per 1,000 rows (import and relay), peak RSS ${f.performance_peak_rss_mb} MB; load ${f.load_average_at_start}; CPU ms per 1,000 rows (import and relay): ${f.stack_cpu_ms_per_1000_rows}`,
+        `CSV import, ${f.import}: ${f.import_rows_per_second} rows/s (${f.import_seconds.toFixed(1)} s, ${f.qc_events} ` +
+          `QC events, relayed ${f.relay_tail_seconds.toFixed(1)} s after), ` +
+          `performance service ${f.performance_cpu_ms_per_row} ms CPU per row and ` +
+          `${f.performance_sql_statements_per_1000_rows} SQL statements and ${f.performance_minor_faults_per_1000_rows} ` +
+          `minor page faults per 1,000 rows (import and relay), peak RSS ${f.performance_peak_rss_mb} MB; load ` +
+          `${f.load_average_at_start}; CPU ms per 1,000 rows (import and relay): ${f.stack_cpu_ms_per_1000_rows}`,
       );
     }
     if ((gateway && gateway.lost !== 0) || [withQc, withoutQc, warmQc].some((f) => f.state !== 'completed' || f.rows_in_db !== CSV_ROWS))

@@ -164,12 +164,15 @@ async function main(): Promise<void> {
   });
   const base = figures[0];
   console.log(
-    `request logging, GET /health/live, 10 connections, ${rounds} rounds of ${seconds} s, medians (load average ${(await import('node:os')).loadavg()[0].toFixed(2)})`,
+    `request logging, GET /health/live, 10 connections, ${rounds} rounds of ${seconds} s, medians (load average ` +
+      `${(await import('node:os')).loadavg()[0].toFixed(2)})`,
   );
   console.log('variant        req/s    ratio   CPU µs/req  extra µs/req  ratio');
   for (const f of figures) {
     console.log(
-      `${f.variant.padEnd(12)} ${f.rps.toFixed(0).padStart(7)}  ${(f.rps / base.rps).toFixed(3).padStart(6)}  ${f.cpu.toFixed(1).padStart(10)}  ${(f.cpu - base.cpu).toFixed(1).padStart(12)}  ${(f.cpu / base.cpu).toFixed(3).padStart(6)}`,
+      `${f.variant.padEnd(12)} ${f.rps.toFixed(0).padStart(7)}  ${(f.rps / base.rps).toFixed(3).padStart(6)}  ` +
+        `${f.cpu.toFixed(1).padStart(10)}  ${(f.cpu - base.cpu).toFixed(1).padStart(12)}  ` +
+        `${(f.cpu / base.cpu).toFixed(3).padStart(6)}`,
     );
   }
   for (const f of figures) if (f.sample) console.log(`${f.variant} line: ${f.sample}`);

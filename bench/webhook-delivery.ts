@@ -104,7 +104,8 @@ async function main(): Promise<void> {
         .join(' ')}`,
     );
     console.log(
-      'scenario                                              deliveries/s   p50 ms   p99 ms   POSTs  dispatcher CPU ms/delivery  SQL statements/delivery',
+      'scenario                                              deliveries/s   p50 ms   p99 ms   POSTs  dispatcher CPU ' +
+        'ms/delivery  SQL statements/delivery',
     );
     for (const group of groups) {
       const dispatcher = group[group.length - 1];
@@ -114,12 +115,14 @@ async function main(): Promise<void> {
           ? `${(used.cpuMs / f.count).toFixed(3).padStart(28)}${(used.statements / f.count).toFixed(3).padStart(25)}`
           : '';
         console.log(
-          `${f.name.padEnd(54)}${f.perSecond.toFixed(0).padStart(12)}${String(f.p50).padStart(9)}${String(f.p99).padStart(9)}${String(f.requests).padStart(8)}${perDelivery}`,
+          `${f.name.padEnd(54)}${f.perSecond.toFixed(0).padStart(12)}${String(f.p50).padStart(9)}` +
+            `${String(f.p99).padStart(9)}${String(f.requests).padStart(8)}${perDelivery}`,
         );
       }
       for (const base of group.slice(0, -1)) {
         console.log(
-          `  dispatcher ÷ "${base.name}": throughput ${(dispatcher.perSecond / base.perSecond).toFixed(3)}, p50 ${(dispatcher.p50 / Math.max(1, base.p50)).toFixed(1)}x, p99 ${(dispatcher.p99 / Math.max(1, base.p99)).toFixed(1)}x`,
+          `  dispatcher ÷ "${base.name}": throughput ${(dispatcher.perSecond / base.perSecond).toFixed(3)}, p50 ` +
+            `${(dispatcher.p50 / Math.max(1, base.p50)).toFixed(1)}x, p99 ${(dispatcher.p99 / Math.max(1, base.p99)).toFixed(1)}x`,
         );
       }
     }

@@ -22,7 +22,8 @@ const TASKS = 2;
 const WAIT_MS = Number(process.env.DEMO_WAIT_MS || 60000);
 /** A 32x32 checkerboard PNG: real image bytes that a browser renders. */
 const PNG = Buffer.from(
-  'iVBORw0KGgoAAAANSUhEUgAAACAAAAAgCAIAAAD8GO2jAAAAPklEQVR4nGP4cMIGK7LOv4EVkaqeYdSCUQuGgAXUMgiX+lELRi0YChbQPKONWjBqwRCwgOYZbdSCUQsGvwUAb7fsWyib/owAAAAASUVORK5CYII=',
+  'iVBORw0KGgoAAAANSUhEUgAAACAAAAAgCAIAAAD8GO2jAAAAPklEQVR4nGP4cMIGK7LOv4EVkaqeYdSCUQuGgAXUMgiX+lELRi0YChbQPKONWjBqwRCwgOYZ' +
+    'bdSCUQsGvwUAb7fsWyib/owAAAAASUVORK5CYII=',
   'base64',
 );
 

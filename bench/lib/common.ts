@@ -11,6 +11,12 @@ export type { Stack };
 export const ROOT = root;
 export const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
 export type Headers = Record<string, string>;
+/**
+ * A JSON answer of the gateway, read by field as the spec documents it: the benches declare no type per answer
+ * (the suites do, through libs/client).
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type JsonAnswer = any;
 
 /**
  * Starts the bench profile (BENCH_PORT, BENCH_KAFKA_PORT, BENCH_DATABASE_URL, BENCH_REDIS_URL; its data is
@@ -43,7 +49,7 @@ export async function call(
   path: string,
   headers: Headers,
   body?: unknown,
-): Promise<{ status: number; json: any }> {
+): Promise<{ status: number; json: JsonAnswer }> {
   const response = await fetch(`${base}${path}`, {
     method,
     headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -53,7 +59,11 @@ export async function call(
   return { status: response.status, json: text ? JSON.parse(text) : undefined };
 }
 
-export async function expectStatus(promise: Promise<{ status: number; json: any }>, status: number, what: string): Promise<any> {
+export async function expectStatus(
+  promise: Promise<{ status: number; json: JsonAnswer }>,
+  status: number,
+  what: string,
+): Promise<JsonAnswer> {
   const result = await promise;
   if (result.status !== status) throw new Error(`${what}: expected ${status}, got ${result.status} ${JSON.stringify(result.json)}`);
   return result.json;
@@ -92,6 +102,16 @@ export interface Figures {
   /** operations that failed (non-2xx, errors, timeouts) */
   failed: number;
 }
+
+/** The figures of a measure whose every latency is a completed operation, over `seconds`. */
+export const figuresOf = (latencies: number[], failed: number, seconds: number): Figures & { seconds: number } => ({
+  perSecond: latencies.length / seconds,
+  p50: percentile(latencies, 50),
+  p99: percentile(latencies, 99),
+  count: latencies.length,
+  failed,
+  seconds,
+});
 
 /** A tenant of the performance and oversight APIs: an account, a workstream (use case uc-1) and its key. */
 export async function newWorkstream(base: string, name = 'Bench'): Promise<{ accountId: string; workstreamId: string; key: string }> {

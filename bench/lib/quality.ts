@@ -1,21 +1,12 @@
 /** Quality submissions (POST /v1/workstreams/:id/task_reviewed) under load, and their baseline route. */
 import type { Client } from 'pg';
+import { qualityRecord } from '../../libs/testing/src/quality-record';
 import type { BaselineRoute } from './baseline';
 import { runLoad, type LoadResult } from './load';
 
 /** A task_reviewed record; __ID__ becomes a unique id per request. */
 export const qualityBody = (workstreamId: string) =>
-  JSON.stringify({
-    workstream_id: workstreamId,
-    use_case_id: 'uc-1',
-    task_definition_id: 'td-1',
-    worker_id: 'ann@example.com',
-    review_completed_at: '2024-05-01T12:00:00Z',
-    review_score: 0.9,
-    review_type: 'QA',
-    errors: { missing_box: 1 },
-    unique_id: '__ID__',
-  });
+  JSON.stringify(qualityRecord(workstreamId, { review_type: 'QA', errors: { missing_box: 1 }, unique_id: '__ID__' }));
 
 export const qualityBaselineRoute: BaselineRoute = {
   method: 'POST',

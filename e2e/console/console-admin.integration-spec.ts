@@ -9,7 +9,7 @@ import {
   postRecord,
   TestBrowser,
   testStack,
-  takesTurnOn,
+  takesTurnOnInThisBlock,
 } from '@workline/testing';
 import type { Page } from 'playwright-core';
 
@@ -19,7 +19,6 @@ import type { Page } from 'playwright-core';
  * this test submitted, for the picked workstream and date range only.
  */
 describe('console in a browser: tasks and reports with the admin token', () => {
-  takesTurnOn('oversight task queue');
   let browser: TestBrowser;
   let operator: Page;
   let worker: string;
@@ -44,76 +43,82 @@ describe('console in a browser: tasks and reports with the admin token', () => {
 
   const stateCell = (taskId: string) => operator.locator(`tr[data-task="${taskId}"] .task-state`);
 
-  it("lists the workstream's tasks newest first and follows one to COMPLETED and one to ERROR, with their details", async () => {
-    const first = await createImageTask(tenant, { existingTags: [{ value: 'animal', confidence_score: 0.5 }] });
-    const second = await createImageTask(tenant, { color: [200, 40, 40] });
-    await operator.fill('#task-workstream', tenant.workstreamId);
-    await operator.click('#task-filter button[type=submit]');
-    await stateCell(second.taskId).waitFor();
-    expect(await operator.locator('#tasks tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-task')))).toEqual([
-      second.taskId,
-      first.taskId,
-    ]);
-    expect(await stateCell(first.taskId).textContent()).toBe('QUEUED');
-    expect(await operator.locator(`tr[data-task="${first.taskId}"] td`).allTextContents()).toEqual(
-      expect.arrayContaining([first.mediaKey, tenant.configurationId]),
-    );
+  describe('tasks', () => {
+    // Its tasks are created and leased from the one queue (leasing flags what other files left there) in a turn of
+    // its own; the charts below share the queue with other files.
+    takesTurnOnInThisBlock('oversight task queue');
 
-    const completing = await lease(first.taskId);
-    await stateCell(first.taskId).filter({ hasText: 'IN_PROGRESS' }).waitFor({ timeout: 30_000 });
-    const done = await completeTask(worker, completing.assignment_id, { updated_tags: [{ value: 'cat', confidence_score: 0.9 }] });
-    expect(done.status).toBe(200);
-    // Live refresh: the operator's page shows the change without a click.
-    await stateCell(first.taskId).filter({ hasText: 'COMPLETED' }).waitFor({ timeout: 30_000 });
-    await operator.click(`tr[data-task="${first.taskId}"] .open-task`);
-    await operator.waitForSelector(`#task-detail h3:text-is("Task ${first.taskId}")`);
-    expect(await operator.textContent('#task-detail [data-field="result-tags"]')).toBe('cat (0.9)');
-    expect(await operator.textContent('#task-detail [data-field="existing-tags"]')).toBe('animal (0.5)');
-    expect(await operator.textContent('#task-detail [data-field="workstream"]')).toBe(tenant.workstreamId);
+    it("lists the workstream's tasks newest first and follows one to COMPLETED and one to ERROR, with their details", async () => {
+      const first = await createImageTask(tenant, { existingTags: [{ value: 'animal', confidence_score: 0.5 }] });
+      const second = await createImageTask(tenant, { color: [200, 40, 40] });
+      await operator.fill('#task-workstream', tenant.workstreamId);
+      await operator.click('#task-filter button[type=submit]');
+      await stateCell(second.taskId).waitFor();
+      expect(await operator.locator('#tasks tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-task')))).toEqual([
+        second.taskId,
+        first.taskId,
+      ]);
+      expect(await stateCell(first.taskId).textContent()).toBe('QUEUED');
+      expect(await operator.locator(`tr[data-task="${first.taskId}"] td`).allTextContents()).toEqual(
+        expect.arrayContaining([first.mediaKey, tenant.configurationId]),
+      );
 
-    const flagging = await lease(second.taskId);
-    await flagTask(worker, flagging.assignment_id, 'the image is all red');
-    await stateCell(second.taskId).filter({ hasText: 'ERROR' }).waitFor({ timeout: 30_000 });
-    await operator.click(`tr[data-task="${second.taskId}"] .open-task`);
-    await operator.waitForSelector('#task-detail [data-field="error"]');
-    expect(await operator.textContent('#task-detail [data-field="error"]')).toBe('flagged by the worker: the image is all red');
-    await browser.screenshotOf(operator.locator('#tasks-section'), 'console-operator-tasks');
+      const completing = await lease(first.taskId);
+      await stateCell(first.taskId).filter({ hasText: 'IN_PROGRESS' }).waitFor({ timeout: 30_000 });
+      const done = await completeTask(worker, completing.assignment_id, { updated_tags: [{ value: 'cat', confidence_score: 0.9 }] });
+      expect(done.status).toBe(200);
+      // Live refresh: the operator's page shows the change without a click.
+      await stateCell(first.taskId).filter({ hasText: 'COMPLETED' }).waitFor({ timeout: 30_000 });
+      await operator.click(`tr[data-task="${first.taskId}"] .open-task`);
+      await operator.waitForSelector(`#task-detail h3:text-is("Task ${first.taskId}")`);
+      expect(await operator.textContent('#task-detail [data-field="result-tags"]')).toBe('cat (0.9)');
+      expect(await operator.textContent('#task-detail [data-field="existing-tags"]')).toBe('animal (0.5)');
+      expect(await operator.textContent('#task-detail [data-field="workstream"]')).toBe(tenant.workstreamId);
 
-    // The state filter narrows the list to the task in that state.
-    await operator.selectOption('#task-state', 'ERROR');
-    await operator.click('#task-filter button[type=submit]');
-    await operator.waitForFunction((id) => {
-      const rows = (
-        globalThis as unknown as { document: { querySelectorAll(s: string): ArrayLike<{ getAttribute(n: string): string | null }> } }
-      ).document.querySelectorAll('#tasks tbody tr');
-      return rows.length === 1 && rows[0].getAttribute('data-task') === id;
-    }, second.taskId);
-  });
+      const flagging = await lease(second.taskId);
+      await flagTask(worker, flagging.assignment_id, 'the image is all red');
+      await stateCell(second.taskId).filter({ hasText: 'ERROR' }).waitFor({ timeout: 30_000 });
+      await operator.click(`tr[data-task="${second.taskId}"] .open-task`);
+      await operator.waitForSelector('#task-detail [data-field="error"]');
+      expect(await operator.textContent('#task-detail [data-field="error"]')).toBe('flagged by the worker: the image is all red');
+      await browser.screenshotOf(operator.locator('#tasks-section'), 'console-operator-tasks');
 
-  it('pages through the tasks, newest first, with Older and Newest', async () => {
-    const paged = await createOversightTenant('Console paging');
-    const created: string[] = [];
-    for (let i = 0; i < 21; i++) created.push((await createImageTask(paged)).taskId);
-    await operator.selectOption('#task-state', '');
-    await operator.fill('#task-workstream', paged.workstreamId);
-    await operator.click('#task-filter button[type=submit]');
-    const ids = () => operator.locator('#tasks tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-task')));
-    await operator.locator(`tr[data-task="${created[20]}"]`).waitFor();
-    expect(await ids()).toEqual([...created].reverse().slice(0, 20));
-    await operator.click('#tasks-next');
-    await operator.locator(`tr[data-task="${created[0]}"]`).waitFor();
-    expect(await ids()).toEqual([created[0]]);
-    expect(await operator.textContent('#tasks-page')).toBe('page 2 (oldest)');
-    expect(await operator.isDisabled('#tasks-next')).toBe(true);
-    await operator.click('#tasks-first');
-    await operator.locator(`tr[data-task="${created[20]}"]`).waitFor();
-    expect(await operator.textContent('#tasks-page')).toBe('page 1');
+      // The state filter narrows the list to the task in that state.
+      await operator.selectOption('#task-state', 'ERROR');
+      await operator.click('#task-filter button[type=submit]');
+      await operator.waitForFunction((id) => {
+        const rows = (
+          globalThis as unknown as { document: { querySelectorAll(s: string): ArrayLike<{ getAttribute(n: string): string | null }> } }
+        ).document.querySelectorAll('#tasks tbody tr');
+        return rows.length === 1 && rows[0].getAttribute('data-task') === id;
+      }, second.taskId);
+    });
 
-    // Leave no queued tasks behind for the test files that lease tasks oldest first.
-    for (const id of created) {
-      const assignment = await lease(id);
-      await flagTask(worker, assignment.assignment_id, 'paging fixture');
-    }
+    it('pages through the tasks, newest first, with Older and Newest', async () => {
+      const paged = await createOversightTenant('Console paging');
+      const created: string[] = [];
+      for (let i = 0; i < 21; i++) created.push((await createImageTask(paged)).taskId);
+      await operator.selectOption('#task-state', '');
+      await operator.fill('#task-workstream', paged.workstreamId);
+      await operator.click('#task-filter button[type=submit]');
+      const ids = () => operator.locator('#tasks tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-task')));
+      await operator.locator(`tr[data-task="${created[20]}"]`).waitFor();
+      expect(await ids()).toEqual([...created].reverse().slice(0, 20));
+      await operator.click('#tasks-next');
+      await operator.locator(`tr[data-task="${created[0]}"]`).waitFor();
+      expect(await ids()).toEqual([created[0]]);
+      expect(await operator.textContent('#tasks-page')).toBe('page 2 (oldest)');
+      expect(await operator.isDisabled('#tasks-next')).toBe(true);
+      await operator.click('#tasks-first');
+      await operator.locator(`tr[data-task="${created[20]}"]`).waitFor();
+      expect(await operator.textContent('#tasks-page')).toBe('page 1');
+
+      // Leave no queued tasks behind for the test files that lease tasks oldest first.
+      for (const id of created) {
+        const assignment = await lease(id);
+        await flagTask(worker, assignment.assignment_id, 'paging fixture');
+      }
+    });
   });
 
   it('draws the quality and throughput charts of the picked workstream and dates from the submitted records', async () => {

@@ -13,7 +13,7 @@ import {
   runOf,
   TestBrowser,
   testStack,
-  takesTurnOn,
+  takesTurnOnInThisBlock,
 } from '@workline/testing';
 import type { Page } from 'playwright-core';
 
@@ -22,7 +22,6 @@ import type { Page } from 'playwright-core';
  * an annotation task through the UI, an operator watches the run and its callback, and redelivers it.
  */
 describe('console in a browser', () => {
-  takesTurnOn('oversight task queue');
   const receiver = new LoopbackReceiver();
   let browser: TestBrowser;
   let acme: PlatformAccount;
@@ -123,63 +122,72 @@ describe('console in a browser', () => {
     await browser.screenshot(operator, 'console-operator');
   });
 
-  it("a worker flags leftovers and tags an annotation task whose image is rendered with its existing tags and the client's notes", async () => {
-    const tenant = await createOversightTenant('Console oversight');
-    const { taskId } = await createImageTask(tenant, {
-      callbackUrl: receiver.url('/console-task'),
-      existingTags: [{ value: 'animal', confidence_score: 0.5 }],
-      metadata: [{ key: 'shelf', value: 'B-3' }],
-    });
+  describe('an annotation task', () => {
+    // The one test here that leases oversight tasks (flagging what other files left queued): the rest of the
+    // file works on units and shares the task queue with other files.
+    takesTurnOnInThisBlock('oversight task queue');
 
-    const worker = await browser.page();
-    await signInWorker(worker);
-    // Tasks are offered oldest first across test files: flag (through the UI) any left over before ours.
-    await worker.keyboard.press('t');
-    for (let i = 0; i < 100; i++) {
-      await worker.waitForSelector('#task-media h3');
-      if ((await worker.textContent('#task-media h3')) === `Task ${taskId}`) break;
-      const leftover = await worker.textContent('#assignment-id');
-      await worker.keyboard.press('f');
-      await worker.keyboard.type('left over by another test');
-      await worker.keyboard.press('Enter');
-      // The flag's answer brings the next task (ours is still waiting): the page shows it without a `t`.
-      await worker.waitForFunction(
-        (id) =>
-          (globalThis as unknown as { document: { getElementById(s: string): { textContent: string } } }).document.getElementById(
-            'assignment-id',
-          ).textContent !== id,
-        leftover,
-      );
-    }
-    expect(await worker.textContent('#task-media h3')).toBe(`Task ${taskId}`);
-    // The image has loaded and decoded (the page script runs in the browser, typed loosely here).
-    await worker.waitForFunction(
-      () =>
-        (
-          globalThis as unknown as { document: { querySelector(s: string): { complete: boolean; naturalWidth: number } } }
-        ).document.querySelector('#media').complete,
+    it(
+      'a worker flags leftovers and tags an annotation task whose image is rendered with its existing tags and the ' + "client's notes",
+      async () => {
+        const tenant = await createOversightTenant('Console oversight');
+        const { taskId } = await createImageTask(tenant, {
+          callbackUrl: receiver.url('/console-task'),
+          existingTags: [{ value: 'animal', confidence_score: 0.5 }],
+          metadata: [{ key: 'shelf', value: 'B-3' }],
+        });
+
+        const worker = await browser.page();
+        await signInWorker(worker);
+        // Tasks are offered oldest first across test files: flag (through the UI) any left over before ours.
+        await worker.keyboard.press('t');
+        for (let i = 0; i < 100; i++) {
+          await worker.waitForSelector('#task-media h3');
+          if ((await worker.textContent('#task-media h3')) === `Task ${taskId}`) break;
+          const leftover = await worker.textContent('#assignment-id');
+          await worker.keyboard.press('f');
+          await worker.keyboard.type('left over by another test');
+          await worker.keyboard.press('Enter');
+          // The flag's answer brings the next task (ours is still waiting): the page shows it without a `t`.
+          await worker.waitForFunction(
+            (id) =>
+              (globalThis as unknown as { document: { getElementById(s: string): { textContent: string } } }).document.getElementById(
+                'assignment-id',
+              ).textContent !== id,
+            leftover,
+          );
+        }
+        expect(await worker.textContent('#task-media h3')).toBe(`Task ${taskId}`);
+        // The image has loaded and decoded (the page script runs in the browser, typed loosely here).
+        await worker.waitForFunction(
+          () =>
+            (
+              globalThis as unknown as { document: { querySelector(s: string): { complete: boolean; naturalWidth: number } } }
+            ).document.querySelector('#media').complete,
+        );
+        const size = await worker.$eval('#media', (img) => {
+          const image = img as unknown as { naturalWidth: number; naturalHeight: number };
+          return [image.naturalWidth, image.naturalHeight];
+        });
+        expect(size).toEqual([64, 48]);
+        expect(await worker.textContent('#existing-tags')).toContain('animal');
+        expect(await worker.textContent('#existing-tags')).toContain('Client notes: shelf: B-3');
+        await browser.screenshot(worker, 'console-worker-task');
+        await worker.fill('#tags', 'cat, pet');
+        // The status line names the assignment it is about: wait for ours, not for any earlier line with the word.
+        const ours = await worker.textContent('#assignment-id');
+        await worker.click('#submit');
+        await worker.waitForSelector(`#status:has-text("${ours}: COMPLETED")`);
+
+        const status = await ok(apiClient({ apiKey: tenant.key }).GET('/v1/tasks/{id}', { params: { path: { id: taskId } } }), 200);
+        expect(status.state).toBe('COMPLETED');
+        const webhook = await eventually(() => receiver.on('/console-task')[0], { what: 'the task webhook' });
+        expect(JSON.parse(webhook.rawBody.toString('utf8')).task_details.updated_tags).toEqual([
+          { value: 'cat', confidence_score: 1 },
+          { value: 'pet', confidence_score: 1 },
+        ]);
+      },
     );
-    const size = await worker.$eval('#media', (img) => {
-      const image = img as unknown as { naturalWidth: number; naturalHeight: number };
-      return [image.naturalWidth, image.naturalHeight];
-    });
-    expect(size).toEqual([64, 48]);
-    expect(await worker.textContent('#existing-tags')).toContain('animal');
-    expect(await worker.textContent('#existing-tags')).toContain('Client notes: shelf: B-3');
-    await browser.screenshot(worker, 'console-worker-task');
-    await worker.fill('#tags', 'cat, pet');
-    // The status line names the assignment it is about: wait for ours, not for any earlier line with the word.
-    const ours = await worker.textContent('#assignment-id');
-    await worker.click('#submit');
-    await worker.waitForSelector(`#status:has-text("${ours}: COMPLETED")`);
-
-    const status = await ok(apiClient({ apiKey: tenant.key }).GET('/v1/tasks/{id}', { params: { path: { id: taskId } } }), 200);
-    expect(status.state).toBe('COMPLETED');
-    const webhook = await eventually(() => receiver.on('/console-task')[0], { what: 'the task webhook' });
-    expect(JSON.parse(webhook.rawBody.toString('utf8')).task_details.updated_tags).toEqual([
-      { value: 'cat', confidence_score: 1 },
-      { value: 'pet', confidence_score: 1 },
-    ]);
   });
 
   it('a worker who keeps going gets the next unit in the answer of each complete (one request per unit)', async () => {

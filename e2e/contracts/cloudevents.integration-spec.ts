@@ -12,7 +12,7 @@ import {
   LoopbackReceiver,
   newWorkerToken,
   readWholeTopic,
-  takesTurnOn,
+  inTurnOn,
   testStack,
   type TopicMessage,
 } from '@workline/testing';
@@ -33,8 +33,6 @@ const PUBLIC_TOPICS = (Object.keys(TOPIC_CATALOG) as Topic[]).filter((topic) => 
  * take), then reads it back as a CloudEvent and checks it round-trips against what was sent and stored.
  */
 describe('every public topic read with the CloudEvents SDK (Kafka binary mode)', () => {
-  // It leases its own oversight tasks from the one queue.
-  takesTurnOn('oversight task queue');
   const since = Date.now();
   const suffix = randomUUID().slice(0, 8);
   const receiver = new LoopbackReceiver();
@@ -136,14 +134,19 @@ describe('every public topic read with the CloudEvents SDK (Kafka binary mode)',
     const tenant = await createOversightTenant(`CloudEvents tasks ${suffix}`);
     const hook = `/hook-${suffix}`;
     receiver.respond(hook, () => ({ status: 500, body: 'down for good' }));
-    const completed = await createImageTask(tenant);
-    const flagged = await createImageTask(tenant, { callbackUrl: receiver.url(hook) });
     const token = await newWorkerToken();
-
-    const first = await leaseTask(token, completed.taskId);
-    expect((await completeTask(token, first.assignment_id, { updated_tags: [{ value: 'receipt', confidence_score: 0.9 }] })).status).toBe(
-      200,
-    );
+    // Its tasks are created and leased from the one queue in a turn of its own (leasing flags what other files left
+    // there); the events they cause are waited for after it.
+    const { completed, flagged } = await inTurnOn('oversight task queue', async () => {
+      const completed = await createImageTask(tenant);
+      const flagged = await createImageTask(tenant, { callbackUrl: receiver.url(hook) });
+      const first = await leaseTask(token, completed.taskId);
+      const tags = { updated_tags: [{ value: 'receipt', confidence_score: 0.9 }] };
+      expect((await completeTask(token, first.assignment_id, tags)).status).toBe(200);
+      const second = await leaseTask(token, flagged.taskId);
+      expect((await flagTask(token, second.assignment_id, `blank ${suffix}`)).status).toBe(200);
+      return { completed, flagged };
+    });
     const result = await eventOn<EventEnvelope<{ task_id: string; state: string; event: Record<string, unknown> }>>(
       Topic.TaskResultAvailable,
       (e) => e.data?.data.task_id === completed.taskId,
@@ -161,8 +164,6 @@ describe('every public topic read with the CloudEvents SDK (Kafka binary mode)',
     expect(result.data?.data.event).toMatchObject({ event_type: 'task.result_available', task_id: completed.taskId });
     expect(status.data).toMatchObject({ state: 'COMPLETED', result: { updated_tags: [{ value: 'receipt', confidence_score: 0.9 }] } });
 
-    const second = await leaseTask(token, flagged.taskId);
-    expect((await flagTask(token, second.assignment_id, `blank ${suffix}`)).status).toBe(200);
     const error = await eventOn<EventEnvelope<{ task_id: string; state: string; error: string }>>(
       Topic.TaskError,
       (e) => e.data?.data.task_id === flagged.taskId,

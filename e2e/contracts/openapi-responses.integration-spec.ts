@@ -1,5 +1,5 @@
 import { type WorklineClient } from '@workline/client';
-import { ContractCheck, eventually, LoopbackReceiver, solidPng, testStack, takesTurnOn } from '@workline/testing';
+import { ContractCheck, eventually, LoopbackReceiver, qualityRecord, solidPng, testStack, takesTurnOn } from '@workline/testing';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -122,19 +122,7 @@ describe('real answers of every operation match docs/openapi.json', () => {
     ok(await api.GET('/v1/api-key'));
     await anonymous.GET('/v1/api-key');
     const path = { workstream_id: workstreamId };
-    ok(
-      await api.POST('/v1/workstreams/{workstream_id}/task_reviewed', {
-        params: { path },
-        body: {
-          workstream_id: workstreamId,
-          use_case_id: 'uc-1',
-          task_definition_id: 'td-1',
-          worker_id: 'ann@example.com',
-          review_completed_at: '2024-05-01T12:00:00Z',
-          review_score: 0.9,
-        },
-      }),
-    );
+    ok(await api.POST('/v1/workstreams/{workstream_id}/task_reviewed', { params: { path }, body: qualityRecord(workstreamId) }));
     const refused = await api.POST('/v1/workstreams/{workstream_id}/task_reviewed', {
       params: { path },
       body: { use_case_id: 'uc-1', review_score: 7 } as never,
@@ -329,52 +317,58 @@ describe('real answers of every operation match docs/openapi.json', () => {
     ok(await platform.POST('/v1/deliveries/{id}/redeliver', { params: { path: { id: delivered.id } } }));
   });
 
-  it('every answer matched its documented status, headers, media type and schema; every operation succeeded and every group error was checked', async () => {
-    // The check is not vacuous: a wrong field type, a missing field, an undocumented status, a missing or
-    // malformed header, a header where none is declared are all caught.
-    const json = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
-      new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
-    const key = { id: 'key_1', scope: 'workstream', account_id: 'acc_1', workstream_id: 'ws_1' };
-    const limits = { 'x-ratelimit-limit': '1200', 'x-ratelimit-remaining': '1199', 'x-ratelimit-reset': '60' };
-    expect((await check.checkAnswer('GET', '/v1/api-key', json(key, 200, limits))).problems).toEqual([]);
-    expect((await check.checkAnswer('GET', '/v1/api-key', json({ ...key, scope: 'planet' }))).problems).not.toEqual([]);
-    expect((await check.checkAnswer('GET', '/v1/api-key', json({ id: 'key_1' }))).problems).not.toEqual([]);
-    expect((await check.checkAnswer('POST', '/v4/runs', json({ status: 102, error: 'Data is invalid' }, 422))).problems).not.toEqual([]);
-    expect((await check.checkAnswer('GET', '/v1/api-key', json({ message: 'x' }, 418))).problems).toEqual(['status 418 is not documented']);
-    expect((await check.checkAnswer('GET', '/v4/lines', json({ message: 'Bad credentials' }, 401))).problems).toEqual([
-      'header www-authenticate is missing',
-    ]);
-    expect((await check.checkAnswer('GET', '/v1/api-key', json(key, 200, { ...limits, 'x-ratelimit-limit': 'many' }))).problems).toEqual([
-      expect.stringMatching(/^header x-ratelimit-limit: "many" /),
-    ]);
-    expect((await check.checkAnswer('GET', '/v1/api-key', json(key, 200, { 'idempotent-replayed': 'true' }))).problems).toEqual([
-      'header idempotent-replayed is not documented for this status',
-    ]);
+  it(
+    'every answer matched its documented status, headers, media type and schema; every operation succeeded and ' +
+      'every group error was checked',
+    async () => {
+      // The check is not vacuous: a wrong field type, a missing field, an undocumented status, a missing or
+      // malformed header, a header where none is declared are all caught.
+      const json = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
+        new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+      const key = { id: 'key_1', scope: 'workstream', account_id: 'acc_1', workstream_id: 'ws_1' };
+      const limits = { 'x-ratelimit-limit': '1200', 'x-ratelimit-remaining': '1199', 'x-ratelimit-reset': '60' };
+      expect((await check.checkAnswer('GET', '/v1/api-key', json(key, 200, limits))).problems).toEqual([]);
+      expect((await check.checkAnswer('GET', '/v1/api-key', json({ ...key, scope: 'planet' }))).problems).not.toEqual([]);
+      expect((await check.checkAnswer('GET', '/v1/api-key', json({ id: 'key_1' }))).problems).not.toEqual([]);
+      expect((await check.checkAnswer('POST', '/v4/runs', json({ status: 102, error: 'Data is invalid' }, 422))).problems).not.toEqual([]);
+      expect((await check.checkAnswer('GET', '/v1/api-key', json({ message: 'x' }, 418))).problems).toEqual([
+        'status 418 is not documented',
+      ]);
+      expect((await check.checkAnswer('GET', '/v4/lines', json({ message: 'Bad credentials' }, 401))).problems).toEqual([
+        'header www-authenticate is missing',
+      ]);
+      expect((await check.checkAnswer('GET', '/v1/api-key', json(key, 200, { ...limits, 'x-ratelimit-limit': 'many' }))).problems).toEqual([
+        expect.stringMatching(/^header x-ratelimit-limit: "many" /),
+      ]);
+      expect((await check.checkAnswer('GET', '/v1/api-key', json(key, 200, { 'idempotent-replayed': 'true' }))).problems).toEqual([
+        'header idempotent-replayed is not documented for this status',
+      ]);
 
-    expect(check.answers.filter((a) => a.problems.length)).toEqual([]);
-    const seen = new Set(check.answers.map((a) => a.operation));
-    expect(check.operations().filter((operation) => !seen.has(operation))).toEqual([]);
-    // A success of every operation but those that always refuse, which answered their 403.
-    const refusing = check.alwaysRefused();
-    expect(refusing.sort()).toEqual(['DELETE /v4/runs/{id}', 'POST /v4/lines']);
-    const succeeded = new Set(check.answers.filter((a) => a.status < 300).map((a) => a.operation));
-    expect(check.operations().filter((operation) => !refusing.includes(operation) && !succeeded.has(operation))).toEqual([]);
-    expect(refusing.filter((operation) => !check.answers.some((a) => a.operation === operation && a.status === 403))).toEqual([]);
-    // The rate limits are on in the test stack: every answer that declares their headers carried them.
-    const limited = check.answers.filter((a) => a.declaredHeaders.includes('x-ratelimit-limit'));
-    expect(limited.length).toBeGreaterThan(50);
-    expect(limited.filter((a) => Object.keys(limits).some((name) => a.headers[name] === undefined)).map((a) => a.operation)).toEqual([]);
-    expect(check.answers.filter((a) => a.headers['idempotent-replayed'] === 'true').map((a) => a.operation)).toEqual(['POST /v1/tasks']);
-    expect(check.answers.filter((a) => a.headers['www-authenticate']).map((a) => a.operation.split(' ')[1])).toEqual(
-      expect.arrayContaining(['/v4/lines', '/v3/tasks/{task_id}', '/workforce/v1/assignments/next', '/admin/v1/accounts']),
-    );
-    const errorsOf = (group: RegExp) =>
-      check.answers.filter((a) => a.status >= 400 && group.test(a.operation.split(' ')[1])).map((a) => a.status);
-    expect(errorsOf(/^\/v4\//)).toEqual(expect.arrayContaining([401, 403, 404, 405, 422]));
-    expect(errorsOf(/^\/v3\//)).toEqual(expect.arrayContaining([400, 401]));
-    expect(errorsOf(/^\/v1\//)).toEqual(expect.arrayContaining([401, 404, 422]));
-    expect(errorsOf(/^\/admin\//)).toEqual(expect.arrayContaining([401, 404, 422]));
-    expect(errorsOf(/^\/workforce\//)).toEqual(expect.arrayContaining([401, 404, 409, 422]));
-    expect(errorsOf(/^\/(uploads|docs|health)\//)).toEqual(expect.arrayContaining([401, 403, 404, 415]));
-  });
+      expect(check.answers.filter((a) => a.problems.length)).toEqual([]);
+      const seen = new Set(check.answers.map((a) => a.operation));
+      expect(check.operations().filter((operation) => !seen.has(operation))).toEqual([]);
+      // A success of every operation but those that always refuse, which answered their 403.
+      const refusing = check.alwaysRefused();
+      expect(refusing.sort()).toEqual(['DELETE /v4/runs/{id}', 'POST /v4/lines']);
+      const succeeded = new Set(check.answers.filter((a) => a.status < 300).map((a) => a.operation));
+      expect(check.operations().filter((operation) => !refusing.includes(operation) && !succeeded.has(operation))).toEqual([]);
+      expect(refusing.filter((operation) => !check.answers.some((a) => a.operation === operation && a.status === 403))).toEqual([]);
+      // The rate limits are on in the test stack: every answer that declares their headers carried them.
+      const limited = check.answers.filter((a) => a.declaredHeaders.includes('x-ratelimit-limit'));
+      expect(limited.length).toBeGreaterThan(50);
+      expect(limited.filter((a) => Object.keys(limits).some((name) => a.headers[name] === undefined)).map((a) => a.operation)).toEqual([]);
+      expect(check.answers.filter((a) => a.headers['idempotent-replayed'] === 'true').map((a) => a.operation)).toEqual(['POST /v1/tasks']);
+      expect(check.answers.filter((a) => a.headers['www-authenticate']).map((a) => a.operation.split(' ')[1])).toEqual(
+        expect.arrayContaining(['/v4/lines', '/v3/tasks/{task_id}', '/workforce/v1/assignments/next', '/admin/v1/accounts']),
+      );
+      const errorsOf = (group: RegExp) =>
+        check.answers.filter((a) => a.status >= 400 && group.test(a.operation.split(' ')[1])).map((a) => a.status);
+      expect(errorsOf(/^\/v4\//)).toEqual(expect.arrayContaining([401, 403, 404, 405, 422]));
+      expect(errorsOf(/^\/v3\//)).toEqual(expect.arrayContaining([400, 401]));
+      expect(errorsOf(/^\/v1\//)).toEqual(expect.arrayContaining([401, 404, 422]));
+      expect(errorsOf(/^\/admin\//)).toEqual(expect.arrayContaining([401, 404, 422]));
+      expect(errorsOf(/^\/workforce\//)).toEqual(expect.arrayContaining([401, 404, 409, 422]));
+      expect(errorsOf(/^\/(uploads|docs|health)\//)).toEqual(expect.arrayContaining([401, 403, 404, 415]));
+    },
+  );
 });

@@ -62,7 +62,8 @@ export async function auditQcEvents(
     async () =>
       (
         await dbQuery<{ n: number }>(
-          "select count(*)::int as n from messaging_outbox where source = 'performance' and published_at is null and dead_lettered_at is null",
+          "select count(*)::int as n from messaging_outbox where source = 'performance' and published_at is null and " +
+            'dead_lettered_at is null',
         )
       )[0].n === 0,
     { what: 'the performance outbox to be published', timeoutMs: 60_000, intervalMs: 500 },

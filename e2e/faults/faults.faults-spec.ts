@@ -247,12 +247,14 @@ describe.each([
           expect(flaky.stats.failed).toBeGreaterThan(0);
           expect(flaky.stats.late).toBeGreaterThan(0);
           const rollingFailures = rolling.on ? failedAttemptsBetween(rolling.from, rolling.to) : [];
+          const restartsAndFailures = `${rolling.restarted} / ${rollingFailures.length}`;
           if (rolling.on) {
             expect(rolling.restarted).toBe(FLEET_APPS.length * instances);
             expect(rollingFailures).toEqual([]);
           }
           scenario.faultLog.push([
-            `receivers: ${LATE_ANSWER_MS / 1000} s late answers and 500s throughout (20 % 500, 10 % late, of each delivery's first 2 attempts)`,
+            `receivers: ${LATE_ANSWER_MS / 1000} s late answers and 500s throughout (20 % 500, 10 % late, of each ` +
+              `delivery's first 2 attempts)`,
             `${flaky.stats.failed} answered 500, ${flaky.stats.late} late: all retried, every delivery delivered`,
           ]);
           return {
@@ -260,7 +262,7 @@ describe.each([
             'connections the balancer sent on to another gateway after a refused connect': fleet.redispatched,
             ...(rolling.on
               ? {
-                  'rolling restart: instances restarted (each exit 0) / client attempts failed (5xx, connection)': `${rolling.restarted} / ${rollingFailures.length}`,
+                  'rolling restart: instances restarted (each exit 0) / client attempts failed (5xx, connection)': restartsAndFailures,
                   'rolling restart: slowest graceful stop': rolling.slowestStop,
                   'rolling restart: connections the balancer sent on after a refused connect': rolling.redispatched,
                 }

@@ -181,7 +181,9 @@ describe('network faults between the apps and Kafka, PostgreSQL, Redis and the r
         file: join(REPORT_DIR, 'report-network.md'),
         title: 'Network faults, one instance of every app',
         extra: () => ({
-          'connections through the proxies (Kafka / PostgreSQL / Redis / receiver)': `${network.counts('kafka').accepted} / ${network.counts('postgres').accepted} / ${network.counts('redis').accepted} / ${receiverProxy.counts.accepted}`,
+          'connections through the proxies (Kafka / PostgreSQL / Redis / receiver)':
+            `${network.counts('kafka').accepted} / ${network.counts('postgres').accepted} / ` +
+            `${network.counts('redis').accepted} / ${receiverProxy.counts.accepted}`,
         }),
       },
     );

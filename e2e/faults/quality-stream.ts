@@ -119,9 +119,10 @@ export class QualityStream {
     const { rewritten } = this.submissions;
     expect(rewritten.replacing).toBeGreaterThan(0);
     expect(rewritten.ignored).toBeGreaterThan(0);
+    const rewrites = `${rewritten.replacing} / ${rewritten.ignored}`;
     return {
       'quality writes sent / new records answered 202': `${this.submissions.sent} / ${this.submissions.accepted}`,
-      'quality records written again: replace_duplicate true / false (stored as the rules say)': `${rewritten.replacing} / ${rewritten.ignored}`,
+      'quality records written again: replace_duplicate true / false (stored as the rules say)': rewrites,
       'quality records needing client retries': this.submissions.retried,
       'quality rows stored (API and CSV; each once, every field as the rules leave it)': rows.length,
       'QC events (each write under the threshold: one, its outcome and values)': `${qc.writesToQc} writes, ${qc.messages} messages`,

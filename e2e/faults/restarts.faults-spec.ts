@@ -8,7 +8,7 @@ import { writeFaultReport } from './fault-audit';
 /**
  * Graceful stops after a broker crash (docs/operations.md, "Fault tests"), one instance of every app: every
  * service that lived through a SIGKILL of the Kafka broker (started again) stops on SIGTERM with exit 0, i.e.
- * within its own 60 s shutdown limit (libs/observability installGracefulShutdown exits 1 past it). A stream of
+ * within its own 60 s shutdown limit (libs/service-runtime installGracefulShutdown exits 1 past it). A stream of
  * quality submissions runs meanwhile, so the services have events and requests under way when it happens.
  */
 

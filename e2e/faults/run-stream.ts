@@ -135,12 +135,13 @@ export class RunStream {
     expect(deliveryIds.size).toBe(1);
     expect(JSON.parse(callbacks[0].rawBody.toString('utf8'))).toEqual(polled.body);
     const completed = units.filter((u) => u.status === 'Completed').length;
+    const callbackRequests = `${callbacks.length} requests for ${deliveryIds.size} delivery`;
     return {
       'run units (each as its bot left it, output / flag reason as sent)': units.length,
       'units Completed / Flagged': `${completed} / ${units.length - completed}`,
       'unit answers needing retries': this.counters.retried,
       'unit `next` calls retried (a lease may be orphaned)': this.counters.leasesLost,
-      'run callbacks received (one delivery id, body = delivery row = GET)': `${callbacks.length} requests for ${deliveryIds.size} delivery`,
+      'run callbacks received (one delivery id, body = delivery row = GET)': callbackRequests,
     };
   }
 }

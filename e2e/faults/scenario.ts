@@ -252,6 +252,7 @@ export class FaultScenario {
       paths: Object.values(this.paths),
       redeliveries: this.redeliveries.redelivered,
     });
+    const failedAttempts = `${deliveries.failedAttempts} / ${deliveries.erroredAttempts} / ${deliveries.timedOutAttempts}`;
     const summary = {
       ...(await this.quality.audit()),
       ...(this.csvImport?.audit() ?? {}),
@@ -261,7 +262,7 @@ export class FaultScenario {
       ...(await this.line2.audit()),
       'redeliveries answered 202 (each received again, one more success)': this.redeliveries.redelivered.size,
       'deliveries delivered (DB; exactly one success per delivery round)': deliveries.deliveries,
-      'delivery attempts failed (status) / no answer / of them timed out (DB)': `${deliveries.failedAttempts} / ${deliveries.erroredAttempts} / ${deliveries.timedOutAttempts}`,
+      'delivery attempts failed (status) / no answer / of them timed out (DB)': failedAttempts,
     };
     expect(this.client.problems).toEqual([]);
     return summary;

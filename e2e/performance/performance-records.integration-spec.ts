@@ -223,18 +223,21 @@ describe('workstream performance API: task_reviewed, task_completed (real stack)
       expect(unknown).toMatchObject({ status: 401, error: { message: 'Invalid x-api-key' } });
     });
 
-    it('403 for a key of another workstream (known or not) or of another account; 404 for an unknown workstream with a project key', async () => {
-      const before = await count('quality');
-      const other = await post('task_reviewed', review(), otherKey);
-      expect(other).toMatchObject({ status: 403, error: { message: `Forbidden: this API key is not valid for workstream ${ws}` } });
-      const unknownWithWorkstreamKey = await post('task_reviewed', review({ workstream_id: 'no-such-ws' }), key, 'no-such-ws');
-      expect(unknownWithWorkstreamKey.status).toBe(403);
-      const foreign = await post('task_reviewed', review(), foreignProjectKey);
-      expect(foreign).toMatchObject({ status: 403, error: { message: `Forbidden: this API key is not valid for workstream ${ws}` } });
-      const unknown = await post('task_reviewed', review({ workstream_id: 'no-such-ws' }), projectKey, 'no-such-ws');
-      expect(unknown).toMatchObject({ status: 404, error: { message: 'workstream no-such-ws not found' } });
-      expect(await count('quality')).toBe(before);
-    });
+    it(
+      '403 for a key of another workstream (known or not) or of another account; ' + '404 for an unknown workstream with a project key',
+      async () => {
+        const before = await count('quality');
+        const other = await post('task_reviewed', review(), otherKey);
+        expect(other).toMatchObject({ status: 403, error: { message: `Forbidden: this API key is not valid for workstream ${ws}` } });
+        const unknownWithWorkstreamKey = await post('task_reviewed', review({ workstream_id: 'no-such-ws' }), key, 'no-such-ws');
+        expect(unknownWithWorkstreamKey.status).toBe(403);
+        const foreign = await post('task_reviewed', review(), foreignProjectKey);
+        expect(foreign).toMatchObject({ status: 403, error: { message: `Forbidden: this API key is not valid for workstream ${ws}` } });
+        const unknown = await post('task_reviewed', review({ workstream_id: 'no-such-ws' }), projectKey, 'no-such-ws');
+        expect(unknown).toMatchObject({ status: 404, error: { message: 'workstream no-such-ws not found' } });
+        expect(await count('quality')).toBe(before);
+      },
+    );
 
     it('a project-level key of the account works for each of its workstreams', async () => {
       expect((await post('task_reviewed', review(), projectKey)).status).toBe(202);

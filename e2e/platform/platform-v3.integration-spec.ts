@@ -49,82 +49,86 @@ describe('platform API v3 (deprecated): batches over v4 runs (real Kafka and Pos
 
   afterAll(() => deliveries.stop());
 
-  it('In-Progress on submission, Completed when done; resources hold input, output, identifier and extra.status; the callback uses completed_at', async () => {
-    const sent = await send(acme, {
-      template_id: acme.lineId,
-      callback_url: 'http://v3user:v3pass@127.0.0.1:9/v3/callback',
-      resources: [
-        { identifier: 'r1', url: 'https://img/1.jpg', meta: { w: 10 } },
-        { url: 'https://img/2.jpg' },
-        { identifier: 'r3', bad: true },
-      ],
-    });
-    expect(sent.status).toBe(200);
-    expect(sent.data).toEqual({
-      template_id: acme.lineId,
-      task_id: expect.any(String),
-      status: 'In-Progress',
-      started_at: expect.stringMatching(ISO_SECONDS),
-    });
-    const { task_id: taskId, started_at: startedAt } = sent.data!;
+  it(
+    'In-Progress on submission, Completed when done; resources hold input, output, identifier and extra.status; the ' +
+      'callback uses completed_at',
+    async () => {
+      const sent = await send(acme, {
+        template_id: acme.lineId,
+        callback_url: 'http://v3user:v3pass@127.0.0.1:9/v3/callback',
+        resources: [
+          { identifier: 'r1', url: 'https://img/1.jpg', meta: { w: 10 } },
+          { url: 'https://img/2.jpg' },
+          { identifier: 'r3', bad: true },
+        ],
+      });
+      expect(sent.status).toBe(200);
+      expect(sent.data).toEqual({
+        template_id: acme.lineId,
+        task_id: expect.any(String),
+        status: 'In-Progress',
+        started_at: expect.stringMatching(ISO_SECONDS),
+      });
+      const { task_id: taskId, started_at: startedAt } = sent.data!;
 
-    const pending = await getBatch(acme, taskId);
-    expect(pending.status).toBe(200);
-    expect(pending.data).toEqual({
-      task_id: taskId,
-      template_id: acme.lineId,
-      status: 'In-Progress',
-      started_at: startedAt,
-      finished_at: null,
-      resources: [
-        { identifier: 'r1', url: 'https://img/1.jpg', meta: { w: 10 }, extra: { status: 'In-Progress' } },
-        { url: 'https://img/2.jpg', extra: { status: 'In-Progress' } },
-        { identifier: 'r3', bad: true, extra: { status: 'In-Progress' } },
-      ],
-    });
+      const pending = await getBatch(acme, taskId);
+      expect(pending.status).toBe(200);
+      expect(pending.data).toEqual({
+        task_id: taskId,
+        template_id: acme.lineId,
+        status: 'In-Progress',
+        started_at: startedAt,
+        finished_at: null,
+        resources: [
+          { identifier: 'r1', url: 'https://img/1.jpg', meta: { w: 10 }, extra: { status: 'In-Progress' } },
+          { url: 'https://img/2.jpg', extra: { status: 'In-Progress' } },
+          { identifier: 'r3', bad: true, extra: { status: 'In-Progress' } },
+        ],
+      });
 
-    for (let a = await nextUnit(worker, acme.lineId); a; a = await nextUnit(worker, acme.lineId)) {
-      const result = a.input.bad
-        ? await flagUnit(worker, a.assignment_id, 'bad')
-        : await completeUnit(worker, a.assignment_id, { output: { label: 'cat', url: 'ignored' } });
-      expect(result.status).toBe(200);
-    }
+      for (let a = await nextUnit(worker, acme.lineId); a; a = await nextUnit(worker, acme.lineId)) {
+        const result = a.input.bad
+          ? await flagUnit(worker, a.assignment_id, 'bad')
+          : await completeUnit(worker, a.assignment_id, { output: { label: 'cat', url: 'ignored' } });
+        expect(result.status).toBe(200);
+      }
 
-    const done = await ok(getBatch(acme, taskId), 200);
-    expect(done).toEqual({
-      task_id: taskId,
-      template_id: acme.lineId,
-      status: 'Completed',
-      started_at: startedAt,
-      finished_at: expect.stringMatching(ISO_SECONDS),
-      resources: [
-        { identifier: 'r1', url: 'https://img/1.jpg', meta: { w: 10 }, label: 'cat', extra: { status: 'Completed' } },
-        { url: 'https://img/2.jpg', label: 'cat', extra: { status: 'Completed' } },
-        { identifier: 'r3', bad: true, extra: { status: 'Flagged' } },
-      ],
-    });
-    expect(JSON.stringify(done)).not.toContain('v3pass');
+      const done = await ok(getBatch(acme, taskId), 200);
+      expect(done).toEqual({
+        task_id: taskId,
+        template_id: acme.lineId,
+        status: 'Completed',
+        started_at: startedAt,
+        finished_at: expect.stringMatching(ISO_SECONDS),
+        resources: [
+          { identifier: 'r1', url: 'https://img/1.jpg', meta: { w: 10 }, label: 'cat', extra: { status: 'Completed' } },
+          { url: 'https://img/2.jpg', label: 'cat', extra: { status: 'Completed' } },
+          { identifier: 'r3', bad: true, extra: { status: 'Flagged' } },
+        ],
+      });
+      expect(JSON.stringify(done)).not.toContain('v3pass');
 
-    const delivery = await deliveries.first(taskId);
-    expect(delivery).toMatchObject({
-      event_type: 'batch.completed',
-      url: 'http://127.0.0.1:9/v3/callback',
-      signing: 'none',
-      owner: { account_id: acme.id },
-    });
-    expect(openSealed(delivery.sealed_authorization!)).toBe(`Basic ${Buffer.from('v3user:v3pass').toString('base64')}`);
-    const body = JSON.parse(delivery.body);
-    expect(body).toEqual({
-      task_id: taskId,
-      template_id: acme.lineId,
-      status: 'Completed',
-      started_at: expect.stringMatching(UTC),
-      completed_at: expect.stringMatching(UTC),
-      resources: done.resources,
-    });
-    expect(body.started_at).toBe(`${startedAt.slice(0, 10)} ${startedAt.slice(11, 19)} UTC`);
-    expect(body.completed_at).toBe(`${done.finished_at!.slice(0, 10)} ${done.finished_at!.slice(11, 19)} UTC`);
-  });
+      const delivery = await deliveries.first(taskId);
+      expect(delivery).toMatchObject({
+        event_type: 'batch.completed',
+        url: 'http://127.0.0.1:9/v3/callback',
+        signing: 'none',
+        owner: { account_id: acme.id },
+      });
+      expect(openSealed(delivery.sealed_authorization!)).toBe(`Basic ${Buffer.from('v3user:v3pass').toString('base64')}`);
+      const body = JSON.parse(delivery.body);
+      expect(body).toEqual({
+        task_id: taskId,
+        template_id: acme.lineId,
+        status: 'Completed',
+        started_at: expect.stringMatching(UTC),
+        completed_at: expect.stringMatching(UTC),
+        resources: done.resources,
+      });
+      expect(body.started_at).toBe(`${startedAt.slice(0, 10)} ${startedAt.slice(11, 19)} UTC`);
+      expect(body.completed_at).toBe(`${done.finished_at!.slice(0, 10)} ${done.finished_at!.slice(11, 19)} UTC`);
+    },
+  );
 
   it('a 10,000-resource batch: created in one request, read back whole, its answer kept off the shared reply topic', async () => {
     const account = await createPlatformAccount('V3 big');
@@ -170,28 +174,32 @@ describe('platform API v3 (deprecated): batches over v4 runs (real Kafka and Pos
     expect([abortV3.status, abortV3.body]).toEqual([404, { status: 404, error: 'Not found' }]);
   });
 
-  it('Idempotency-Key: a retry answers the same batch (200, Idempotent-Replayed) and creates nothing; a malformed key is 102 (HTTP 400)', async () => {
-    const key = `batch-${Date.now()}-${Math.random()}`;
-    const body = { template_id: other.lineId, resources: [{ identifier: 'once' }] };
-    const withKey = (idempotencyKey: string) =>
-      withStatus(platformClient(other).POST('/v3/tasks', { params: { header: { 'Idempotency-Key': idempotencyKey } }, body }));
-    const first = await withKey(key);
-    expect(first.status).toBe(200);
-    const retry = await withKey(key);
-    expect({ status: retry.status, body: retry.data, replayed: retry.response.headers.get('idempotent-replayed') }).toEqual({
-      status: 200,
-      body: first.data,
-      replayed: 'true',
-    });
-    expect(retry.response.headers.get('deprecation')).toBe('true');
-    const batch = await getBatch(other, first.data!.task_id);
-    expect(batch.data?.resources).toHaveLength(1);
-    const malformed = await withKey('k'.repeat(256));
-    expect({ status: malformed.status, body: malformed.error }).toEqual({
-      status: 400,
-      body: { status: 102, error: 'Data is invalid', detail: 'Idempotency-Key header must be 1 to 255 printable ASCII characters' },
-    });
-  });
+  it(
+    'Idempotency-Key: a retry answers the same batch (200, Idempotent-Replayed) and creates nothing; a malformed ' +
+      'key is 102 (HTTP 400)',
+    async () => {
+      const key = `batch-${Date.now()}-${Math.random()}`;
+      const body = { template_id: other.lineId, resources: [{ identifier: 'once' }] };
+      const withKey = (idempotencyKey: string) =>
+        withStatus(platformClient(other).POST('/v3/tasks', { params: { header: { 'Idempotency-Key': idempotencyKey } }, body }));
+      const first = await withKey(key);
+      expect(first.status).toBe(200);
+      const retry = await withKey(key);
+      expect({ status: retry.status, body: retry.data, replayed: retry.response.headers.get('idempotent-replayed') }).toEqual({
+        status: 200,
+        body: first.data,
+        replayed: 'true',
+      });
+      expect(retry.response.headers.get('deprecation')).toBe('true');
+      const batch = await getBatch(other, first.data!.task_id);
+      expect(batch.data?.resources).toHaveLength(1);
+      const malformed = await withKey('k'.repeat(256));
+      expect({ status: malformed.status, body: malformed.error }).toEqual({
+        status: 400,
+        body: { status: 102, error: 'Data is invalid', detail: 'Idempotency-Key header must be 1 to 255 printable ASCII characters' },
+      });
+    },
+  );
 
   describe('errors: {status: code, error}', () => {
     it('401 Unauthorized access', async () => {

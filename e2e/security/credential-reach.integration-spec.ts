@@ -43,32 +43,35 @@ describe('credential reach: each kind of credential reaches its own API groups o
     ['/health details', 'GET', '/health'],
   ];
 
-  it('answers each API group only for the credentials docs/operations.md lists (401 for the others, 403 for another workstream)', async () => {
-    const seen: Record<string, Record<string, number | string>> = {};
-    for (const [credential, headers] of Object.entries(credentials)) {
-      seen[credential] = {};
-      for (const [name, method, path, body] of probes()) {
-        const result = await http<{ components?: unknown }>(method, path, { headers, body });
-        // /health answers everyone: what differs is whether the details come with it.
-        seen[credential][name] =
-          name === '/health details' && result.status === 200 ? (result.body.components ? 'details' : 'status only') : result.status;
+  it(
+    'answers each API group only for the credentials docs/operations.md lists ' + '(401 for the others, 403 for another workstream)',
+    async () => {
+      const seen: Record<string, Record<string, number | string>> = {};
+      for (const [credential, headers] of Object.entries(credentials)) {
+        seen[credential] = {};
+        for (const [name, method, path, body] of probes()) {
+          const result = await http<{ components?: unknown }>(method, path, { headers, body });
+          // /health answers everyone: what differs is whether the details come with it.
+          seen[credential][name] =
+            name === '/health details' && result.status === 200 ? (result.body.components ? 'details' : 'status only') : result.status;
+        }
       }
-    }
-    // Every group refuses every credential (401) but where its row says otherwise; /health gives its status
-    // to anyone without an Authorization header (an x-api-key is none), and refuses any but the admin token.
-    const refusedBut = (reached: Record<string, number | string>) => ({
-      ...Object.fromEntries(probes().map(([name]) => [name, 401])),
-      '/health details': 'status only',
-      ...reached,
-    });
-    const ownWorkstream = { '/v1 own workstream': 200, '/v1/api-key': 200, '/v1/deliveries': 200 };
-    expect(seen).toEqual({
-      'workstream key': refusedBut({ ...ownWorkstream, '/v1 sibling workstream': 403 }),
-      'project key': refusedBut({ ...ownWorkstream, '/v1 sibling workstream': 200 }),
-      'account Basic': refusedBut({ '/v1/deliveries': 200, '/v4': 200, '/v3': 400, '/health details': 401 }),
-      'worker token': refusedBut({ '/workforce': 204, '/health details': 401 }),
-      'admin token': refusedBut({ '/admin': 200, '/health details': 'details' }),
-      none: refusedBut({}),
-    });
-  });
+      // Every group refuses every credential (401) but where its row says otherwise; /health gives its status
+      // to anyone without an Authorization header (an x-api-key is none), and refuses any but the admin token.
+      const refusedBut = (reached: Record<string, number | string>) => ({
+        ...Object.fromEntries(probes().map(([name]) => [name, 401])),
+        '/health details': 'status only',
+        ...reached,
+      });
+      const ownWorkstream = { '/v1 own workstream': 200, '/v1/api-key': 200, '/v1/deliveries': 200 };
+      expect(seen).toEqual({
+        'workstream key': refusedBut({ ...ownWorkstream, '/v1 sibling workstream': 403 }),
+        'project key': refusedBut({ ...ownWorkstream, '/v1 sibling workstream': 200 }),
+        'account Basic': refusedBut({ '/v1/deliveries': 200, '/v4': 200, '/v3': 400, '/health details': 401 }),
+        'worker token': refusedBut({ '/workforce': 204, '/health details': 401 }),
+        'admin token': refusedBut({ '/admin': 200, '/health details': 'details' }),
+        none: refusedBut({}),
+      });
+    },
+  );
 });

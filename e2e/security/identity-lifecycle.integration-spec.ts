@@ -7,12 +7,11 @@ import {
   http,
   newWorkerToken,
   ok,
+  stackLogs,
   startGateway,
   testStack,
   withStatus,
 } from '@workline/testing';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 
 type Key = Schemas['NewApiKeyAnswer'];
 const admin = adminClient();
@@ -176,49 +175,52 @@ describe('identity lifecycle: project keys, listing, revocation, rotation, brute
     expect(listed.find((k) => k.id === old.id)?.expires_at).toEqual(expect.any(String));
   });
 
-  it('replays a rotation retried with the same Idempotency-Key: one new key, also for concurrent retries and after the overlap', async () => {
-    const old = await newWorkstreamKey(workstreamId);
-    secrets.push(old.key);
-    const rotate = (key: string, body: Schemas['RotateApiKeyDto'] = { overlap_seconds: 0 }) =>
-      withStatus(
-        admin.POST('/admin/v1/api-keys/{key_id}/rotate', {
-          params: { path: { key_id: old.id }, header: { 'Idempotency-Key': key } },
-          body,
-        }),
-      );
-    // A lost answer retried at once, five times over: the overlap of 0 expires the old key with the first
-    // commit, so a retry that looked before it must still answer the winner's key, not a 409.
-    const answers = await Promise.all(Array.from({ length: 5 }, () => rotate('rotation-1')));
-    expect(answers.map((a) => a.status)).toEqual([201, 201, 201, 201, 201]);
-    const first = answers[0].data!;
-    secrets.push(first.key);
-    for (const answer of answers) expect(answer.data).toEqual({ id: first.id, key: first.key });
-    expect(answers.filter((a) => a.response.headers.get('idempotent-replayed') === 'true')).toHaveLength(4);
-    expect((await describeKey(first.key)).data).toMatchObject({ id: first.id, workstream_id: workstreamId });
+  it(
+    'replays a rotation retried with the same Idempotency-Key: ' + 'one new key, also for concurrent retries and after the overlap',
+    async () => {
+      const old = await newWorkstreamKey(workstreamId);
+      secrets.push(old.key);
+      const rotate = (key: string, body: Schemas['RotateApiKeyDto'] = { overlap_seconds: 0 }) =>
+        withStatus(
+          admin.POST('/admin/v1/api-keys/{key_id}/rotate', {
+            params: { path: { key_id: old.id }, header: { 'Idempotency-Key': key } },
+            body,
+          }),
+        );
+      // A lost answer retried at once, five times over: the overlap of 0 expires the old key with the first
+      // commit, so a retry that looked before it must still answer the winner's key, not a 409.
+      const answers = await Promise.all(Array.from({ length: 5 }, () => rotate('rotation-1')));
+      expect(answers.map((a) => a.status)).toEqual([201, 201, 201, 201, 201]);
+      const first = answers[0].data!;
+      secrets.push(first.key);
+      for (const answer of answers) expect(answer.data).toEqual({ id: first.id, key: first.key });
+      expect(answers.filter((a) => a.response.headers.get('idempotent-replayed') === 'true')).toHaveLength(4);
+      expect((await describeKey(first.key)).data).toMatchObject({ id: first.id, workstream_id: workstreamId });
 
-    // Later, with the old key long expired: still the same answer.
-    const later = await rotate('rotation-1');
-    expect(later.status).toBe(201);
-    expect(later.response.headers.get('idempotent-replayed')).toBe('true');
-    expect(later.data).toEqual(first);
+      // Later, with the old key long expired: still the same answer.
+      const later = await rotate('rotation-1');
+      expect(later.status).toBe(201);
+      expect(later.response.headers.get('idempotent-replayed')).toBe('true');
+      expect(later.data).toEqual(first);
 
-    // The same key with another body: 422 naming the header; a malformed key: 422; nothing created by either.
-    const reused = await rotate('rotation-1', { overlap_seconds: 60 });
-    expect(reused.status).toBe(422);
-    expect(reused.error).toMatchObject({
-      message: expect.stringContaining('Idempotency-Key "rotation-1" was already used with another request'),
-    });
-    const malformed = await rotate('\u00e9t\u00e9');
-    expect(malformed.status).toBe(422);
-    expect(malformed.error).toMatchObject({
-      message: expect.stringContaining('Idempotency-Key header must be 1 to 255 printable ASCII characters'),
-    });
-    // A new key for a new rotation of the expired key: the 409 of any rotation of an expired key.
-    expect((await rotate('rotation-2')).status).toBe(409);
+      // The same key with another body: 422 naming the header; a malformed key: 422; nothing created by either.
+      const reused = await rotate('rotation-1', { overlap_seconds: 60 });
+      expect(reused.status).toBe(422);
+      expect(reused.error).toMatchObject({
+        message: expect.stringContaining('Idempotency-Key "rotation-1" was already used with another request'),
+      });
+      const malformed = await rotate('\u00e9t\u00e9');
+      expect(malformed.status).toBe(422);
+      expect(malformed.error).toMatchObject({
+        message: expect.stringContaining('Idempotency-Key header must be 1 to 255 printable ASCII characters'),
+      });
+      // A new key for a new rotation of the expired key: the 409 of any rotation of an expired key.
+      expect((await rotate('rotation-2')).status).toBe(409);
 
-    const listed = await listKeys({ workstream_id: workstreamId });
-    expect(listed.filter((k) => k.rotated_from_id === old.id).map((k) => k.id)).toEqual([first.id]);
-  });
+      const listed = await listKeys({ workstream_id: workstreamId });
+      expect(listed.filter((k) => k.rotated_from_id === old.id).map((k) => k.id)).toEqual([first.id]);
+    },
+  );
 
   it('refuses bad rotations', async () => {
     const { id, key } = await newWorkstreamKey(workstreamId);
@@ -298,32 +300,35 @@ describe('identity lifecycle: project keys, listing, revocation, rotation, brute
     expect((await right.GET('/admin/v1/api-keys', { headers: { 'x-forwarded-for': randomSource() } })).response.status).toBe(200);
   });
 
-  it('checks at most the limit of 300 concurrent wrong passwords for one account, then locks that account (only) out from that address', async () => {
-    const attacker = randomSource();
-    const { username, password } = await newAccount();
-    const checksBefore = await passwordChecks(other.url);
-    const answers = await Promise.all(Array.from({ length: 300 }, (_, i) => linesFrom(attacker, username, `wrong-${i}`)));
-    const checks = (await passwordChecks(other.url)) - checksBefore;
-    expect(checks).toBeGreaterThan(0);
-    expect(checks).toBeLessThanOrEqual(5);
-    const statuses = answers.map((answer) => answer.status);
-    expect(statuses.filter((status) => status === 401).length).toBe(checks);
-    expect(statuses.filter((status) => status === 429).length).toBe(300 - checks);
-    expect(answers.find((answer) => answer.status === 429)?.error).toEqual({
-      message: expect.stringMatching(/^Too many failed authentications from this address; retry in \d+ s$/),
-    });
-    // The right password from that address is refused too (else guessing would go on past the limit), without a check ...
-    const locked = await linesFrom(attacker, username, password);
-    expect(locked.status).toBe(429);
-    expect(Number(locked.response.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect(await passwordChecks(other.url)).toBe(checksBefore + checks);
-    // ... while the account from any other address, and every other account from this one, are served.
-    expect((await linesFrom(randomSource(), username, password)).status).toBe(200);
-    // Now verified and cached by this gateway, the right password is still refused from the locked address.
-    expect((await linesFrom(attacker, username, password)).status).toBe(429);
-    const neighbour = await newAccount();
-    expect((await linesFrom(attacker, neighbour.username, neighbour.password)).status).toBe(200);
-  });
+  it(
+    'checks at most the limit of 300 concurrent wrong passwords for one account, ' + 'then locks that account (only) out from that address',
+    async () => {
+      const attacker = randomSource();
+      const { username, password } = await newAccount();
+      const checksBefore = await passwordChecks(other.url);
+      const answers = await Promise.all(Array.from({ length: 300 }, (_, i) => linesFrom(attacker, username, `wrong-${i}`)));
+      const checks = (await passwordChecks(other.url)) - checksBefore;
+      expect(checks).toBeGreaterThan(0);
+      expect(checks).toBeLessThanOrEqual(5);
+      const statuses = answers.map((answer) => answer.status);
+      expect(statuses.filter((status) => status === 401).length).toBe(checks);
+      expect(statuses.filter((status) => status === 429).length).toBe(300 - checks);
+      expect(answers.find((answer) => answer.status === 429)?.error).toEqual({
+        message: expect.stringMatching(/^Too many failed authentications from this address; retry in \d+ s$/),
+      });
+      // The right password from that address is refused too (else guessing would go on past the limit), without a check ...
+      const locked = await linesFrom(attacker, username, password);
+      expect(locked.status).toBe(429);
+      expect(Number(locked.response.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(await passwordChecks(other.url)).toBe(checksBefore + checks);
+      // ... while the account from any other address, and every other account from this one, are served.
+      expect((await linesFrom(randomSource(), username, password)).status).toBe(200);
+      // Now verified and cached by this gateway, the right password is still refused from the locked address.
+      expect((await linesFrom(attacker, username, password)).status).toBe(429);
+      const neighbour = await newAccount();
+      expect((await linesFrom(attacker, neighbour.username, neighbour.password)).status).toBe(200);
+    },
+  );
 
   it('checks at most the limit of 300 concurrent logins with unknown usernames, and they lock out no real account', async () => {
     const attacker = randomSource();
@@ -366,8 +371,7 @@ describe('identity lifecycle: project keys, listing, revocation, rotation, brute
       body: { kind: 'nothing' },
     });
     expect(refused.status).toBe(422);
-    const logDir = join(__dirname, '..', '..', '.cache', 'logs', 'test');
-    const logs = readdirSync(logDir).map((file) => readFileSync(join(logDir, file), 'utf8'));
+    const logs = [...stackLogs().values()];
     expect(logs.join('').length).toBeGreaterThan(0);
     for (const secret of secrets) {
       expect(logs.some((log) => log.includes(secret))).toBe(false);

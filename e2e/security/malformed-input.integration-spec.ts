@@ -205,39 +205,48 @@ describe('malformed input to every operation of the contract', () => {
     expect(failures).toEqual([]);
   });
 
-  it('a number beyond a double, or a key that reaches a prototype, is refused with 400 naming it (JSON.stringify cannot send them)', async () => {
-    const record = {
-      workstream_id: realIds.workstreamId,
-      use_case_id: 'uc-1',
-      task_definition_id: 'td-1',
-      worker_id: 'w-1',
-      review_completed_at: '2026-11-29T12:00:00Z',
-      review_score: 0.5,
-    };
-    const reviewed = `/v1/workstreams/${realIds.workstreamId}/task_reviewed`;
-    const post = (path: string, headers: Record<string, string>, text: string) => http('POST', path, { headers, body: text });
-    const withRaw = (body: object, raw: string) => `${JSON.stringify(body).slice(0, -1)},${raw}}`;
-    const answers = [
-      await post(reviewed, credentials.apiKey, withRaw(record, '"review_duration":1e400')),
-      await post(reviewed, credentials.apiKey, withRaw(record, '"__proto__":{"review_score":1}')),
-      await post(
-        '/v1/tasks',
-        credentials.apiKey,
-        withRaw({ configuration_id: realFields.configuration_id, media_key: 'm' }, '"__proto__":{"x":1}'),
-      ),
-      await post('/v4/runs', credentials.basic, `{"line_id":"${realFields.line_id}","units":[{"n":-2E+999}]}`),
-    ];
-    expect(answers.map(({ status, body }) => ({ status, body }))).toEqual([
-      {
-        status: 400,
-        body: { message: 'Body field review_duration is a number beyond the range of a double (about ±1.8e308), which cannot be stored' },
-      },
-      { status: 400, body: { message: 'Body key __proto__ is not allowed: it would reach the prototype of the object it is copied into' } },
-      { status: 400, body: { message: 'Body key __proto__ is not allowed: it would reach the prototype of the object it is copied into' } },
-      // v4 answers its table's fixed text for a 400.
-      { status: 400, body: { message: 'Problem parsing the body' } },
-    ]);
-  });
+  it(
+    'a number beyond a double, or a key that reaches a prototype, ' + 'is refused with 400 naming it (JSON.stringify cannot send them)',
+    async () => {
+      const record = {
+        workstream_id: realIds.workstreamId,
+        use_case_id: 'uc-1',
+        task_definition_id: 'td-1',
+        worker_id: 'w-1',
+        review_completed_at: '2026-11-29T12:00:00Z',
+        review_score: 0.5,
+      };
+      const reviewed = `/v1/workstreams/${realIds.workstreamId}/task_reviewed`;
+      const post = (path: string, headers: Record<string, string>, text: string) => http('POST', path, { headers, body: text });
+      const withRaw = (body: object, raw: string) => `${JSON.stringify(body).slice(0, -1)},${raw}}`;
+      const answers = [
+        await post(reviewed, credentials.apiKey, withRaw(record, '"review_duration":1e400')),
+        await post(reviewed, credentials.apiKey, withRaw(record, '"__proto__":{"review_score":1}')),
+        await post(
+          '/v1/tasks',
+          credentials.apiKey,
+          withRaw({ configuration_id: realFields.configuration_id, media_key: 'm' }, '"__proto__":{"x":1}'),
+        ),
+        await post('/v4/runs', credentials.basic, `{"line_id":"${realFields.line_id}","units":[{"n":-2E+999}]}`),
+      ];
+      expect(answers.map(({ status, body }) => ({ status, body }))).toEqual([
+        {
+          status: 400,
+          body: { message: 'Body field review_duration is a number beyond the range of a double (about ±1.8e308), which cannot be stored' },
+        },
+        {
+          status: 400,
+          body: { message: 'Body key __proto__ is not allowed: it would reach the prototype of the object it is copied into' },
+        },
+        {
+          status: 400,
+          body: { message: 'Body key __proto__ is not allowed: it would reach the prototype of the object it is copied into' },
+        },
+        // v4 answers its table's fixed text for a 400.
+        { status: 400, body: { message: 'Problem parsing the body' } },
+      ]);
+    },
+  );
 
   it("request headers over 16 KiB are 431 (Node's limit), before any route or credential is looked at", async () => {
     const padded = await fetch(`${testStack().gatewayUrl}/v1/api-key`, { headers: { 'x-padding': 'x'.repeat(17 * 1024) } });

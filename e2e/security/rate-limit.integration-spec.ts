@@ -90,44 +90,49 @@ describe('per-credential rate limits and body limits (own gateways with low limi
     expect(otherGroup.response.headers.get('x-ratelimit-remaining')).toBe('2');
   });
 
-  it('counts a principal however its credential is spelled: 300 re-spellings of an exhausted Authorization header all get 429', async () => {
-    const fresh = await ok(adminClient().POST('/admin/v1/accounts', { body: { name: 'Respelled Inc' } }), 201);
-    const encoded = Buffer.from(`${fresh.username}:${fresh.password}`).toString('base64');
-    const worker = { token: await newWorkerToken() };
-    // The re-spelled headers, and a kind outside the enum (a 422 still counts against the budget), are sent
-    // as raw http(): the typed client spells credentials one way and would not send the body.
-    /** The scheme in one of 32 letter cases, then 1 to 10 spaces: 320 spellings the gateway reads as the same credential. */
-    const spelling = (scheme: string, i: number, value: string) =>
-      `${[...scheme].map((letter, bit) => ((i >> bit) & 1 ? letter.toUpperCase() : letter.toLowerCase())).join('')}${' '.repeat(1 + (Math.floor(i / 32) % 10))}${value}`;
-    for (let i = 0; i < LIMIT; i++) {
-      expect((await http('GET', `${gateway.url}/v4/lines`, { headers: { authorization: `Basic ${encoded}` } })).status).toBe(200);
-      const work = await http('POST', `${gateway.url}/workforce/v1/assignments/next`, {
-        headers: { authorization: `Bearer ${worker.token}` },
-        body: { kind: 'nothing' },
+  it(
+    'counts a principal however its credential is spelled: ' + '300 re-spellings of an exhausted Authorization header all get 429',
+    async () => {
+      const fresh = await ok(adminClient().POST('/admin/v1/accounts', { body: { name: 'Respelled Inc' } }), 201);
+      const encoded = Buffer.from(`${fresh.username}:${fresh.password}`).toString('base64');
+      const worker = { token: await newWorkerToken() };
+      // The re-spelled headers, and a kind outside the enum (a 422 still counts against the budget), are sent
+      // as raw http(): the typed client spells credentials one way and would not send the body.
+      /** The scheme in one of 32 letter cases, then 1 to 10 spaces: 320 spellings the gateway reads as the same credential. */
+      const spelling = (scheme: string, i: number, value: string) => {
+        const letters = [...scheme].map((letter, bit) => ((i >> bit) & 1 ? letter.toUpperCase() : letter.toLowerCase()));
+        return `${letters.join('')}${' '.repeat(1 + (Math.floor(i / 32) % 10))}${value}`;
+      };
+      for (let i = 0; i < LIMIT; i++) {
+        expect((await http('GET', `${gateway.url}/v4/lines`, { headers: { authorization: `Basic ${encoded}` } })).status).toBe(200);
+        const work = await http('POST', `${gateway.url}/workforce/v1/assignments/next`, {
+          headers: { authorization: `Bearer ${worker.token}` },
+          body: { kind: 'nothing' },
+        });
+        expect(work.status).toBe(422);
+      }
+      const [platform, work] = await Promise.all([
+        Promise.all(
+          Array.from({ length: 300 }, (_, i) =>
+            http<{ message: string }>('GET', `${gateway.url}/v4/lines`, { headers: { authorization: spelling('basic', i, encoded) } }),
+          ),
+        ),
+        Promise.all(
+          Array.from({ length: 300 }, (_, i) =>
+            http('POST', `${gateway.url}/workforce/v1/assignments/next`, {
+              headers: { authorization: spelling('bearer', i, worker.token) },
+              body: { kind: 'nothing' },
+            }),
+          ),
+        ),
+      ]);
+      expect(platform.map((answer) => answer.status)).toEqual(Array(300).fill(429));
+      expect(work.map((answer) => answer.status)).toEqual(Array(300).fill(429));
+      expect(platform[299].body).toEqual({
+        message: expect.stringMatching(/^Rate limit of 3 requests per minute exceeded; retry in \d+ s$/),
       });
-      expect(work.status).toBe(422);
-    }
-    const [platform, work] = await Promise.all([
-      Promise.all(
-        Array.from({ length: 300 }, (_, i) =>
-          http<{ message: string }>('GET', `${gateway.url}/v4/lines`, { headers: { authorization: spelling('basic', i, encoded) } }),
-        ),
-      ),
-      Promise.all(
-        Array.from({ length: 300 }, (_, i) =>
-          http('POST', `${gateway.url}/workforce/v1/assignments/next`, {
-            headers: { authorization: spelling('bearer', i, worker.token) },
-            body: { kind: 'nothing' },
-          }),
-        ),
-      ),
-    ]);
-    expect(platform.map((answer) => answer.status)).toEqual(Array(300).fill(429));
-    expect(work.map((answer) => answer.status)).toEqual(Array(300).fill(429));
-    expect(platform[299].body).toEqual({
-      message: expect.stringMatching(/^Rate limit of 3 requests per minute exceeded; retry in \d+ s$/),
-    });
-  });
+    },
+  );
 
   it('counts failed authentications against the client address, whatever credential they try', async () => {
     const client = { 'x-forwarded-for': `198.18.${Math.floor(Math.random() * 250)}.7` };

@@ -73,9 +73,12 @@ export async function startEmbeddedPostgres({
   // As root the server runs as user postgres, who must reach the binaries inside this checkout.
   const version = pgTool(binDir, 'postgres', ['--version'], { owner, check: false });
   if (version.status !== 0) {
-    fail(
-      `the embedded PostgreSQL cannot run (${(version.stderr || version.error?.message || '').trim()}).${owner.uid !== undefined ? `\n  It runs as user postgres, who must be able to read ${binDir}: run npm start as a normal user, or keep the checkout in a directory others can read.` : ''}`,
-    );
+    const asPostgres =
+      owner.uid !== undefined
+        ? `\n  It runs as user postgres, who must be able to read ${binDir}: run npm start as a normal user, ` +
+          'or keep the checkout in a directory others can read.'
+        : '';
+    fail(`the embedded PostgreSQL cannot run (${(version.stderr || version.error?.message || '').trim()}).${asPostgres}`);
   }
   const cluster = pgCluster({ binDir, dir, owner });
   // A server left running by an earlier npm start that was killed is ours: stop it before starting anew.
@@ -87,7 +90,8 @@ export async function startEmbeddedPostgres({
   step(`starting the embedded PostgreSQL (${version.stdout.trim()}, from the npm package ${PACKAGE}) on 127.0.0.1:${port}`);
   cluster.start(port);
   ok(
-    `embedded PostgreSQL running on 127.0.0.1:${port}, data in ${path.relative(root, cluster.dataDir)} (log: ${path.relative(root, cluster.logFile)})`,
+    `embedded PostgreSQL running on 127.0.0.1:${port}, data in ${path.relative(root, cluster.dataDir)} (log: ` +
+      `${path.relative(root, cluster.logFile)})`,
   );
   return { stop: async () => cluster.stop('fast'), version: version.stdout.trim() };
 }

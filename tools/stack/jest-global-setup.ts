@@ -10,6 +10,13 @@ import { startTestDns, type TestDns } from './test-dns';
 import { testAppEnv } from './test-env';
 
 const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
+/** The settings of the apps' environment that a test starting another instance of an app passes on (names or prefixes). */
+const APP_ENV_KEYS = new RegExp(
+  `^(${[
+    ...['NODE_ENV', 'PORT', 'DATABASE_URL', 'REDIS_URL', 'KAFKA_BROKERS', 'BLOB_DIR', 'ADMIN_TOKEN', 'LOG_LEVEL', 'LOG_FORMAT'],
+    ...['WEBHOOK_', 'KAFKAJS_', 'KAFKA_SESSION_TIMEOUT_MS', 'SECRETS_KEY', 'RPC_TIMEOUT_MS', 'BODY_LIMIT_BYTES', 'AUTH_', 'RATE_LIMIT_'],
+  ].join('|')})`,
+);
 
 /** What the global setup hands its teardown (Jest runs both in the same process). */
 export const started: { stack?: Stack; dns?: TestDns } = {};
@@ -51,13 +58,7 @@ export default async function globalSetup(): Promise<void> {
     ),
     // What the apps were started with, so a test can start more instances of an app.
     appEnv: Object.fromEntries(
-      Object.entries(stack.env).filter(
-        (entry): entry is [string, string] =>
-          entry[1] !== undefined &&
-          /^(NODE_ENV|PORT|DATABASE_URL|REDIS_URL|KAFKA_BROKERS|BLOB_DIR|ADMIN_TOKEN|LOG_LEVEL|WEBHOOK_|KAFKAJS_|KAFKA_SESSION_TIMEOUT_MS|SECRETS_KEY|RPC_TIMEOUT_MS|BODY_LIMIT_BYTES|AUTH_|RATE_LIMIT_|LOG_FORMAT)/.test(
-            entry[0],
-          ),
-      ),
+      Object.entries(stack.env).filter((entry): entry is [string, string] => entry[1] !== undefined && APP_ENV_KEYS.test(entry[0])),
     ),
   };
   fs.writeFileSync(file, JSON.stringify(written));

@@ -27,12 +27,14 @@ export function ensureKafkaJars(): void {
   if (fs.existsSync(libsDir) && fs.readdirSync(libsDir).some((f) => f.startsWith('kafka_2.13'))) return;
   if (!commandExists('java')) {
     fail(
-      'Java 17 or newer is needed to run the local Kafka broker (Debian/Ubuntu: apt-get install openjdk-17-jre-headless),\n  or set KAFKA_BROKERS to a Kafka cluster you can reach.',
+      'Java 17 or newer is needed to run the local Kafka broker (Debian/Ubuntu: apt-get install ' +
+        'openjdk-17-jre-headless),\n  or set KAFKA_BROKERS to a Kafka cluster you can reach.',
     );
   }
   if (!commandExists('mvn')) {
     fail(
-      'Apache Maven is needed once, to fetch the Kafka broker from Maven Central (Debian/Ubuntu: apt-get install maven),\n  or set KAFKA_BROKERS to a Kafka cluster you can reach.',
+      'Apache Maven is needed once, to fetch the Kafka broker from Maven Central (Debian/Ubuntu: apt-get install ' +
+        'maven),\n  or set KAFKA_BROKERS to a Kafka cluster you can reach.',
     );
   }
   step('fetching Apache Kafka 3.9 from Maven Central (first run only)');
@@ -152,7 +154,8 @@ export async function startLocalKafka({
   }
   if (await portOpen('127.0.0.1', port)) {
     fail(
-      `port ${port} is taken by another program, so the local Kafka broker cannot start there.\n  Free it, or set KAFKA_BROKERS to use an existing cluster.`,
+      `port ${port} is taken by another program, so the local Kafka broker cannot start there.\n  Free it, or set ` +
+        `KAFKA_BROKERS to use an existing cluster.`,
     );
   }
 

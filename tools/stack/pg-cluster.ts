@@ -46,7 +46,8 @@ export function clusterOwner({ createUser = false } = {}): ClusterOwner {
   }
   if (!ids)
     fail(
-      'PostgreSQL refuses to run as root and there is no postgres user to run it as: run as a normal user, or add one (useradd --system postgres)',
+      'PostgreSQL refuses to run as root and there is no postgres user to run it as: run as a normal user, or add one ' +
+        '(useradd --system postgres)',
     );
   return ids;
 }
@@ -139,7 +140,8 @@ export function pgCluster({
       });
       if (started.status !== 0)
         fail(
-          `PostgreSQL did not start on 127.0.0.1:${port} (pg_ctl exit ${started.status}). Its log (${logFile}) ends with:\n${logTail(logFile)}`,
+          `PostgreSQL did not start on 127.0.0.1:${port} (pg_ctl exit ${started.status}). Its log (${logFile}) ends ` +
+            `with:\n${logTail(logFile)}`,
         );
     },
     /** fast: cut connections, checkpoint, exit; immediate: like a crash (the next start replays the WAL). */

@@ -29,7 +29,8 @@ async function takeLock(profile: Profile, runDir: string, lockFile: string): Pro
   const other = readPid(lockFile);
   if (isAlive(other) && other !== process.pid) {
     fail(
-      `Workline is already running (npm start, pid ${other}) on http://127.0.0.1:${profile.gatewayPort}.\n  Stop it with Ctrl-C in its terminal (or kill ${other}) before starting another.`,
+      `Workline is already running (npm start, pid ${other}) on http://127.0.0.1:${profile.gatewayPort}.\n  Stop it ` +
+        `with Ctrl-C in its terminal (or kill ${other}) before starting another.`,
     );
   }
   if (await portOpen('127.0.0.1', profile.gatewayPort)) {
@@ -95,13 +96,14 @@ export async function start(
   }
   if (stopping) return;
   const seconds = ((Date.now() - startedAt) / 1000).toFixed(1);
+  const embedded = stack.embeddedPostgres ? `   (embedded; data in ${path.relative(root, profile.embeddedPostgresDir ?? '')})` : '';
   console.log(
     [
       '',
       paint('green', `Workline is up in ${seconds}s.`),
       `  Gateway:      ${stack.gatewayUrl}   (health: ${stack.gatewayUrl}/health)`,
       `  Admin token:  ${process.env.ADMIN_TOKEN ? '(from ADMIN_TOKEN)' : `${token}   (generated; kept in .cache/run/admin-token)`}`,
-      `  PostgreSQL:   ${stack.env.DATABASE_URL}${stack.embeddedPostgres ? `   (embedded; data in ${path.relative(root, profile.embeddedPostgresDir ?? '')})` : ''}`,
+      `  PostgreSQL:   ${stack.env.DATABASE_URL}${embedded}`,
       `  Kafka:        ${stack.env.KAFKA_BROKERS}`,
       `  Logs:         ${path.relative(root, logDir)}/`,
       '  Press Ctrl-C to stop.',

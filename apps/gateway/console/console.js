@@ -619,7 +619,9 @@
           points: throughput.body.groups.map((g) => ({
             key: g.key,
             value: g.tasks,
-            detail: `${g.tasks} tasks in ${g.records} record${g.records === 1 ? '' : 's'}${g.tasks_per_hour != null ? `, ${formatNumber(g.tasks_per_hour)} tasks/hour` : ''}`,
+            detail:
+              `${g.tasks} tasks in ${g.records} ` +
+              `record${g.records === 1 ? '' : 's'}${g.tasks_per_hour != null ? `, ${formatNumber(g.tasks_per_hour)} tasks/hour` : ''}`,
           })),
           empty: `No throughput records from ${range}.`,
         }),

@@ -101,7 +101,8 @@ describe('task creation in batches (real PostgreSQL)', () => {
         async () =>
           (
             await dbQuery(
-              "select pid from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like '%insert into oversight_task%'",
+              "select pid from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query " +
+                "like '%insert into oversight_task%'",
             )
           ).length === 1,
         { what: 'the task insert to wait for the grant', timeoutMs: 30_000 },

@@ -135,7 +135,8 @@ async function expectImportedOnce(upload: { workstreamId: string; headers: Recor
     rows_accepted: want.stored + want.replaced + want.ignored,
   });
   const [stored] = await dbQuery<{ total: number; without_id: number; distinct_ids: number; other_upload: number }>(
-    `select count(*)::int as total, count(*) filter (where unique_id is null)::int as without_id, count(distinct unique_id)::int as distinct_ids,
+    `select count(*)::int as total, count(*) filter (where unique_id is null)::int as without_id,
+       count(distinct unique_id)::int as distinct_ids,
        count(*) filter (where upload_id is distinct from $2)::int as other_upload
      from performance_quality_record where workstream_id = $1`,
     [workstreamId, uploadId],
@@ -222,28 +223,31 @@ describe('the database connections of a CSV import terminated in the middle of i
     calls: ['gateway'],
   });
 
-  it('the same instance goes on after the last committed batch instead of failing the file: counters exact, nothing stored twice', async () => {
-    const upload = await newUpload('Connection loss Co');
-    const { uploadId, uploadUrl } = upload;
-    const put = await fetch(uploadUrl, { method: 'PUT', headers: { 'content-type': 'text/csv' }, body: [...csv()].join('') });
-    expect(put.status).toBe(200);
+  it(
+    'the same instance goes on after the last committed batch instead of failing the file: ' + 'counters exact, nothing stored twice',
+    async () => {
+      const upload = await newUpload('Connection loss Co');
+      const { uploadId, uploadUrl } = upload;
+      const put = await fetch(uploadUrl, { method: 'PUT', headers: { 'content-type': 'text/csv' }, body: [...csv()].join('') });
+      expect(put.status).toBe(200);
 
-    // Once a batch has committed, every connection inside one of the import's transactions is terminated, as
-    // a PostgreSQL restart or a network fault would end it (SQLSTATE 57P01 under the import).
-    const terminated = await eventually(
-      async () => {
-        const now = await progress(uploadId);
-        if (now.rows_processed === 0) return undefined;
-        const [{ n }] = await dbQuery<{ n: number }>(
-          `select count(pg_terminate_backend(pid))::int as n from pg_stat_activity
+      // Once a batch has committed, every connection inside one of the import's transactions is terminated, as
+      // a PostgreSQL restart or a network fault would end it (SQLSTATE 57P01 under the import).
+      const terminated = await eventually(
+        async () => {
+          const now = await progress(uploadId);
+          if (now.rows_processed === 0) return undefined;
+          const [{ n }] = await dbQuery<{ n: number }>(
+            `select count(pg_terminate_backend(pid))::int as n from pg_stat_activity
             where pid <> pg_backend_pid() and xact_start is not null and query like '%performance_quality_stage%'`,
-        );
-        return n > 0 ? { connections: n, rowsProcessed: now.rows_processed } : undefined;
-      },
-      { what: 'an import transaction to terminate after the first commit', timeoutMs: 60_000, intervalMs: 10 },
-    );
-    expect(terminated.rowsProcessed).toBeLessThan(ROWS);
+          );
+          return n > 0 ? { connections: n, rowsProcessed: now.rows_processed } : undefined;
+        },
+        { what: 'an import transaction to terminate after the first commit', timeoutMs: 60_000, intervalMs: 10 },
+      );
+      expect(terminated.rowsProcessed).toBeLessThan(ROWS);
 
-    await expectImportedOnce(upload);
-  });
+      await expectImportedOnce(upload);
+    },
+  );
 });

@@ -191,11 +191,17 @@ interface Golden {
 /** The fixture: one line per record and event, so a difference shows as a line in a diff. */
 const writeFixture = (cases: Record<string, Golden>) =>
   `{\n${Object.entries(cases)
-    .map(
-      ([name, golden]) =>
-        `${JSON.stringify(name)}: {\n"upload": ${JSON.stringify(golden.upload)},\n"records": [\n${golden.records.map((r) => JSON.stringify(r)).join(',\n')}\n],\n"qcEvents": [\n${golden.qcEvents
-          .map((e) => JSON.stringify(e))
-          .join(',\n')}\n]}`,
+    .map(([name, golden]) =>
+      [
+        `${JSON.stringify(name)}: {`,
+        `"upload": ${JSON.stringify(golden.upload)},`,
+        '"records": [',
+        golden.records.map((r) => JSON.stringify(r)).join(',\n'),
+        '],',
+        '"qcEvents": [',
+        golden.qcEvents.map((e) => JSON.stringify(e)).join(',\n'),
+        ']}',
+      ].join('\n'),
     )
     .join(',\n')}\n}\n`;
 
@@ -306,7 +312,8 @@ describe('CSV import: golden comparison against the import before the COPY pipel
         JSON.stringify(value).split(ws.id).join('<ws>').split(uploadId).join('<upload>').split(ws.accountId).join('<account>'),
       ) as T;
     const { rows: records } = await db.query<{ id: string; record: Record<string, unknown> }>(
-      `select id::text, to_jsonb(r) - 'id' - 'created_at' - 'updated_at' - 'workstream_id' - 'last_request_id' - 'last_request_outcome' as record
+      `select id::text,
+         to_jsonb(r) - 'id' - 'created_at' - 'updated_at' - 'workstream_id' - 'last_request_id' - 'last_request_outcome' as record
        from performance_quality_record r where workstream_id = $1`,
       [ws.id],
     );

@@ -89,7 +89,8 @@ describe('CSV imports as stored: rows, QC events, upload files (real gateway, Ka
         },
       ]);
       const rows = await prisma.$queryRaw<Record<string, unknown>[]>`
-        select unique_id, worker_id, review_score, review_type, errors, review_metadata, review_measurements, review_explanation, review_completed_at, upload_id
+        select unique_id, worker_id, review_score, review_type, errors, review_metadata, review_measurements, review_explanation,
+          review_completed_at, upload_id
         from performance_quality_record where workstream_id = ${ws.id} order by review_score`;
       expect(rows).toEqual([
         {
@@ -119,15 +120,18 @@ describe('CSV imports as stored: rows, QC events, upload files (real gateway, Ka
       ]);
       // Below the threshold of 0.5: the replaced u1 (0.4) goes to QC, from the upload.
       const qc = await prisma.$queryRaw<{ unique_id: string; upload_id: string; reason: string }[]>`
-        select payload->'data'->'record'->>'unique_id' as unique_id, payload->'data'->>'upload_id' as upload_id, payload->'data'->>'reason' as reason
-        from messaging_outbox_events where topic = 'workline.performance.quality-review.for-qc.v1' and payload->'data'->>'workstream_id' = ${ws.id}`;
+        select payload->'data'->'record'->>'unique_id' as unique_id, payload->'data'->>'upload_id' as upload_id,
+          payload->'data'->>'reason' as reason
+        from messaging_outbox_events
+        where topic = 'workline.performance.quality-review.for-qc.v1' and payload->'data'->>'workstream_id' = ${ws.id}`;
       expect(qc).toEqual([{ unique_id: 'u1', upload_id: upload.upload_id, reason: 'below_threshold' }]);
     });
 
     it('throughput rows: durations derived, workstream_id optional but checked', async () => {
       const ws = await newWorkstream();
       const csv = [
-        'workstream_id,worker_id,task_id,task_started_at,task_completed_at,duration_seconds,task_count,subtask_count,use_case_id,task_definition_id,metadata.queue',
+        'workstream_id,worker_id,task_id,task_started_at,task_completed_at,duration_seconds,task_count,subtask_count,' +
+          'use_case_id,task_definition_id,metadata.queue',
         `${ws.id},w1,a,2024-05-01T10:00:00Z,2024-05-01T10:02:00Z,,2,5,uc-1,td-1,fast`,
         ',w1,b,,2024-05-01T10:10:00Z,30,,,,,',
         'someone-else,w1,c,,2024-05-01T10:10:00Z,30,,,,,',
@@ -186,56 +190,59 @@ describe('CSV imports as stored: rows, QC events, upload files (real gateway, Ka
       }
     });
 
-    it('the sweep deletes the files of uploads whose URL expired unused (after an hour of grace), and those a finished upload kept', async () => {
-      const ws = await newWorkstream();
-      const store = new FsBlobStore(blobDir);
-      // What a gateway stopped between storing a file and telling the service leaves behind.
-      const leaveFiles = async (uploadId: string) => {
-        await store.put(`${performanceUploadFolder(uploadId)}left-behind.csv`, Readable.from([`${QUALITY_HEADER}\n`]), {
-          contentType: 'text/csv',
-        });
-        writeFileSync(join(folderOf(uploadId), '.interrupted.partial'), 'half a file');
-      };
-      const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000);
-      const inGrace = (await ok(presign(ws), 201)).upload_id;
-      await leaveFiles(inGrace);
-      await prisma.performanceUpload.update({ where: { id: inGrace }, data: { expiresAt: minutesAgo(1) } });
-      const pastGrace = (await ok(presign(ws), 201)).upload_id;
-      await leaveFiles(pastGrace);
-      await prisma.performanceUpload.update({ where: { id: pastGrace }, data: { expiresAt: minutesAgo(61) } });
-      // A finished upload whose files were not deleted (its service stopped first): set up last, so the
-      // sweep that removes them has also looked at both expired uploads.
-      const done = await uploadCsv(ws, 'quality', `${QUALITY_HEADER}\n`);
-      expect(done.state).toBe('completed');
-      await eventually(
-        async () => ((await uploadRow(done.upload_id)).blobKey === null && !existsSync(folderOf(done.upload_id))) || undefined,
-        {
-          what: "the completed upload's own files deleted",
-          timeoutMs: 10_000,
-        },
-      );
-      const blobKey = `${performanceUploadFolder(done.upload_id)}still-here.csv`;
-      await store.put(blobKey, Readable.from(['x']), { contentType: 'text/csv' });
-      await prisma.performanceUpload.update({ where: { id: done.upload_id }, data: { blobKey } });
+    it(
+      'the sweep deletes the files of uploads whose URL expired unused (after an hour of grace), ' + 'and those a finished upload kept',
+      async () => {
+        const ws = await newWorkstream();
+        const store = new FsBlobStore(blobDir);
+        // What a gateway stopped between storing a file and telling the service leaves behind.
+        const leaveFiles = async (uploadId: string) => {
+          await store.put(`${performanceUploadFolder(uploadId)}left-behind.csv`, Readable.from([`${QUALITY_HEADER}\n`]), {
+            contentType: 'text/csv',
+          });
+          writeFileSync(join(folderOf(uploadId), '.interrupted.partial'), 'half a file');
+        };
+        const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000);
+        const inGrace = (await ok(presign(ws), 201)).upload_id;
+        await leaveFiles(inGrace);
+        await prisma.performanceUpload.update({ where: { id: inGrace }, data: { expiresAt: minutesAgo(1) } });
+        const pastGrace = (await ok(presign(ws), 201)).upload_id;
+        await leaveFiles(pastGrace);
+        await prisma.performanceUpload.update({ where: { id: pastGrace }, data: { expiresAt: minutesAgo(61) } });
+        // A finished upload whose files were not deleted (its service stopped first): set up last, so the
+        // sweep that removes them has also looked at both expired uploads.
+        const done = await uploadCsv(ws, 'quality', `${QUALITY_HEADER}\n`);
+        expect(done.state).toBe('completed');
+        await eventually(
+          async () => ((await uploadRow(done.upload_id)).blobKey === null && !existsSync(folderOf(done.upload_id))) || undefined,
+          {
+            what: "the completed upload's own files deleted",
+            timeoutMs: 10_000,
+          },
+        );
+        const blobKey = `${performanceUploadFolder(done.upload_id)}still-here.csv`;
+        await store.put(blobKey, Readable.from(['x']), { contentType: 'text/csv' });
+        await prisma.performanceUpload.update({ where: { id: done.upload_id }, data: { blobKey } });
 
-      await eventually(
-        async () => (!existsSync(folderOf(done.upload_id)) && (await uploadRow(done.upload_id)).blobKey === null) || undefined,
-        {
-          what: `the folder of finished upload ${done.upload_id} swept`,
-          timeoutMs: 30_000,
-        },
-      );
-      await eventually(async () => !existsSync(folderOf(pastGrace)) || undefined, {
-        what: `the folder of expired upload ${pastGrace} swept`,
-        timeoutMs: 10_000,
-      });
-      expect((await uploadRow(pastGrace)).state).toBe('expired');
-      expect((await getUpload(ws, pastGrace)).data).toMatchObject({ state: 'expired', bytes: null, rows_processed: 0 });
-      // Within the grace a PUT begun before the expiry may still be streaming: its folder is left alone.
-      expect(readdirSync(folderOf(inGrace)).sort()).toEqual(['.interrupted.partial', 'left-behind.csv', 'left-behind.csv.meta.json']);
-      expect((await uploadRow(inGrace)).state).toBe('awaiting_upload');
-      expect((await getUpload(ws, inGrace)).data?.state).toBe('expired');
-      expect((await getUpload(ws, done.upload_id)).data).toMatchObject({ state: 'completed', rows_processed: 0 });
-    });
+        await eventually(
+          async () => (!existsSync(folderOf(done.upload_id)) && (await uploadRow(done.upload_id)).blobKey === null) || undefined,
+          {
+            what: `the folder of finished upload ${done.upload_id} swept`,
+            timeoutMs: 30_000,
+          },
+        );
+        await eventually(async () => !existsSync(folderOf(pastGrace)) || undefined, {
+          what: `the folder of expired upload ${pastGrace} swept`,
+          timeoutMs: 10_000,
+        });
+        expect((await uploadRow(pastGrace)).state).toBe('expired');
+        expect((await getUpload(ws, pastGrace)).data).toMatchObject({ state: 'expired', bytes: null, rows_processed: 0 });
+        // Within the grace a PUT begun before the expiry may still be streaming: its folder is left alone.
+        expect(readdirSync(folderOf(inGrace)).sort()).toEqual(['.interrupted.partial', 'left-behind.csv', 'left-behind.csv.meta.json']);
+        expect((await uploadRow(inGrace)).state).toBe('awaiting_upload');
+        expect((await getUpload(ws, inGrace)).data?.state).toBe('expired');
+        expect((await getUpload(ws, done.upload_id)).data).toMatchObject({ state: 'completed', rows_processed: 0 });
+      },
+    );
   });
 });

@@ -30,7 +30,8 @@ describe('records without unique_id, their RPC request read again (real gateway,
       expect(await replayRpcRequest(Topic.PerformanceRpc, requestId, since)).toEqual([STORED, STORED]);
     }
     const stored = await dbQuery<{ kind: string; n: number; requests: number }>(
-      `select 'quality' as kind, count(*)::int as n, count(distinct rpc_request_id)::int as requests from performance_quality_record where worker_id = $1
+      `select 'quality' as kind, count(*)::int as n, count(distinct rpc_request_id)::int as requests
+       from performance_quality_record where worker_id = $1
        union all
        select 'throughput', count(*)::int, count(distinct rpc_request_id)::int from performance_throughput_record where worker_id = $1`,
       [workerId],
@@ -47,49 +48,52 @@ describe('records without unique_id, their RPC request read again (real gateway,
     expect(qcEvents).toEqual([{ n: 1 }]);
   });
 
-  it('a keyed task_reviewed read again answers as it did and sends QC nothing more; a later request of the key still replaces', async () => {
-    const { ws, key } = await newQualityWorkstream(`Replayed keyed records ${randomUUID().slice(0, 6)}`);
-    const workerId = `replayed-keyed-${randomUUID()}`;
-    const path = `/v1/workstreams/${ws}/task_reviewed`;
-    const submit = async (body: unknown, requestId: string) => {
-      const sent = await http<{ message: string }>('POST', path, { headers: { 'x-api-key': key, 'x-request-id': requestId }, body });
-      expect(sent.status).toBe(202);
-      return sent.body.message;
-    };
-    const qcOutcomes = async () =>
-      (
-        await dbQuery<{ outcome: string }>(
-          `select payload->'data'->>'outcome' as outcome from messaging_outbox
+  it(
+    'a keyed task_reviewed read again answers as it did and sends QC nothing more; ' + 'a later request of the key still replaces',
+    async () => {
+      const { ws, key } = await newQualityWorkstream(`Replayed keyed records ${randomUUID().slice(0, 6)}`);
+      const workerId = `replayed-keyed-${randomUUID()}`;
+      const path = `/v1/workstreams/${ws}/task_reviewed`;
+      const submit = async (body: unknown, requestId: string) => {
+        const sent = await http<{ message: string }>('POST', path, { headers: { 'x-api-key': key, 'x-request-id': requestId }, body });
+        expect(sent.status).toBe(202);
+        return sent.body.message;
+      };
+      const qcOutcomes = async () =>
+        (
+          await dbQuery<{ outcome: string }>(
+            `select payload->'data'->>'outcome' as outcome from messaging_outbox
            where topic = $1 and payload->'data'->'record'->>'worker_id' = $2 order by seq`,
-          [Topic.QualityReviewForQc, workerId],
-        )
-      ).map((row) => row.outcome);
-    const replayed = async (body: unknown, outcome: keyof typeof OUTCOME_MESSAGES) => {
-      const since = Date.now();
-      const requestId = `replayed-keyed-${randomUUID()}`;
-      const message = OUTCOME_MESSAGES[outcome];
-      expect(await submit(body, requestId)).toBe(message);
-      const answer = { ok: true, data: { message, outcome } };
-      expect(await replayRpcRequest(Topic.PerformanceRpc, requestId, since)).toEqual([answer, answer]);
-    };
+            [Topic.QualityReviewForQc, workerId],
+          )
+        ).map((row) => row.outcome);
+      const replayed = async (body: unknown, outcome: keyof typeof OUTCOME_MESSAGES) => {
+        const since = Date.now();
+        const requestId = `replayed-keyed-${randomUUID()}`;
+        const message = OUTCOME_MESSAGES[outcome];
+        expect(await submit(body, requestId)).toBe(message);
+        const answer = { ok: true, data: { message, outcome } };
+        expect(await replayRpcRequest(Topic.PerformanceRpc, requestId, since)).toEqual([answer, answer]);
+      };
 
-    // Stored, then read again: one "stored" event, the replay answers "Record stored".
-    await replayed(qualityReview(ws, 'k1', workerId, 0.1, true), 'stored');
-    expect(await qcOutcomes()).toEqual(['stored']);
-    // Replaced by another request, then that request read again: one "replaced" event more, not two.
-    await replayed({ ...qualityReview(ws, 'k1', workerId, 0.2, true), review_explanation: 'second' }, 'replaced');
-    expect(await qcOutcomes()).toEqual(['stored', 'replaced']);
-    // A keeping repeat, read again: ignored both times.
-    await replayed(qualityReview(ws, 'k1', workerId, 0.3, false), 'ignored');
-    // A new request with the same values still replaces (it is not a repeat of the one before).
-    expect(await submit({ ...qualityReview(ws, 'k1', workerId, 0.2, true), review_explanation: 'second' }, `again-${randomUUID()}`)).toBe(
-      OUTCOME_MESSAGES.replaced,
-    );
-    expect(await qcOutcomes()).toEqual(['stored', 'replaced', 'replaced']);
-    const [row] = await dbQuery<{ review_score: number; review_explanation: string }>(
-      'select review_score, review_explanation from performance_quality_record where workstream_id = $1 and unique_id = $2',
-      [ws, 'k1'],
-    );
-    expect(row).toEqual({ review_score: 0.2, review_explanation: 'second' });
-  });
+      // Stored, then read again: one "stored" event, the replay answers "Record stored".
+      await replayed(qualityReview(ws, 'k1', workerId, 0.1, true), 'stored');
+      expect(await qcOutcomes()).toEqual(['stored']);
+      // Replaced by another request, then that request read again: one "replaced" event more, not two.
+      await replayed({ ...qualityReview(ws, 'k1', workerId, 0.2, true), review_explanation: 'second' }, 'replaced');
+      expect(await qcOutcomes()).toEqual(['stored', 'replaced']);
+      // A keeping repeat, read again: ignored both times.
+      await replayed(qualityReview(ws, 'k1', workerId, 0.3, false), 'ignored');
+      // A new request with the same values still replaces (it is not a repeat of the one before).
+      expect(await submit({ ...qualityReview(ws, 'k1', workerId, 0.2, true), review_explanation: 'second' }, `again-${randomUUID()}`)).toBe(
+        OUTCOME_MESSAGES.replaced,
+      );
+      expect(await qcOutcomes()).toEqual(['stored', 'replaced', 'replaced']);
+      const [row] = await dbQuery<{ review_score: number; review_explanation: string }>(
+        'select review_score, review_explanation from performance_quality_record where workstream_id = $1 and unique_id = $2',
+        [ws, 'k1'],
+      );
+      expect(row).toEqual({ review_score: 0.2, review_explanation: 'second' });
+    },
+  );
 });

@@ -88,32 +88,36 @@ describe('performance records as stored: fields, unique_id, the QC outbox (real 
       });
     });
 
-    it('unique_id: a repeat replaces the record by default, is ignored with replace_duplicate false; scoped per use case and task definition', async () => {
-      const uniqueId = `dup-${randomUUID()}`;
-      const scoreOf = async (taskDefinitionId = 'td-1') =>
-        await prisma.$queryRaw<{ review_score: number; reviewed_by: string | null }[]>`
+    it(
+      'unique_id: a repeat replaces the record by default, is ignored with replace_duplicate false; scoped per use ' +
+        'case and task definition',
+      async () => {
+        const uniqueId = `dup-${randomUUID()}`;
+        const scoreOf = async (taskDefinitionId = 'td-1') =>
+          await prisma.$queryRaw<{ review_score: number; reviewed_by: string | null }[]>`
           select review_score, reviewed_by from performance_quality_record
           where workstream_id = ${ws} and unique_id = ${uniqueId} and task_definition_id = ${taskDefinitionId}`;
-      expect((await post('task_reviewed', review({ unique_id: uniqueId, review_score: 0.9, reviewed_by: 'first' }))).data).toEqual({
-        message: STORED,
-      });
-      const replaced = await post('task_reviewed', review({ unique_id: uniqueId, review_score: 0.7 }));
-      expect(replaced).toMatchObject({ status: 202, data: { message: REPLACED } });
-      expect(await scoreOf()).toEqual([{ review_score: 0.7, reviewed_by: null }]);
-      const explicit = await post('task_reviewed', review({ unique_id: uniqueId, review_score: 0.8, replace_duplicate: true }));
-      expect(explicit.data).toEqual({ message: REPLACED });
-      const ignored = await post('task_reviewed', review({ unique_id: uniqueId, review_score: 0.1, replace_duplicate: false }));
-      expect(ignored).toMatchObject({ status: 202, data: { message: IGNORED } });
-      expect(await scoreOf()).toEqual([{ review_score: 0.8, reviewed_by: null }]);
-      // The same unique_id under another task definition, or in another workstream, is another record.
-      expect((await post('task_reviewed', review({ unique_id: uniqueId, task_definition_id: 'td-2', review_score: 0.2 }))).data).toEqual({
-        message: STORED,
-      });
-      expect(await scoreOf('td-2')).toEqual([{ review_score: 0.2, reviewed_by: null }]);
-      expect((await post('task_reviewed', review({ workstream_id: otherWs, unique_id: uniqueId }), otherKey, otherWs)).data).toEqual({
-        message: STORED,
-      });
-    });
+        expect((await post('task_reviewed', review({ unique_id: uniqueId, review_score: 0.9, reviewed_by: 'first' }))).data).toEqual({
+          message: STORED,
+        });
+        const replaced = await post('task_reviewed', review({ unique_id: uniqueId, review_score: 0.7 }));
+        expect(replaced).toMatchObject({ status: 202, data: { message: REPLACED } });
+        expect(await scoreOf()).toEqual([{ review_score: 0.7, reviewed_by: null }]);
+        const explicit = await post('task_reviewed', review({ unique_id: uniqueId, review_score: 0.8, replace_duplicate: true }));
+        expect(explicit.data).toEqual({ message: REPLACED });
+        const ignored = await post('task_reviewed', review({ unique_id: uniqueId, review_score: 0.1, replace_duplicate: false }));
+        expect(ignored).toMatchObject({ status: 202, data: { message: IGNORED } });
+        expect(await scoreOf()).toEqual([{ review_score: 0.8, reviewed_by: null }]);
+        // The same unique_id under another task definition, or in another workstream, is another record.
+        expect((await post('task_reviewed', review({ unique_id: uniqueId, task_definition_id: 'td-2', review_score: 0.2 }))).data).toEqual({
+          message: STORED,
+        });
+        expect(await scoreOf('td-2')).toEqual([{ review_score: 0.2, reviewed_by: null }]);
+        expect((await post('task_reviewed', review({ workstream_id: otherWs, unique_id: uniqueId }), otherKey, otherWs)).data).toEqual({
+          message: STORED,
+        });
+      },
+    );
 
     it('concurrent repeats of one unique_id leave exactly one record', async () => {
       const uniqueId = `race-${randomUUID()}`;
@@ -133,7 +137,8 @@ describe('performance records as stored: fields, unique_id, the QC outbox (real 
     const stored = async (taskId: string) =>
       (
         await prisma.$queryRaw<Record<string, unknown>[]>`
-          select use_case_id, task_definition_id, task_started_at, task_completed_at, duration_seconds, task_count, subtask_count, task_metadata
+          select use_case_id, task_definition_id, task_started_at, task_completed_at, duration_seconds, task_count, subtask_count,
+            task_metadata
           from performance_throughput_record where workstream_id = ${ws} and task_id = ${taskId}`
       )[0];
 
@@ -205,75 +210,78 @@ describe('performance records as stored: fields, unique_id, the QC outbox (real 
   });
 
   describe('quality control topic', () => {
-    it('publishes records under the threshold, and a random sample of the rest, with the record, in the transaction of the record', async () => {
-      const sampled = (
-        await adminCreate<{ id: string }>('/workstreams', {
-          account_id: accountId,
-          name: 'Sample everything',
-          use_cases: [{ id: 'uc-1', task_definition_ids: ['td-1'] }],
-          qc_score_threshold: 0,
-          qc_sample_rate: 1,
-        })
-      ).id;
-      const sampledKey = (await adminCreate<{ key: string }>(`/workstreams/${sampled}/api-keys`, {})).key;
-      const low = `low-${randomUUID()}`;
-      const high = `high-${randomUUID()}`;
-      const any = `any-${randomUUID()}`;
-      expect((await post('task_reviewed', review({ unique_id: low, review_score: 0.59, errors: { e: 1 } }))).status).toBe(202);
-      expect((await post('task_reviewed', review({ unique_id: high, review_score: 0.6 }))).status).toBe(202);
-      expect(
-        (await post('task_reviewed', review({ workstream_id: sampled, unique_id: any, review_score: 1 }), sampledKey, sampled)).status,
-      ).toBe(202);
-      // An ignored duplicate changes nothing, so it is not sent again.
-      expect((await post('task_reviewed', review({ unique_id: low, review_score: 0.1, replace_duplicate: false }))).data).toEqual({
-        message: IGNORED,
-      });
+    it(
+      'publishes records under the threshold, and a random sample of the rest, ' + 'with the record, in the transaction of the record',
+      async () => {
+        const sampled = (
+          await adminCreate<{ id: string }>('/workstreams', {
+            account_id: accountId,
+            name: 'Sample everything',
+            use_cases: [{ id: 'uc-1', task_definition_ids: ['td-1'] }],
+            qc_score_threshold: 0,
+            qc_sample_rate: 1,
+          })
+        ).id;
+        const sampledKey = (await adminCreate<{ key: string }>(`/workstreams/${sampled}/api-keys`, {})).key;
+        const low = `low-${randomUUID()}`;
+        const high = `high-${randomUUID()}`;
+        const any = `any-${randomUUID()}`;
+        expect((await post('task_reviewed', review({ unique_id: low, review_score: 0.59, errors: { e: 1 } }))).status).toBe(202);
+        expect((await post('task_reviewed', review({ unique_id: high, review_score: 0.6 }))).status).toBe(202);
+        expect(
+          (await post('task_reviewed', review({ workstream_id: sampled, unique_id: any, review_score: 1 }), sampledKey, sampled)).status,
+        ).toBe(202);
+        // An ignored duplicate changes nothing, so it is not sent again.
+        expect((await post('task_reviewed', review({ unique_id: low, review_score: 0.1, replace_duplicate: false }))).data).toEqual({
+          message: IGNORED,
+        });
 
-      const outboxed = await prisma.$queryRaw<{ unique_id: string }[]>`
+        const outboxed = await prisma.$queryRaw<{ unique_id: string }[]>`
         select payload->'data'->'record'->>'unique_id' as unique_id from messaging_outbox
         where topic = ${QC_TOPIC} and payload->'data'->'record'->>'unique_id' in (${low}, ${high}, ${any})`;
-      expect(outboxed.map((r) => r.unique_id).sort()).toEqual([any, low].sort());
+        expect(outboxed.map((r) => r.unique_id).sort()).toEqual([any, low].sort());
 
-      const kafka = new Kafka({ brokers: stack.kafkaBrokers, clientId: 'qc-test', logLevel: logLevel.NOTHING });
-      const consumer = kafka.consumer({ groupId: `qc-test-${randomUUID()}` });
-      const seen = new Map<string, Record<string, unknown>>();
-      try {
-        await consumer.connect();
-        await consumer.subscribe({ topic: QC_TOPIC, fromBeginning: true });
-        await consumer.run({
-          eachMessage: async ({ message }) => {
-            const envelope = JSON.parse(message.value!.toString()) as { type: string; data: { record: { unique_id: string } } };
-            if ([low, any].includes(envelope.data.record.unique_id))
-              seen.set(envelope.data.record.unique_id, { ...envelope, key: message.key?.toString() });
+        const kafka = new Kafka({ brokers: stack.kafkaBrokers, clientId: 'qc-test', logLevel: logLevel.NOTHING });
+        const consumer = kafka.consumer({ groupId: `qc-test-${randomUUID()}` });
+        const seen = new Map<string, Record<string, unknown>>();
+        try {
+          await consumer.connect();
+          await consumer.subscribe({ topic: QC_TOPIC, fromBeginning: true });
+          await consumer.run({
+            eachMessage: async ({ message }) => {
+              const envelope = JSON.parse(message.value!.toString()) as { type: string; data: { record: { unique_id: string } } };
+              if ([low, any].includes(envelope.data.record.unique_id))
+                seen.set(envelope.data.record.unique_id, { ...envelope, key: message.key?.toString() });
+            },
+          });
+          await eventually(() => seen.size === 2, { what: 'both QC events on Kafka', timeoutMs: 60_000 });
+        } finally {
+          await consumer.disconnect();
+        }
+        expect(seen.get(low)).toMatchObject({
+          type: QC_TOPIC,
+          key: ws,
+          data: {
+            record_id: expect.any(String),
+            workstream_id: ws,
+            account_id: accountId,
+            reason: 'below_threshold',
+            qc_score_threshold: 0.6,
+            qc_sample_rate: 0,
+            outcome: 'stored',
+            upload_id: null,
+            record: expect.objectContaining({
+              use_case_id: 'uc-1',
+              task_definition_id: 'td-1',
+              unique_id: low,
+              worker_id: 'ann@example.com',
+              review_score: 0.59,
+              errors: { e: 1 },
+            }),
           },
         });
-        await eventually(() => seen.size === 2, { what: 'both QC events on Kafka', timeoutMs: 60_000 });
-      } finally {
-        await consumer.disconnect();
-      }
-      expect(seen.get(low)).toMatchObject({
-        type: QC_TOPIC,
-        key: ws,
-        data: {
-          record_id: expect.any(String),
-          workstream_id: ws,
-          account_id: accountId,
-          reason: 'below_threshold',
-          qc_score_threshold: 0.6,
-          qc_sample_rate: 0,
-          outcome: 'stored',
-          upload_id: null,
-          record: expect.objectContaining({
-            use_case_id: 'uc-1',
-            task_definition_id: 'td-1',
-            unique_id: low,
-            worker_id: 'ann@example.com',
-            review_score: 0.59,
-            errors: { e: 1 },
-          }),
-        },
-      });
-      expect(seen.get(any)).toMatchObject({ key: sampled, data: { workstream_id: sampled, reason: 'sampled', qc_sample_rate: 1 } });
-    });
+        expect(seen.get(any)).toMatchObject({ key: sampled, data: { workstream_id: sampled, reason: 'sampled', qc_sample_rate: 1 } });
+      },
+    );
   });
 });

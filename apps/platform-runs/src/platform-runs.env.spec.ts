@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { loadEnv } from '@workline/config';
 import type { KafkaSettings } from '@workline/messaging';
-import { PLATFORM_SETTINGS } from '@workline/platform-runs';
+import { PLATFORM_RUNS_SETTINGS } from '@workline/platform-runs';
 import { providedValue } from '@workline/testing';
 import { PlatformRunsEnv } from './platform-runs.env';
 import { PlatformRunsModule } from './platform-runs.module';
@@ -46,7 +46,7 @@ describe('the platform-runs service’s settings', () => {
       UNIT_CLAIM_AHEAD: '4',
       INSTANCE_ID: 'not-the-one-used',
     });
-    expect(providedValue(PlatformRunsModule.register(env, settings), PLATFORM_SETTINGS)).toEqual({
+    expect(providedValue(PlatformRunsModule.register(env, settings), PLATFORM_RUNS_SETTINGS)).toEqual({
       secretsKey: 'a-secrets-key-of-at-least-thirty-two-characters',
       callbackPolicy: { allowPrivate: false, allowedRanges: ['10.20.0.0/16'], dnsServers: [] },
       unitLeaseSeconds: 60,

@@ -6,9 +6,9 @@ import type { KafkaSettings } from '@workline/messaging';
 import {
   LinesRepository,
   LinesService,
-  PLATFORM_CLOCK,
-  PLATFORM_SETTINGS,
-  type PlatformSettings,
+  PLATFORM_RUNS_CLOCK,
+  PLATFORM_RUNS_SETTINGS,
+  type PlatformRunsSettings,
   RunsRepository,
   RunsService,
   systemClock,
@@ -25,7 +25,7 @@ import { UnitWorkRpcController } from './unit-work.rpc-controller';
 @Module({})
 export class PlatformRunsModule {
   static register(env: PlatformRunsEnv, settings: KafkaSettings): DynamicModule {
-    const platform: PlatformSettings = {
+    const domain: PlatformRunsSettings = {
       secretsKey: env.secretsKey,
       callbackPolicy: env.callbackPolicy,
       unitLeaseSeconds: env.UNIT_LEASE_SECONDS,
@@ -47,9 +47,9 @@ export class PlatformRunsModule {
       module: PlatformRunsModule,
       controllers: [LinesRpcController, RunsRpcController, UnitWorkRpcController, RunAbortEventController],
       providers: [
-        { provide: PLATFORM_SETTINGS, useValue: platform },
+        { provide: PLATFORM_RUNS_SETTINGS, useValue: domain },
         { provide: BlobReplies, useValue: replies },
-        { provide: PLATFORM_CLOCK, useValue: systemClock },
+        { provide: PLATFORM_RUNS_CLOCK, useValue: systemClock },
         LinesRepository,
         LinesService,
         RunsRepository,

@@ -59,7 +59,8 @@ describe('run creation in batches (v4 and v3, real PostgreSQL)', () => {
       { api: 'v4', runs: 25, units: 300 + 1_500 },
     ]);
     const mismatched = await dbQuery(
-      'select id from platform_run r where line_id = $1 and (unit_count <> pending_units or unit_count <> (select count(*) from platform_unit u where u.run_id = r.id))',
+      'select id from platform_run r where line_id = $1 and (unit_count <> pending_units or unit_count <> (select ' +
+        'count(*) from platform_unit u where u.run_id = r.id))',
       [account.lineId],
     );
     expect(mismatched).toEqual([]);
@@ -82,38 +83,42 @@ describe('run creation in batches (v4 and v3, real PostgreSQL)', () => {
     expect(results.filter((_, i) => i !== 5).map((r) => r.status)).toEqual(Array(10).fill(201));
     expect(results[5].status).not.toBe(201);
     const rows = await dbQuery<{ identifier: string }>(
-      "select u.input->>'identifier' as identifier from platform_run r join platform_unit u on u.run_id = r.id where r.line_id = $1 order by 1",
+      "select u.input->>'identifier' as identifier from platform_run r join platform_unit u on u.run_id = r.id where " +
+        'r.line_id = $1 order by 1',
       [account.lineId],
     );
     expect(rows.map((row) => row.identifier)).toEqual(good.map((body) => body.units[0].identifier).sort());
     expect(await dbQuery('select id from platform_run where line_id = $1', [account.lineId])).toHaveLength(10);
   });
-  it('creates a run once when its request is replayed without an Idempotency-Key (a crash before the offset was committed), v4 and v3', async () => {
-    const account = await createPlatformAccount('Replayed runs');
-    const sends = [
-      { path: '/v4/runs', status: 201, body: { line_id: account.lineId, units: [{ identifier: 'once' }] } },
-      { path: '/v3/tasks', status: 200, body: { template_id: account.lineId, resources: [{ identifier: 'once' }] } },
-    ];
-    for (const { path, status, body } of sends) {
-      const since = Date.now();
-      const requestId = `replayed-run-${randomUUID()}`;
-      const created = await http('POST', path, { headers: { ...account.auth, 'x-request-id': requestId }, body });
-      expect(created.status).toBe(status);
-      const replies = await replayRpcRequest(Topic.PlatformRunsRpc, requestId, since);
-      // The client asked once: the replay answers the same run, and not as an idempotent replay.
-      expect(replies).toEqual([
-        { ok: true, data: { view: created.body, replayed: false } },
-        { ok: true, data: { view: created.body, replayed: false } },
-      ]);
-    }
-    const runs = await dbQuery<{ api: string; runs: number; units: number }>(
-      `select r.api, count(distinct r.id)::int as runs, count(u.seq)::int as units
+  it(
+    'creates a run once when its request is replayed without an Idempotency-Key ' + '(a crash before the offset was committed), v4 and v3',
+    async () => {
+      const account = await createPlatformAccount('Replayed runs');
+      const sends = [
+        { path: '/v4/runs', status: 201, body: { line_id: account.lineId, units: [{ identifier: 'once' }] } },
+        { path: '/v3/tasks', status: 200, body: { template_id: account.lineId, resources: [{ identifier: 'once' }] } },
+      ];
+      for (const { path, status, body } of sends) {
+        const since = Date.now();
+        const requestId = `replayed-run-${randomUUID()}`;
+        const created = await http('POST', path, { headers: { ...account.auth, 'x-request-id': requestId }, body });
+        expect(created.status).toBe(status);
+        const replies = await replayRpcRequest(Topic.PlatformRunsRpc, requestId, since);
+        // The client asked once: the replay answers the same run, and not as an idempotent replay.
+        expect(replies).toEqual([
+          { ok: true, data: { view: created.body, replayed: false } },
+          { ok: true, data: { view: created.body, replayed: false } },
+        ]);
+      }
+      const runs = await dbQuery<{ api: string; runs: number; units: number }>(
+        `select r.api, count(distinct r.id)::int as runs, count(u.seq)::int as units
        from platform_run r join platform_unit u on u.run_id = r.id where r.line_id = $1 group by r.api order by r.api`,
-      [account.lineId],
-    );
-    expect(runs).toEqual([
-      { api: 'v3', runs: 1, units: 1 },
-      { api: 'v4', runs: 1, units: 1 },
-    ]);
-  });
+        [account.lineId],
+      );
+      expect(runs).toEqual([
+        { api: 'v3', runs: 1, units: 1 },
+        { api: 'v4', runs: 1, units: 1 },
+      ]);
+    },
+  );
 });

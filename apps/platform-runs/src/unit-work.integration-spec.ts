@@ -25,6 +25,12 @@ describe('work API for units: leases, complete, flag (real Kafka and PostgreSQL)
     expect(result.status).toBe(201);
     return result.body.id;
   };
+  /** Time travel instead of waiting 15 minutes: the lease of the assignment ends now. */
+  const endLease = async (assignmentId: string) => {
+    await prisma.$executeRaw`update platform_unit set lease_expires_at = now() - interval '1 second'
+      where lease_assignment_id = ${assignmentId}`;
+    await prisma.$executeRaw`update platform_unit_assignment set expires_at = now() - interval '1 second' where id = ${assignmentId}`;
+  };
 
   beforeAll(async () => {
     [account, alice, bob] = await Promise.all([createPlatformAccount('Work'), createWorker(), createWorker()]);
@@ -103,9 +109,7 @@ describe('work API for units: leases, complete, flag (real Kafka and PostgreSQL)
     const runId = await createRun([{ identifier: 'e1' }]);
     const first = (await nextUnit(alice, account.lineId))!;
     expect(await nextUnit(bob, account.lineId)).toBeUndefined();
-    // Time travel instead of waiting 15 minutes: the lease ends now.
-    await prisma.$executeRaw`update platform_unit set lease_expires_at = now() - interval '1 second' where lease_assignment_id = ${first.assignment_id}`;
-    await prisma.$executeRaw`update platform_unit_assignment set expires_at = now() - interval '1 second' where id = ${first.assignment_id}`;
+    await endLease(first.assignment_id);
     const second = (await nextUnit(bob, account.lineId))!;
     expect(second).toMatchObject({ run_id: runId, input: { identifier: 'e1' } });
     expect(second.assignment_id).not.toBe(first.assignment_id);
@@ -122,8 +126,7 @@ describe('work API for units: leases, complete, flag (real Kafka and PostgreSQL)
   it('an expired lease nobody took yet still refuses the late complete (409)', async () => {
     await createRun([{ identifier: 'e2' }]);
     const first = (await nextUnit(alice, account.lineId))!;
-    await prisma.$executeRaw`update platform_unit set lease_expires_at = now() - interval '1 second' where lease_assignment_id = ${first.assignment_id}`;
-    await prisma.$executeRaw`update platform_unit_assignment set expires_at = now() - interval '1 second' where id = ${first.assignment_id}`;
+    await endLease(first.assignment_id);
     const late = await completeUnit(alice, first.assignment_id, { output: {} });
     expect(late.status).toBe(409);
     const again = (await nextUnit(alice, account.lineId))!;

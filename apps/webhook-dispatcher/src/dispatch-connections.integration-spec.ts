@@ -56,7 +56,8 @@ describe('webhook-dispatcher under load: connection reuse and per-origin caps', 
     await allDelivered(slowIds, 90_000);
     expect(slowMaxInFlight).toBeLessThanOrEqual(ORIGIN_CONCURRENCY);
     console.log(
-      `per-origin cap: 40 fast deliveries done while ${slowAnsweredMeanwhile} of 48 slow ones were; at most ${slowMaxInFlight} slow requests at once`,
+      `per-origin cap: 40 fast deliveries done while ${slowAnsweredMeanwhile} of 48 slow ones were; at most ` +
+        `${slowMaxInFlight} slow requests at once`,
     );
   });
 });

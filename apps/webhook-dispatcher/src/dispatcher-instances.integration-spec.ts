@@ -94,91 +94,96 @@ describe('webhook-dispatcher instances: shared work, crashes', () => {
     expect(hooks.on(path)[1].headers['x-svc-delivery-id']).toBe(id);
   });
 
-  it('delivers each delivery at least once and records exactly one success, while receivers fail and a dispatcher is SIGKILLed and restarted', async () => {
-    const victimId = `victim-${suffix}`;
-    // The victim's leases are the shortest allowed, so what it held comes back sooner after the kill.
-    const victim = startAppInstance('webhook-dispatcher', { INSTANCE_ID: victimId, WEBHOOK_LEASE_MS: '15000' });
-    const survivor = startAppInstance('webhook-dispatcher', { INSTANCE_ID: `survivor-${suffix}` });
-    instances.push(victim, survivor);
-    await eventually(
-      async () => {
-        const members = await consumerGroupMembers(DISPATCHERS);
-        return [victimId, `survivor-${suffix}`].every((id) => members.some((member) => member.includes(id))) || undefined;
-      },
-      {
-        what: 'both extra dispatcher instances to join their group',
-        timeoutMs: 90_000,
-        intervalMs: 500,
-      },
-    );
+  it(
+    'delivers each delivery at least once and records exactly one success, while receivers fail and a dispatcher is ' +
+      'SIGKILLed and restarted',
+    async () => {
+      const victimId = `victim-${suffix}`;
+      // The victim's leases are the shortest allowed, so what it held comes back sooner after the kill.
+      const victim = startAppInstance('webhook-dispatcher', { INSTANCE_ID: victimId, WEBHOOK_LEASE_MS: '15000' });
+      const survivor = startAppInstance('webhook-dispatcher', { INSTANCE_ID: `survivor-${suffix}` });
+      instances.push(victim, survivor);
+      await eventually(
+        async () => {
+          const members = await consumerGroupMembers(DISPATCHERS);
+          return [victimId, `survivor-${suffix}`].every((id) => members.some((member) => member.includes(id))) || undefined;
+        },
+        {
+          what: 'both extra dispatcher instances to join their group',
+          timeoutMs: 90_000,
+          intervalMs: 500,
+        },
+      );
 
-    // Three receivers (three origins), each answering per delivery: 30 % a 500 first, 5 % too slow first
-    // (6 s: over the 5 s timeout), then 200; every answer takes 300 ms, so the run lasts seconds.
-    const hooks = await Promise.all([receiver(), receiver(), receiver()]);
-    const answeredOk = new Map<string, number>();
-    const plan = (n: number, nth: number): ReceiverReply => {
-      if (nth === 1 && n % 10 < 3) return { status: 500, body: 'failing on purpose', delayMs: 300 };
-      if (nth === 1 && n % 20 === 3) return { status: 200, delayMs: 6_000 };
-      return { status: 200, body: 'ok', delayMs: 300 };
-    };
-    const N = 600;
-    const inputs = Array.from({ length: N }, (_, n) => {
-      const hook = hooks[n % hooks.length];
-      const path = `/fault/${n}`;
-      hook.respond(path, (request, nth) => {
-        const reply = plan(n, nth);
-        if (reply.status === 200 && reply.delayMs! < 5_000) {
-          const id = String(request.headers['x-svc-delivery-id']);
-          answeredOk.set(id, (answeredOk.get(id) ?? 0) + 1);
-        }
-        return reply;
+      // Three receivers (three origins), each answering per delivery: 30 % a 500 first, 5 % too slow first
+      // (6 s: over the 5 s timeout), then 200; every answer takes 300 ms, so the run lasts seconds.
+      const hooks = await Promise.all([receiver(), receiver(), receiver()]);
+      const answeredOk = new Map<string, number>();
+      const plan = (n: number, nth: number): ReceiverReply => {
+        if (nth === 1 && n % 10 < 3) return { status: 500, body: 'failing on purpose', delayMs: 300 };
+        if (nth === 1 && n % 20 === 3) return { status: 200, delayMs: 6_000 };
+        return { status: 200, body: 'ok', delayMs: 300 };
+      };
+      const N = 600;
+      const inputs = Array.from({ length: N }, (_, n) => {
+        const hook = hooks[n % hooks.length];
+        const path = `/fault/${n}`;
+        hook.respond(path, (request, nth) => {
+          const reply = plan(n, nth);
+          if (reply.status === 200 && reply.delayMs! < 5_000) {
+            const id = String(request.headers['x-svc-delivery-id']);
+            answeredOk.set(id, (answeredOk.get(id) ?? 0) + 1);
+          }
+          return reply;
+        });
+        return event(hook.url(path), n);
       });
-      return event(hook.url(path), n);
-    });
-    const ids = await requester.requestAll(inputs);
+      const ids = await requester.requestAll(inputs);
 
-    // Mid-run: the victim has made attempts of its own, and much is still to do.
-    await eventually(
-      async () => {
-        const [attempts] = await dbQuery<{ count: number }>(
-          `select count(*)::int as count from delivery_attempt where instance_id = $1 and delivery_id = any($2)`,
-          [victimId, ids],
-        );
-        return attempts.count >= 10 || undefined;
-      },
-      { what: 'the victim instance to make attempts', timeoutMs: 60_000 },
-    );
-    victim.kill();
-    await victim.exited;
-    const deliveredAtCrash = await deliveredCount(ids);
-    expect(deliveredAtCrash).toBeLessThan(N);
-    const restarted = startAppInstance('webhook-dispatcher', { INSTANCE_ID: `crash-restarted-${suffix}` });
-    instances.push(restarted);
+      // Mid-run: the victim has made attempts of its own, and much is still to do.
+      await eventually(
+        async () => {
+          const [attempts] = await dbQuery<{ count: number }>(
+            `select count(*)::int as count from delivery_attempt where instance_id = $1 and delivery_id = any($2)`,
+            [victimId, ids],
+          );
+          return attempts.count >= 10 || undefined;
+        },
+        { what: 'the victim instance to make attempts', timeoutMs: 60_000 },
+      );
+      victim.kill();
+      await victim.exited;
+      const deliveredAtCrash = await deliveredCount(ids);
+      expect(deliveredAtCrash).toBeLessThan(N);
+      const restarted = startAppInstance('webhook-dispatcher', { INSTANCE_ID: `crash-restarted-${suffix}` });
+      instances.push(restarted);
 
-    // What the victim held stays leased until its lease (15 s) expires; then the others take it over.
-    await allDelivered(ids, 180_000);
-    const rows = await deliveryCounts(ids);
-    expect(rows).toHaveLength(N);
-    for (const row of rows) {
-      expect({ id: row.id, status: row.status, successes: row.successes, attempts: row.attempts }).toEqual({
-        id: row.id,
-        status: 'delivered',
-        successes: 1,
-        attempts: row.attempt_count,
-      });
-    }
-    for (const id of ids) expect([id, (answeredOk.get(id) ?? 0) >= 1]).toEqual([id, true]);
-    const requests = hooks.flatMap((hook) => hook.requests);
-    for (const request of requests)
-      expect(verify(String(request.headers['x-svc-signature']), request.rawBody, SECRET)).toMatchObject({ ok: true });
+      // What the victim held stays leased until its lease (15 s) expires; then the others take it over.
+      await allDelivered(ids, 180_000);
+      const rows = await deliveryCounts(ids);
+      expect(rows).toHaveLength(N);
+      for (const row of rows) {
+        expect({ id: row.id, status: row.status, successes: row.successes, attempts: row.attempts }).toEqual({
+          id: row.id,
+          status: 'delivered',
+          successes: 1,
+          attempts: row.attempt_count,
+        });
+      }
+      for (const id of ids) expect([id, (answeredOk.get(id) ?? 0) >= 1]).toEqual([id, true]);
+      const requests = hooks.flatMap((hook) => hook.requests);
+      for (const request of requests)
+        expect(verify(String(request.headers['x-svc-signature']), request.rawBody, SECRET)).toMatchObject({ ok: true });
 
-    const repeats = [...answeredOk.values()].filter((count) => count > 1).length;
-    const attempts = rows.reduce((sum, row) => sum + row.attempts, 0);
-    console.log(
-      `crash run: ${N} deliveries, ${deliveredAtCrash} delivered when the victim was killed, ${attempts} attempts recorded, ` +
-        `${requests.length} requests received over ${hooks.reduce((sum, hook) => sum + hook.connections, 0)} connections, ` +
-        `${repeats} deliveries answered 2xx more than once (the crash window)`,
-    );
-    await Promise.all([survivor.stop(), restarted.stop()]);
-  }, 360_000);
+      const repeats = [...answeredOk.values()].filter((count) => count > 1).length;
+      const attempts = rows.reduce((sum, row) => sum + row.attempts, 0);
+      console.log(
+        `crash run: ${N} deliveries, ${deliveredAtCrash} delivered when the victim was killed, ${attempts} attempts recorded, ` +
+          `${requests.length} requests received over ${hooks.reduce((sum, hook) => sum + hook.connections, 0)} connections, ` +
+          `${repeats} deliveries answered 2xx more than once (the crash window)`,
+      );
+      await Promise.all([survivor.stop(), restarted.stop()]);
+    },
+    360_000,
+  );
 });

@@ -307,20 +307,23 @@ describe('webhook-dispatcher: signed, durable delivery with retries', () => {
     expect(second.receivedAt - first.receivedAt).toBeGreaterThanOrEqual(1_500);
   });
 
-  it('keeps the retry count of a pending delivery redelivered during a failing attempt (the redelivery only brings it forward)', async () => {
-    const path = `/inflight-failing-${suffix}`;
-    receiver.respond(path, (_r, nth) => (nth === 1 ? { status: 500, delayMs: 1_000 } : { status: 500 }));
-    const event = await requester.request(taskEvent(path));
-    await eventually(() => receiver.on(path).length === 1, { what: 'the first attempt to be under way' });
-    const redeliver = await http('POST', `/v1/deliveries/${event.delivery_id}/redeliver`, { headers: { 'x-api-key': apiKey } });
-    expect(redeliver.status).toBe(202);
-    const delivery = await settled(event.delivery_id, 'dead');
-    // Attempt 2 is the redelivery, at once; its failure is the round's second, so 0.6 s (not the first wait again)
-    // before attempt 3, and the round ends dead after five attempts, not six.
-    expect(delivery.attempt_count).toBe(5);
-    const started = delivery.attempts.map((a) => Date.parse(a.attempted_at));
-    expect(started[2] - started[1]).toBeGreaterThanOrEqual(600);
-  });
+  it(
+    'keeps the retry count of a pending delivery redelivered during a failing attempt ' + '(the redelivery only brings it forward)',
+    async () => {
+      const path = `/inflight-failing-${suffix}`;
+      receiver.respond(path, (_r, nth) => (nth === 1 ? { status: 500, delayMs: 1_000 } : { status: 500 }));
+      const event = await requester.request(taskEvent(path));
+      await eventually(() => receiver.on(path).length === 1, { what: 'the first attempt to be under way' });
+      const redeliver = await http('POST', `/v1/deliveries/${event.delivery_id}/redeliver`, { headers: { 'x-api-key': apiKey } });
+      expect(redeliver.status).toBe(202);
+      const delivery = await settled(event.delivery_id, 'dead');
+      // Attempt 2 is the redelivery, at once; its failure is the round's second, so 0.6 s (not the first wait again)
+      // before attempt 3, and the round ends dead after five attempts, not six.
+      expect(delivery.attempt_count).toBe(5);
+      const started = delivery.attempts.map((a) => Date.parse(a.attempted_at));
+      expect(started[2] - started[1]).toBeGreaterThanOrEqual(600);
+    },
+  );
 
   it('applies a redelivery request once when the same request is replayed (a crash before its offset was committed)', async () => {
     const path = `/replayed-${suffix}`;

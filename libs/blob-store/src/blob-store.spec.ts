@@ -45,27 +45,30 @@ describe('FsBlobStore', () => {
       await expect(store.deleteFolder(folder)).rejects.toThrow(/invalid blob/);
   });
 
-  it('deletes what is older than a date directly in a folder, a leftover temporary file too, at most `limit`, nothing newer or deeper', async () => {
-    const past = new Date(Date.now() - 3_600_000);
-    for (const name of ['a', 'b', 'c', 'new'])
-      await store.put(`old/${name}.json`, Readable.from(['{}']), { contentType: 'application/json' });
-    await store.put('old/deeper/d.json', Readable.from(['{}']), { contentType: 'application/json' });
-    writeFileSync(join(root, 'old/.interrupted.partial'), 'half');
-    for (const name of ['a.json', 'b.json', 'c.json', '.interrupted.partial', 'deeper/d.json'])
-      utimesSync(join(root, 'old', name), past, past);
-    const cutoff = new Date(Date.now() - 60_000);
-    expect(await store.deleteOlderThan('old/', cutoff, 2)).toBe(2);
-    expect(await store.deleteOlderThan('old/', cutoff, 10)).toBe(2);
-    expect(await store.deleteOlderThan('old/', cutoff, 10)).toBe(0);
-    for (const name of ['a', 'b', 'c']) expect(existsSync(join(root, `old/${name}.json.meta.json`))).toBe(false);
-    expect(existsSync(join(root, 'old/.interrupted.partial'))).toBe(false);
-    expect(await store.head('old/new.json')).toBeDefined();
-    expect(await store.head('old/deeper/d.json')).toBeDefined();
-    expect(await store.deleteOlderThan('missing/', cutoff, 10)).toBe(0);
-    mkdirSync(join(root, 'empty'));
-    expect(await store.deleteOlderThan('empty/', cutoff, 10)).toBe(0);
-    await expect(store.deleteOlderThan('../', cutoff, 10)).rejects.toThrow(/invalid blob/);
-  });
+  it(
+    'deletes what is older than a date directly in a folder, ' + 'a leftover temporary file too, at most `limit`, nothing newer or deeper',
+    async () => {
+      const past = new Date(Date.now() - 3_600_000);
+      for (const name of ['a', 'b', 'c', 'new'])
+        await store.put(`old/${name}.json`, Readable.from(['{}']), { contentType: 'application/json' });
+      await store.put('old/deeper/d.json', Readable.from(['{}']), { contentType: 'application/json' });
+      writeFileSync(join(root, 'old/.interrupted.partial'), 'half');
+      for (const name of ['a.json', 'b.json', 'c.json', '.interrupted.partial', 'deeper/d.json'])
+        utimesSync(join(root, 'old', name), past, past);
+      const cutoff = new Date(Date.now() - 60_000);
+      expect(await store.deleteOlderThan('old/', cutoff, 2)).toBe(2);
+      expect(await store.deleteOlderThan('old/', cutoff, 10)).toBe(2);
+      expect(await store.deleteOlderThan('old/', cutoff, 10)).toBe(0);
+      for (const name of ['a', 'b', 'c']) expect(existsSync(join(root, `old/${name}.json.meta.json`))).toBe(false);
+      expect(existsSync(join(root, 'old/.interrupted.partial'))).toBe(false);
+      expect(await store.head('old/new.json')).toBeDefined();
+      expect(await store.head('old/deeper/d.json')).toBeDefined();
+      expect(await store.deleteOlderThan('missing/', cutoff, 10)).toBe(0);
+      mkdirSync(join(root, 'empty'));
+      expect(await store.deleteOlderThan('empty/', cutoff, 10)).toBe(0);
+      await expect(store.deleteOlderThan('../', cutoff, 10)).rejects.toThrow(/invalid blob/);
+    },
+  );
 
   it('deletes the temporary files of writes a killed process left in a folder once they are old, and nothing else', async () => {
     const past = new Date(Date.now() - 3_600_000);

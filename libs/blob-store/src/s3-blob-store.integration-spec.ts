@@ -72,14 +72,18 @@ describe('S3 blob store (against s3rver)', () => {
   });
 
   it('deletes every object of a folder, over several listing pages, and nothing beside it', async () => {
-    const store = new S3BlobStore(settings);
-    const keys = Array.from({ length: 1005 }, (_, i) => `uploads/u1/${i}.csv`);
-    for (let i = 0; i < keys.length; i += 50)
-      await Promise.all(keys.slice(i, i + 50).map((key) => store.put(key, Readable.from(['x']), { contentType: 'text/csv' })));
+    // Pages of 10 keys (S3's are of 1,000): 25 objects take three listings.
+    const store = new S3BlobStore({ ...settings, listPageSize: 10 });
+    const keys = Array.from({ length: 25 }, (_, i) => `uploads/u1/${i}.csv`);
+    await Promise.all(keys.map((key) => store.put(key, Readable.from(['x']), { contentType: 'text/csv' })));
     await store.put('uploads/u10/kept.csv', Readable.from(['y']), { contentType: 'text/csv' });
+    const client = (store as unknown as { s3: { send: (method: string, key?: string) => unknown } }).s3;
+    const sent = jest.spyOn(client, 'send');
     await store.deleteFolder('uploads/u1/');
-    const left = await Promise.all([keys[0], keys[999], keys[1004]].map((key) => store.head(key)));
-    expect(left).toEqual([undefined, undefined, undefined]);
+    // Three listings: 10 keys, 10 more (each page's deleted keys leave the listing), and the last 5.
+    expect(sent.mock.calls.filter(([method, key]) => method === 'GET' && key === undefined)).toHaveLength(3);
+    sent.mockRestore();
+    expect(await Promise.all(keys.map((key) => store.head(key)))).toEqual(keys.map(() => undefined));
     await expect(store.head('uploads/u10/kept.csv')).resolves.toEqual({ size: 1, contentType: 'text/csv' });
   });
 

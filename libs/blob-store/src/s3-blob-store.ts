@@ -21,6 +21,8 @@ export interface S3Settings {
   secretAccessKey: string;
   /** Path-style addressing (`<endpoint>/<bucket>/<key>`, the default) or virtual-hosted (`<bucket>.<endpoint host>/<key>`). */
   forcePathStyle?: boolean;
+  /** Keys per listing page (`max-keys`); S3's default and most, 1,000. Smaller in tests of the paging. */
+  listPageSize?: number;
 }
 
 /** A request that gets no answer for this long is given up (the caller gets an error, not a hang). */
@@ -122,7 +124,8 @@ export class S3Client {
     const toSign = ['AWS4-HMAC-SHA256', amzDate, scope, createHash('sha256').update(canonical).digest('hex')].join('\n');
     const key = hmac(hmac(hmac(hmac(`AWS4${this.settings.secretAccessKey}`, day), this.settings.region), 's3'), 'aws4_request');
     const signature = createHmac('sha256', key).update(toSign).digest('hex');
-    signed.authorization = `AWS4-HMAC-SHA256 Credential=${this.settings.accessKeyId}/${scope},SignedHeaders=${names.join(';')},Signature=${signature}`;
+    const credential = `${this.settings.accessKeyId}/${scope}`;
+    signed.authorization = `AWS4-HMAC-SHA256 Credential=${credential},SignedHeaders=${names.join(';')},Signature=${signature}`;
     return signed;
   }
 }
@@ -163,11 +166,14 @@ export class S3BlobStore implements BlobStore {
   private readonly s3: S3Client;
 
   /** `spoolRoot`: where PUTs spool their bodies, the host's temporary directory unless told. */
+  private readonly listPage: Record<string, string>;
+
   constructor(
     settings: S3Settings,
     private readonly spoolRoot = tmpdir(),
   ) {
     this.s3 = new S3Client(settings);
+    this.listPage = settings.listPageSize ? { 'max-keys': String(settings.listPageSize) } : {};
   }
 
   async put(key: string, body: Readable, options: { contentType: string; maxBytes?: number }): Promise<BlobMeta> {
@@ -229,12 +235,12 @@ export class S3BlobStore implements BlobStore {
 
   /**
    * Lists the folder (ListObjects version 1, the widest support among S3-compatible stores; up to 1,000 keys
-   * a page) and deletes what it finds until it is empty.
+   * a page, or listPageSize) and deletes what it finds until it is empty.
    */
   async deleteFolder(folder: string): Promise<void> {
     assertBlobFolder(folder);
     for (;;) {
-      const response = await this.s3.send('GET', undefined, EMPTY_SHA256, { query: { prefix: folder } });
+      const response = await this.s3.send('GET', undefined, EMPTY_SHA256, { query: { prefix: folder, ...this.listPage } });
       await this.s3.expectOk(response, `list ${folder}`);
       const chunks: Buffer[] = [];
       for await (const chunk of response) chunks.push(chunk as Buffer);
@@ -277,7 +283,7 @@ export class S3BlobStore implements BlobStore {
     while (deleted < limit) {
       // delimiter '/': only the objects directly in the folder, as the filesystem driver does.
       const response = await this.s3.send('GET', undefined, EMPTY_SHA256, {
-        query: { prefix: folder, delimiter: '/', ...(marker ? { marker } : {}) },
+        query: { prefix: folder, delimiter: '/', ...this.listPage, ...(marker ? { marker } : {}) },
       });
       await this.s3.expectOk(response, `list ${folder}`);
       const chunks: Buffer[] = [];

@@ -220,7 +220,8 @@ export async function resolvePublicAddresses(host: string, policy: CallbackPolic
       const reason = blockedAddressReason(address, allowed);
       if (!reason) continue;
       throw new CallbackUrlError(
-        `callback_url must point to a public address: ${address === host ? `${host} is ${reason}` : `${host} resolves to a private address`}`,
+        `callback_url must point to a public address: ` +
+          `${address === host ? `${host} is ${reason}` : `${host} resolves to a private address`}`,
       );
     }
   }

@@ -55,7 +55,8 @@ export function requestFingerprint(value: unknown): string {
 /** The same key sent again with another request: 422, nothing is created or changed. */
 export function idempotencyKeyReused(key: string, v3Code?: number): DomainError {
   return keyError(
-    `${IDEMPOTENCY_KEY_HEADER} ${JSON.stringify(key)} was already used with another request: send the same request to get its answer again, or a new key for a new request`,
+    `${IDEMPOTENCY_KEY_HEADER} ${JSON.stringify(key)} was already used with another request: send the same request ` +
+      `to get its answer again, or a new key for a new request`,
     v3Code,
   );
 }

@@ -74,7 +74,8 @@ export const TOPIC_CATALOG: Record<Topic, TopicContract> = {
   [Topic.QualityReviewForQc]: {
     audience: 'public',
     summary:
-      "A quality record was stored or replaced that quality control should look at: it scored under its workstream's qc_score_threshold, or was drawn by qc_sample_rate.",
+      "A quality record was stored or replaced that quality control should look at: it scored under its workstream's " +
+      'qc_score_threshold, or was drawn by qc_sample_rate.',
     producers: [ServiceName.Performance],
     consumers: [],
     otherReaders: 'QC consumers',
@@ -97,7 +98,8 @@ export const TOPIC_CATALOG: Record<Topic, TopicContract> = {
   [Topic.DeadLetter]: {
     audience: 'public',
     summary:
-      'A message whose handler kept failing after bounded retries: the original key, value and headers, plus dlq-* headers naming where it came from and why it failed.',
+      'A message whose handler kept failing after bounded retries: the original key, value and headers, plus dlq-* ' +
+      'headers naming where it came from and why it failed.',
     producers: [ServiceName.Performance, ServiceName.Oversight, ServiceName.PlatformRuns, ServiceName.WebhookDispatcher],
     consumers: [],
     otherReaders: 'operations',
@@ -107,7 +109,8 @@ export const TOPIC_CATALOG: Record<Topic, TopicContract> = {
   [Topic.DeliveryRequested]: {
     audience: 'internal',
     summary:
-      'Post this exact body to this URL, durably, with retries: task webhooks (oversight) and run callbacks (platform-runs). Secrets travel sealed.',
+      'Post this exact body to this URL, durably, with retries: task webhooks (oversight) and run callbacks ' +
+      '(platform-runs). Secrets travel sealed.',
     producers: [ServiceName.Oversight, ServiceName.PlatformRuns],
     consumers: [ServiceName.WebhookDispatcher],
     key: "the subject's id: task id (oversight) or run id (platform-runs)",

@@ -37,5 +37,11 @@ const CONNECTION_LOSS_CODES = new Set([
 ]);
 
 /** node-postgres and pg-pool report a socket closed under a query, or a connect that timed out, with a plain Error. */
-const CONNECTION_LOSS_MESSAGE =
-  /^(Connection terminated\b|Client has encountered a connection error|Client was closed and is not queryable|timeout exceeded when trying to connect)/;
+const CONNECTION_LOSS_MESSAGE = new RegExp(
+  `^(${[
+    'Connection terminated\\b',
+    'Client has encountered a connection error',
+    'Client was closed and is not queryable',
+    'timeout exceeded when trying to connect',
+  ].join('|')})`,
+);

@@ -49,24 +49,27 @@ describe('IdentityRepository lookups (real PostgreSQL)', () => {
     await db.end();
   });
 
-  it('answers an API key by its hash with what authentication needs, revocation and expiry included; an unknown hash with nothing', async () => {
-    expect(await repository.apiKeyByHash(live.row.keyHash)).toEqual({
-      id: live.row.id,
-      accountId: account.id,
-      workstreamId: null,
-      keyCiphertext: 'sealed-live',
-      revokedAt: null,
-      expiresAt: null,
-      lastUsedAt: null,
-    });
-    expect(await repository.apiKeyByHash(revoked.row.keyHash)).toMatchObject({
-      id: revoked.row.id,
-      workstreamId: `ws-${unique}`,
-      revokedAt,
-    });
-    expect(await repository.apiKeyByHash(rotated.row.keyHash)).toMatchObject({ id: rotated.row.id, revokedAt: null, expiresAt });
-    expect(await repository.apiKeyByHash(sha256(`wlk_unknown_${unique}`))).toBeUndefined();
-  });
+  it(
+    'answers an API key by its hash with what authentication needs, revocation and expiry included; ' + 'an unknown hash with nothing',
+    async () => {
+      expect(await repository.apiKeyByHash(live.row.keyHash)).toEqual({
+        id: live.row.id,
+        accountId: account.id,
+        workstreamId: null,
+        keyCiphertext: 'sealed-live',
+        revokedAt: null,
+        expiresAt: null,
+        lastUsedAt: null,
+      });
+      expect(await repository.apiKeyByHash(revoked.row.keyHash)).toMatchObject({
+        id: revoked.row.id,
+        workstreamId: `ws-${unique}`,
+        revokedAt,
+      });
+      expect(await repository.apiKeyByHash(rotated.row.keyHash)).toMatchObject({ id: rotated.row.id, revokedAt: null, expiresAt });
+      expect(await repository.apiKeyByHash(sha256(`wlk_unknown_${unique}`))).toBeUndefined();
+    },
+  );
 
   it('answers a worker by its token hash and an account by its username; unknown ones with nothing', async () => {
     expect(await repository.workerByTokenHash(worker.tokenHash)).toEqual({ workerId: worker.id, email: worker.email, name: worker.name });

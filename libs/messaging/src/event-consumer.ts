@@ -92,7 +92,8 @@ export class EventConsumer {
         if (data instanceof DomainError) await this.consumeOne(handler, batch, message, payload, true);
     } catch (error) {
       this.logger.warn(
-        `a batch of ${good.length} on ${batch.topic}[${batch.partition}] failed (${describeError(error)}); handling its messages one by one`,
+        `a batch of ${good.length} on ${batch.topic}[${batch.partition}] failed (${describeError(error)}); handling ` +
+          `its messages one by one`,
       );
       for (const message of messages) {
         if (!batchGoesOn(payload, this.closing())) throw error;

@@ -23,7 +23,8 @@ export class HandlerRunner {
   ) {
     this.duration = metrics?.histogram(
       'kafka_handler_duration_seconds',
-      'Time a handler took for one message: kind rpc (request-reply) or event, the pattern or topic, outcome ok or error (an event counts each try)',
+      'Time a handler took for one message: kind rpc (request-reply) or event, the pattern or topic, outcome ok or ' +
+        'error (an event counts each try)',
       ['kind', 'pattern', 'outcome'],
     );
   }

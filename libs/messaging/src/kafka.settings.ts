@@ -42,8 +42,18 @@ const levels: Record<number, 'error' | 'warn' | 'log' | 'debug'> = {
   [logLevel.DEBUG]: 'debug',
 };
 
-const NOISE =
-  /rebalancing|Not leader|coordinator is loading|coordinator is not available|Limiting retries for the idempotent producer|switched default partitioner|^Response CreateTopics\(/i;
+const NOISE = new RegExp(
+  [
+    'rebalancing',
+    'Not leader',
+    'coordinator is loading',
+    'coordinator is not available',
+    'Limiting retries for the idempotent producer',
+    'switched default partitioner',
+    '^Response CreateTopics\\(',
+  ].join('|'),
+  'i',
+);
 
 /** kafkajs logs through Nest's logger, warnings and errors only (its info level is very chatty). */
 function nestLogCreator() {

@@ -281,39 +281,42 @@ describe('Kafka plumbing: outbox relay, inbox dedupe, dead letters (real Kafka a
     expect(await relay.relayOnce()).toBe(0);
   });
 
-  it("sends a batch row's events one message each, in order, with their own ids and the row's key and headers, counted as events", async () => {
-    await relayAll();
-    const data = Array.from({ length: 600 }, (_, n) => ({ n, text: 'tab\tnewline\nquote" backslash\\ é' }));
-    const batchIds = await relayDb.transaction((sql) =>
-      enqueueEventBatch(sql, SOURCE, LIMITED_TOPIC, data, { key: 'batched', headers: { 'x-upload': 'u-1' } }),
-    );
-    const singleId = await enqueueEvent(prisma, SOURCE, LIMITED_TOPIC, { n: 600 }, { key: 'batched' });
-    expect(new Set(batchIds).size).toBe(600);
-    // The backlog gauge counts events, not rows.
-    const metrics = new AppMetrics();
-    new OutboxRelay(relayDb, producer, { source: SOURCE, metrics });
-    const backlog = async () => (await metrics.registry.getSingleMetric('outbox_backlog')!.get()).values[0]?.value;
-    expect(await backlog()).toBe(601);
-    // The batch row alone is over the 500 events a pass takes: it is taken whole, and the row behind it waits.
-    expect(await relay.relayOnce()).toBe(600);
-    expect(await relay.relayOnce()).toBe(1);
-    expect(await backlog()).toBe(0);
-    const all = [...batchIds, singleId];
-    await eventually(() => all.every((id) => limitedReceived.includes(id)) || undefined, { what: 'the 601 events' });
-    expect(limitedReceived.filter((id) => all.includes(id))).toEqual(all);
-    const first = limitedMeta.get(batchIds[0])!;
-    expect(first.key).toBe('batched');
-    expect(first.headers).toMatchObject({ 'x-upload': 'u-1', 'event-id': batchIds[0], ce_id: batchIds[0], ce_type: LIMITED_TOPIC });
-    expect(first.envelope).toEqual({ id: batchIds[0], type: LIMITED_TOPIC, occurred_at: first.headers.ce_time, data: data[0] });
-    expect(limitedMeta.get(batchIds[599])!.envelope.data).toEqual(data[599]);
-    // One row per event in the view, in the order sent.
-    const listed = await prisma.$queryRaw<{ id: string; n: number; published: boolean }[]>`
+  it(
+    "sends a batch row's events one message each, in order, with their own ids and the row's key and headers, " + 'counted as events',
+    async () => {
+      await relayAll();
+      const data = Array.from({ length: 600 }, (_, n) => ({ n, text: 'tab\tnewline\nquote" backslash\\ é' }));
+      const batchIds = await relayDb.transaction((sql) =>
+        enqueueEventBatch(sql, SOURCE, LIMITED_TOPIC, data, { key: 'batched', headers: { 'x-upload': 'u-1' } }),
+      );
+      const singleId = await enqueueEvent(prisma, SOURCE, LIMITED_TOPIC, { n: 600 }, { key: 'batched' });
+      expect(new Set(batchIds).size).toBe(600);
+      // The backlog gauge counts events, not rows.
+      const metrics = new AppMetrics();
+      new OutboxRelay(relayDb, producer, { source: SOURCE, metrics });
+      const backlog = async () => (await metrics.registry.getSingleMetric('outbox_backlog')!.get()).values[0]?.value;
+      expect(await backlog()).toBe(601);
+      // The batch row alone is over the 500 events a pass takes: it is taken whole, and the row behind it waits.
+      expect(await relay.relayOnce()).toBe(600);
+      expect(await relay.relayOnce()).toBe(1);
+      expect(await backlog()).toBe(0);
+      const all = [...batchIds, singleId];
+      await eventually(() => all.every((id) => limitedReceived.includes(id)) || undefined, { what: 'the 601 events' });
+      expect(limitedReceived.filter((id) => all.includes(id))).toEqual(all);
+      const first = limitedMeta.get(batchIds[0])!;
+      expect(first.key).toBe('batched');
+      expect(first.headers).toMatchObject({ 'x-upload': 'u-1', 'event-id': batchIds[0], ce_id: batchIds[0], ce_type: LIMITED_TOPIC });
+      expect(first.envelope).toEqual({ id: batchIds[0], type: LIMITED_TOPIC, occurred_at: first.headers.ce_time, data: data[0] });
+      expect(limitedMeta.get(batchIds[599])!.envelope.data).toEqual(data[599]);
+      // One row per event in the view, in the order sent.
+      const listed = await prisma.$queryRaw<{ id: string; n: number; published: boolean }[]>`
       select id, (payload->'data'->>'n')::int as n, published_at is not null as published
       from messaging_outbox_events where source = ${SOURCE} and key = 'batched' order by seq, ord`;
-    expect(listed.map((row) => row.id)).toEqual(all);
-    expect(listed.map((row) => row.n)).toEqual([...Array(601).keys()]);
-    expect(listed.every((row) => row.published)).toBe(true);
-  });
+      expect(listed.map((row) => row.id)).toEqual(all);
+      expect(listed.map((row) => row.n)).toEqual([...Array(601).keys()]);
+      expect(listed.every((row) => row.published)).toBe(true);
+    },
+  );
 
   it("compresses a batch row's events with lz4 where the server offers it (the stack sets it on the database), else pglz", async () => {
     const [{ offered }] = await prisma.$queryRaw<{ offered: boolean }[]>`
@@ -345,26 +348,30 @@ describe('Kafka plumbing: outbox relay, inbox dedupe, dead letters (real Kafka a
     expect(await relay.relayOnce()).toBe(0);
   });
 
-  it('cuts a batch into rows of at most BATCH_ROW_MAX_CHARS in one statement, a larger event alone, and dead-letters each event that cannot be sent', async () => {
-    await relayAll();
-    // About a third of a row each: three share a row; the large one is a row of its own and too big for the topic.
-    const medium = (n: number) => ({ n, pad: String(n).repeat(Math.floor(BATCH_ROW_MAX_CHARS / 3) - 500) });
-    const large = (n: number) => ({ n, pad: String(n).repeat(1_500_000) });
-    const events = [medium(1), medium(2), medium(3), medium(4), large(5), medium(6)];
-    const ids = await relayDb.transaction((sql) => enqueueEventBatch(sql, SOURCE, LIMITED_TOPIC, events, { key: 'huge' }));
-    const rows = await prisma.$queryRaw<{ event_count: number; chars: number }[]>`
+  it(
+    'cuts a batch into rows of at most BATCH_ROW_MAX_CHARS in one statement, a larger event alone, and dead-letters ' +
+      'each event that cannot be sent',
+    async () => {
+      await relayAll();
+      // About a third of a row each: three share a row; the large one is a row of its own and too big for the topic.
+      const medium = (n: number) => ({ n, pad: String(n).repeat(Math.floor(BATCH_ROW_MAX_CHARS / 3) - 500) });
+      const large = (n: number) => ({ n, pad: String(n).repeat(1_500_000) });
+      const events = [medium(1), medium(2), medium(3), medium(4), large(5), medium(6)];
+      const ids = await relayDb.transaction((sql) => enqueueEventBatch(sql, SOURCE, LIMITED_TOPIC, events, { key: 'huge' }));
+      const rows = await prisma.$queryRaw<{ event_count: number; chars: number }[]>`
       select event_count, length(events) as chars from messaging_outbox
       where source = ${SOURCE} and key = 'huge' and events is not null order by seq`;
-    expect(rows.map((row) => row.event_count)).toEqual([3, 1, 1, 1]);
-    expect(rows.filter((row) => row.event_count > 1).every((row) => row.chars <= BATCH_ROW_MAX_CHARS)).toBe(true);
-    expect(rows[2].chars).toBeGreaterThan(BATCH_ROW_MAX_CHARS);
-    expect(await relay.relayOnce()).toBe(6);
-    const sent = ids.filter((_, index) => index !== 4);
-    await eventually(() => sent.every((id) => limitedReceived.includes(id)) || undefined, { what: 'the five medium events' });
-    expect(limitedReceived.filter((id) => ids.includes(id))).toEqual(sent);
-    const dead = await prisma.outboxEvent.findMany({ where: { id: { in: ids }, deadLetteredAt: { not: null } }, select: { id: true } });
-    expect(dead.map((row) => row.id)).toEqual([ids[4]]);
-  });
+      expect(rows.map((row) => row.event_count)).toEqual([3, 1, 1, 1]);
+      expect(rows.filter((row) => row.event_count > 1).every((row) => row.chars <= BATCH_ROW_MAX_CHARS)).toBe(true);
+      expect(rows[2].chars).toBeGreaterThan(BATCH_ROW_MAX_CHARS);
+      expect(await relay.relayOnce()).toBe(6);
+      const sent = ids.filter((_, index) => index !== 4);
+      await eventually(() => sent.every((id) => limitedReceived.includes(id)) || undefined, { what: 'the five medium events' });
+      expect(limitedReceived.filter((id) => ids.includes(id))).toEqual(sent);
+      const dead = await prisma.outboxEvent.findMany({ where: { id: { in: ids }, deadLetteredAt: { not: null } }, select: { id: true } });
+      expect(dead.map((row) => row.id)).toEqual([ids[4]]);
+    },
+  );
 
   it('prunes the rows published longer ago than the retention, and keeps young, unpublished and dead-lettered ones', async () => {
     const pruning = new OutboxRelay(relayDb, producer, { source: SOURCE, retentionMs: 3_600_000 });
@@ -377,8 +384,8 @@ describe('Kafka plumbing: outbox relay, inbox dedupe, dead letters (real Kafka a
     const twoHoursAgo = new Date(Date.now() - 2 * 3_600_000);
     await prisma.$executeRaw`update messaging_outbox set created_at = ${twoHoursAgo}, published_at = ${twoHoursAgo} where id = ${old}`;
     await prisma.$executeRaw`update messaging_outbox set created_at = ${twoHoursAgo}, published_at = null where id = ${oldUnpublished}`;
-    await prisma.$executeRaw`update messaging_outbox set created_at = ${twoHoursAgo}, published_at = null, dead_lettered_at = ${twoHoursAgo},
-      dead_letter_reason = 'test' where id = ${oldDead}`;
+    await prisma.$executeRaw`update messaging_outbox set created_at = ${twoHoursAgo}, published_at = null,
+      dead_lettered_at = ${twoHoursAgo}, dead_letter_reason = 'test' where id = ${oldDead}`;
     expect(await pruning.prunePublished()).toBe(1);
     const left = await prisma.outboxEvent.findMany({ where: { id: { in: ids } }, select: { id: true } });
     expect(left.map((row) => row.id).sort()).toEqual([young, oldUnpublished, oldDead].sort());
@@ -491,18 +498,21 @@ describe('Kafka plumbing: outbox relay, inbox dedupe, dead letters (real Kafka a
     expect(JSON.parse(found[0].value)).toEqual({ id: poisonId, poison: true });
   });
 
-  it('keeps trying a message whose handler cannot reach the database, past maxAttempts, in order, instead of dead-lettering it', async () => {
-    const waiting = `unreachable-${suffix}`;
-    await producer.send(POISON_TOPIC, [
-      { key: 'outage', value: { id: 'before-outage' } },
-      // Twice maxAttempts (3): a failure of its own would have dead-lettered it after 3 tries.
-      { key: 'outage', value: { id: waiting, unreachableTries: 6 } },
-      { key: 'outage', value: { id: 'after-outage' } },
-    ]);
-    await eventually(() => poisonTopicHandled.includes('after-outage') || undefined, { what: 'the message behind the waiting one' });
-    expect(poisonTopicHandled.slice(poisonTopicHandled.indexOf('before-outage'))).toEqual(['before-outage', waiting, 'after-outage']);
-    expect(poisonTopicCalls.get(waiting)).toBe(7);
-  });
+  it(
+    'keeps trying a message whose handler cannot reach the database, ' + 'past maxAttempts, in order, instead of dead-lettering it',
+    async () => {
+      const waiting = `unreachable-${suffix}`;
+      await producer.send(POISON_TOPIC, [
+        { key: 'outage', value: { id: 'before-outage' } },
+        // Twice maxAttempts (3): a failure of its own would have dead-lettered it after 3 tries.
+        { key: 'outage', value: { id: waiting, unreachableTries: 6 } },
+        { key: 'outage', value: { id: 'after-outage' } },
+      ]);
+      await eventually(() => poisonTopicHandled.includes('after-outage') || undefined, { what: 'the message behind the waiting one' });
+      expect(poisonTopicHandled.slice(poisonTopicHandled.indexOf('before-outage'))).toEqual(['before-outage', waiting, 'after-outage']);
+      expect(poisonTopicCalls.get(waiting)).toBe(7);
+    },
+  );
 });
 
 describe('Request-reply offsets (real Kafka)', () => {
@@ -550,30 +560,33 @@ describe('Request-reply offsets (real Kafka)', () => {
     await admin.disconnect();
   });
 
-  it('commits the offsets of idempotent requests together, not per batch; any other request at once; all before leaving the group', async () => {
-    // A delay longer than the test: nothing but another request or the close commits.
-    const service = await startService(600_000);
-    await ask(0, 10);
-    expect(await offsets()).toMatchObject({ committed: 0, end: 10 });
-    // A request that must not run twice is committed as soon as it starts, with everything started before it.
-    await ask(10, 1, UNSAFE_RPC_PATTERN);
-    await eventually(async () => ((await offsets()).committed === 11 ? true : undefined), { what: 'the unsafe request committed' });
-    await ask(11, 3);
-    expect(await offsets()).toEqual({ committed: 11, end: 14 });
-    await service.close();
-    // Everything started is committed: the partitions' next owner starts none of them again.
-    expect(await offsets()).toEqual({ committed: 14, end: 14 });
+  it(
+    'commits the offsets of idempotent requests together, not per batch; ' + 'any other request at once; all before leaving the group',
+    async () => {
+      // A delay longer than the test: nothing but another request or the close commits.
+      const service = await startService(600_000);
+      await ask(0, 10);
+      expect(await offsets()).toMatchObject({ committed: 0, end: 10 });
+      // A request that must not run twice is committed as soon as it starts, with everything started before it.
+      await ask(10, 1, UNSAFE_RPC_PATTERN);
+      await eventually(async () => ((await offsets()).committed === 11 ? true : undefined), { what: 'the unsafe request committed' });
+      await ask(11, 3);
+      expect(await offsets()).toEqual({ committed: 11, end: 14 });
+      await service.close();
+      // Everything started is committed: the partitions' next owner starts none of them again.
+      expect(await offsets()).toEqual({ committed: 14, end: 14 });
 
-    const next = await startService();
-    try {
-      await ask(14, 5);
-      // With the default delay, committed shortly after they started, without a close.
-      await eventually(async () => ((await offsets()).committed === 19 ? true : undefined), { what: 'the five offsets committed' });
-    } finally {
-      await next.close();
-    }
-    expect(rpcAnswered).toEqual(Array.from({ length: 19 }, (_, n) => `request-${n}`));
-  });
+      const next = await startService();
+      try {
+        await ask(14, 5);
+        // With the default delay, committed shortly after they started, without a close.
+        await eventually(async () => ((await offsets()).committed === 19 ? true : undefined), { what: 'the five offsets committed' });
+      } finally {
+        await next.close();
+      }
+      expect(rpcAnswered).toEqual(Array.from({ length: 19 }, (_, n) => `request-${n}`));
+    },
+  );
 
   it('commits the requests it started when a new member joins, so the partitions it hands over start none of them again', async () => {
     const numbers = (from: number, count: number) => Array.from({ length: count }, (_, n) => `request-${from + n}`);
@@ -655,50 +668,54 @@ describe('A consumer that hears nothing from Kafka (real Kafka, its connections 
     await proxy.stop();
   });
 
-  it("replaces a service's and a gateway's consumer silent for consumerStallMs by ones on new connections, which consume what arrives", async () => {
-    // Longer than the join of the new consumer takes (the old member's 6 s session), far shorter than kafkajs's own timeouts (30 s).
-    const transport = new KafkaTransport({ settings, rpcTopic: STALL_RPC_TOPIC, consumerStallMs: 8_000 });
-    const service = await NestFactory.createMicroservice(StallProbeModule, { strategy: transport, logger: ['error'] });
-    await service.listen();
-    try {
-      await eventually(() => !transport.consumerProblem() || undefined, { what: 'the consumer in its group', timeoutMs: 30_000 });
-      await client.onModuleInit();
-      await send('before');
-      await eventually(() => stallReceived.includes('before') || undefined, { what: 'the first message consumed' });
-      expect(await ask('rpc-before')).toBe('rpc-before');
-      const acceptedBefore = proxy.counts.accepted;
+  it(
+    "replaces a service's and a gateway's consumer silent for consumerStallMs by ones on new connections, which " + 'consume what arrives',
+    async () => {
+      // Longer than the join of the new consumer takes (the old member's 6 s session), far shorter than kafkajs's own timeouts (30 s).
+      const transport = new KafkaTransport({ settings, rpcTopic: STALL_RPC_TOPIC, consumerStallMs: 8_000 });
+      const service = await NestFactory.createMicroservice(StallProbeModule, { strategy: transport, logger: ['error'] });
+      await service.listen();
+      try {
+        await eventually(() => !transport.consumerProblem() || undefined, { what: 'the consumer in its group', timeoutMs: 30_000 });
+        await client.onModuleInit();
+        await send('before');
+        await eventually(() => stallReceived.includes('before') || undefined, { what: 'the first message consumed' });
+        expect(await ask('rpc-before')).toBe('rpc-before');
+        const acceptedBefore = proxy.counts.accepted;
 
-      // Silence, as on the path that once left a kafkajs consumer fetching for minutes without an answer.
-      proxy.set({ kind: 'blackhole' });
-      await send('during');
-      await eventually(() => (transport.consumerReplacements >= 1 && client.consumerReplacements >= 1) || undefined, {
-        what: 'the silent consumers replaced',
-        timeoutMs: 30_000,
-      });
-      expect(transport.consumerProblem()).toBeDefined();
-      proxy.pass();
+        // Silence, as on the path that once left a kafkajs consumer fetching for minutes without an answer.
+        proxy.set({ kind: 'blackhole' });
+        await send('during');
+        await eventually(() => (transport.consumerReplacements >= 1 && client.consumerReplacements >= 1) || undefined, {
+          what: 'the silent consumers replaced',
+          timeoutMs: 30_000,
+        });
+        expect(transport.consumerProblem()).toBeDefined();
+        proxy.pass();
 
-      await eventually(() => stallReceived.includes('during') || undefined, {
-        what: 'the message sent in the silence consumed',
-        timeoutMs: 60_000,
-      });
-      await eventually(() => !transport.consumerProblem() || undefined, { what: 'the new consumer in its group', timeoutMs: 30_000 });
-      await send('after');
-      await eventually(() => stallReceived.includes('after') || undefined, { what: 'a message sent after consumed' });
-      // The gateway's new reply consumer reads live replies (a request sent before it was ready may time out).
-      await eventually(async () => ((await ask('rpc-after').catch(() => undefined)) === 'rpc-after' ? true : undefined), {
-        what: 'a request answered through the new reply consumer',
-        timeoutMs: 60_000,
-      });
-      expect(proxy.counts.accepted).toBeGreaterThan(acceptedBefore);
-      // At least once, in order: the silence redelivered nothing that had been handled before it.
-      expect(stallReceived.filter((id) => id === 'before')).toHaveLength(1);
-      expect(stallReceived.indexOf('during')).toBeLessThan(stallReceived.indexOf('after'));
-    } finally {
-      proxy.pass();
-      await service.close();
-    }
-  }, 180_000);
+        await eventually(() => stallReceived.includes('during') || undefined, {
+          what: 'the message sent in the silence consumed',
+          timeoutMs: 60_000,
+        });
+        await eventually(() => !transport.consumerProblem() || undefined, { what: 'the new consumer in its group', timeoutMs: 30_000 });
+        await send('after');
+        await eventually(() => stallReceived.includes('after') || undefined, { what: 'a message sent after consumed' });
+        // The gateway's new reply consumer reads live replies (a request sent before it was ready may time out).
+        await eventually(async () => ((await ask('rpc-after').catch(() => undefined)) === 'rpc-after' ? true : undefined), {
+          what: 'a request answered through the new reply consumer',
+          timeoutMs: 60_000,
+        });
+        expect(proxy.counts.accepted).toBeGreaterThan(acceptedBefore);
+        // At least once, in order: the silence redelivered nothing that had been handled before it.
+        expect(stallReceived.filter((id) => id === 'before')).toHaveLength(1);
+        expect(stallReceived.indexOf('during')).toBeLessThan(stallReceived.indexOf('after'));
+      } finally {
+        proxy.pass();
+        await service.close();
+      }
+    },
+    180_000,
+  );
 });
 
 describe('kafkajs clients: connections at rest, topic creation (real Kafka)', () => {

@@ -19,7 +19,8 @@ export function registerOutboxGauges(metrics: AppMetrics, db: DbPool, source: st
   });
   metrics.gauge(
     'outbox_dead_letters',
-    'Outbox rows that can never be published (e.g. larger than the topic allows), dead-lettered with the reason in messaging_outbox.dead_letter_reason, by source app',
+    'Outbox rows that can never be published (e.g. larger than the topic allows), dead-lettered with the reason in ' +
+      'messaging_outbox.dead_letter_reason, by source app',
     ['source'],
     async () => {
       const [{ count }] = await db.query<{ count: number }>(DEAD_LETTERS, [source]);

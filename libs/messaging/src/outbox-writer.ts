@@ -185,7 +185,8 @@ export async function enqueueEventBatchJson(
     ids[i] = id;
     // Ids and ISO times need no escaping; the key order is EventEnvelope's.
     lines[i] =
-      `${id}${FIELD_SEPARATOR}${occurredAt}${FIELD_SEPARATOR}{"id":"${id}","type":${type},"occurred_at":"${occurredAt}","data":${dataJson[i]}}`;
+      `${id}${FIELD_SEPARATOR}${occurredAt}${FIELD_SEPARATOR}{"id":"${id}","type":${type},` +
+      `"occurred_at":"${occurredAt}","data":${dataJson[i]}}`;
   }
   const headers = options.headers ?? withRequestIdHeader(undefined);
   const headersJson = headers ? JSON.stringify(headers) : null;

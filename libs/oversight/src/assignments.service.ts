@@ -98,7 +98,8 @@ export class AssignmentsService {
       if (task.leaseExpiresAt && task.leaseExpiresAt.getTime() < Date.now()) {
         throw new DomainError(
           ErrorCode.Conflict,
-          `assignment ${request.assignment_id} cannot be ${outcome.state === 'COMPLETED' ? 'completed' : 'flagged'}: its lease expired and the task went back to the queue`,
+          `assignment ${request.assignment_id} cannot be ${outcome.state === 'COMPLETED' ? 'completed' : 'flagged'}: its ` +
+            `lease expired and the task went back to the queue`,
         );
       }
       // The worker's items follow the client's, given at creation.

@@ -219,13 +219,15 @@ describe('TasksService', () => {
       await expect(withKey('clip.mp4')).rejects.toEqual(
         invalidRequest(
           'media_key',
-          `media clip.mp4 in bucket ${bucketId} is a video (video/mp4): mounted buckets take images only; upload videos through POST /v1/signed-url`,
+          `media clip.mp4 in bucket ${bucketId} is a video (video/mp4): mounted buckets take images only; upload videos ` +
+            `through POST /v1/signed-url`,
         ),
       );
       await expect(withKey('doc.pdf')).rejects.toEqual(
         invalidRequest(
           'media_key',
-          `media doc.pdf in bucket ${bucketId} is not an image (image/jpeg, image/png, image/gif, image/webp): mounted buckets take images only`,
+          `media doc.pdf in bucket ${bucketId} is not an image (image/jpeg, image/png, image/gif, image/webp): mounted ` +
+            `buckets take images only`,
         ),
       );
       await expect(withKey('missing.png')).rejects.toEqual(

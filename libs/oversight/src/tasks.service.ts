@@ -223,13 +223,15 @@ export class TasksService {
     if (object.mediaType?.startsWith('video/')) {
       throw invalid(
         'media_key',
-        `media ${request.media_key} in bucket ${bucketId} is a video (${object.mediaType}): mounted buckets take images only; upload videos through POST /v1/signed-url`,
+        `media ${request.media_key} in bucket ${bucketId} is a video (${object.mediaType}): mounted buckets take ` +
+          `images only; upload videos through POST /v1/signed-url`,
       );
     }
     if (!object.mediaType || !(BUCKET_MEDIA_TYPES as readonly string[]).includes(object.mediaType)) {
       throw invalid(
         'media_key',
-        `media ${request.media_key} in bucket ${bucketId} is not an image (${BUCKET_MEDIA_TYPES.join(', ')}): mounted buckets take images only`,
+        `media ${request.media_key} in bucket ${bucketId} is not an image (${BUCKET_MEDIA_TYPES.join(', ')}): mounted ` +
+          `buckets take images only`,
       );
     }
     return object.mediaType;

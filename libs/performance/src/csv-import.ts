@@ -296,13 +296,15 @@ const STAGES = Object.fromEntries(
       )
       select (select count(*)::int from flagged where seq is not null) as inserted,
         coalesce((select json_agg(json_build_array(seq, id::text)) from flagged where qc), '[]'::json) as stored,
-        coalesce((select json_agg(json_build_array(id::text, use_case_id, task_definition_id, unique_id)) from flagged where seq is null), '[]'::json) as replaced`;
+        coalesce((select json_agg(json_build_array(id::text, use_case_id, task_definition_id, unique_id)) from flagged where seq is null),
+          '[]'::json) as replaced`;
     return [
       kind,
       {
         create: statement(
           `performance_${kind}_stage_create`,
-          `create temporary table if not exists ${stage} (seq int, replace boolean, qc boolean, ${all.map(([name, type]) => `${name} ${type}`).join(', ')}) on commit delete rows`,
+          `create temporary table if not exists ${stage} (seq int, replace boolean, qc boolean, ` +
+            `${all.map(([name, type]) => `${name} ${type}`).join(', ')}) on commit delete rows`,
         ),
         copy: `copy ${stage} (seq, replace, qc, ${names}) from stdin`,
         upsert: statement(`performance_${kind}_import_upsert`, upsert),

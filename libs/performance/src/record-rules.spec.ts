@@ -163,7 +163,8 @@ describe('checkRecord', () => {
           {
             field: 'duration_seconds',
             message:
-              'duration_seconds is too long: the task would have started before 0001-01-01T00:00:00Z (task_completed_at - duration_seconds)',
+              'duration_seconds is too long: the task would have started before 0001-01-01T00:00:00Z (task_completed_at - ' +
+              'duration_seconds)',
           },
         ],
       });

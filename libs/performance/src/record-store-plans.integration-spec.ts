@@ -81,7 +81,8 @@ describe('the record batch statement under any statistics', () => {
       await client.query(`create temporary table ${table} (like public.${table} including all) on commit drop`);
       const times = kind === 'quality' ? 'review_completed_at, review_score' : 'task_started_at, task_completed_at, task_count';
       await client.query(
-        `insert into ${table} (workstream_id, use_case_id, task_definition_id, unique_id, worker_id, ${times}, last_request_id, last_request_outcome)
+        `insert into ${table}
+           (workstream_id, use_case_id, task_definition_id, unique_id, worker_id, ${times}, last_request_id, last_request_outcome)
          select 'ws-' || (n % 50), 'uc', 'td', 'u-' || n, 'w', now(), ${kind === 'quality' ? '0.9' : 'now(), 1'}, 'r-' || n, 'stored'
          from generate_series(1, $1) as n`,
         [rows],

@@ -53,17 +53,21 @@ const settle = (records: Rec[], existing: Record<string, string> = {}) => {
 };
 
 describe('planStore and settleStore: the unique_id rule inside one batch, as if one after the other', () => {
-  it('a new key: the first is stored, later replacing ones replace, later keeping ones are ignored; the row ends with the last replacing record', () => {
-    const records = [rec(0, 'u'), rec(1, 'u', false), rec(2, 'u', true), rec(3, 'u', false)];
-    const { plan, outcomes, written } = settle(records);
-    expect(outcomes).toEqual(['stored', 'ignored', 'replaced', 'ignored']);
-    expect(plan.rows).toHaveLength(1);
-    expect(plan.rows[0].record.n).toBe(2);
-    expect(written).toEqual([
-      { index: 0, id: 'r0', outcome: 'stored' },
-      { index: 2, id: 'r0', outcome: 'replaced' },
-    ]);
-  });
+  it(
+    'a new key: the first is stored, later replacing ones replace, later keeping ones are ignored; the row ends ' +
+      'with the last replacing record',
+    () => {
+      const records = [rec(0, 'u'), rec(1, 'u', false), rec(2, 'u', true), rec(3, 'u', false)];
+      const { plan, outcomes, written } = settle(records);
+      expect(outcomes).toEqual(['stored', 'ignored', 'replaced', 'ignored']);
+      expect(plan.rows).toHaveLength(1);
+      expect(plan.rows[0].record.n).toBe(2);
+      expect(written).toEqual([
+        { index: 0, id: 'r0', outcome: 'stored' },
+        { index: 2, id: 'r0', outcome: 'replaced' },
+      ]);
+    },
+  );
 
   it('an existing key, first record keeping and a later one replacing: the first is ignored, the later one replaced', () => {
     const records = [rec(0, 'u', false), rec(1, 'u', true)];
@@ -92,19 +96,23 @@ describe('planStore and settleStore: the unique_id rule inside one batch, as if 
     expect(plan.rows).toHaveLength(4);
   });
 
-  it('a record without unique_id never replaces, and when its request already stored it (the insert skipped it) answers stored and writes nothing', () => {
-    const records = [rec(0, null, true), rec(1, null, false), rec(2, null, true)];
-    const plan = planStore(records, ids());
-    expect(plan.rows.map((row) => row.replace)).toEqual([false, false, false]);
-    // The insert skipped r1: the same request, read again after a crash, had stored it before.
-    const returned = databaseAnswer(records, plan, {}).filter((row) => row.id !== 'r1');
-    const { outcomes, written } = settleStore(records, plan, returned);
-    expect(outcomes).toEqual(['stored', 'stored', 'stored']);
-    expect(written).toEqual([
-      { index: 0, id: 'r0', outcome: 'stored' },
-      { index: 2, id: 'r2', outcome: 'stored' },
-    ]);
-  });
+  it(
+    'a record without unique_id never replaces, and when its request already stored it (the insert skipped it) ' +
+      'answers stored and writes nothing',
+    () => {
+      const records = [rec(0, null, true), rec(1, null, false), rec(2, null, true)];
+      const plan = planStore(records, ids());
+      expect(plan.rows.map((row) => row.replace)).toEqual([false, false, false]);
+      // The insert skipped r1: the same request, read again after a crash, had stored it before.
+      const returned = databaseAnswer(records, plan, {}).filter((row) => row.id !== 'r1');
+      const { outcomes, written } = settleStore(records, plan, returned);
+      expect(outcomes).toEqual(['stored', 'stored', 'stored']);
+      expect(written).toEqual([
+        { index: 0, id: 'r0', outcome: 'stored' },
+        { index: 2, id: 'r2', outcome: 'stored' },
+      ]);
+    },
+  );
 
   it('a keyed record whose request wrote its row last (read again after a crash) answers as that request did and writes nothing', () => {
     const records = [rec(0, 'u', true), rec(1, 'v', false), rec(2, 'w', true)];

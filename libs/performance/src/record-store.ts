@@ -152,7 +152,9 @@ function writeBatch(kind: PerformanceKind) {
     return statement(`performance_${kind}_write_batch`, `with ${upserts} ${returned}`);
   }
   const outcome = `case when e.is_first and e.written_id = e.row_id then 'stored' else 'replaced' end`;
-  const payload = `jsonb_set(jsonb_set(e.payload, '{data,record_id}', to_jsonb(e.written_id)), '{data,outcome}', to_jsonb((${outcome})::text))::json`;
+  const payload =
+    `jsonb_set(jsonb_set(e.payload, '{data,record_id}', to_jsonb(e.written_id)), '{data,outcome}', ` +
+    `to_jsonb((${outcome})::text))::json`;
   return statement(
     `performance_${kind}_write_batch`,
     `with ${upserts},

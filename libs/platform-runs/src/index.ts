@@ -1,6 +1,6 @@
 export * from './lines.repository';
 export * from './lines.service';
-export * from './platform.settings';
+export * from './platform-runs.settings';
 export * from './run-request';
 export * from './run-views';
 export * from './runs.repository';

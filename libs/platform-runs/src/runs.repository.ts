@@ -42,12 +42,12 @@ export interface NewRun {
 const INSERT_RUNS = statement(
   'platform_runs_insert',
   `with runs as (
-     insert into platform_run (id, account_id, line_id, api, status, callback_url, callback_authorization, unit_count, pending_units, created_at,
-       idempotency_key, idempotency_hash)
-     select id, account_id, line_id, api, '${RunStatus.Processing}', callback_url, callback_authorization, unit_count, unit_count, created_at,
-       idempotency_key, idempotency_hash
-     from jsonb_to_recordset($1::jsonb) as x(id text, account_id text, line_id text, api text, callback_url text, callback_authorization text,
-       unit_count int, created_at timestamptz, idempotency_key text, idempotency_hash text)
+     insert into platform_run (id, account_id, line_id, api, status, callback_url, callback_authorization, unit_count, pending_units,
+       created_at, idempotency_key, idempotency_hash)
+     select id, account_id, line_id, api, '${RunStatus.Processing}', callback_url, callback_authorization, unit_count, unit_count,
+       created_at, idempotency_key, idempotency_hash
+     from jsonb_to_recordset($1::jsonb) as x(id text, account_id text, line_id text, api text, callback_url text,
+       callback_authorization text, unit_count int, created_at timestamptz, idempotency_key text, idempotency_hash text)
      on conflict (account_id, idempotency_key) do nothing
      returning id, line_id, created_at
    ), units as (
@@ -63,7 +63,8 @@ const INSERT_RUNS = statement(
 /** What reading a run needs of it (its account, for the ownership check). */
 const SELECT_RUN = statement(
   'platform_run_by_id',
-  `select id, account_id as "accountId", line_id as "lineId", status, created_at as "createdAt", processed_at as "processedAt", unit_count as "unitCount"
+  `select id, account_id as "accountId", line_id as "lineId", status, created_at as "createdAt", processed_at as "processedAt",
+     unit_count as "unitCount"
    from platform_run where id = $1`,
 );
 

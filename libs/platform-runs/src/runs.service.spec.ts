@@ -3,7 +3,7 @@ import { BlobReplies, type BlobStore } from '@workline/blob-store';
 import { decodeCursor, ErrorCode, type PlatformApi, type RunAbortRequestedEvent, V3 } from '@workline/contracts';
 import type { Sql } from '@workline/db';
 import type { Tx } from '@workline/messaging';
-import type { PlatformSettings } from './platform.settings';
+import type { PlatformRunsSettings } from './platform-runs.settings';
 import { RunStatus, type UnitRecord, UnitStatus } from './run-views';
 import type { DeliveryToEnqueue, ListedRun, NewRun, OwnedRun, RunListFilter, RunRow, RunsRepository, RunToAbort } from './runs.repository';
 import { ABORT_ACCEPTED, ALREADY_PROCESSED, RunsService } from './runs.service';
@@ -150,7 +150,7 @@ class InMemoryRunsRepository implements PublicSurface<RunsRepository> {
   }
 }
 
-const settings = { secretsKey: 'k'.repeat(64), callbackPolicy: {} } as PlatformSettings;
+const settings = { secretsKey: 'k'.repeat(64), callbackPolicy: {} } as PlatformRunsSettings;
 const tx = {} as Tx;
 const sql = {} as Sql;
 
@@ -387,22 +387,25 @@ describe('RunsService', () => {
     expect(repository.deliveries).toEqual([]);
   });
 
-  it('enqueues the callbacks of runs a batch finished, each with its units and the request id of the outcome that finished it', async () => {
-    const { repository, service, create } = setup();
-    const withCallback = (
-      await create({ template_id: 'line-1', resources: units, callback_url: 'https://93.184.216.34/v3' }, { api: 'v3' })
-    ).view as { task_id: string };
-    const without = (await create({ line_id: 'line-1', units })).view as { id: string };
-    await service.enqueueCallbacks(sql, [{ id: withCallback.task_id, headers: { 'x-request-id': 'req-7' } }, { id: without.id }]);
-    expect(repository.deliveries).toHaveLength(1);
-    const [delivery] = repository.deliveries;
-    expect(delivery).toMatchObject({
-      key: withCallback.task_id,
-      headers: { 'x-request-id': 'req-7' },
-      data: { event_type: 'batch.completed' },
-    });
-    expect(delivery.data.body).toContain('"n":3');
-    await service.enqueueCallbacks(sql, []);
-    expect(repository.deliveries).toHaveLength(1);
-  });
+  it(
+    'enqueues the callbacks of runs a batch finished, ' + 'each with its units and the request id of the outcome that finished it',
+    async () => {
+      const { repository, service, create } = setup();
+      const withCallback = (
+        await create({ template_id: 'line-1', resources: units, callback_url: 'https://93.184.216.34/v3' }, { api: 'v3' })
+      ).view as { task_id: string };
+      const without = (await create({ line_id: 'line-1', units })).view as { id: string };
+      await service.enqueueCallbacks(sql, [{ id: withCallback.task_id, headers: { 'x-request-id': 'req-7' } }, { id: without.id }]);
+      expect(repository.deliveries).toHaveLength(1);
+      const [delivery] = repository.deliveries;
+      expect(delivery).toMatchObject({
+        key: withCallback.task_id,
+        headers: { 'x-request-id': 'req-7' },
+        data: { event_type: 'batch.completed' },
+      });
+      expect(delivery.data.body).toContain('"n":3');
+      await service.enqueueCallbacks(sql, []);
+      expect(repository.deliveries).toHaveLength(1);
+    },
+  );
 });

@@ -22,7 +22,7 @@ import { AlreadyCreated, createOnce, type IdempotencyStamp, ImmutableRowCache, t
 import type { Tx } from '@workline/messaging';
 import { SecretBox } from '@workline/secrets';
 import { randomUUID } from 'node:crypto';
-import { PLATFORM_SETTINGS, type PlatformSettings } from './platform.settings';
+import { PLATFORM_RUNS_SETTINGS, type PlatformRunsSettings } from './platform-runs.settings';
 import { parseBodyJson, parseRunRequest, runRequestErrors } from './run-request';
 import { type RunRecord, RunStatus, type UnitRecord, v3Callback, v3Created, v3Polled, v4Created, v4Run } from './run-views';
 import { type NewRun, type OwnedRun, type RunRow, RunsRepository } from './runs.repository';
@@ -57,7 +57,7 @@ export class RunsService {
   constructor(
     @Inject(RunsRepository) private readonly runs: PublicSurface<RunsRepository>,
     private readonly replies: BlobReplies,
-    @Inject(PLATFORM_SETTINGS) private readonly settings: PlatformSettings,
+    @Inject(PLATFORM_RUNS_SETTINGS) private readonly settings: PlatformRunsSettings,
   ) {
     this.secrets = new SecretBox(settings.secretsKey);
   }

@@ -1,6 +1,6 @@
 import { type Batcher, type DbPool, statement } from '@workline/db';
 import { randomUUID } from 'node:crypto';
-import type { PlatformClock, PlatformSettings } from './platform.settings';
+import type { PlatformRunsClock, PlatformRunsSettings } from './platform-runs.settings';
 import { UnitStatus } from './run-views';
 
 /** A unit this instance holds reserved: it may lease it to a worker while the reservation's token is still on the row. */
@@ -84,8 +84,8 @@ export class UnitReservations {
 
   constructor(
     private readonly db: DbPool,
-    private readonly settings: PlatformSettings,
-    private readonly clock: PlatformClock,
+    private readonly settings: PlatformRunsSettings,
+    private readonly clock: PlatformRunsClock,
   ) {
     this.claims = db.batcher('unit_claims', (keys: string[]) => this.claim(keys));
   }

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { PlatformClock, PlatformSettings } from './platform.settings';
+import type { PlatformRunsClock, PlatformRunsSettings } from './platform-runs.settings';
 import { RunsRepository } from './runs.repository';
 import { RunsService } from './runs.service';
 import { UnitWorkRepository } from './unit-work.repository';
@@ -101,9 +101,9 @@ const answerOf = async (work: Promise<AssignmentActionReply>): Promise<string> =
 describe('work API queue: random interleavings against a reference model (real PostgreSQL)', () => {
   const db = new DbPool(testStack().databaseUrl, { size: 6 });
   const prisma = new PrismaService(db);
-  const clock: PlatformClock & { t: number } = { t: Date.now(), now: () => clock.t };
+  const clock: PlatformRunsClock & { t: number } = { t: Date.now(), now: () => clock.t };
   const relay = { poke: () => undefined } as unknown as OutboxRelay;
-  const settings = (instanceId: string): PlatformSettings => ({
+  const settings = (instanceId: string): PlatformRunsSettings => ({
     secretsKey: 'workline-development-secrets-key-do-not-use-in-production',
     callbackPolicy: { allowPrivate: true },
     unitLeaseSeconds: LEASE_SECONDS,
@@ -352,7 +352,8 @@ describe('work API queue: random interleavings against a reference model (real P
           });
           expect(runRows.map((run) => [run.status, run.pendingUnits])).toEqual(runRows.map(() => ['Processed', 0]));
           const callbacks = await prisma.$queryRaw<{ key: string; n: number }[]>`
-          select key, count(*)::int as n from messaging_outbox where topic = ${Topic.DeliveryRequested} and key = any(${model.runs}) group by key`;
+          select key, count(*)::int as n from messaging_outbox
+          where topic = ${Topic.DeliveryRequested} and key = any(${model.runs}) group by key`;
           expect(new Map(callbacks.map((row) => [row.key, row.n]))).toEqual(new Map(model.runs.map((id) => [id, 1])));
         },
       ),

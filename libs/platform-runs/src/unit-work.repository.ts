@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type Batcher, DbPool, type Sql, statement } from '@workline/db';
-import { PLATFORM_CLOCK, PLATFORM_SETTINGS, type PlatformClock, type PlatformSettings } from './platform.settings';
+import { PLATFORM_RUNS_CLOCK, PLATFORM_RUNS_SETTINGS, type PlatformRunsClock, type PlatformRunsSettings } from './platform-runs.settings';
 import { RunStatus, UnitStatus } from './run-views';
 import { type ReservedUnit, UnitReservations } from './unit-reservations';
 
@@ -181,8 +181,8 @@ export class UnitWorkRepository {
 
   constructor(
     private readonly db: DbPool,
-    @Inject(PLATFORM_SETTINGS) settings: PlatformSettings,
-    @Inject(PLATFORM_CLOCK) clock: PlatformClock,
+    @Inject(PLATFORM_RUNS_SETTINGS) settings: PlatformRunsSettings,
+    @Inject(PLATFORM_RUNS_CLOCK) clock: PlatformRunsClock,
   ) {
     this.reservations = new UnitReservations(db, settings, clock);
   }

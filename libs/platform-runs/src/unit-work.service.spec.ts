@@ -2,7 +2,7 @@ import type { PublicSurface } from '@workline/db';
 import { Batcher, type Sql } from '@workline/db';
 import { ErrorCode, type UnitAssignmentView } from '@workline/contracts';
 import { REQUEST_ID_KAFKA_HEADER, runWithRequestId } from '@workline/observability';
-import type { PlatformSettings } from './platform.settings';
+import type { PlatformRunsSettings } from './platform-runs.settings';
 import { UnitStatus } from './run-views';
 import type { RunsService } from './runs.service';
 import type { ReservedUnit } from './unit-reservations';
@@ -124,7 +124,7 @@ function setup() {
     enqueueCallbacks: async (_sql: Sql, processed: { id: string; headers?: Record<string, string> }[]) => void callbacks.push(processed),
     pokeRelay: () => void pokes++,
   };
-  const settings = { unitLeaseSeconds: 60 } as PlatformSettings;
+  const settings = { unitLeaseSeconds: 60 } as PlatformRunsSettings;
   const work = new UnitWorkService(repository, runs as unknown as RunsService, settings, {
     now: () => NOW,
   });

@@ -15,7 +15,7 @@ import {
 } from '@workline/contracts';
 import type { Batcher, Sql } from '@workline/db';
 import { withRequestIdHeader } from '@workline/observability';
-import { PLATFORM_CLOCK, PLATFORM_SETTINGS, type PlatformClock, type PlatformSettings } from './platform.settings';
+import { PLATFORM_RUNS_CLOCK, PLATFORM_RUNS_SETTINGS, type PlatformRunsClock, type PlatformRunsSettings } from './platform-runs.settings';
 import { UnitStatus } from './run-views';
 import { RunsService } from './runs.service';
 import type { ReservedUnit } from './unit-reservations';
@@ -65,8 +65,8 @@ export class UnitWorkService implements OnApplicationShutdown {
   constructor(
     @Inject(UnitWorkRepository) private readonly work: PublicSurface<UnitWorkRepository>,
     private readonly runs: RunsService,
-    @Inject(PLATFORM_SETTINGS) private readonly settings: PlatformSettings,
-    @Inject(PLATFORM_CLOCK) private readonly clock: PlatformClock,
+    @Inject(PLATFORM_RUNS_SETTINGS) private readonly settings: PlatformRunsSettings,
+    @Inject(PLATFORM_RUNS_CLOCK) private readonly clock: PlatformRunsClock,
   ) {
     this.leases = work.batcher('unit_leases', (items: LeaseItem[]) => this.writeLeases(items));
     this.outcomes = work.batcher('unit_outcomes', (items: OutcomeItem[]) => this.writeOutcomes(items));

@@ -409,7 +409,8 @@ export class Fleet {
             const clients = group?.members.map((m) => m.clientId) ?? [];
             if (group?.state !== 'Stable' || clients.length !== expected.length || expected.some((id) => !clients.includes(id))) {
               throw new Error(
-                `consumer group ${consumerGroupOf(app)} is ${group?.state} with [${clients.join(', ')}], waiting for [${expected.join(', ')}]`,
+                `consumer group ${consumerGroupOf(app)} is ${group?.state} with [${clients.join(', ')}], waiting for ` +
+                  `[${expected.join(', ')}]`,
               );
             }
           }

@@ -19,5 +19,6 @@ export * from './stack-turns';
 export * from './performance';
 export * from './plans';
 export * from './performance-uploads';
+export * from './quality-record';
 export * from './in-memory-redis';
 export * from './nest-modules';

@@ -13,6 +13,19 @@ export interface LogLine {
 }
 
 /**
+ * The text of every log of the test stack (its logDir): each app's (`<app>.log`) and each extra instance's, by
+ * file name. For "no log holds this secret".
+ */
+export function stackLogs(): Map<string, string> {
+  const { logDir } = testStack();
+  return new Map(
+    readdirSync(logDir)
+      .filter((name) => name.endsWith('.log'))
+      .map((name) => [name, readFileSync(join(logDir, name), 'utf8')]),
+  );
+}
+
+/**
  * The JSON log lines of every app of the test stack (and every extra instance) that carry `requestId`,
  * read from the stack's logDir (*.log).
  */

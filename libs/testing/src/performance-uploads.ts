@@ -11,7 +11,9 @@ export interface WorkstreamKey {
 }
 
 export const QUALITY_CSV_HEADER =
-  'use_case_id,task_definition_id,unique_id,worker_id,review_completed_at,review_score,review_type,replace_duplicate,errors.missing_box,errors.wrong_label,metadata.shift,measurements.attribute_1_count,review_explanation';
+  'use_case_id,task_definition_id,unique_id,worker_id,review_completed_at,review_score,review_type,' +
+  'replace_duplicate,errors.missing_box,errors.wrong_label,metadata.shift,measurements.attribute_1_count,' +
+  'review_explanation';
 
 /** A workstream of the account with RECORD_USE_CASES, and a key of it. */
 export async function newBulkWorkstream(

@@ -1,5 +1,6 @@
 import type { Schemas } from '@workline/client';
 import { adminClient, apiClient, ok, withStatus } from './api';
+import { qualityRecord } from './quality-record';
 
 /** A new workstream of the account (admin API), and a new API key of it. */
 export async function newWorkstreamWithKey(workstream: Schemas['CreateWorkstreamDto']): Promise<{ ws: string; key: string }> {
@@ -92,15 +93,7 @@ export async function newPerformanceAccount(name: string): Promise<PerformanceAc
     key,
     otherWs,
     otherKey,
-    review: (overrides = {}) => ({
-      workstream_id: ws,
-      use_case_id: 'uc-1',
-      task_definition_id: 'td-1',
-      worker_id: 'ann@example.com',
-      review_completed_at: '2024-05-01T12:00:00Z',
-      review_score: 0.9,
-      ...overrides,
-    }),
+    review: (overrides = {}) => qualityRecord(ws, overrides),
     completed: (overrides = {}) => ({ worker_id: 'bob@example.com', task_completed_at: '2024-05-01T12:00:00Z', ...overrides }),
     post: (route, body, apiKey = key, target = ws) => postRecord(route, target, body, apiKey),
   };

@@ -1,12 +1,12 @@
 import 'reflect-metadata';
 import type { Schemas } from '@workline/client';
 import { type DeliveryRequestedEvent, type EventEnvelope, Topic } from '@workline/contracts';
-import { createKafka } from '@workline/messaging';
 import { SecretBox } from '@workline/secrets';
 import { randomUUID } from 'node:crypto';
 import { adminClient, apiClient, ok, withStatus } from './api';
 import { eventually } from './eventually';
 import { testStack } from './stack';
+import { TopicWatcher } from './topic-reader';
 
 /** The platform API's timestamps: YYYY-MM-DDTHH:MM:SSZ. */
 export const ISO_SECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
@@ -123,33 +123,20 @@ export function flagUnit(worker: Record<string, string>, assignmentId: string, r
   );
 }
 
-type Consumer = ReturnType<ReturnType<typeof createKafka>['consumer']>;
-
-/** Reads Topic.DeliveryRequested in a group of its own, from the beginning, keyed by subject.run_id. */
+/** Reads Topic.DeliveryRequested from when it starts, keyed by subject.run_id. */
 export class DeliveryWatcher {
-  private readonly seen = new Map<string, DeliveryRequestedEvent[]>();
-
-  private constructor(private readonly consumer: Consumer) {}
+  private constructor(private readonly watcher: TopicWatcher) {}
 
   static async start(): Promise<DeliveryWatcher> {
-    const kafka = createKafka({ brokers: testStack().kafkaBrokers, app: 'test-deliveries', instanceId: randomUUID() });
-    const consumer = kafka.consumer({ groupId: `test-deliveries-${randomUUID()}` });
-    const watcher = new DeliveryWatcher(consumer);
-    await consumer.connect();
-    await consumer.subscribe({ topic: Topic.DeliveryRequested, fromBeginning: true });
-    await consumer.run({
-      eachMessage: async ({ message }) => {
-        const envelope = JSON.parse(message.value?.toString() ?? '{}') as EventEnvelope<DeliveryRequestedEvent>;
-        const runId = envelope.data?.subject?.run_id;
-        if (runId) watcher.seen.set(runId, [...(watcher.seen.get(runId) ?? []), envelope.data]);
-      },
-    });
-    return watcher;
+    return new DeliveryWatcher(await TopicWatcher.start([Topic.DeliveryRequested]));
   }
 
   /** The deliveries requested for a run so far (more than one would be a bug). */
   of(runId: string): DeliveryRequestedEvent[] {
-    return this.seen.get(runId) ?? [];
+    return this.watcher
+      .messages<EventEnvelope<DeliveryRequestedEvent>>(Topic.DeliveryRequested)
+      .map((message) => message.value.data)
+      .filter((event) => event?.subject?.run_id === runId);
   }
 
   first(runId: string, timeoutMs = 30_000): Promise<DeliveryRequestedEvent> {
@@ -157,6 +144,6 @@ export class DeliveryWatcher {
   }
 
   stop(): Promise<void> {
-    return this.consumer.disconnect();
+    return this.watcher.stop();
   }
 }

@@ -22,9 +22,11 @@ import { testStack } from './stack';
  *   file that disturbs others (a library's tests, which call no app at all, beside any file);
  * - exclusive on a resource that the files would otherwise take from one another (`takesTurnOn`), e.g. the
  *   oversight task queue: every worker leases from the one queue, so a file flagging what it does not want
- *   would flag another file's tasks.
+ *   would flag another file's tasks; for its whole run, or only while one describe block of it runs
+ *   (`takesTurnOnInThisBlock`), when only that block creates or leases what the resource is about.
  * Every file takes its locks in one order (the apps by name, then the resources), so two files never wait for
- * each other. PostgreSQL queues lock requests in order, so a waiting exclusive file is not starved by shared
+ * each other; a block's resource is taken after the file's app locks, and its holder waits for nothing else
+ * while it holds it. PostgreSQL queues lock requests in order, so a waiting exclusive file is not starved by shared
  * ones that ask after it.
  */
 export type SharedResource = 'oversight task queue';
@@ -65,6 +67,50 @@ export function takesTurnOn(resource: SharedResource): void {
   resources.add(resource);
 }
 
+/** The file's session, which holds its turns (connected before the file's first block starts). */
+let holder: Client | undefined;
+/** What the file's blocks and inTurnOn calls waited for and held, for the turn log. */
+const blockTurns: { resource: SharedResource; waited: number; held: number }[] = [];
+
+/**
+ * The describe block it is called in has `resource` to itself, from before its first test to after its last,
+ * while the rest of the file shares it with other files: for a file of which one block creates or leases oversight
+ * tasks and the others do not. Call in the block's body (before its own beforeAll hooks, which then run in the turn).
+ */
+export function takesTurnOnInThisBlock(resource: SharedResource): void {
+  let release: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    release = await takeTurn(resource);
+  }, TURN_WAIT_MS);
+  afterAll(() => release?.(), TURN_WAIT_MS);
+}
+
+/**
+ * Runs `work` with `resource` to itself, the rest of the test sharing it: e.g. the part of a test that creates and
+ * leases its oversight tasks, and not its wait for the events they cause afterwards.
+ */
+export async function inTurnOn<T>(resource: SharedResource, work: () => Promise<T>): Promise<T> {
+  const release = await takeTurn(resource);
+  try {
+    return await work();
+  } finally {
+    await release();
+  }
+}
+
+/** Takes `resource` on the file's session (after its app locks): what gives it back. */
+async function takeTurn(resource: SharedResource): Promise<() => Promise<void>> {
+  const asked = Date.now();
+  await holder!.query('select pg_advisory_lock(hashtext($1))', [lockKey(resource)]);
+  const turn = { resource, waited: Date.now() - asked, held: 0 };
+  blockTurns.push(turn);
+  const granted = Date.now();
+  return async () => {
+    await holder!.query('select pg_advisory_unlock(hashtext($1))', [lockKey(resource)]);
+    turn.held = Date.now() - granted;
+  };
+}
+
 /** The locks a file takes, in the one order every file takes them in. */
 function turnsOfThisFile(): { key: string; mode: Mode }[] {
   const apps = [...ALL_APPS].sort().flatMap((app): { key: string; mode: Mode }[] => {
@@ -76,7 +122,6 @@ function turnsOfThisFile(): { key: string; mode: Mode }[] {
 
 /** Registers the file's turns: the Jest setup file of the integration config calls it for every file. */
 export function takeStackTurns(): void {
-  let holder: Client | undefined;
   let asked = 0;
   let granted = 0;
   beforeAll(async () => {
@@ -98,6 +143,7 @@ export function takeStackTurns(): void {
         file: expect.getState().testPath ?? '?',
         disturbs: appTurns.exclusive,
         why: appTurns.why,
+        ...(blockTurns.length ? { blocks: blockTurns } : {}),
         asked,
         granted,
         released: Date.now(),
@@ -106,7 +152,16 @@ export function takeStackTurns(): void {
   }, TURN_WAIT_MS);
 }
 
-type Turn = { file: string; disturbs: readonly AppName[]; why?: string; asked: number; granted: number; released: number };
+type Turn = {
+  file: string;
+  disturbs: readonly AppName[];
+  why?: string;
+  /** The blocks' turns (takesTurnOnInThisBlock): how long each waited for its resource and held it, ms. */
+  blocks?: { resource: SharedResource; waited: number; held: number }[];
+  asked: number;
+  granted: number;
+  released: number;
+};
 
 /**
  * With WORKLINE_TURN_LOG set (a file path), each file appends when it asked for its turn, got it and gave it back,

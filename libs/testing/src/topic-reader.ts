@@ -141,3 +141,57 @@ export async function replayRpcRequest(rpcTopic: string, requestId: string, sinc
     { what: `two replies to the replayed request ${correlationId}`, timeoutMs, intervalMs: 300 },
   );
 }
+
+type Consumer = ReturnType<ReturnType<typeof createKafka>['consumer']>;
+
+/**
+ * Every message written to `topics` from `since` on (epoch ms, default: when it starts), read while a suite
+ * runs, as an outside consumer would: a consumer group of its own, offsets never committed. For a suite that
+ * waits for the events of what it does, where readWholeTopic would read each topic again for every wait.
+ */
+export class TopicWatcher {
+  private readonly seen: { topic: string; message: TopicMessage<unknown> }[] = [];
+
+  private constructor(private readonly consumer: Consumer) {}
+
+  static async start(topics: readonly string[], since = Date.now()): Promise<TopicWatcher> {
+    const kafka = createKafka({ brokers: testStack().kafkaBrokers, app: 'test-topic-watcher', instanceId: randomUUID().slice(0, 8) });
+    const admin = kafka.admin();
+    await admin.connect();
+    let starts: { topic: string; partition: number; offset: string }[];
+    try {
+      starts = (
+        await Promise.all(
+          topics.map(async (topic) =>
+            (await admin.fetchTopicOffsetsByTimestamp(topic, since)).map(({ partition, offset }) => ({ topic, partition, offset })),
+          ),
+        )
+      ).flat();
+    } finally {
+      await admin.disconnect();
+    }
+    const consumer = kafka.consumer({ groupId: `test-topic-watcher-${randomUUID()}` });
+    const watcher = new TopicWatcher(consumer);
+    await consumer.connect();
+    await consumer.subscribe({ topics: [...topics], fromBeginning: true });
+    const from = new Map(starts.map((s) => [`${s.topic}/${s.partition}`, Number(s.offset)]));
+    await consumer.run({
+      autoCommit: false,
+      eachMessage: async ({ topic, partition, message }) => {
+        if (Number(message.offset) < (from.get(`${topic}/${partition}`) ?? 0)) return;
+        watcher.seen.push({ topic, message: topicMessage(message.key, message.headers, message.value ?? Buffer.alloc(0)) });
+      },
+    });
+    for (const { topic, partition, offset } of starts) consumer.seek({ topic, partition, offset });
+    return watcher;
+  }
+
+  /** What `topic` has received so far, in order per partition. */
+  messages<T>(topic: string): TopicMessage<T>[] {
+    return this.seen.filter((seen) => seen.topic === topic).map((seen) => seen.message as TopicMessage<T>);
+  }
+
+  stop(): Promise<void> {
+    return this.consumer.disconnect();
+  }
+}

@@ -18,7 +18,7 @@ import {
 import { type DeliveryAttempt, type Prisma, PrismaService } from '@workline/db';
 import { Inbox } from '@workline/messaging';
 import { SecretBox } from '@workline/secrets';
-import { DELIVERY_OPTIONS, type DeliveryOptions } from './delivery.options';
+import { WEBHOOK_DISPATCHER_OPTIONS, type WebhookDispatcherOptions } from './webhook-dispatcher.options';
 import { scopeWhere } from './delivery-scope';
 import { DeliveryScheduler } from './delivery.scheduler';
 
@@ -92,7 +92,7 @@ export class DeliveriesService {
     private readonly prisma: PrismaService,
     private readonly scheduler: DeliveryScheduler,
     private readonly inbox: Inbox,
-    @Inject(DELIVERY_OPTIONS) options: DeliveryOptions,
+    @Inject(WEBHOOK_DISPATCHER_OPTIONS) options: WebhookDispatcherOptions,
   ) {
     this.box = new SecretBox(options.secretsKey);
   }

@@ -125,11 +125,14 @@ describe('the dispatcher statements after the delivery table grew', () => {
     }
   }
 
-  it('planned as PostgreSQL sees fit, the outcome statement of before reads the grown table whole (what the pool setting prevents)', async () => {
-    expect(RECORD.text).toContain(IDS_AS_AN_ARRAY);
-    const { recordJoinOnly } = await plansAfterGrowth(true);
-    expect(readsOf(recordJoinOnly, 'delivery').map(([type]) => type)).toContain('Seq Scan');
-  });
+  it(
+    'planned as PostgreSQL sees fit, ' + 'the outcome statement of before reads the grown table whole (what the pool setting prevents)',
+    async () => {
+      expect(RECORD.text).toContain(IDS_AS_AN_ARRAY);
+      const { recordJoinOnly } = await plansAfterGrowth(true);
+      expect(readsOf(recordJoinOnly, 'delivery').map(([type]) => type)).toContain('Seq Scan');
+    },
+  );
 
   it('on a pool without sequential scans, every statement reads deliveries only by key or along an index, a batch at a time', async () => {
     const { record, release, claim } = await plansAfterGrowth(false);

@@ -7,7 +7,7 @@ import { runWithRequestId } from '@workline/observability';
 import { SecretBox } from '@workline/secrets';
 import { sign } from '@workline/signature';
 import { randomUUID } from 'node:crypto';
-import { DELIVERY_OPTIONS, type DeliveryOptions } from './delivery.options';
+import { WEBHOOK_DISPATCHER_OPTIONS, type WebhookDispatcherOptions } from './webhook-dispatcher.options';
 import { type DeliveryRow, DeliveryStore, type LeasedRow, originOf, type OutcomeRow } from './delivery-store';
 import { type Dispatchable, DispatchQueue } from './dispatch-queue';
 import { ATTEMPT_TIMEOUT_MS, type AttemptResult, postOnce } from './http-attempt';
@@ -71,7 +71,7 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestro
   constructor(
     db: DbPool,
     outbox: OutboxRelay,
-    @Inject(DELIVERY_OPTIONS) private readonly options: DeliveryOptions,
+    @Inject(WEBHOOK_DISPATCHER_OPTIONS) private readonly options: WebhookDispatcherOptions,
   ) {
     this.box = new SecretBox(options.secretsKey);
     this.store = new DeliveryStore(db, options);
@@ -289,7 +289,9 @@ export class DeliveryScheduler implements OnApplicationBootstrap, OnModuleDestro
     // The URL is logged without its query (it may carry a client's token); credentials never sit in it. The
     // address connected to is for the operator: the attempt's error, which the client reads, leaves it out.
     this.logger.log({
-      msg: `delivery ${delivery.id} (${delivery.event_type}): ${result.statusCode ? `HTTP ${result.statusCode}` : (result.error ?? 'failed')} in ${result.durationMs} ms`,
+      msg:
+        `delivery ${delivery.id} (${delivery.event_type}): ` +
+        `${result.statusCode ? `HTTP ${result.statusCode}` : (result.error ?? 'failed')} in ${result.durationMs} ms`,
       delivery_id: delivery.id,
       event_type: delivery.event_type,
       target: delivery.url.split('?')[0],

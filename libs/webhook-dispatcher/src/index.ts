@@ -1,6 +1,6 @@
 export * from './retry-policy';
 export * from './http-attempt';
-export * from './delivery.options';
+export * from './webhook-dispatcher.options';
 export * from './delivery-scope';
 export * from './delivery.scheduler';
 export * from './deliveries.service';

@@ -56,24 +56,32 @@ describe('OriginConnections: the SSRF check of a pooled origin is redone every 3
     return postOnce({ target, body: '{"n":1}', headers: { 'content-type': 'application/json' }, pool });
   };
 
-  it('reuses the pooled connection until the check is 30 s old, then refuses the name that now resolves to a private address and drops its connection', async () => {
-    const url = `http://${testDnsName('127.0.0.1', '10.0.0.5')}:${port}/hook`;
-    expect(await attempt(url)).toMatchObject({ statusCode: 204, error: null });
-    // Just before 30 s: no new check (one would be answered 10.0.0.5 and refused), the same kept-alive connection.
-    now += ORIGIN_RECHECK_MS - 1;
-    expect(await attempt(url)).toMatchObject({ statusCode: 204, error: null });
-    expect(sockets).toHaveLength(1);
-    expect(requestsFrom).toEqual([requestsFrom[0], requestsFrom[0]]);
+  it(
+    'reuses the pooled connection until the check is 30 s old, then refuses the name that now resolves to a private ' +
+      'address and drops its connection',
+    async () => {
+      const url = `http://${testDnsName('127.0.0.1', '10.0.0.5')}:${port}/hook`;
+      expect(await attempt(url)).toMatchObject({ statusCode: 204, error: null });
+      // Just before 30 s: no new check (one would be answered 10.0.0.5 and refused), the same kept-alive connection.
+      now += ORIGIN_RECHECK_MS - 1;
+      expect(await attempt(url)).toMatchObject({ statusCode: 204, error: null });
+      expect(sockets).toHaveLength(1);
+      expect(requestsFrom).toEqual([requestsFrom[0], requestsFrom[0]]);
 
-    // 30 s after the check: checked again, and the name now resolves to 10.0.0.5.
-    now += 1;
-    await expect(connections.connectionFor(url)).rejects.toThrow(CallbackUrlError);
-    await expect(connections.connectionFor(url)).rejects.toThrow(/resolves to a private address/);
-    expect(connections.size).toBe(0);
-    // The connection to the address checked before is closed, not kept for a later attempt.
-    await eventually(() => sockets[0].destroyed || undefined, { what: 'the pooled connection to close', timeoutMs: 5_000, intervalMs: 20 });
-    expect(requestsFrom).toHaveLength(2);
-  });
+      // 30 s after the check: checked again, and the name now resolves to 10.0.0.5.
+      now += 1;
+      await expect(connections.connectionFor(url)).rejects.toThrow(CallbackUrlError);
+      await expect(connections.connectionFor(url)).rejects.toThrow(/resolves to a private address/);
+      expect(connections.size).toBe(0);
+      // The connection to the address checked before is closed, not kept for a later attempt.
+      await eventually(() => sockets[0].destroyed || undefined, {
+        what: 'the pooled connection to close',
+        timeoutMs: 5_000,
+        intervalMs: 20,
+      });
+      expect(requestsFrom).toHaveLength(2);
+    },
+  );
 
   it('keeps the pooled connection when the check redone at 30 s answers the same address', async () => {
     const url = `http://${testDnsName('127.0.0.1')}:${port}/hook`;

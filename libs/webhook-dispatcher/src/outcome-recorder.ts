@@ -74,7 +74,8 @@ export class OutcomeRecorder {
         const kept = batch.filter((pending) => pending.leaseDeadline > now);
         for (const { outcome } of batch.filter((pending) => pending.leaseDeadline <= now)) {
           this.logger.error(
-            `could not record the attempt of delivery ${outcome.id} before its lease ended (${errorMessage(error)}); it will be attempted again`,
+            `could not record the attempt of delivery ${outcome.id} before its lease ended (${errorMessage(error)}); it ` +
+              `will be attempted again`,
           );
         }
         this.buffer.unshift(...kept);

@@ -1,14 +1,14 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { DeliveriesService } from './deliveries.service';
-import { DELIVERY_OPTIONS, type DeliveryOptions } from './delivery.options';
+import { WEBHOOK_DISPATCHER_OPTIONS, type WebhookDispatcherOptions } from './webhook-dispatcher.options';
 import { DeliveryMetrics } from './delivery.metrics';
 import { DeliveryScheduler } from './delivery.scheduler';
 
-/** The delivery domain: intake, the scheduler that makes the attempts, the Delivery API's queries. */
+/** The webhook-dispatcher domain: intake of deliveries, the scheduler that makes the attempts, the Delivery API's queries. */
 @Module({})
 export class WebhookDispatcherDomainModule {
-  static register(options: DeliveryOptions): DynamicModule {
-    const providers = [{ provide: DELIVERY_OPTIONS, useValue: options }, DeliveryScheduler, DeliveriesService];
+  static register(options: WebhookDispatcherOptions): DynamicModule {
+    const providers = [{ provide: WEBHOOK_DISPATCHER_OPTIONS, useValue: options }, DeliveryScheduler, DeliveriesService];
     return { module: WebhookDispatcherDomainModule, providers: [...providers, DeliveryMetrics], exports: providers };
   }
 }

@@ -200,33 +200,37 @@ describe('cached principals: one Redis round trip per request, and every identit
     }
   });
 
-  it('costs more round trips only where a request must wait on Redis again: a cache miss, a refused credential, an identity change, a quota given back', async () => {
-    const base = gatewayA.url;
-    const { id, key } = await newKey();
-    // A miss: the epoch is read before the lookup (so a change committed meanwhile is seen), the rate limit after it.
-    expect(await costOf(() => describeKey(base, key))).toEqual({ roundTrips: 2, lookups: 1 });
-    const worker = { authorization: `Bearer ${await newWorkerToken()}` };
-    const next = () => http('POST', `${base}/workforce/v1/assignments/next`, { headers: worker, body: { kind: 'nothing' } });
-    expect(await costOf(next)).toEqual({ roundTrips: 2, lookups: 1 });
-    // A password: also a failed-auth slot reserved before its scrypt and given back after it.
-    const login = await adminCreate<{ username: string; password: string }>('/accounts', { name: 'Round trip login' });
-    expect(await costOf(() => http('GET', `${base}/v4/lines`, { headers: basic(login.username, login.password) }))).toEqual({
-      roundTrips: 4,
-      lookups: 1,
-    });
-    // A revocation: the admin call's own round trip, then the announcement (the new epoch) after the commit.
-    expect((await costOf(() => http('DELETE', `${base}/admin/v1/api-keys/${id}`, { headers: adminHeaders() }))).roundTrips).toBe(2);
-    // A refused credential: the epoch, the failure counted against the address, the address's rate limit.
-    expect(await costOf(() => describeKey(base, key))).toEqual({ roundTrips: 3, lookups: 1 });
+  it(
+    'costs more round trips only where a request must wait on Redis again: a cache miss, a refused credential, an ' +
+      'identity change, a quota given back',
+    async () => {
+      const base = gatewayA.url;
+      const { id, key } = await newKey();
+      // A miss: the epoch is read before the lookup (so a change committed meanwhile is seen), the rate limit after it.
+      expect(await costOf(() => describeKey(base, key))).toEqual({ roundTrips: 2, lookups: 1 });
+      const worker = { authorization: `Bearer ${await newWorkerToken()}` };
+      const next = () => http('POST', `${base}/workforce/v1/assignments/next`, { headers: worker, body: { kind: 'nothing' } });
+      expect(await costOf(next)).toEqual({ roundTrips: 2, lookups: 1 });
+      // A password: also a failed-auth slot reserved before its scrypt and given back after it.
+      const login = await adminCreate<{ username: string; password: string }>('/accounts', { name: 'Round trip login' });
+      expect(await costOf(() => http('GET', `${base}/v4/lines`, { headers: basic(login.username, login.password) }))).toEqual({
+        roundTrips: 4,
+        lookups: 1,
+      });
+      // A revocation: the admin call's own round trip, then the announcement (the new epoch) after the commit.
+      expect((await costOf(() => http('DELETE', `${base}/admin/v1/api-keys/${id}`, { headers: adminHeaders() }))).roundTrips).toBe(2);
+      // A refused credential: the epoch, the failure counted against the address, the address's rate limit.
+      expect(await costOf(() => describeKey(base, key))).toEqual({ roundTrips: 3, lookups: 1 });
 
-    // A task creation replayed under its Idempotency-Key: its quota unit counted with the authentication is given back after.
-    const tenant = await createOversightTenant('Round trips replay');
-    const create = { media_key: await uploadImage(tenant), configuration_id: tenant.configurationId };
-    const headers = { 'x-api-key': tenant.key, 'idempotency-key': `replay-${randomUUID()}` };
-    const createTask = async () => expect((await http('POST', `${base}/v1/tasks`, { headers, body: create })).status).toBe(201);
-    await createTask();
-    expect((await withEveryPrincipalCached(() => costOf(createTask))).roundTrips).toBe(2);
-  });
+      // A task creation replayed under its Idempotency-Key: its quota unit counted with the authentication is given back after.
+      const tenant = await createOversightTenant('Round trips replay');
+      const create = { media_key: await uploadImage(tenant), configuration_id: tenant.configurationId };
+      const headers = { 'x-api-key': tenant.key, 'idempotency-key': `replay-${randomUUID()}` };
+      const createTask = async () => expect((await http('POST', `${base}/v1/tasks`, { headers, body: create })).status).toBe(201);
+      await createTask();
+      expect((await withEveryPrincipalCached(() => costOf(createTask))).roundTrips).toBe(2);
+    },
+  );
 
   it('refuses a key revoked through gateway A on gateway B at once, and the other way round', async () => {
     for (const [admin, elsewhere] of [
@@ -271,46 +275,51 @@ describe('cached principals: one Redis round trip per request, and every identit
     }
   });
 
-  it('without Redis: serves right credentials unlimited, creates tasks without counting them, trusts no cached principal, and refuses identity changes it cannot announce', async () => {
-    // A gateway whose Redis is a closed port: limits fail open, and no cache entry can be checked against the epoch.
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}`;
-    const isolated = startAppInstance(
-      'gateway',
-      { PORT: String(port), PUBLIC_URL: url, REDIS_URL: `redis://127.0.0.1:${await freePort()}/0` },
-      `gateway-no-redis-${port}`,
-    );
-    try {
-      await eventually(async () => (await fetch(`${url}/health/live`).catch(() => undefined))?.status === 200 || undefined, {
-        what: 'the gateway without Redis to answer',
-        timeoutMs: 60_000,
-        intervalMs: 250,
-      });
-      const { id, key } = await newKey();
-      for (let i = 0; i < 3; i++) {
-        const served = await describeKey(url, key);
-        expect(served.status).toBe(200);
-        expect(served.headers.get('x-ratelimit-limit')).toBeNull();
-      }
-      // The task quota fails open like the rate limits: the creation is served, not counted.
-      const tenant = await createOversightTenant('No Redis quota');
-      const created = await http<{ task_id: string }>('POST', `${url}/v1/tasks`, {
-        headers: { 'x-api-key': tenant.key },
-        body: { media_key: await uploadImage(tenant), configuration_id: tenant.configurationId },
-      });
-      expect([created.status, created.body.task_id]).toEqual([201, expect.stringMatching(/\S/)]);
-      expect((await http('DELETE', `${gatewayA.url}/admin/v1/api-keys/${id}`, { headers: adminHeaders() })).status).toBe(204);
-      expect((await describeKey(url, key)).status).toBe(401);
+  it(
+    'without Redis: serves right credentials unlimited, creates tasks without counting them, trusts no cached ' +
+      'principal, and refuses identity changes it cannot announce',
+    async () => {
+      // A gateway whose Redis is a closed port: limits fail open, and no cache entry can be checked against the epoch.
+      const port = await freePort();
+      const url = `http://127.0.0.1:${port}`;
+      const isolated = startAppInstance(
+        'gateway',
+        { PORT: String(port), PUBLIC_URL: url, REDIS_URL: `redis://127.0.0.1:${await freePort()}/0` },
+        `gateway-no-redis-${port}`,
+      );
+      try {
+        await eventually(async () => (await fetch(`${url}/health/live`).catch(() => undefined))?.status === 200 || undefined, {
+          what: 'the gateway without Redis to answer',
+          timeoutMs: 60_000,
+          intervalMs: 250,
+        });
+        const { id, key } = await newKey();
+        for (let i = 0; i < 3; i++) {
+          const served = await describeKey(url, key);
+          expect(served.status).toBe(200);
+          expect(served.headers.get('x-ratelimit-limit')).toBeNull();
+        }
+        // The task quota fails open like the rate limits: the creation is served, not counted.
+        const tenant = await createOversightTenant('No Redis quota');
+        const created = await http<{ task_id: string }>('POST', `${url}/v1/tasks`, {
+          headers: { 'x-api-key': tenant.key },
+          body: { media_key: await uploadImage(tenant), configuration_id: tenant.configurationId },
+        });
+        expect([created.status, created.body.task_id]).toEqual([201, expect.stringMatching(/\S/)]);
+        expect((await http('DELETE', `${gatewayA.url}/admin/v1/api-keys/${id}`, { headers: adminHeaders() })).status).toBe(204);
+        expect((await describeKey(url, key)).status).toBe(401);
 
-      const other = await newKey();
-      const unannounced = await http('DELETE', `${url}/admin/v1/api-keys/${other.id}`, { headers: adminHeaders() });
-      expect(unannounced.status).toBe(503);
-      expect(unannounced.body).toEqual({
-        message: `The revocation of API key ${other.id} is stored, but the gateways could not be told (Redis unavailable): retry the call`,
-      });
-      expect((await http('DELETE', `${gatewayA.url}/admin/v1/api-keys/${other.id}`, { headers: adminHeaders() })).status).toBe(204);
-    } finally {
-      await isolated.stop();
-    }
-  });
+        const other = await newKey();
+        const unannounced = await http('DELETE', `${url}/admin/v1/api-keys/${other.id}`, { headers: adminHeaders() });
+        expect(unannounced.status).toBe(503);
+        expect(unannounced.body).toEqual({
+          message:
+            `The revocation of API key ${other.id} is stored, ` + 'but the gateways could not be told (Redis unavailable): retry the call',
+        });
+        expect((await http('DELETE', `${gatewayA.url}/admin/v1/api-keys/${other.id}`, { headers: adminHeaders() })).status).toBe(204);
+      } finally {
+        await isolated.stop();
+      }
+    },
+  );
 });

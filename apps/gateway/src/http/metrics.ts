@@ -35,7 +35,9 @@ export class GatewayMetrics extends AppMetrics {
 
   private readonly identityLookups = new Counter({
     name: 'auth_identity_lookups_total',
-    help: 'Identities (API keys, accounts, workers) looked up in PostgreSQL by authentication: misses of the gateway cache of verified principals',
+    help:
+      'Identities (API keys, accounts, workers) looked up in PostgreSQL by authentication: misses of the gateway ' +
+      'cache of verified principals',
     labelNames: ['kind'],
     registers: [this.registry],
   });

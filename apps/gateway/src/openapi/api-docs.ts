@@ -146,7 +146,8 @@ export function ApiDoc(op: OperationDoc): MethodDecorator {
         schema: { type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX_LENGTH, pattern: '^[\\x20-\\x7E]+$' },
         description:
           'Makes the creation safe to retry: the same key with the same body answers the first creation again (same status and resource, ' +
-          'nothing created twice, marked Idempotent-Replayed: true); with another body it is a 422 (v3: 102, HTTP 400). Scope: the workstream (tasks), the account (runs) or the rotated key (key rotation). See docs/decisions.md.',
+          'nothing created twice, marked Idempotent-Replayed: true); with another body it is a 422 (v3: 102, HTTP 400). ' +
+          'Scope: the workstream (tasks), the account (runs) or the rotated key (key rotation). See docs/decisions.md.',
       }),
       ApiExtension(IDEMPOTENT_EXTENSION, { value: true }),
     );

@@ -242,7 +242,8 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
   'GET /metrics': {
     answerText: {
       'text/plain':
-        '# HELP http_requests_total HTTP requests answered, by route and status\n# TYPE http_requests_total counter\nhttp_requests_total{method="POST",route="/v1/tasks",status="201"} 42\n',
+        '# HELP http_requests_total HTTP requests answered, by route and status\n# TYPE http_requests_total ' +
+        'counter\nhttp_requests_total{method="POST",route="/v1/tasks",status="201"} 42\n',
     },
   },
   'GET /docs': { answerText: { 'text/html': '<!doctype html>\n<html lang="en"><head><title>Workline API</title>…' } },
@@ -352,7 +353,9 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
   'PUT /uploads/performance/{upload_id}': {
     bodyText: {
       'text/csv':
-        'use_case_id,task_definition_id,worker_id,review_completed_at,review_score\nuc-1,td-1,ann@example.com,2026-11-29T12:00:00Z,0.8\nuc-1,td-1,ann@example.com,2026-11-29T12:05:00Z,7\n',
+        'use_case_id,task_definition_id,worker_id,review_completed_at,review_score\n' +
+        'uc-1,td-1,ann@example.com,2026-11-29T12:00:00Z,0.8\n' +
+        'uc-1,td-1,ann@example.com,2026-11-29T12:05:00Z,7\n',
     },
     answer: {
       ...UPLOAD_STATE,

@@ -20,7 +20,13 @@ const UI_FILES: Record<string, string> = {
 
 /** Starts Swagger UI on the served document; a file of its own, so the page needs no inline script. */
 const INIT_SCRIPT = `window.onload = function () {
-  window.ui = SwaggerUIBundle({ url: '/docs/openapi.json', dom_id: '#swagger-ui', deepLinking: true, presets: [SwaggerUIBundle.presets.apis], layout: 'BaseLayout' });
+  window.ui = SwaggerUIBundle({
+    url: '/docs/openapi.json',
+    dom_id: '#swagger-ui',
+    deepLinking: true,
+    presets: [SwaggerUIBundle.presets.apis],
+    layout: 'BaseLayout',
+  });
 };
 `;
 
@@ -29,7 +35,8 @@ const PAGE = `<!doctype html>
 <link rel="stylesheet" href="/docs/swagger-ui/swagger-ui.css">
 <style>body{margin:0;font-family:sans-serif}.links{padding:8px 20px;border-bottom:1px solid #ddd}</style>
 </head><body>
-<p class="links">The OpenAPI 3.1 description: <a href="/docs/openapi.json">/docs/openapi.json</a>. The Kafka topics other services may consume (AsyncAPI 3): <a href="/docs/asyncapi.json">/docs/asyncapi.json</a>.</p>
+<p class="links">The OpenAPI 3.1 description: <a href="/docs/openapi.json">/docs/openapi.json</a>.
+The Kafka topics other services may consume (AsyncAPI 3): <a href="/docs/asyncapi.json">/docs/asyncapi.json</a>.</p>
 <div id="swagger-ui"></div>
 <script src="/docs/swagger-ui/swagger-ui-bundle.js"></script>
 <script src="/docs/swagger-ui/workline-init.js"></script>

@@ -80,7 +80,8 @@ const HEADERS = {
   'X-RateLimit-Limit': {
     schema: { type: 'integer', minimum: 1 },
     description:
-      "Requests per minute allowed to this credential (or, without a valid one, this address) in this API group; sent while the group's limit is on",
+      'Requests per minute allowed to this credential (or, without a valid one, this address) in this API group; sent ' +
+      "while the group's limit is on",
   },
   'X-RateLimit-Remaining': { schema: { type: 'integer', minimum: 0 }, description: 'Requests left in the current window' },
   'X-RateLimit-Reset': {
@@ -226,7 +227,8 @@ const CONFIG = new DocumentBuilder()
   .setDescription(
     'Public APIs (quality and oversight v1, platform v4 and deprecated v3), the work API for workers and the admin API. ' +
       'Error bodies by group: v4 {message} (V4ErrorAnswer); v3 {status, error} with the v3 code table (V3ErrorAnswer); the others ' +
-      '{message, errors?} where a 422 names each field (ErrorAnswer); any unexpected error is a 500 {message, error_id} ({status: 104, error, error_id} in v3). ' +
+      '{message, errors?} where a 422 names each field (ErrorAnswer); any unexpected error is a 500 {message, ' +
+      'error_id} ({status: 104, error, error_id} in v3). ' +
       'Rate limits: docs/operations.md. The Kafka topics: /docs/asyncapi.json.',
   )
   .addServer('/')

@@ -118,7 +118,8 @@ export class OversightController {
       if (replay?.task_id !== undefined) return { task_id: replay.task_id };
       const { window, limit, resetsAt } = reservation.refused;
       throw DomainError.tooManyRequests(
-        `Task quota exceeded: this workstream may create ${limit} tasks per ${window}; retry after ${resetsAt.toISOString()} or ask support to raise the quota`,
+        `Task quota exceeded: this workstream may create ${limit} tasks per ${window}; retry after ` +
+          `${resetsAt.toISOString()} or ask support to raise the quota`,
         (resetsAt.getTime() - Date.now()) / 1000,
       );
     }

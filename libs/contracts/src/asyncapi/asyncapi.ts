@@ -104,7 +104,8 @@ export function asyncApiDocument(): object {
       version: '1.0.0',
       description: [
         'Every topic Workline writes that others may read (tag public) and the domain events between its own apps (tag internal).',
-        'Domain events are JSON envelopes {id, type, occurred_at, data} whose `data` is the topic payload; the `event-id` header repeats `id`, and consumers dedupe on it.',
+        'Domain events are JSON envelopes {id, type, occurred_at, data} whose `data` is the topic payload; the ' +
+          '`event-id` header repeats `id`, and consumers dedupe on it.',
         'Delivery is at-least-once, in order per key. A topic name never changes in place: an incompatible change gets a new .v2 topic.',
         `Left out: the request-reply topics (${left.join(', ')}), the gateway's internal plumbing (docs/events.md).`,
       ].join('\n\n'),

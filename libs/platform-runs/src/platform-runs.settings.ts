@@ -1,7 +1,7 @@
 import type { CallbackPolicy } from '@workline/callback-url';
 
-/** What the platform domain reads from the environment (platform-runs' PlatformRunsEnv). */
-export interface PlatformSettings {
+/** What the platform-runs domain reads from the environment (the app's PlatformRunsEnv). */
+export interface PlatformRunsSettings {
   /** Seals callback credentials (SecretBox, shared SECRETS_KEY). */
   secretsKey: string;
   /** The SSRF guard of callback URLs (WEBHOOK_ALLOW_PRIVATE, WEBHOOK_DNS_SERVERS). */
@@ -17,13 +17,13 @@ export interface PlatformSettings {
 }
 
 /** The time the work API goes by (leases, reservations); tests turn it forward instead of sleeping. */
-export interface PlatformClock {
+export interface PlatformRunsClock {
   /** Milliseconds since the epoch. */
   now(): number;
 }
 
-export const PLATFORM_CLOCK = Symbol('PLATFORM_CLOCK');
+export const PLATFORM_RUNS_CLOCK = Symbol('PLATFORM_RUNS_CLOCK');
 
-export const systemClock: PlatformClock = { now: () => Date.now() };
+export const systemClock: PlatformRunsClock = { now: () => Date.now() };
 
-export const PLATFORM_SETTINGS = Symbol('PLATFORM_SETTINGS');
+export const PLATFORM_RUNS_SETTINGS = Symbol('PLATFORM_RUNS_SETTINGS');

@@ -1,10 +1,10 @@
 import type { CallbackPolicy } from '@workline/callback-url';
 
-/** Injection token of DeliveryOptions. */
-export const DELIVERY_OPTIONS = Symbol('DELIVERY_OPTIONS');
+/** Injection token of WebhookDispatcherOptions. */
+export const WEBHOOK_DISPATCHER_OPTIONS = Symbol('WEBHOOK_DISPATCHER_OPTIONS');
 
 /** How this dispatcher instance delivers; built from its environment (WebhookDispatcherEnv). */
-export interface DeliveryOptions {
+export interface WebhookDispatcherOptions {
   /** Outbox source of this app's events (the app's name). */
   source: string;
   /** Recorded on each attempt, for operators. */
